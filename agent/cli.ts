@@ -1,0 +1,52 @@
+/**
+ * The `sentinel` command line. Each area registers its own subcommands; this file only wires them
+ * together and turns `SentinelError`s into one clear line on stderr and a non-zero exit code.
+ */
+import { Command, CommanderError } from 'commander';
+import { readFileSync } from 'node:fs';
+import { SentinelError } from '../tools/errors.ts';
+
+const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
+
+/** A module that adds subcommands to the program. */
+export type CommandRegistrar = (program: Command) => void;
+
+/** Subcommand registrars, one per area (server, simulator, investigations, ...). */
+const registrars: CommandRegistrar[] = [];
+
+/** Builds the program with every subcommand registered. Exported for tests. */
+export function buildProgram(): Command {
+  const program = new Command('sentinel')
+    .description(
+      'Incident-response agent for Kubernetes: investigate read-only, remediate only with human approval.',
+    )
+    .version(pkg.version)
+    .showHelpAfterError()
+    .exitOverride();
+  for (const register of registrars) register(program);
+  return program;
+}
+
+/** Entry point used by `bin/sentinel.js`. Exits the process with the command's status. */
+export async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      process.exitCode = error.exitCode;
+      return;
+    }
+    if (error instanceof SentinelError) {
+      process.stderr.write(`sentinel: ${error.message}\n`);
+      process.exitCode = error.code === 'invalid_input' ? 2 : 1;
+      return;
+    }
+    process.stderr.write(
+      `sentinel: unexpected error: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
+    process.exitCode = 1;
+  }
+}

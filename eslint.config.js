@@ -1,0 +1,39 @@
+// @ts-check
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import prettier from 'eslint-config-prettier';
+import globals from 'globals';
+
+export default tseslint.config(
+  { ignores: ['node_modules/', '.tools/', 'test-results/', 'coverage/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  prettier,
+  {
+    languageOptions: { globals: { ...globals.node } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '@kubernetes/client-node',
+              message: 'Only the Kubernetes layer (tools/kube/) imports @kubernetes/client-node.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The Kubernetes layer is the one place allowed to talk to client-node.
+    files: ['tools/kube/**'],
+    rules: { 'no-restricted-imports': 'off' },
+  },
+  {
+    files: ['test/**'],
+    rules: { 'no-restricted-imports': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },
+  },
+);
