@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { SentinelError } from './errors.ts';
+import type { KubeReader, KubeWriter } from './kube/types.ts';
 
 /** What the worst call of a tool can do. No default: every tool must say. */
 export type Risk = 'read' | 'write' | 'destructive';
@@ -38,12 +39,14 @@ export interface ToolOutput<O = Record<string, unknown>> {
 }
 
 /**
- * Per-call context a handler receives. `kube` is supplied by the server; its concrete type lives
- * in the Kubernetes layer. Handlers of read tools and every `dry_run` call receive a client that has
- * no mutating methods at all, so a preview cannot change anything.
+ * Per-call context a handler receives, built by the server for each `tools/call`.
+ * `kube` has no mutating methods; `writer` is present only for write/destructive tools executing a
+ * real call — never for read tools and never when `dry_run` is true — so a preview cannot change
+ * anything whatever its code does.
  */
-export interface ToolContext<Kube = unknown> {
-  kube: Kube;
+export interface ToolContext {
+  kube: KubeReader;
+  writer?: KubeWriter;
   cluster: ClusterIdentity;
   /** Aborted when the MCP request is cancelled or times out. */
   signal: AbortSignal;
