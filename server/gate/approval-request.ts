@@ -1,0 +1,247 @@
+/**
+ * The approval request as every consumer sees it: the approvals API (`GET /approvals/{id}`), the
+ * approvals page and CLI, notifications, the local investigator and the harness client. This module
+ * is the one definition of that JSON shape and of the approvals API bodies; nothing else redefines
+ * them.
+ *
+ * Lifecycle of `status`:
+ *   pending ──approve──▶ approved ──first matching retry──▶ executing ──▶ executed | failed
+ *      │                    │                                   └──(target changed)──▶ stale
+ *      ├──deny──▶ denied    └──grant ends unused──▶ expired
+ *      ├──withdraw──▶ withdrawn
+ *      └──expires_at passes──▶ expired
+ * A `window` grant stays `approved` while its window lasts; every call it lets through is listed in
+ * `executions`.
+ */
+import ms from 'ms';
+import { z } from 'zod';
+
+/** An ISO 8601 UTC timestamp, e.g. `2025-01-31T02:10:00.000Z`. */
+export const TimestampSchema = z.iso.datetime();
+
+/**
+ * A duration such as `90s`, `15m`, `1h`, `2d` (the `ms` package's syntax). Must be positive.
+ */
+export const DurationSchema = z
+  .string()
+  .min(1)
+  .refine((value) => {
+    const parsed = ms(value as ms.StringValue);
+    return typeof parsed === 'number' && Number.isFinite(parsed) && parsed > 0;
+  }, 'must be a positive duration such as "90s", "15m", "1h" or "2d"');
+
+/** Milliseconds of a duration accepted by `DurationSchema`. */
+export function durationMs(duration: string): number {
+  return ms(duration as ms.StringValue);
+}
+
+export const APPROVAL_STATUSES = [
+  'pending',
+  'approved',
+  'denied',
+  'expired',
+  'withdrawn',
+  'executing',
+  'executed',
+  'failed',
+  'stale',
+] as const;
+export const ApprovalStatusSchema = z.enum(APPROVAL_STATUSES);
+export type ApprovalStatus = z.infer<typeof ApprovalStatusSchema>;
+
+/**
+ * How long an approval lasts. `once` (the default): the exact resolved call, one execution.
+ * `{ window: "15m" }`: any call of the same tool by the same requester on the same cluster that
+ * matches the same policy rules, for that long after the decision.
+ */
+export const GrantValiditySchema = z.union([
+  z.literal('once'),
+  z.strictObject({ window: DurationSchema.describe('How long the grant lasts after approval, e.g. "15m".') }),
+]);
+export type GrantValidity = z.infer<typeof GrantValiditySchema>;
+
+/** The cluster a call runs against (kubeconfig context and API server URL). */
+export const ClusterSchema = z.object({ context: z.string(), server: z.string() });
+
+/**
+ * What the human is shown: the tool's dry-run preview, captured when the request was created.
+ * `effect` is the JSON fingerprint of the observed target and the change (generation, template
+ * hashes, from/to revisions, images, replicas); the gate recomputes it right before executing and
+ * refuses to execute when it differs (stale approval).
+ */
+export const ApprovalPreviewSchema = z.object({
+  /** One sentence, e.g. "Roll back Deployment shop/checkout from revision 7 (checkout:2.4.1) to revision 6 (checkout:2.4.0)". */
+  summary: z.string(),
+  /** Itemised changes (images, env, resources, replicas), as the tool reports them. */
+  changes: z.array(z.unknown()),
+  /** Warnings such as GitOps or HPA ownership. */
+  warnings: z.array(z.unknown()),
+  effect: z.unknown(),
+  /** The dry run's text output, as the model saw it. */
+  text: z.string(),
+});
+export type ApprovalPreview = z.infer<typeof ApprovalPreviewSchema>;
+
+/** The policy verdict that held the call. */
+export const ApprovalPolicySchema = z.object({
+  /** Name of the matched rule (the first matching rule with the winning decision), or `default:<risk>`. */
+  rule: z.string(),
+  /** Names of every rule with the winning decision, in file order. */
+  rules: z.array(z.string()),
+  /** Why a human must look, shown to the approver. */
+  reason: z.string(),
+  /** The longest validity an approver may grant (the most restrictive among the matched rules). */
+  validity: GrantValiditySchema,
+  /** Who may decide: identity names and `role:<role>` entries. Admins may decide as a fallback. */
+  approvers: z.array(z.string()),
+});
+export type ApprovalPolicy = z.infer<typeof ApprovalPolicySchema>;
+
+export const ApprovalDecisionSchema = z.object({
+  decision: z.enum(['allow', 'deny']),
+  /** Identity name of the approver. */
+  by: z.string(),
+  at: TimestampSchema,
+  /** Required for `deny`; optional for `allow`. */
+  reason: z.string().nullable(),
+  /** True when the approver decided through the admin fallback, not as a listed approver. */
+  admin_fallback: z.boolean(),
+});
+export type ApprovalDecision = z.infer<typeof ApprovalDecisionSchema>;
+
+export const ApprovalGrantSchema = z.object({
+  validity: GrantValiditySchema,
+  /** When the grant stops letting calls through. */
+  expires_at: TimestampSchema,
+});
+export type ApprovalGrant = z.infer<typeof ApprovalGrantSchema>;
+
+export const EXECUTION_STATUSES = ['executing', 'succeeded', 'failed', 'stale', 'interrupted'] as const;
+export const ExecutionStatusSchema = z.enum(EXECUTION_STATUSES);
+export type ExecutionStatus = z.infer<typeof ExecutionStatusSchema>;
+
+/** One execution of a call let through by this request's grant. */
+export const ApprovalExecutionSchema = z.object({
+  id: z.string(),
+  status: ExecutionStatusSchema,
+  /** The arguments that were (or are being) executed. */
+  arguments: z.record(z.string(), z.unknown()),
+  started_at: TimestampSchema,
+  finished_at: TimestampSchema.nullable(),
+  /** One line: what happened (the result's first line, the stale difference, or the reconciliation). */
+  outcome: z.string().nullable(),
+});
+export type ApprovalExecution = z.infer<typeof ApprovalExecutionSchema>;
+
+/** An approval request, as returned by `GET /approvals/{id}`. */
+export const ApprovalRequestSchema = z.object({
+  /** `apr_` followed by 16 hex digits. */
+  id: z.string(),
+  status: ApprovalStatusSchema,
+  /** Identity that made the call (for `POST /approvals`, the identity named by the approver). */
+  requester: z.string(),
+  /** Identity that created the record: the requester, or the approver for `POST /approvals`. */
+  created_by: z.string(),
+  cluster: ClusterSchema.nullable(),
+  tool: z.string(),
+  risk: z.enum(['read', 'write', 'destructive']),
+  /** The resolved call: exactly what executes on approval (e.g. a rollback with `to_revision` filled in). */
+  arguments: z.record(z.string(), z.unknown()),
+  /** The call as the requester made it (parsed, defaults applied; without `reason` and `idempotency_key`). */
+  requested_arguments: z.record(z.string(), z.unknown()),
+  /** The requester's free-text `reason` argument, recorded but never matched. */
+  reason: z.string().nullable(),
+  policy: ApprovalPolicySchema,
+  /** Dry-run preview; null for tools without dry-run support. */
+  preview: ApprovalPreviewSchema.nullable(),
+  created_at: TimestampSchema,
+  /** After this a pending request can no longer be approved and is never executed. */
+  expires_at: TimestampSchema,
+  decision: ApprovalDecisionSchema.nullable(),
+  grant: ApprovalGrantSchema.nullable(),
+  executions: z.array(ApprovalExecutionSchema),
+});
+export type ApprovalRequest = z.infer<typeof ApprovalRequestSchema>;
+
+/** `GET /approvals` response. Newest first. */
+export const ApprovalListSchema = z.object({ approvals: z.array(ApprovalRequestSchema) });
+export type ApprovalList = z.infer<typeof ApprovalListSchema>;
+
+/** `GET /approvals` query: every filter optional. */
+export const ApprovalListQuerySchema = z.strictObject({
+  status: ApprovalStatusSchema.optional(),
+  tool: z.string().min(1).optional(),
+  requester: z.string().min(1).optional(),
+});
+export type ApprovalListQuery = z.infer<typeof ApprovalListQuerySchema>;
+
+/** `POST /approvals/{id}/approve` body (optional). Validity defaults to `once`. */
+export const ApproveBodySchema = z.strictObject({ validity: GrantValiditySchema.optional() });
+export type ApproveBody = z.infer<typeof ApproveBodySchema>;
+
+/** `POST /approvals/{id}/deny` body: the reason is required and shown to the requester. */
+export const DenyBodySchema = z.strictObject({ reason: z.string().trim().min(1) });
+export type DenyBody = z.infer<typeof DenyBodySchema>;
+
+/**
+ * `POST /approvals` body: an approver creates, for a named requester and an exact call, a request
+ * approved in the same step (what the CLI does in harness mode before answering the harness).
+ */
+export const CreateApprovalBodySchema = z.strictObject({
+  requester: z.string().min(1),
+  tool: z.string().min(1),
+  arguments: z.record(z.string(), z.unknown()).default({}),
+  validity: GrantValiditySchema.optional(),
+});
+export type CreateApprovalBody = z.infer<typeof CreateApprovalBodySchema>;
+
+/**
+ * `POST /approvals` response when the policy lets the call run without approval (e.g. a dry run):
+ * status 200 with this body; otherwise 201 with the approved `ApprovalRequest`.
+ */
+export const ApprovalNotRequiredSchema = z.object({
+  approval_required: z.literal(false),
+  decision: z.literal('allow'),
+  rule: z.string(),
+});
+export type ApprovalNotRequired = z.infer<typeof ApprovalNotRequiredSchema>;
+
+/** Error body of every 4xx/5xx from the approvals API. */
+export const ApiErrorSchema = z.object({
+  error: z.object({ code: z.string(), message: z.string(), field: z.string().optional() }),
+});
+export type ApiError = z.infer<typeof ApiErrorSchema>;
+
+/**
+ * `_meta` of a held call's (successful) tool result. Clients key on `approval_status`.
+ */
+export const PendingResultMetaSchema = z.object({
+  approval_status: z.literal('pending'),
+  approval_request_id: z.string(),
+  expires_at: TimestampSchema,
+});
+export type PendingResultMeta = z.infer<typeof PendingResultMetaSchema>;
+
+/** `_meta.approval_status` values the gate puts on tool results. */
+export const RESULT_APPROVAL_STATUSES = [
+  'pending',
+  'denied',
+  'stale',
+  'executed',
+  'in_progress',
+  'replayed',
+  'frozen',
+] as const;
+export type ResultApprovalStatus = (typeof RESULT_APPROVAL_STATUSES)[number];
+
+/** Freeze state: `GET /freeze`; `POST /freeze {reason}` turns it on, `DELETE /freeze` off (admin). */
+export const FreezeStateSchema = z.object({
+  frozen: z.boolean(),
+  reason: z.string().nullable(),
+  by: z.string().nullable(),
+  since: TimestampSchema.nullable(),
+});
+export type FreezeState = z.infer<typeof FreezeStateSchema>;
+
+export const FreezeBodySchema = z.strictObject({ reason: z.string().trim().min(1) });
+export type FreezeBody = z.infer<typeof FreezeBodySchema>;
