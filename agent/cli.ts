@@ -5,6 +5,7 @@
 import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import { SentinelError } from '../tools/errors.ts';
+import { registerServerCommands } from '../server/cli.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
   version: string;
@@ -14,7 +15,7 @@ const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url),
 export type CommandRegistrar = (program: Command) => void;
 
 /** Subcommand registrars, one per area (server, simulator, investigations, ...). */
-const registrars: CommandRegistrar[] = [];
+const registrars: CommandRegistrar[] = [registerServerCommands];
 
 /** Builds the program with every subcommand registered. Exported for tests. */
 export function buildProgram(): Command {

@@ -1,2 +1,42 @@
-/** Roles an identity can hold (DESIGN.md, "Identity"). */
-export type Role = 'caller' | 'approver' | 'admin';
+/**
+ * Who is calling. Every bearer token maps to one identity; the approval gate, the audit log and the
+ * approvals API decide from it (DESIGN.md, "Identity").
+ */
+import { z } from 'zod';
+
+/**
+ * `caller` may call tools, `approver` may decide approval requests (never its own), `admin` may
+ * manage identities and policy.
+ */
+export const RoleSchema = z.enum(['caller', 'approver', 'admin']);
+export type Role = z.infer<typeof RoleSchema>;
+
+/** Every role, in order of increasing privilege. */
+export const ROLES: readonly Role[] = RoleSchema.options;
+
+/** The authenticated principal of one request. */
+export interface Identity {
+  /** Unique name, e.g. `local`, `investigator`, `alice`. */
+  name: string;
+  roles: Role[];
+  /**
+   * Opt-in (DESIGN.md, "Upstream approval"): calls from this identity to tools the agent spec gates
+   * run on the harness's approval alone. Off by default.
+   */
+  trustUpstreamApproval: boolean;
+}
+
+/** Name of the identity that holds the token the server starts with (given, or generated on loopback). */
+export const LOCAL_IDENTITY_NAME = 'local';
+
+/** The startup identity: `local`, with every role. */
+export const localIdentity: Readonly<Identity> = Object.freeze({
+  name: LOCAL_IDENTITY_NAME,
+  roles: [...ROLES],
+  trustUpstreamApproval: false,
+});
+
+/** True when `identity` holds `role`. */
+export function hasRole(identity: Identity, role: Role): boolean {
+  return identity.roles.includes(role);
+}

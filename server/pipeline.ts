@@ -1,36 +1,221 @@
 /**
- * The `tools/call` pipeline contract between the MCP server and the middlewares that wrap tool
- * execution (the approval gate, audit). The server parses the arguments with the tool's strict
- * schema first, then runs the middlewares in order; the last `next` runs the tool handler.
+ * The `tools/call` pipeline and the middleware contract the approval gate (server/gate/) plugs into.
+ *
+ * Order, for every call whatever the transport: unknown tool → `isError` result; arguments parsed by
+ * the tool's strict schema (unknown argument or bad value → `isError` result naming the field and
+ * the rule, before anything else runs); then the middlewares, outermost first; then the handler.
+ * A handler's `SentinelError` becomes `isError: true` with its message; any other error becomes
+ * `internal` (logged with its stack, never shown).
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ClusterIdentity, Tool } from '../tools/define-tool.ts';
-import type { Role } from './identity.ts';
+import type { Logger } from 'pino';
+import type { ClusterIdentity, Tool, ToolContext } from '../tools/define-tool.ts';
+import { SentinelError, toSentinelError } from '../tools/errors.ts';
+import type { KubeConnection } from '../tools/kube/types.ts';
+import type { ToolRegistry } from '../tools/registry.ts';
+import { parseToolArguments } from './arguments.ts';
+import type { Identity } from './identity.ts';
 
-/** Who is calling: resolved from the request's bearer token. */
-export interface Identity {
-  name: string;
-  roles: Role[];
-  trustUpstreamApproval: boolean;
-}
+export type { Identity, Role } from './identity.ts';
 
-/** One `tools/call`, after its arguments were parsed (defaults applied). */
+/** One `tools/call` as the middlewares see it. */
 export interface ToolCall {
+  /** Per HTTP request (or stdio message) id; also in every log line of the request. */
   requestId: string;
   identity: Identity;
+  /** From the registry. */
   tool: Tool;
-  args: Record<string, unknown> /* parsed, defaults applied */;
+  /** Parsed by the tool's strict schema, defaults applied. */
+  args: Record<string, unknown>;
+  /** Undefined when no cluster is configured. */
   cluster: ClusterIdentity | undefined;
 }
 
-/** What a middleware may change when it runs the handler. */
 export interface ExecuteOverrides {
   args?: Record<string, unknown>;
   approvalRequestId?: string;
   dryRun?: boolean;
 }
 
-/** Runs the tool handler (or the next middleware). `dryRun: true` runs it with a read-only client. */
+/** Runs the handler; `overrides.args` replaces the call's args (re-validated by the tool schema). */
 export type ExecuteFn = (overrides?: ExecuteOverrides) => Promise<CallToolResult>;
 
 export type ToolCallMiddleware = (call: ToolCall, next: ExecuteFn) => Promise<CallToolResult>;
+
+/** What the pipeline needs; shared by every request. */
+export interface ToolCallPipelineOptions {
+  registry: ToolRegistry;
+  /** The cluster connection; read on every call so a reconnect is picked up. */
+  kube: () => KubeConnection;
+  /** Outermost first. */
+  middlewares: readonly ToolCallMiddleware[];
+  logger: Logger;
+}
+
+/** One incoming `tools/call`. */
+export interface ToolCallRequest {
+  requestId: string;
+  identity: Identity;
+  /** `params.name` as sent. */
+  name: string;
+  /** `params.arguments` as sent (undefined when absent). */
+  arguments: Record<string, unknown> | undefined;
+  /** Aborted when the MCP request is cancelled or the connection closes. */
+  signal: AbortSignal;
+}
+
+/** Runs one `tools/call` through the pipeline; never throws (every failure is an `isError` result). */
+export type ToolCallPipeline = (request: ToolCallRequest) => Promise<CallToolResult>;
+
+/** An `isError` tool result carrying the error's message (never a stack) and its code under `_meta`. */
+export function errorResult(error: SentinelError): CallToolResult {
+  return {
+    isError: true,
+    content: [{ type: 'text', text: error.message }],
+    _meta: { error: error.toJSON() },
+  };
+}
+
+/** What a handler produced, as an MCP result. */
+function successResult(text: string, structured: Record<string, unknown> | undefined): CallToolResult {
+  return {
+    content: [{ type: 'text', text }],
+    ...(structured !== undefined && { structuredContent: structured }),
+  };
+}
+
+/** Facts about a call worth a log field: the Kubernetes object it names, if any. */
+function subjectOf(args: Record<string, unknown>): Record<string, unknown> {
+  const subject: Record<string, unknown> = {};
+  if (typeof args.namespace === 'string') subject.namespace = args.namespace;
+  if (typeof args.name === 'string') subject.name = args.name;
+  return subject;
+}
+
+/**
+ * Builds the pipeline. The handler runs with a `ToolContext` whose `kube` is the cluster's
+ * `KubeReader`; `writer` is set only for write/destructive tools and never when the call is a dry
+ * run (`dry_run: true` in the arguments, or `overrides.dryRun`).
+ *
+ * Overrides accumulate down the chain: when a middleware calls `next({ args })`, the inner
+ * middlewares see the re-validated args and the handler runs with them.
+ */
+export function createToolCallPipeline(options: ToolCallPipelineOptions): ToolCallPipeline {
+  const { registry, kube, middlewares, logger } = options;
+
+  return async (request) => {
+    const started = performance.now();
+    const log = logger.child({ requestId: request.requestId, identity: request.identity.name });
+    const tool = registry.get(request.name);
+    if (!tool) {
+      log.warn({ tool: request.name, outcome: 'not_found' }, 'tool call rejected: unknown tool');
+      return errorResult(
+        new SentinelError(
+          'not_found',
+          `Unknown tool '${request.name}'; tools/list shows the tools this server provides.`,
+          { field: 'name' },
+        ),
+      );
+    }
+    const toolLog = log.child({ tool: tool.name, risk: tool.risk });
+    const fail = (error: unknown): CallToolResult => {
+      const sentinelError = toSentinelError(error);
+      if (sentinelError.code === 'internal') toolLog.error({ err: error }, 'tool call failed unexpectedly');
+      return errorResult(sentinelError);
+    };
+
+    const dispatch = async (
+      index: number,
+      call: ToolCall,
+      overrides: ExecuteOverrides,
+    ): Promise<CallToolResult> => {
+      const middleware = middlewares[index];
+      if (!middleware) return runHandler(call, overrides, kube(), request.signal);
+      const next: ExecuteFn = async (more = {}) => {
+        try {
+          const nextCall = more.args ? { ...call, args: parseToolArguments(tool, more.args) } : call;
+          return await dispatch(index + 1, nextCall, { ...overrides, ...more });
+        } catch (error) {
+          return fail(error);
+        }
+      };
+      return middleware(call, next);
+    };
+
+    let result: CallToolResult;
+    try {
+      const args = parseToolArguments(tool, request.arguments ?? {});
+      const connection = kube();
+      const call: ToolCall = {
+        requestId: request.requestId,
+        identity: request.identity,
+        tool,
+        args,
+        cluster: connection.configured ? connection.cluster : undefined,
+      };
+      toolLog.info(subjectOf(args), 'tool call');
+      result = await dispatch(0, call, {});
+    } catch (error) {
+      result = fail(error);
+    }
+    const error = result._meta?.error as { code?: string } | undefined;
+    toolLog.info(
+      {
+        outcome: result.isError ? (error?.code ?? 'error') : 'ok',
+        durationMs: Math.round(performance.now() - started),
+      },
+      'tool call finished',
+    );
+    return result;
+  };
+}
+
+/**
+ * Runs the tool's handler for `call` (args already parsed). Throws `SentinelError('unavailable')`
+ * when no cluster is configured and `invalid_input` when a dry run is asked of a tool without one.
+ */
+async function runHandler(
+  call: ToolCall,
+  overrides: ExecuteOverrides,
+  connection: KubeConnection,
+  signal: AbortSignal,
+): Promise<CallToolResult> {
+  const { tool } = call;
+  let args = call.args;
+  const dryRun = overrides.dryRun === true || args.dry_run === true;
+  if (dryRun && !tool.supportsDryRun) {
+    throw new SentinelError(
+      'invalid_input',
+      `Tool '${tool.name}' has no dry-run mode, so it cannot be previewed.`,
+      { field: 'dry_run' },
+    );
+  }
+  if (dryRun) args = { ...args, dry_run: true };
+  if (!connection.configured) {
+    throw new SentinelError('unavailable', connection.reason);
+  }
+  const context: ToolContext = {
+    kube: connection.reader,
+    cluster: connection.cluster,
+    signal,
+    dryRun,
+    ...(tool.risk !== 'read' && !dryRun && { writer: connection.writer }),
+    ...(overrides.approvalRequestId !== undefined && { approvalRequestId: overrides.approvalRequestId }),
+  };
+  const output = await tool.handler(args, context);
+  let structured = output.structured;
+  if (tool.output) {
+    const parsed = tool.output.safeParse(structured);
+    if (!parsed.success) {
+      throw new SentinelError(
+        'internal',
+        `Tool '${tool.name}' produced output that does not match its schema.`,
+        {
+          cause: parsed.error,
+        },
+      );
+    }
+    structured = parsed.data;
+  }
+  return successResult(output.text, structured);
+}

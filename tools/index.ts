@@ -3,6 +3,7 @@
  * Sentinel tool (`allTools`). Add a tool by importing it here; the registry test pins the list.
  */
 import type { Tool } from './define-tool.ts';
+import { getClusterVersion } from './investigate/get-cluster-version.ts';
 
 export { defineTool, toolInput, annotationsFor, isStrictObject, RISKS } from './define-tool.ts';
 export type {
@@ -18,4 +19,4 @@ export { createRegistry, type ToolRegistry } from './registry.ts';
 export { SentinelError, toSentinelError, type ErrorCode } from './errors.ts';
 
 /** Every tool Sentinel serves, in the order they are listed to clients. */
-export const allTools: readonly Tool[] = [];
+export const allTools: readonly Tool[] = [getClusterVersion];

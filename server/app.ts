@@ -1,0 +1,193 @@
+/**
+ * The HTTP face of the server: an Express app with `/mcp` (MCP Streamable HTTP, stateless: a fresh
+ * transport and MCP server per POST, identity from that request's bearer token), `/healthz`, and
+ * whatever routers other modules mount through `extraRoutes`, all behind the same Host/Origin checks.
+ */
+import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { allTools } from '../tools/index.ts';
+import type { KubeConnection } from '../tools/kube/types.ts';
+import { createRegistry, type ToolRegistry } from '../tools/registry.ts';
+import { createAuthenticate, hostAndOriginCheck } from './auth.ts';
+import type { IdentityStore } from './identity-store.ts';
+import { createLogger } from './logger.ts';
+import { createMcpServer, listTools } from './mcp.ts';
+import { createToolCallPipeline, type ToolCallMiddleware, type ToolCallPipeline } from './pipeline.ts';
+import { SENTINEL_VERSION } from './version.ts';
+import { notConfigured } from './kube.ts';
+
+/** Largest request body accepted, in bytes (1 MiB); larger bodies get 413. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** What route modules (approvals API, web page, metrics) receive when they are mounted. */
+export interface ServerDeps {
+  registry: ToolRegistry;
+  identities: IdentityStore;
+  /** The current cluster connection. */
+  kube: () => KubeConnection;
+  logger: Logger;
+  /** Bearer authentication; sets `req.identity` / `res.locals.identity` or answers 401. */
+  authenticate: RequestHandler;
+  /** Runs a `tools/call` through the same pipeline (and gate) as `/mcp`. */
+  pipeline: ToolCallPipeline;
+  version: string;
+}
+
+/** Mounts extra routes, e.g. `app.use('/api/approvals', deps.authenticate, router)`. */
+export type RouteMounter = (app: Express, deps: ServerDeps) => void;
+
+export interface ServerAppOptions {
+  identities: IdentityStore;
+  /** Host names accepted in Host and Origin headers (Host-header form; see `hostHeaderName`). */
+  allowedHosts: readonly string[];
+  /** Default: every Sentinel tool (`allTools`). Tests inject fixture registries. */
+  registry?: ToolRegistry;
+  /** Default: not configured (tools answer `unavailable` with the reason). */
+  kube?: KubeConnection | (() => KubeConnection);
+  /** `tools/call` middlewares, outermost first (the approval gate, audit). */
+  middlewares?: readonly ToolCallMiddleware[];
+  logger?: Logger;
+  /** Called in order after `/healthz` and `/mcp`, before the 404 handler. */
+  extraRoutes?: readonly RouteMounter[];
+}
+
+export interface ServerApp {
+  app: Express;
+  deps: ServerDeps;
+}
+
+/** A JSON-RPC error response body with no request id (the request could not be read). */
+function jsonRpcError(code: number, message: string): Record<string, unknown> {
+  return { jsonrpc: '2.0', error: { code, message }, id: null };
+}
+
+/** Request id, a child logger, and one log line per request when it finishes. */
+function requestLogging(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const requestId = randomUUID();
+    const started = performance.now();
+    res.locals.requestId = requestId;
+    res.locals.log = logger.child({ requestId });
+    res.setHeader('X-Request-Id', requestId);
+    res.on('finish', () => {
+      (res.locals.log as Logger).info(
+        {
+          identity: req.identity?.name,
+          method: req.method,
+          path: req.path,
+          status: res.statusCode,
+          durationMs: Math.round(performance.now() - started),
+        },
+        'request',
+      );
+    });
+    next();
+  };
+}
+
+/**
+ * Builds the Express app. Computes the `tools/list` result up front, so a tool whose schema cannot
+ * be published fails here rather than on a client's first request.
+ */
+export function createServerApp(options: ServerAppOptions): ServerApp {
+  const registry = options.registry ?? createRegistry(allTools);
+  const connection = options.kube ?? notConfigured();
+  const kube = typeof connection === 'function' ? connection : () => connection;
+  const logger = options.logger ?? createLogger();
+  listTools(registry);
+  const pipeline = createToolCallPipeline({ registry, kube, middlewares: options.middlewares ?? [], logger });
+  const authenticate = createAuthenticate(options.identities);
+  const deps: ServerDeps = {
+    registry,
+    identities: options.identities,
+    kube,
+    logger,
+    authenticate,
+    pipeline,
+    version: SENTINEL_VERSION,
+  };
+  const startedAt = Date.now();
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', false);
+  app.use(requestLogging(logger));
+  app.use(hostAndOriginCheck(options.allowedHosts));
+
+  // Unauthenticated on purpose (liveness probes); Host/Origin-checked like everything else.
+  app.get('/healthz', (_req, res) => {
+    const current = kube();
+    res.json({
+      version: SENTINEL_VERSION,
+      uptime_seconds: Math.floor((Date.now() - startedAt) / 1000),
+      cluster: current.configured
+        ? { configured: true, context: current.cluster.context, server: current.cluster.server }
+        : { configured: false, reason: current.reason },
+    });
+  });
+
+  app.post('/mcp', authenticate, express.json({ limit: MAX_BODY_BYTES }), async (req, res) => {
+    const identity = req.identity!;
+    const requestId = res.locals.requestId as string;
+    const server = createMcpServer({
+      registry,
+      pipeline,
+      caller: () => ({ identity, requestId }),
+      version: deps.version,
+    });
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+      maxRequestBodySize: MAX_BODY_BYTES,
+    });
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(req, res, req.body);
+    } catch (error) {
+      (res.locals.log as Logger).error({ err: error }, 'MCP request failed');
+      if (!res.headersSent) res.status(500).json(jsonRpcError(-32603, 'Internal error'));
+    }
+  });
+  // Stateless server: no SSE stream to GET and no session to DELETE.
+  app.all('/mcp', authenticate, (_req, res) => {
+    res
+      .status(405)
+      .set('Allow', 'POST')
+      .json(
+        jsonRpcError(
+          -32000,
+          'Method not allowed: this server is stateless; send JSON-RPC requests with POST.',
+        ),
+      );
+  });
+
+  for (const mount of options.extraRoutes ?? []) mount(app, deps);
+
+  app.use((_req, res) => {
+    res.status(404).json({ error: 'not_found', message: 'No such route; the MCP endpoint is POST /mcp.' });
+  });
+  const onError: ErrorRequestHandler = (error: { type?: string; status?: number }, _req, res, next) => {
+    if (res.headersSent) {
+      next(error);
+      return;
+    }
+    if (error.type === 'entity.too.large') {
+      res.status(413).json(jsonRpcError(-32600, `Request body exceeds ${MAX_BODY_BYTES} bytes (1 MiB).`));
+    } else if (error.type === 'entity.parse.failed') {
+      res.status(400).json(jsonRpcError(-32700, 'Parse error: the request body is not valid JSON.'));
+    } else if (typeof error.status === 'number' && error.status >= 400 && error.status < 500) {
+      res.status(error.status).json(jsonRpcError(-32600, 'Invalid request.'));
+    } else {
+      (res.locals.log as Logger).error({ err: error }, 'request failed');
+      res.status(500).json(jsonRpcError(-32603, 'Internal error'));
+    }
+  };
+  app.use(onError);
+  return { app, deps };
+}

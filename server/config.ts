@@ -1,0 +1,125 @@
+/**
+ * `sentinel serve` options: their schema and defaults, and the rules about where the server may
+ * listen (loopback unless remote access is explicitly allowed and token-protected).
+ */
+import { BlockList, isIP } from 'node:net';
+import { z } from 'zod';
+import { SentinelError } from '../tools/errors.ts';
+import { hostHeaderName, LOCALHOST_NAMES } from './auth.ts';
+
+/** Flags of `sentinel serve`, as commander delivers them (camelCase). */
+export const ServeOptionsSchema = z.strictObject({
+  /** Address to bind. Default 127.0.0.1 (loopback). */
+  host: z.string().min(1, 'must not be empty').default('127.0.0.1'),
+  /** TCP port, 0-65535; 0 picks a free port. Default 7070. */
+  port: z.coerce
+    .number({ error: 'must be a number' })
+    .int('must be a whole number')
+    .min(0, 'must be 0-65535')
+    .max(65535, 'must be 0-65535')
+    .default(7070),
+  /** Extra host names accepted in Host/Origin headers (repeatable). */
+  allowedHost: z.array(z.string()).default([]),
+  /** File holding the startup token (identity `local`); overrides SENTINEL_TOKEN. */
+  tokenFile: z.string().optional(),
+  /** Identities file; default `<data-dir>/tokens.yaml`. */
+  tokensFile: z.string().optional(),
+  /** Allow a non-loopback --host (requires at least one token). */
+  allowRemote: z.boolean().default(false),
+  /** PEM certificate chain and key for HTTPS; both or neither. */
+  tlsCert: z.string().optional(),
+  tlsKey: z.string().optional(),
+  kubeconfig: z.string().optional(),
+  context: z.string().optional(),
+  dataDir: z.string().optional(),
+  /** Serve MCP over stdin/stdout instead of HTTP. */
+  stdio: z.boolean().default(false),
+  /** With --stdio: the identity every call runs as (must exist). */
+  identity: z.string().optional(),
+});
+export type ServeOptions = z.infer<typeof ServeOptionsSchema>;
+
+/** Validates raw flags; throws `SentinelError('invalid_input')` naming the flag and the rule. */
+export function parseServeOptions(raw: Record<string, unknown>): ServeOptions {
+  const parsed = ServeOptionsSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const key = String(issue.path[0] ?? '');
+    const flag = `--${key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
+    throw new SentinelError('invalid_input', `${flag}: ${issue.message}.`, { field: flag });
+  }
+  const options = parsed.data;
+  if ((options.tlsCert === undefined) !== (options.tlsKey === undefined)) {
+    throw new SentinelError('invalid_input', '--tls-cert and --tls-key must be given together.', {
+      field: options.tlsCert === undefined ? '--tls-cert' : '--tls-key',
+    });
+  }
+  if (options.stdio && options.identity === undefined) {
+    throw new SentinelError(
+      'invalid_input',
+      '--stdio needs --identity <name>: the identity every call runs as (`sentinel tokens list` shows them; `local` has every role).',
+      { field: '--identity' },
+    );
+  }
+  if (!options.stdio && options.identity !== undefined) {
+    throw new SentinelError(
+      'invalid_input',
+      '--identity applies only with --stdio; over HTTP the identity comes from each request’s bearer token.',
+      { field: '--identity' },
+    );
+  }
+  return options;
+}
+
+const loopback = new BlockList();
+loopback.addSubnet('127.0.0.0', 8, 'ipv4');
+loopback.addAddress('::1', 'ipv6');
+loopback.addSubnet('::ffff:127.0.0.0', 104, 'ipv6');
+
+/**
+ * Whether binding `host` keeps the server reachable from this machine only: `localhost`,
+ * 127.0.0.0/8 or ::1. Any other name or address (including 0.0.0.0 and ::) is remote.
+ */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, '$1');
+  if (bare.toLowerCase() === 'localhost') return true;
+  const family = isIP(bare);
+  return family !== 0 && loopback.check(bare, family === 6 ? 'ipv6' : 'ipv4');
+}
+
+/**
+ * Throws `SentinelError('refused')` when `host` is not loopback unless remote access was allowed
+ * with --allow-remote and at least one token can authenticate. The message names the risk.
+ */
+export function checkBindAddress(host: string, allowRemote: boolean, hasTokens: boolean): void {
+  if (isLoopbackHost(host)) return;
+  if (allowRemote && hasTokens) return;
+  const missing = [
+    ...(allowRemote ? [] : ['pass --allow-remote']),
+    ...(hasTokens
+      ? []
+      : [
+          'configure at least one token (SENTINEL_TOKEN, --token-file, or `sentinel tokens add <name> --role caller`)',
+        ]),
+  ];
+  throw new SentinelError(
+    'refused',
+    `Refusing to listen on ${host}: it is not a loopback address, so anyone who can reach this machine ` +
+      'over the network could call tools that change your Kubernetes cluster (roll back, restart, scale) ' +
+      'and read its logs. To serve remotely on purpose, ' +
+      `${missing.join(' and ')}; prefer --tls-cert/--tls-key so tokens never cross the network in clear text. ` +
+      'To stay local, leave out --host (default 127.0.0.1).',
+    { field: '--host' },
+  );
+}
+
+/** Host names accepted in Host/Origin: the bound address, localhost forms, and --allowed-host values. */
+export function allowedHostNames(host: string, extra: readonly string[]): string[] {
+  return [
+    ...new Set([
+      ...LOCALHOST_NAMES,
+      hostHeaderName(host, '--host'),
+      ...extra.map((value) => hostHeaderName(value, '--allowed-host')),
+    ]),
+  ];
+}

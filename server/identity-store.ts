@@ -1,0 +1,275 @@
+/**
+ * Identities and their token hashes in `<data-dir>/tokens.yaml`, plus the built-in `local` identity
+ * that holds the token the server started with.
+ *
+ * The file is re-read whenever its size, inode or modification time changes (checked on every
+ * lookup, a single `stat`), so `sentinel tokens add|revoke` take effect in a running server without
+ * a restart. A file that fails to parse or validate fails closed: no identity from it authenticates
+ * until it is fixed (a revocation is never undone by a typo).
+ */
+import { chmodSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import YAML from 'yaml';
+import { z } from 'zod';
+import { SentinelError } from '../tools/errors.ts';
+import { LOCAL_IDENTITY_NAME, localIdentity, RoleSchema, type Identity, type Role } from './identity.ts';
+import { generateToken, hashToken, sameHash } from './tokens.ts';
+
+export const IdentityNameSchema = z
+  .string()
+  .regex(
+    /^[a-z0-9][a-z0-9._-]{0,62}$/,
+    'must be 1-63 characters of lowercase letters, digits, ".", "_" or "-", starting with a letter or digit',
+  );
+
+/** One identity as stored in tokens.yaml. */
+export const IdentityRecordSchema = z.strictObject({
+  name: IdentityNameSchema,
+  roles: z
+    .array(RoleSchema)
+    .min(1, 'must list at least one role')
+    .refine((roles) => new Set(roles).size === roles.length, 'must not repeat a role'),
+  /** Lowercase hex SHA-256 of the token; the token itself is never stored. */
+  token_sha256: z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex characters (SHA-256)'),
+  /** ISO 8601 time the identity was added. */
+  created_at: z.iso.datetime(),
+  /** Opt-in: calls run on the harness's approval alone (DESIGN.md, "Upstream approval"). */
+  trust_upstream_approval: z.boolean().optional(),
+  /** Where approval requests routed to this identity are announced (http or https URL). */
+  webhook: z.url({ protocol: /^https?$/ }).optional(),
+});
+export type IdentityRecord = z.infer<typeof IdentityRecordSchema>;
+
+export const TokensFileSchema = z
+  .strictObject({ identities: z.array(IdentityRecordSchema).default([]) })
+  .superRefine((file, ctx) => {
+    const seen = new Set<string>();
+    file.identities.forEach((identity, index) => {
+      if (identity.name === LOCAL_IDENTITY_NAME) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['identities', index, 'name'],
+          message: `'${LOCAL_IDENTITY_NAME}' is reserved for the server's startup token`,
+        });
+      }
+      if (seen.has(identity.name)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['identities', index, 'name'],
+          message: `'${identity.name}' appears more than once`,
+        });
+      }
+      seen.add(identity.name);
+    });
+  });
+export type TokensFile = z.infer<typeof TokensFileSchema>;
+
+/** What `add` needs. */
+export interface NewIdentity {
+  name: string;
+  roles: Role[];
+  trustUpstreamApproval?: boolean;
+  webhook?: string;
+}
+
+export interface IdentityStore {
+  /** Absolute path of tokens.yaml. */
+  readonly tokensFile: string;
+  /**
+   * Adds an identity with a fresh token and returns the token (shown once; only its hash is kept).
+   * Throws `invalid_input` (bad name, role or webhook, naming the field), `conflict` (name exists or
+   * is `local`), or the file's load error.
+   */
+  add(identity: NewIdentity): { identity: Identity; token: string };
+  /** Identities in tokens.yaml, in file order (without `local`). Throws the file's load error. */
+  list(): IdentityRecord[];
+  /** Removes an identity; its token stops working at once. Throws `not_found` when there is none. */
+  revoke(name: string): void;
+  /** The identity named `name` (`local` is built in), or undefined. */
+  get(name: string): Identity | undefined;
+  /** The identity whose token hash matches `token` (constant-time comparison), or undefined. */
+  lookupByToken(token: string): Identity | undefined;
+  /** Whether at least one token (the startup token or any in tokens.yaml) can authenticate. */
+  hasTokens(): boolean;
+}
+
+export interface IdentityStoreOptions {
+  tokensFile: string;
+  /** The token the server started with; identity `local` with every role. */
+  startupToken?: string;
+  /** Called once per failed (re)load of tokens.yaml, with the error. */
+  onLoadError?: (error: SentinelError) => void;
+}
+
+function toIdentity(record: IdentityRecord): Identity {
+  return {
+    name: record.name,
+    roles: [...record.roles],
+    trustUpstreamApproval: record.trust_upstream_approval === true,
+  };
+}
+
+/** Formats the first zod issue as `field: rule`. */
+function describeIssues(error: z.ZodError): { field: string; text: string } {
+  const issue = error.issues[0];
+  const field = issue?.path.map(String).join('.') || '(file)';
+  return {
+    field,
+    text: error.issues.map((i) => `${i.path.map(String).join('.') || '(file)'}: ${i.message}`).join('; '),
+  };
+}
+
+/** Reads and validates tokens.yaml: its identities, or why it cannot be used. */
+function readTokensFile(tokensFile: string): IdentityRecord[] | SentinelError {
+  let content: unknown;
+  try {
+    content = YAML.parse(readFileSync(tokensFile, 'utf8'));
+  } catch (error) {
+    const problem = error instanceof YAML.YAMLError ? 'is not valid YAML' : 'could not be read';
+    return new SentinelError(
+      'invalid_input',
+      `${tokensFile} ${problem}: ${error instanceof Error ? error.message : String(error)}.`,
+      { cause: error },
+    );
+  }
+  const parsed = TokensFileSchema.safeParse(content ?? {});
+  if (parsed.success) return parsed.data.identities;
+  const { field, text } = describeIssues(parsed.error);
+  return new SentinelError('invalid_input', `${tokensFile} is invalid: ${text}. Fix or remove the entry.`, {
+    field,
+  });
+}
+
+/**
+ * Opens the identity store backed by `tokensFile` (which need not exist yet). Never throws on open;
+ * a broken file is reported through `onLoadError` and by the methods that need it.
+ */
+export function createIdentityStore(options: IdentityStoreOptions): IdentityStore {
+  const { tokensFile, onLoadError } = options;
+  const startupHash = options.startupToken === undefined ? undefined : hashToken(options.startupToken);
+  let stamp: string | undefined;
+  let records: IdentityRecord[] = [];
+  let loadError: SentinelError | undefined;
+
+  /** Re-reads the file when its stat changed since the last read. */
+  const refresh = (): void => {
+    let current: string;
+    try {
+      const stat = statSync(tokensFile, { bigint: true });
+      current = `${stat.ino}:${stat.size}:${stat.mtimeNs}`;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      current = code === 'ENOENT' ? 'missing' : `unreadable:${code}`;
+    }
+    if (current === stamp) return;
+    stamp = current;
+    loadError = undefined;
+    records = [];
+    if (current === 'missing') return;
+    const result = readTokensFile(tokensFile);
+    if (result instanceof SentinelError) {
+      loadError = result;
+      onLoadError?.(result);
+    } else {
+      records = result;
+    }
+  };
+
+  const loaded = (): IdentityRecord[] => {
+    refresh();
+    if (loadError) throw loadError;
+    return records;
+  };
+
+  const save = (identities: IdentityRecord[]): void => {
+    mkdirSync(dirname(tokensFile), { recursive: true, mode: 0o700 });
+    const text =
+      '# Sentinel identities: managed by `sentinel tokens add|list|revoke`. Token hashes only.\n' +
+      YAML.stringify({ identities } satisfies TokensFile);
+    // Write-then-rename: a reader (the running server) never sees a half-written file.
+    const temporary = `${tokensFile}.${process.pid}.tmp`;
+    writeFileSync(temporary, text, { mode: 0o600 });
+    chmodSync(temporary, 0o600);
+    renameSync(temporary, tokensFile);
+  };
+
+  return {
+    tokensFile,
+
+    add(input) {
+      const record = IdentityRecordSchema.safeParse({
+        name: input.name,
+        roles: input.roles,
+        token_sha256: '0'.repeat(64),
+        created_at: new Date().toISOString(),
+        ...(input.trustUpstreamApproval && { trust_upstream_approval: true }),
+        ...(input.webhook !== undefined && { webhook: input.webhook }),
+      });
+      if (!record.success) {
+        const { field, text } = describeIssues(record.error);
+        throw new SentinelError('invalid_input', `Cannot add identity '${input.name}': ${text}.`, { field });
+      }
+      if (input.name === LOCAL_IDENTITY_NAME) {
+        throw new SentinelError(
+          'conflict',
+          `'${LOCAL_IDENTITY_NAME}' is reserved for the server's startup token; choose another name.`,
+          { field: 'name' },
+        );
+      }
+      const identities = loaded();
+      if (identities.some((existing) => existing.name === input.name)) {
+        throw new SentinelError(
+          'conflict',
+          `Identity '${input.name}' already exists; revoke it first (\`sentinel tokens revoke ${input.name}\`) to issue a new token.`,
+          { field: 'name' },
+        );
+      }
+      const token = generateToken();
+      const stored = { ...record.data, token_sha256: hashToken(token) };
+      save([...identities, stored]);
+      return { identity: toIdentity(stored), token };
+    },
+
+    list: () => [...loaded()],
+
+    revoke(name) {
+      const identities = loaded();
+      if (!identities.some((identity) => identity.name === name)) {
+        throw new SentinelError(
+          'not_found',
+          `No identity named '${name}' in ${tokensFile}; \`sentinel tokens list\` shows what exists.`,
+          { field: 'name' },
+        );
+      }
+      save(identities.filter((identity) => identity.name !== name));
+    },
+
+    get(name) {
+      if (name === LOCAL_IDENTITY_NAME) return { ...localIdentity, roles: [...localIdentity.roles] };
+      refresh();
+      if (loadError) return undefined;
+      const record = records.find((identity) => identity.name === name);
+      return record && toIdentity(record);
+    },
+
+    lookupByToken(token) {
+      const presented = hashToken(token);
+      let found: Identity | undefined;
+      // Compare against every hash without stopping early, so timing does not reveal a match.
+      if (startupHash !== undefined && sameHash(presented, startupHash)) {
+        found = { ...localIdentity, roles: [...localIdentity.roles] };
+      }
+      refresh();
+      if (loadError) return found;
+      for (const record of records) {
+        if (sameHash(presented, record.token_sha256) && !found) found = toIdentity(record);
+      }
+      return found;
+    },
+
+    hasTokens() {
+      refresh();
+      return startupHash !== undefined || (!loadError && records.length > 0);
+    },
+  };
+}

@@ -1,0 +1,91 @@
+/**
+ * The MCP protocol surface: a low-level SDK `Server` with Sentinel's own `tools/list` and
+ * `tools/call` handlers, so the server — not the SDK — validates arguments and the approval gate sits
+ * in front of every handler.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  type Tool as McpTool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { Tool } from '../tools/define-tool.ts';
+import { toSentinelError } from '../tools/errors.ts';
+import type { ToolRegistry } from '../tools/registry.ts';
+import type { Identity } from './identity.ts';
+import { errorResult, type ToolCallPipeline } from './pipeline.ts';
+
+/**
+ * How a tool is published in `tools/list`: name, title, description, the JSON Schema of its input
+ * (as accepted: defaults make fields optional; `additionalProperties: false`), its output schema if
+ * any, and the annotations exactly as `defineTool` derived them.
+ */
+export function describeTool(tool: Tool): McpTool {
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: z.toJSONSchema(tool.input, { io: 'input' }) as McpTool['inputSchema'],
+    ...(tool.output && {
+      outputSchema: z.toJSONSchema(tool.output, { io: 'output' }) as NonNullable<McpTool['outputSchema']>,
+    }),
+    annotations: { ...tool.annotations },
+  };
+}
+
+const published = new WeakMap<ToolRegistry, McpTool[]>();
+
+/**
+ * The `tools/list` result for a registry, computed once. Throws if a tool's schema cannot be
+ * expressed as JSON Schema — call it at start-up so that surfaces before any client connects.
+ */
+export function listTools(registry: ToolRegistry): McpTool[] {
+  let tools = published.get(registry);
+  if (!tools) {
+    tools = registry.tools.map(describeTool);
+    published.set(registry, tools);
+  }
+  return tools;
+}
+
+/** Who is calling and under which request id; resolved for each `tools/call`. */
+export interface CallerContext {
+  identity: Identity;
+  requestId: string;
+}
+
+export interface McpServerOptions {
+  registry: ToolRegistry;
+  pipeline: ToolCallPipeline;
+  /** Resolves the caller of one `tools/call`; may throw `SentinelError` (e.g. identity revoked). */
+  caller: () => CallerContext;
+  /** Server version reported in `initialize`. */
+  version: string;
+}
+
+/** A low-level MCP `Server` serving the registry through the pipeline. Connect it to one transport. */
+export function createMcpServer(options: McpServerOptions): Server {
+  const { registry, pipeline, caller, version } = options;
+  const tools = listTools(registry);
+  const server = new Server(
+    { name: 'sentinel', title: 'Sentinel Kubernetes operations', version },
+    { capabilities: { tools: { listChanged: false } } },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    let context: CallerContext;
+    try {
+      context = caller();
+    } catch (error) {
+      return errorResult(toSentinelError(error));
+    }
+    return pipeline({
+      ...context,
+      name: request.params.name,
+      arguments: request.params.arguments,
+      signal: extra.signal,
+    });
+  });
+  return server;
+}

@@ -1,0 +1,36 @@
+/**
+ * Server plugins: how other areas (approval gate, audit, approvals API and page, metrics) attach to
+ * `sentinel serve` without editing it. Each area adds one import and one entry to `serverPlugins`.
+ * Middlewares are applied in list order, outermost first; routes are mounted behind the same
+ * Host/Origin checks (use `deps.authenticate` for bearer auth).
+ */
+import type { Logger } from 'pino';
+import type { KubeConnection } from '../tools/kube/types.ts';
+import type { ToolRegistry } from '../tools/registry.ts';
+import type { RouteMounter } from './app.ts';
+import type { IdentityStore } from './identity-store.ts';
+import type { ToolCallMiddleware } from './pipeline.ts';
+
+/** What a plugin may use when the server starts. */
+export interface ServerPluginContext {
+  /** Absolute data directory (state such as the approval store lives here). */
+  dataDir: string;
+  registry: ToolRegistry;
+  identities: IdentityStore;
+  kube: () => KubeConnection;
+  logger: Logger;
+  /** `http` or `stdio`; routes are ignored in stdio mode. */
+  transport: 'http' | 'stdio';
+}
+
+/** What a plugin adds. `close` runs on shutdown, in reverse plugin order. */
+export interface ServerPluginParts {
+  middlewares?: ToolCallMiddleware[];
+  routes?: RouteMounter[];
+  close?: () => Promise<void> | void;
+}
+
+export type ServerPlugin = (context: ServerPluginContext) => ServerPluginParts | Promise<ServerPluginParts>;
+
+/** Plugins of `sentinel serve`, in order (the approval gate first, so it wraps everything else). */
+export const serverPlugins: ServerPlugin[] = [];
