@@ -131,7 +131,14 @@ export interface KubeWriter {
 
 /** Result of connecting to a cluster from kubeconfig / in-cluster config. */
 export type KubeConnection =
-  | { configured: true; cluster: ClusterIdentity; reader: KubeReader; writer: KubeWriter }
+  | {
+      configured: true;
+      cluster: ClusterIdentity;
+      reader: KubeReader;
+      writer: KubeWriter;
+      /** Where the configuration came from, e.g. `kubeconfig '/home/me/.kube/config'` or `the in-cluster service account`. */
+      source?: string;
+    }
   | {
       configured: false;
       /** Why no cluster is configured and how to configure one (shown by /healthz and every tool). */

@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest';
+import { REDACTED, isSecretName, redact, redactValue } from '../../tools/redact.ts';
+
+describe('redact (text)', () => {
+  it.each([
+    ['Authorization: Bearer eyJhbGciOiJSUzI1NiJ9abcdef', `Authorization: Bearer ${REDACTED}`],
+    ['curl -H "Authorization: Basic dXNlcjpodW50ZXIy"', `curl -H "Authorization: Basic ${REDACTED}"`],
+    [
+      'connecting to postgres://app:hunter2@db:5432/shop',
+      `connecting to postgres://app:${REDACTED}@db:5432/shop`,
+    ],
+    ['aws key AKIAIOSFODNN7EXAMPLE used', `aws key ${REDACTED} used`],
+    ['gcp key=AIzaSyA-1234567890abcdefghijklmnopqrstu ok', `gcp key=${REDACTED} ok`],
+    [
+      'https://acct.blob.core.windows.net/c?sv=2020&sig=abc%2Bdef%3D&se=1',
+      `https://acct.blob.core.windows.net/c?sv=2020&sig=${REDACTED}&se=1`,
+    ],
+    ['token ghp_abcdefghijklmnopqrstuvwxyz0123456789 leaked', `token ${REDACTED} leaked`],
+    ['password=hunter2 user=bob', `password=${REDACTED} user=bob`],
+    ['DB_PASSWORD: s3cr3t', `DB_PASSWORD: ${REDACTED}`],
+    ['{"api_key": "abc123", "user": "bob"}', `{"api_key": "${REDACTED}", "user": "bob"}`],
+    ["--client-secret='x y z' --verbose", `--client-secret='${REDACTED}' --verbose`],
+    ['GET /cb?token=abc&state=1', `GET /cb?token=${REDACTED}&state=1`],
+    ['id eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NSJ9.c2lnbmF0dXJl done', `id ${REDACTED} done`],
+  ])('%s', (input, expected) => {
+    const result = redact(input);
+    expect(result.value).toBe(expected);
+    expect(result.redactions).toBe(1);
+  });
+
+  it('removes a private key block whole', () => {
+    const pem = '-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\nabc\n-----END RSA PRIVATE KEY-----';
+    const result = redact(`key:\n${pem}\nafter`);
+    expect(result.value).toBe(`key:\n${REDACTED} private key\nafter`);
+    expect(result.value).not.toContain('MIIE');
+    expect(result.redactions).toBe(1);
+  });
+
+  it('redacts env entries inside serialized JSON and YAML (e.g. last-applied-configuration)', () => {
+    const json = '{"env":[{"name":"DB_PASSWORD","value":"hunter2"},{"name":"LOG_LEVEL","value":"debug"}]}';
+    expect(redact(json)).toEqual({
+      value: `{"env":[{"name":"DB_PASSWORD","value":"${REDACTED}"},{"name":"LOG_LEVEL","value":"debug"}]}`,
+      redactions: 1,
+    });
+    const yaml =
+      'env:\n  - name: STRIPE_API_KEY\n    value: sk_live_abc\n  - name: PORT\n    value: "8080"\n';
+    const result = redact(yaml);
+    expect(result.value).toContain(`value: ${REDACTED}\n`);
+    expect(result.value).toContain('value: "8080"');
+    expect(result.redactions).toBe(1);
+  });
+
+  it('leaves ordinary text alone', () => {
+    const text = 'GET /healthz 200 in 3ms; key=app tokens=5 author=jane passthrough=true';
+    expect(redact(text)).toEqual({ value: text, redactions: 0 });
+  });
+
+  it('is idempotent: a second pass removes and counts nothing more', () => {
+    const once = redact('password=a Bearer abcdefghijk postgres://u:p@h sig=xyz {"token": "q"}');
+    expect(once.redactions).toBe(5);
+    expect(redact(once.value)).toEqual({ value: once.value, redactions: 0 });
+  });
+});
+
+describe('isSecretName', () => {
+  it.each([
+    'DB_PASSWORD',
+    'API_KEY',
+    'apiKey',
+    'AWS_SECRET_ACCESS_KEY',
+    'GITHUB_TOKEN',
+    'x-auth-token',
+    'SIGNING_KEY',
+    'KEY',
+    'credentials',
+    'SENTRY_DSN',
+  ])('%s is secret', (name) => expect(isSecretName(name)).toBe(true));
+  it.each([
+    'LOG_LEVEL',
+    'secretName',
+    'TOKEN_FILE',
+    'keyRef',
+    'serviceAccountName',
+    'MONKEY',
+    'author',
+    'tokenExpirationSeconds',
+    'PORT',
+  ])('%s is not', (name) => expect(isSecretName(name)).toBe(false));
+});
+
+describe('redactValue (objects)', () => {
+  it('redacts env values with secret-looking names and secret-looking keys, counting each', () => {
+    const container = {
+      name: 'app',
+      image: 'shop/checkout:2.4.1',
+      env: [
+        { name: 'DB_PASSWORD', value: 'hunter2' },
+        { name: 'LOG_LEVEL', value: 'info' },
+        { name: 'API_TOKEN', valueFrom: { secretKeyRef: { name: 'api', key: 'token' } } },
+        { name: 'DSN', value: 'postgres://app:pw@db/shop' },
+      ],
+      args: ['--password=letmein'],
+      selector: { matchExpressions: [{ key: 'app', operator: 'In', values: ['web'] }] },
+    };
+    const { value, redactions } = redactValue(container);
+    expect(value.env[0]).toEqual({ name: 'DB_PASSWORD', value: REDACTED });
+    expect(value.env[1]).toEqual({ name: 'LOG_LEVEL', value: 'info' });
+    expect(value.env[2]).toEqual(container.env[2]);
+    expect(value.env[3]).toEqual({ name: 'DSN', value: REDACTED });
+    expect(value.args).toEqual([`--password=${REDACTED}`]);
+    expect(value.selector).toEqual(container.selector);
+    expect(redactions).toBe(3);
+    expect(container.env[0]!.value).toBe('hunter2');
+  });
+
+  it('is idempotent', () => {
+    const once = redactValue({ password: 'x', nested: { clientSecret: 'y' } });
+    expect(once).toEqual({
+      value: { password: REDACTED, nested: { clientSecret: REDACTED } },
+      redactions: 2,
+    });
+    expect(redactValue(once.value).redactions).toBe(0);
+  });
+});

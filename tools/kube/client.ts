@@ -1,0 +1,242 @@
+/**
+ * The Kubernetes client: `KubeReader` and `KubeWriter` over `@kubernetes/client-node` 2.
+ *
+ * Every request has a timeout (default 10 s). Reads are retried with exponential backoff (p-retry)
+ * on 429, 5xx and connection resets, waiting at least what the server's `Retry-After` asks; writes
+ * are sent at most once. Lists follow `continue` until the last page. Failures become
+ * `SentinelError`s naming the resource and the cause (./errors.ts).
+ */
+import {
+  AppsV1Api,
+  AutoscalingV2Api,
+  CoreV1Api,
+  EventsV1Api,
+  Observable,
+  PatchStrategy,
+  VersionApi,
+  type ConfigurationOptions,
+  type KubeConfig,
+  type ObservableMiddleware,
+  type RequestContext,
+} from '@kubernetes/client-node';
+import pRetry from 'p-retry';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ClusterIdentity } from '../define-tool.ts';
+import { KubeApiError, toKubeError, type KubeCallSubject } from './errors.ts';
+import {
+  READER_OPERATIONS,
+  WRITER_OPERATIONS,
+  type KubeNonResourceOperation,
+  type KubeOperation,
+} from './operations.ts';
+import type { KubeReader, KubeWriter, ListOptions } from './types.ts';
+
+/** Bounded retries for reads. */
+export interface RetryPolicy {
+  /** Retries after the first attempt (default 3). */
+  retries: number;
+  /** Delay before the first retry in ms (default 200); doubles each retry, randomised ×1–2. */
+  minDelayMs: number;
+  /** Longest backoff delay in ms (default 2000). */
+  maxDelayMs: number;
+  /** Longest `Retry-After` honoured in ms (default 10 000); a longer one is cut to this. */
+  maxRetryAfterMs: number;
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+  retries: 3,
+  minDelayMs: 200,
+  maxDelayMs: 2000,
+  maxRetryAfterMs: 10_000,
+};
+
+export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
+/** Page size of list calls (`limit`). */
+export const DEFAULT_PAGE_SIZE = 500;
+
+export interface KubeClientOptions {
+  cluster: ClusterIdentity;
+  /** Per-request timeout in ms (each page of a list and each retry get their own). */
+  requestTimeoutMs: number;
+  retry: RetryPolicy;
+}
+
+/** A page of a Kubernetes list response. */
+interface ListPage<T> {
+  items: T[];
+  metadata?: { _continue?: string };
+}
+
+/** Builds the reader and writer for one kubeconfig context. */
+export function createKubeClient(
+  kubeConfig: KubeConfig,
+  options: KubeClientOptions,
+): { reader: KubeReader; writer: KubeWriter } {
+  const core = kubeConfig.makeApiClient(CoreV1Api);
+  const apps = kubeConfig.makeApiClient(AppsV1Api);
+  const eventsV1 = kubeConfig.makeApiClient(EventsV1Api);
+  const autoscaling = kubeConfig.makeApiClient(AutoscalingV2Api);
+  const version = kubeConfig.makeApiClient(VersionApi);
+  const { cluster, requestTimeoutMs } = options;
+
+  /** Per-request options: a fresh timeout signal, plus an extra header when given. */
+  const requestOptions = (header?: [string, string]): ConfigurationOptions => {
+    const middleware: ObservableMiddleware = {
+      pre: (request: RequestContext) => {
+        request.setSignal(AbortSignal.timeout(requestTimeoutMs));
+        if (header) request.setHeaderParam(header[0], header[1]);
+        return new Observable(Promise.resolve(request));
+      },
+      post: (response) => new Observable(Promise.resolve(response)),
+    };
+    return { middleware: [middleware], middlewareMergeStrategy: 'append' };
+  };
+
+  const callOnce = async <T>(
+    operation: KubeOperation | KubeNonResourceOperation,
+    subject: KubeCallSubject,
+    call: () => Promise<T>,
+  ): Promise<T> => {
+    try {
+      return await call();
+    } catch (error) {
+      throw toKubeError(error, { operation, subject, cluster, requestTimeoutMs });
+    }
+  };
+
+  const read = <T>(
+    operation: KubeOperation | KubeNonResourceOperation,
+    subject: KubeCallSubject,
+    call: () => Promise<T>,
+  ): Promise<T> => withReadRetries(() => callOnce(operation, subject, call), options.retry);
+
+  const list = async <T>(
+    operation: KubeOperation,
+    namespace: string,
+    listOptions: ListOptions | undefined,
+    fetchPage: (query: ListQuery, options: ConfigurationOptions) => Promise<ListPage<T>>,
+  ): Promise<T[]> => {
+    const items: T[] = [];
+    let next: string | undefined;
+    do {
+      const query: ListQuery = {
+        namespace,
+        labelSelector: listOptions?.labelSelector,
+        fieldSelector: listOptions?.fieldSelector,
+        limit: listOptions?.pageSize ?? DEFAULT_PAGE_SIZE,
+        _continue: next,
+      };
+      const page = await read(operation, { namespace }, () => fetchPage(query, requestOptions()));
+      items.push(...page.items);
+      next = page.metadata?._continue || undefined;
+    } while (next);
+    return items;
+  };
+
+  const ops = READER_OPERATIONS;
+  const reader: KubeReader = {
+    cluster,
+    getVersion: () => read(ops.getVersion, {}, () => version.getCode(requestOptions())),
+    getDeployment: (namespace, name) =>
+      read(ops.getDeployment, { namespace, name }, () =>
+        apps.readNamespacedDeployment({ namespace, name }, requestOptions()),
+      ),
+    listDeployments: (namespace, o) =>
+      list(ops.listDeployments, namespace, o, (q, r) => apps.listNamespacedDeployment(q, r)),
+    listReplicaSets: (namespace, o) =>
+      list(ops.listReplicaSets, namespace, o, (q, r) => apps.listNamespacedReplicaSet(q, r)),
+    getPod: (namespace, name) =>
+      read(ops.getPod, { namespace, name }, () =>
+        core.readNamespacedPod({ namespace, name }, requestOptions()),
+      ),
+    listPods: (namespace, o) => list(ops.listPods, namespace, o, (q, r) => core.listNamespacedPod(q, r)),
+    readPodLog: (namespace, name, o = {}) =>
+      read(ops.readPodLog, { namespace, name }, () =>
+        core.readNamespacedPodLog(
+          {
+            namespace,
+            name,
+            container: o.container,
+            previous: o.previous,
+            tailLines: o.tailLines,
+            sinceSeconds: o.sinceSeconds,
+            limitBytes: o.limitBytes,
+          },
+          requestOptions(),
+        ),
+      ),
+    getService: (namespace, name) =>
+      read(ops.getService, { namespace, name }, () =>
+        core.readNamespacedService({ namespace, name }, requestOptions()),
+      ),
+    listServices: (namespace, o) =>
+      list(ops.listServices, namespace, o, (q, r) => core.listNamespacedService(q, r)),
+    listEvents: (namespace, o) =>
+      list(ops.listEvents, namespace, o, (q, r) => core.listNamespacedEvent(q, r)),
+    listEventsV1: (namespace, o) =>
+      list(ops.listEventsV1, namespace, o, (q, r) => eventsV1.listNamespacedEvent(q, r)),
+    listHorizontalPodAutoscalers: (namespace, o) =>
+      list(ops.listHorizontalPodAutoscalers, namespace, o, (q, r) =>
+        autoscaling.listNamespacedHorizontalPodAutoscaler(q, r),
+      ),
+  };
+
+  const wops = WRITER_OPERATIONS;
+  const writer: KubeWriter = {
+    patchDeploymentJson: (namespace, name, operations, { fieldManager }) =>
+      callOnce(wops.patchDeploymentJson, { namespace, name }, () =>
+        apps.patchNamespacedDeployment(
+          { namespace, name, body: operations, fieldManager },
+          requestOptions(['Content-Type', PatchStrategy.JsonPatch]),
+        ),
+      ),
+    patchDeploymentStrategic: (namespace, name, patch, { fieldManager }) =>
+      callOnce(wops.patchDeploymentStrategic, { namespace, name }, () =>
+        apps.patchNamespacedDeployment(
+          { namespace, name, body: patch, fieldManager },
+          requestOptions(['Content-Type', PatchStrategy.StrategicMergePatch]),
+        ),
+      ),
+    patchDeploymentScale: (namespace, name, patch, { fieldManager }) =>
+      callOnce(wops.patchDeploymentScale, { namespace, name }, () =>
+        apps.patchNamespacedDeploymentScale(
+          { namespace, name, body: patch, fieldManager },
+          requestOptions(['Content-Type', PatchStrategy.MergePatch]),
+        ),
+      ),
+  };
+
+  return { reader: Object.freeze(reader), writer: Object.freeze(writer) };
+}
+
+/** Query parameters of one list page, as the generated client-node list methods take them. */
+interface ListQuery {
+  namespace: string;
+  labelSelector: string | undefined;
+  fieldSelector: string | undefined;
+  limit: number;
+  _continue: string | undefined;
+}
+
+/**
+ * Runs a read with bounded retries: only `KubeApiError`s marked retryable (429, 5xx, connection
+ * reset) are retried, with exponential backoff, and never sooner than the server's `Retry-After`.
+ */
+function withReadRetries<T>(attempt: () => Promise<T>, policy: RetryPolicy): Promise<T> {
+  const retryable = (error: unknown): error is KubeApiError =>
+    error instanceof KubeApiError && error.retryable;
+  return pRetry(attempt, {
+    retries: policy.retries,
+    minTimeout: policy.minDelayMs,
+    maxTimeout: policy.maxDelayMs,
+    factor: 2,
+    randomize: true,
+    shouldRetry: ({ error }) => retryable(error),
+    // p-retry waits `retryDelay` after this resolves; top it up to what Retry-After asks for.
+    onFailedAttempt: async ({ error, retriesLeft, retryDelay }) => {
+      if (retriesLeft === 0 || !retryable(error) || error.retryAfterMs === undefined) return;
+      const wanted = Math.min(error.retryAfterMs, policy.maxRetryAfterMs);
+      if (wanted > retryDelay) await sleep(wanted - retryDelay);
+    },
+  });
+}

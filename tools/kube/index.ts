@@ -1,0 +1,30 @@
+/**
+ * Sentinel's Kubernetes layer: the only module that imports `@kubernetes/client-node`.
+ * `connectKube()` finds the cluster and returns a `KubeReader` (no mutating methods) and a
+ * `KubeWriter`; object types are re-exported in Kubernetes terms (`Deployment`, `Pod`, ...).
+ */
+export * from './types.ts';
+export { connectKube, IN_CLUSTER_CONTEXT, type ConnectOptions } from './connect.ts';
+export {
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  DEFAULT_RETRY_POLICY,
+  DEFAULT_PAGE_SIZE,
+  type RetryPolicy,
+} from './client.ts';
+export { KubeApiError } from './errors.ts';
+export {
+  READER_OPERATIONS,
+  WRITER_OPERATIONS,
+  describeOperation,
+  type KubeOperation,
+  type KubeNonResourceOperation,
+} from './operations.ts';
+export { notConfiguredReader, notConfiguredWriter, NO_CLUSTER } from './not-configured.ts';
+export {
+  parseLabelSelector,
+  matchesLabels,
+  formatLabelSelector,
+  LabelSelectorSyntaxError,
+  type LabelRequirement,
+  type LabelSelectorObject,
+} from './label-selector.ts';
