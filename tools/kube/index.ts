@@ -28,3 +28,30 @@ export {
   type LabelRequirement,
   type LabelSelectorObject,
 } from './label-selector.ts';
+export {
+  REVISION_ANNOTATION,
+  CHANGE_CAUSE_ANNOTATION,
+  POD_TEMPLATE_HASH_LABEL,
+  TIMED_OUT_REASON,
+  controllerOf,
+  isControlledBy,
+  replicaSetsOf,
+  revisionOf,
+  equalIgnoreHash,
+  newReplicaSetOf,
+  rolloutHistory,
+  rollbackTarget,
+  conditionOf,
+  rolloutVerdict,
+  timeOf,
+  type RolloutRevision,
+  type RollbackTarget,
+  type RolloutVerdict,
+} from './deployment-util.ts';
+export {
+  podSummary,
+  containerStates,
+  containerProblem,
+  type PodSummary,
+  type ContainerState,
+} from './pod-status.ts';
