@@ -2,7 +2,7 @@
  * The server's pino logger: JSON, object first, level from SENTINEL_LOG_LEVEL (default `info`).
  * Authorization headers and anything named like a token are redacted wherever they appear.
  */
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 
 /** Paths pino censors in every log line. */
 export const REDACTED_LOG_PATHS = [
@@ -21,6 +21,8 @@ export interface LoggerOptions {
   level?: string;
   /** File descriptor to write to: 1 (stdout, HTTP mode) or 2 (stderr, stdio mode where stdout is the protocol). */
   fd?: 1 | 2;
+  /** Write here instead of `fd` (tests capture logs this way). */
+  destination?: DestinationStream;
 }
 
 /** Creates the server logger (synchronous writes, so nothing is lost when the process exits). */
@@ -31,6 +33,6 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       level: options.level ?? process.env.SENTINEL_LOG_LEVEL ?? 'info',
       redact: { paths: REDACTED_LOG_PATHS, censor: '[redacted]' },
     },
-    pino.destination({ fd: options.fd ?? 1, sync: true }),
+    options.destination ?? pino.destination({ fd: options.fd ?? 1, sync: true }),
   );
 }

@@ -1,0 +1,227 @@
+/**
+ * `sentinel serve` and `sentinel tokens` as a user runs them: real processes of bin/sentinel.js.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { execFile, spawn } from 'node:child_process';
+import { readFileSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { connectClient, rawRequest, tempDataDir } from '../helpers/server.ts';
+
+const BIN = fileURLToPath(new URL('../../bin/sentinel.js', import.meta.url));
+const run = promisify(execFile);
+
+/** Environment without any token or data dir from the developer's shell. */
+function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env.SENTINEL_TOKEN;
+  delete env.SENTINEL_DATA_DIR;
+  return { ...env, ...extra };
+}
+
+/** Runs the CLI to completion; never rejects on a non-zero exit. */
+async function sentinel(args: string[], env = cleanEnv()) {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env, timeout: 15_000 });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failure = error as { code: number; stdout: string; stderr: string };
+    return { code: failure.code, stdout: failure.stdout, stderr: failure.stderr };
+  }
+}
+
+describe('sentinel serve refuses a non-loopback address', () => {
+  const data = tempDataDir();
+  afterAll(() => data.cleanup());
+
+  it('exits non-zero on --host 0.0.0.0, explaining the risk and the way out', async () => {
+    const result = await sentinel(['serve', '--host', '0.0.0.0', '--data-dir', data.dir]);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(
+      /^sentinel: Refusing to listen on 0\.0\.0\.0: it is not a loopback address, so anyone who can reach this machine over the network could call tools that change your Kubernetes cluster/,
+    );
+    expect(result.stderr).toMatch(/pass --allow-remote and configure at least one token/);
+  });
+
+  it('still refuses with --allow-remote when no token is configured', async () => {
+    const result = await sentinel(['serve', '--host', '::', '--allow-remote', '--data-dir', data.dir]);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(/Refusing to listen on ::.*configure at least one token \(SENTINEL_TOKEN/);
+    expect(result.stderr).not.toMatch(/pass --allow-remote/);
+  });
+});
+
+describe('sentinel serve on loopback', () => {
+  const data = tempDataDir();
+  let child: ReturnType<typeof spawn>;
+  let stdout = '';
+  let stderr = '';
+  let url: string;
+  let token: string;
+
+  beforeAll(async () => {
+    child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', data.dir], {
+      env: cleanEnv({ SENTINEL_LOG_LEVEL: 'info' }),
+    });
+    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    await new Promise<void>((resolve, reject) => {
+      child.stderr!.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (/^snt_\S+$/m.test(stderr) && /Cluster:/.test(stderr)) resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
+    });
+    url = /listening on (http:\/\/127\.0\.0\.1:\d+)\/mcp/.exec(stderr)![1]!;
+    token = /^(snt_\S+)$/m.exec(stderr)![1]!;
+  });
+  afterAll(async () => {
+    if (child.exitCode === null) {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+    }
+    data.cleanup();
+  });
+
+  it('prints where it listens and how to authenticate, on stderr', () => {
+    expect(stderr).toMatch(/^Sentinel MCP server listening on http:\/\/127\.0\.0\.1:\d+\/mcp/);
+    expect(stderr).toMatch(
+      /Authenticate with {2}Authorization: Bearer <token> {2}— identity 'local' \(all roles\)/,
+    );
+    expect(stderr).toContain(`${data.dir}/local.token`);
+    expect(stderr).toMatch(/Cluster: not configured/);
+  });
+
+  it('writes the generated token 0600 to the data dir, and never to the log stream', () => {
+    const file = `${data.dir}/local.token`;
+    expect(readFileSync(file, 'utf8').trim()).toBe(token);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(stdout).toMatch(/"msg":"listening"/);
+    expect(stdout).not.toContain(token);
+  });
+
+  it('serves MCP to a client with that token, and tokens added by the CLI without a restart', async () => {
+    const client = await connectClient(url, token);
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('get_cluster_version');
+    await client.close();
+
+    const added = await sentinel(['tokens', 'add', 'oncall', '--role', 'caller', '--data-dir', data.dir]);
+    const newToken = added.stdout.trimEnd().split('\n').at(-1)!;
+    const other = await connectClient(url, newToken);
+    expect((await other.listTools()).tools.length).toBeGreaterThan(0);
+    await other.close();
+
+    await sentinel(['tokens', 'revoke', 'oncall', '--data-dir', data.dir]);
+    const after = await rawRequest(`${url}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${newToken}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(after.status).toBe(401);
+  });
+
+  it('stops cleanly on SIGTERM', async () => {
+    child.kill('SIGTERM');
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    expect(code).toBe(0);
+  });
+});
+
+describe('sentinel tokens', () => {
+  const data = tempDataDir();
+  afterAll(() => data.cleanup());
+
+  it('adds (token alone on the last stdout line, once), lists and revokes', async () => {
+    const added = await sentinel([
+      'tokens',
+      'add',
+      'alice',
+      '--role',
+      'approver',
+      '--role',
+      'admin',
+      '--data-dir',
+      data.dir,
+    ]);
+    expect(added.code).toBe(0);
+    expect(added.stdout).toMatch(/^snt_[A-Za-z0-9_-]{43}\n$/);
+    expect(added.stderr).toMatch(/Added identity 'alice' \(roles: approver, admin\)/);
+    const token = added.stdout.trim();
+    expect(readFileSync(`${data.dir}/tokens.yaml`, 'utf8')).not.toContain(token);
+
+    const listed = await sentinel(['tokens', 'list', '--data-dir', data.dir]);
+    expect(listed.stdout).toMatch(
+      /^NAME\s+ROLES\s+CREATED\s+TRUST_UPSTREAM\s+WEBHOOK\nalice\s+approver,admin\s+\S+Z\s+no\s+-\n$/,
+    );
+    expect(listed.stdout).not.toContain(token);
+
+    const revoked = await sentinel(['tokens', 'revoke', 'alice', '--data-dir', data.dir]);
+    expect(revoked.code).toBe(0);
+    const missing = await sentinel(['tokens', 'revoke', 'alice', '--data-dir', data.dir]);
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toMatch(/No identity named 'alice'/);
+  });
+
+  it('rejects an unknown role naming the allowed ones', async () => {
+    const result = await sentinel(['tokens', 'add', 'bob', '--role', 'root', '--data-dir', data.dir]);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(/Allowed choices are caller, approver, admin/);
+  });
+
+  it('uses SENTINEL_DATA_DIR when --data-dir is absent', async () => {
+    const added = await sentinel(
+      ['tokens', 'add', 'carol', '--role', 'caller'],
+      cleanEnv({ SENTINEL_DATA_DIR: data.dir }),
+    );
+    expect(added.code).toBe(0);
+    expect(readFileSync(`${data.dir}/tokens.yaml`, 'utf8')).toContain('name: carol');
+  });
+});
+
+describe('sentinel serve --stdio', () => {
+  const data = tempDataDir();
+  afterAll(() => data.cleanup());
+
+  it('refuses an identity that does not exist', async () => {
+    const result = await sentinel(['serve', '--stdio', '--identity', 'ghost', '--data-dir', data.dir]);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(/--identity 'ghost' does not exist/);
+  });
+
+  it('serves MCP over stdio as the named identity until it is revoked', async () => {
+    await sentinel(['tokens', 'add', 'desktop', '--role', 'caller', '--data-dir', data.dir]);
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'serve', '--stdio', '--identity', 'desktop', '--data-dir', data.dir],
+      env: cleanEnv() as Record<string, string>,
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'stdio-test', version: '0.0.0' });
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.find((t) => t.name === 'get_cluster_version')?.annotations).toMatchObject({
+        readOnlyHint: true,
+      });
+
+      const misspelled = await client.callTool({ name: 'get_cluster_version', arguments: { contxt: 'x' } });
+      expect(misspelled.isError).toBe(true);
+      expect((misspelled.content as { text: string }[])[0]!.text).toMatch(/contxt: unknown argument/);
+
+      const unavailable = await client.callTool({ name: 'get_cluster_version', arguments: {} });
+      expect((unavailable.content as { text: string }[])[0]!.text).toMatch(
+        /No Kubernetes cluster is configured/,
+      );
+
+      await sentinel(['tokens', 'revoke', 'desktop', '--data-dir', data.dir]);
+      const revoked = await client.callTool({ name: 'get_cluster_version', arguments: {} });
+      expect(revoked.isError).toBe(true);
+      expect((revoked.content as { text: string }[])[0]!.text).toMatch(
+        /Identity 'desktop' was revoked; nothing was run/,
+      );
+    } finally {
+      await client.close();
+    }
+  });
+});

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import {
+  allowedHostNames,
+  checkBindAddress,
+  isLoopbackHost,
+  parseServeOptions,
+} from '../../server/config.ts';
+
+describe('serve options', () => {
+  it('defaults to 127.0.0.1:7070 over HTTP', () => {
+    expect(parseServeOptions({})).toMatchObject({
+      host: '127.0.0.1',
+      port: 7070,
+      allowedHost: [],
+      allowRemote: false,
+      stdio: false,
+    });
+    expect(parseServeOptions({ port: '0' }).port).toBe(0);
+  });
+
+  it.each([
+    [{ port: 'abc' }, '--port: must be a number.'],
+    [{ port: '70000' }, '--port: must be 0-65535.'],
+    [{ port: '1.5' }, '--port: must be a whole number.'],
+    [{ tlsCert: 'cert.pem' }, '--tls-cert and --tls-key must be given together.'],
+    [{ stdio: true }, /--stdio needs --identity <name>/],
+    [{ identity: 'local' }, /--identity applies only with --stdio/],
+  ])('rejects %j naming the flag', (raw, message) => {
+    expect(() => parseServeOptions(raw)).toThrow(message);
+  });
+});
+
+describe('bind address', () => {
+  it.each([
+    ['127.0.0.1', true],
+    ['127.1.2.3', true],
+    ['localhost', true],
+    ['::1', true],
+    ['[::1]', true],
+    ['0.0.0.0', false],
+    ['::', false],
+    ['192.168.1.10', false],
+    ['example.com', false],
+  ])('%s is loopback: %s', (host, expected) => {
+    expect(isLoopbackHost(host)).toBe(expected);
+  });
+
+  it.each(['0.0.0.0', '::', '10.0.0.5'])('refuses %s without --allow-remote, naming the risk', (host) => {
+    expect(() => checkBindAddress(host, false, true)).toThrow(
+      new RegExp(
+        `^Refusing to listen on ${host.replace(/\./g, '\\.')}: it is not a loopback address.*change your Kubernetes cluster.*pass --allow-remote;`,
+      ),
+    );
+  });
+
+  it('refuses --allow-remote without a token, and allows it with one', () => {
+    expect(() => checkBindAddress('0.0.0.0', true, false)).toThrow(/configure at least one token/);
+    expect(() => checkBindAddress('0.0.0.0', false, false)).toThrow(
+      /pass --allow-remote and configure at least one token/,
+    );
+    expect(() => checkBindAddress('0.0.0.0', true, true)).not.toThrow();
+    expect(() => checkBindAddress('127.0.0.1', false, false)).not.toThrow();
+  });
+
+  it('allows the bound address, localhost forms and --allowed-host values in Host-header form', () => {
+    expect(allowedHostNames('10.0.0.5', ['Sentinel.Example.com:8443', 'fe80::1'])).toEqual([
+      'localhost',
+      '127.0.0.1',
+      '[::1]',
+      '10.0.0.5',
+      'sentinel.example.com',
+      '[fe80::1]',
+    ]);
+    expect(() => allowedHostNames('127.0.0.1', ['bad host/'])).toThrow(
+      "--allowed-host 'bad host/' is not a host name or IP address.",
+    );
+  });
+});

@@ -1,0 +1,128 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createIdentityStore, type IdentityStore } from '../../server/identity-store.ts';
+import { hashToken } from '../../server/tokens.ts';
+import type { SentinelError } from '../../tools/errors.ts';
+import { tempDataDir } from '../helpers/server.ts';
+
+describe('identity store (tokens.yaml)', () => {
+  let dir: string;
+  let cleanup: () => void;
+  let tokensFile: string;
+  let store: IdentityStore;
+  const loadErrors: SentinelError[] = [];
+
+  beforeEach(() => {
+    ({ dir, cleanup } = tempDataDir());
+    tokensFile = join(dir, 'nested', 'tokens.yaml');
+    loadErrors.length = 0;
+    store = createIdentityStore({
+      tokensFile,
+      startupToken: 'startup-token-0123456789',
+      onLoadError: (e) => loadErrors.push(e),
+    });
+  });
+  afterEach(() => cleanup());
+
+  it('adds an identity, stores only the hash (0600), and resolves the token to it', () => {
+    const { identity, token } = store.add({ name: 'investigator', roles: ['caller'] });
+    expect(token).toMatch(/^snt_[A-Za-z0-9_-]{43}$/);
+    expect(identity).toEqual({ name: 'investigator', roles: ['caller'], trustUpstreamApproval: false });
+    const text = readFileSync(tokensFile, 'utf8');
+    expect(text).not.toContain(token);
+    expect(text).toContain(hashToken(token));
+    expect(statSync(tokensFile).mode & 0o777).toBe(0o600);
+    expect(store.lookupByToken(token)).toEqual(identity);
+    expect(store.lookupByToken(`${token}x`)).toBeUndefined();
+    expect(store.list().map((r) => r.name)).toEqual(['investigator']);
+  });
+
+  it('maps the startup token to local with every role', () => {
+    expect(store.lookupByToken('startup-token-0123456789')).toEqual({
+      name: 'local',
+      roles: ['caller', 'approver', 'admin'],
+      trustUpstreamApproval: false,
+    });
+    expect(store.get('local')?.roles).toEqual(['caller', 'approver', 'admin']);
+    expect(store.hasTokens()).toBe(true);
+    expect(createIdentityStore({ tokensFile }).hasTokens()).toBe(false);
+  });
+
+  it('keeps trust_upstream_approval and webhook', () => {
+    const { token } = store.add({
+      name: 'harness',
+      roles: ['caller'],
+      trustUpstreamApproval: true,
+      webhook: 'https://hooks.example.com/sentinel',
+    });
+    expect(store.lookupByToken(token)?.trustUpstreamApproval).toBe(true);
+    expect(store.list()[0]).toMatchObject({
+      webhook: 'https://hooks.example.com/sentinel',
+      trust_upstream_approval: true,
+    });
+  });
+
+  it.each([
+    [{ name: 'Alice', roles: ['caller'] }, /Cannot add identity 'Alice': name: must be 1-63 characters/],
+    [
+      { name: 'alice', roles: ['root'] },
+      /roles\.0: Invalid option: expected one of "caller"\|"approver"\|"admin"/,
+    ],
+    [{ name: 'alice', roles: [] }, /roles: must list at least one role/],
+    [{ name: 'alice', roles: ['caller', 'caller'] }, /roles: must not repeat a role/],
+    [{ name: 'alice', roles: ['caller'], webhook: 'ftp://x' }, /webhook: Invalid URL/],
+  ])('rejects %j naming the field and the rule', (input, message) => {
+    expect(() => store.add(input as never)).toThrow(message);
+  });
+
+  it('refuses duplicates and the reserved name local', () => {
+    store.add({ name: 'alice', roles: ['approver'] });
+    expect(() => store.add({ name: 'alice', roles: ['caller'] })).toThrow(/Identity 'alice' already exists/);
+    expect(() => store.add({ name: 'local', roles: ['caller'] })).toThrow(/'local' is reserved/);
+  });
+
+  it('revokes, and says what exists when the name is unknown', () => {
+    const { token } = store.add({ name: 'alice', roles: ['approver'] });
+    store.revoke('alice');
+    expect(store.lookupByToken(token)).toBeUndefined();
+    expect(store.get('alice')).toBeUndefined();
+    expect(() => store.revoke('alice')).toThrow(/No identity named 'alice'.*sentinel tokens list/);
+  });
+
+  it('sees changes made by another store on the same file', () => {
+    const other = createIdentityStore({ tokensFile });
+    const { token } = other.add({ name: 'bob', roles: ['approver'] });
+    expect(store.lookupByToken(token)?.name).toBe('bob');
+    other.revoke('bob');
+    expect(store.lookupByToken(token)).toBeUndefined();
+  });
+
+  it('fails closed on an invalid file, reports it once, and keeps the startup token working', () => {
+    const { token } = store.add({ name: 'alice', roles: ['approver'] });
+    const good = readFileSync(tokensFile, 'utf8');
+    writeFileSync(tokensFile, good.replace('approver', 'superuser'));
+    expect(store.lookupByToken(token)).toBeUndefined();
+    expect(store.lookupByToken('startup-token-0123456789')?.name).toBe('local');
+    expect(() => store.list()).toThrow(/tokens\.yaml is invalid: identities\.0\.roles\.0: Invalid option/);
+    expect(() => store.add({ name: 'carol', roles: ['caller'] })).toThrow(/is invalid/);
+    expect(loadErrors).toHaveLength(1);
+
+    writeFileSync(tokensFile, 'identities: [unclosed\n');
+    expect(() => store.list()).toThrow(/is not valid YAML/);
+
+    writeFileSync(tokensFile, good);
+    expect(store.lookupByToken(token)?.name).toBe('alice');
+  });
+
+  it('rejects a hand-written local identity and duplicate names', () => {
+    const hash = hashToken('x'.repeat(20));
+    const entry = (name: string) =>
+      `  - {name: ${name}, roles: [caller], token_sha256: ${hash}, created_at: "2026-01-01T00:00:00Z"}\n`;
+    writeFileSync(tokensFile.replace('nested/', ''), `identities:\n${entry('local')}`);
+    const flat = createIdentityStore({ tokensFile: tokensFile.replace('nested/', '') });
+    expect(() => flat.list()).toThrow(/'local' is reserved/);
+    writeFileSync(tokensFile.replace('nested/', ''), `identities:\n${entry('a')}${entry('a')}`);
+    expect(() => flat.list()).toThrow(/'a' appears more than once/);
+  });
+});

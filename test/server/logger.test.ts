@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { Writable } from 'node:stream';
+import { createLogger } from '../../server/logger.ts';
+import { createServerApp } from '../../server/app.ts';
+import { createIdentityStore } from '../../server/identity-store.ts';
+import { listen } from '../../server/listen.ts';
+import { mcpHeaders, rawRequest, tempDataDir } from '../helpers/server.ts';
+import { join } from 'node:path';
+
+/** A pino destination collecting lines. */
+function capture() {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+      callback();
+    },
+  });
+  return { lines, stream };
+}
+
+describe('server logs', () => {
+  it('redact tokens and Authorization headers wherever they appear', () => {
+    const { lines, stream } = capture();
+    const logger = createLogger({ level: 'info', destination: stream });
+    logger.info(
+      { token: 'tok-1', headers: { authorization: 'Bearer tok-2' }, nested: { token: 'tok-3' } },
+      'x',
+    );
+    expect(lines.join('\n')).not.toMatch(/tok-\d/);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ token: '[redacted]', nested: { token: '[redacted]' } });
+  });
+
+  it('carry request id and identity name, never the bearer token', async () => {
+    const { lines, stream } = capture();
+    const { dir, cleanup } = tempDataDir();
+    const token = 'startup-token-that-must-not-be-logged';
+    const { app } = createServerApp({
+      identities: createIdentityStore({ tokensFile: join(dir, 'tokens.yaml'), startupToken: token }),
+      allowedHosts: ['127.0.0.1'],
+      logger: createLogger({ level: 'debug', destination: stream }),
+    });
+    const server = await listen(app, { host: '127.0.0.1', port: 0 });
+    try {
+      const body = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'get_cluster_version', arguments: {} },
+      });
+      await rawRequest(`${server.url}/mcp`, { method: 'POST', headers: mcpHeaders(token), body });
+      await rawRequest(`${server.url}/mcp`, {
+        method: 'POST',
+        headers: mcpHeaders('wrong-token-also-secret'),
+        body,
+      });
+    } finally {
+      await server.close();
+      cleanup();
+    }
+    const all = lines.join('\n');
+    expect(all).not.toContain(token);
+    expect(all).not.toContain('wrong-token-also-secret');
+    const records = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    const toolLine = records.find((r) => r.msg === 'tool call finished');
+    expect(toolLine).toMatchObject({
+      identity: 'local',
+      tool: 'get_cluster_version',
+      outcome: 'unavailable',
+    });
+    expect(toolLine!.requestId).toEqual(expect.any(String));
+    const requests = records.filter((r) => r.msg === 'request');
+    expect(requests.map((r) => [r.identity, r.status])).toEqual([
+      ['local', 200],
+      [undefined, 401],
+    ]);
+    expect(requests[0]!.requestId).toBe(toolLine!.requestId);
+  });
+});
