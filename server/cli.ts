@@ -7,7 +7,6 @@ import { parseServeOptions } from './config.ts';
 import { dataDirOption, defaultTokensFile, resolveDataDir } from './data-dir.ts';
 import { LOCAL_IDENTITY_NAME, ROLES, type Role } from './identity.ts';
 import { createIdentityStore } from './identity-store.ts';
-import { startServe } from './serve.ts';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
@@ -51,7 +50,10 @@ function registerServe(program: Command): void {
       `with --stdio: identity every call runs as ('${LOCAL_IDENTITY_NAME}' has every role)`,
     )
     .action(async (raw: Record<string, unknown>) => {
-      const server = await startServe(parseServeOptions(raw), {
+      const options = parseServeOptions(raw);
+      // Loaded on demand: the MCP SDK and the Kubernetes client are not needed by `sentinel tokens`.
+      const { startServe } = await import('./serve.ts');
+      const server = await startServe(options, {
         stderr: (text) => process.stderr.write(text),
         env: process.env,
       });

@@ -1,32 +1,34 @@
 /**
- * The server's cluster connection when none is configured: tools answer `unavailable` with this
- * reason, and /healthz shows it.
+ * The server's cluster connection: from kubeconfig / in-cluster config through the Kubernetes layer,
+ * or "not configured" with a reason that tools answer `unavailable` with and /healthz shows.
  */
-import type { KubeConnection } from '../tools/kube/types.ts';
+import { connectKube, type KubeConnection } from '../tools/kube/index.ts';
 
-/** A `KubeConnection` that says no cluster is configured and how to configure one. */
-export function notConfigured(detail?: string): KubeConnection {
+/** The default of an embedded server given no connection: no cluster, and how to configure one. */
+export function notConfigured(): KubeConnection {
   return {
     configured: false,
     reason:
-      (detail ? `${detail} ` : 'No Kubernetes cluster is configured. ') +
-      'Start the server with --kubeconfig <file> and/or --context <name> (or set KUBECONFIG), then call the tool again.',
+      'No Kubernetes cluster is configured. Start the server with --kubeconfig <file> and/or --context <name> (or set KUBECONFIG), then call the tool again.',
   };
 }
 
 /** Which cluster `sentinel serve` should talk to. */
 export interface ClusterOptions {
-  /** kubeconfig file; default KUBECONFIG or ~/.kube/config. */
+  /** kubeconfig file; default KUBECONFIG or ~/.kube/config, then the in-cluster service account. */
   kubeconfig?: string;
   /** kubeconfig context; default the current context. */
   context?: string;
 }
 
 /**
- * Connects to the cluster named by the options. Until the Kubernetes layer (tools/kube/) provides a
- * connect function this reports the cluster as not configured, with the reason.
+ * Connects to the cluster named by the options through the Kubernetes layer (`connectKube`: same
+ * precedence as kubectl). Never throws: an unusable configuration is reported as not configured, with
+ * the reason.
  */
-export async function connectCluster(options: ClusterOptions): Promise<KubeConnection> {
-  if (options.kubeconfig === undefined && options.context === undefined) return notConfigured();
-  return notConfigured('This build has no Kubernetes client yet, so --kubeconfig/--context cannot be used.');
+export function connectCluster(options: ClusterOptions): KubeConnection {
+  return connectKube({
+    ...(options.kubeconfig !== undefined && { kubeconfig: options.kubeconfig }),
+    ...(options.context !== undefined && { context: options.context }),
+  });
 }

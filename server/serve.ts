@@ -138,7 +138,7 @@ export async function startServe(
   const registry = extensions.registry ?? createRegistry(allTools);
   const logger = extensions.logger ?? createLogger({ fd: options.stdio ? 2 : 1 });
   const connection =
-    extensions.kube ?? (await connectCluster({ kubeconfig: options.kubeconfig, context: options.context }));
+    extensions.kube ?? connectCluster({ kubeconfig: options.kubeconfig, context: options.context });
   const kube = () => connection;
   const onLoadError = (error: SentinelError) => logger.error({ err: error }, 'tokens file rejected');
 
@@ -214,7 +214,7 @@ export async function startServe(
   lines.push(
     `Identities in ${tokensFile}: ${fileIdentities.length}; add one with \`sentinel tokens add <name> --role caller\`.`,
     connection.configured
-      ? `Cluster: context ${connection.cluster.context} at ${connection.cluster.server}.`
+      ? `Cluster: context '${connection.cluster.context}' at ${connection.cluster.server} (from ${connection.source ?? 'kubeconfig'}).`
       : `Cluster: not configured. ${connection.reason}`,
   );
   if (!loopback && !tls) {

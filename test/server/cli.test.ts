@@ -1,13 +1,14 @@
 /**
  * `sentinel serve` and `sentinel tokens` as a user runs them: real processes of bin/sentinel.js.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { execFile, spawn } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { runCli } from '../helpers/cli.ts';
 import { connectClient, rawRequest, tempDataDir } from '../helpers/server.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/sentinel.js', import.meta.url));
@@ -46,7 +47,7 @@ describe('sentinel serve refuses a non-loopback address', () => {
   });
 
   it('still refuses with --allow-remote when no token is configured', async () => {
-    const result = await sentinel(['serve', '--host', '::', '--allow-remote', '--data-dir', data.dir]);
+    const result = await runCli(['serve', '--host', '::', '--allow-remote', '--data-dir', data.dir]);
     expect(result.code).not.toBe(0);
     expect(result.stderr).toMatch(/Refusing to listen on ::.*configure at least one token \(SENTINEL_TOKEN/);
     expect(result.stderr).not.toMatch(/pass --allow-remote/);
@@ -106,13 +107,13 @@ describe('sentinel serve on loopback', () => {
     expect((await client.listTools()).tools.map((t) => t.name)).toContain('get_cluster_version');
     await client.close();
 
-    const added = await sentinel(['tokens', 'add', 'oncall', '--role', 'caller', '--data-dir', data.dir]);
+    const added = await runCli(['tokens', 'add', 'oncall', '--role', 'caller', '--data-dir', data.dir]);
     const newToken = added.stdout.trimEnd().split('\n').at(-1)!;
     const other = await connectClient(url, newToken);
     expect((await other.listTools()).tools.length).toBeGreaterThan(0);
     await other.close();
 
-    await sentinel(['tokens', 'revoke', 'oncall', '--data-dir', data.dir]);
+    await runCli(['tokens', 'revoke', 'oncall', '--data-dir', data.dir]);
     const after = await rawRequest(`${url}/mcp`, {
       method: 'POST',
       headers: { authorization: `Bearer ${newToken}`, 'content-type': 'application/json' },
@@ -133,7 +134,7 @@ describe('sentinel tokens', () => {
   afterAll(() => data.cleanup());
 
   it('adds (token alone on the last stdout line, once), lists and revokes', async () => {
-    const added = await sentinel([
+    const added = await runCli([
       'tokens',
       'add',
       'alice',
@@ -150,29 +151,29 @@ describe('sentinel tokens', () => {
     const token = added.stdout.trim();
     expect(readFileSync(`${data.dir}/tokens.yaml`, 'utf8')).not.toContain(token);
 
-    const listed = await sentinel(['tokens', 'list', '--data-dir', data.dir]);
+    const listed = await runCli(['tokens', 'list', '--data-dir', data.dir]);
     expect(listed.stdout).toMatch(
       /^NAME\s+ROLES\s+CREATED\s+TRUST_UPSTREAM\s+WEBHOOK\nalice\s+approver,admin\s+\S+Z\s+no\s+-\n$/,
     );
     expect(listed.stdout).not.toContain(token);
 
-    const revoked = await sentinel(['tokens', 'revoke', 'alice', '--data-dir', data.dir]);
+    const revoked = await runCli(['tokens', 'revoke', 'alice', '--data-dir', data.dir]);
     expect(revoked.code).toBe(0);
-    const missing = await sentinel(['tokens', 'revoke', 'alice', '--data-dir', data.dir]);
+    const missing = await runCli(['tokens', 'revoke', 'alice', '--data-dir', data.dir]);
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toMatch(/No identity named 'alice'/);
   });
 
   it('rejects an unknown role naming the allowed ones', async () => {
-    const result = await sentinel(['tokens', 'add', 'bob', '--role', 'root', '--data-dir', data.dir]);
+    const result = await runCli(['tokens', 'add', 'bob', '--role', 'root', '--data-dir', data.dir]);
     expect(result.code).not.toBe(0);
     expect(result.stderr).toMatch(/Allowed choices are caller, approver, admin/);
   });
 
   it('uses SENTINEL_DATA_DIR when --data-dir is absent', async () => {
-    const added = await sentinel(
-      ['tokens', 'add', 'carol', '--role', 'caller'],
-      cleanEnv({ SENTINEL_DATA_DIR: data.dir }),
+    vi.stubEnv('SENTINEL_DATA_DIR', data.dir);
+    const added = await runCli(['tokens', 'add', 'carol', '--role', 'caller']).finally(() =>
+      vi.unstubAllEnvs(),
     );
     expect(added.code).toBe(0);
     expect(readFileSync(`${data.dir}/tokens.yaml`, 'utf8')).toContain('name: carol');
@@ -184,13 +185,13 @@ describe('sentinel serve --stdio', () => {
   afterAll(() => data.cleanup());
 
   it('refuses an identity that does not exist', async () => {
-    const result = await sentinel(['serve', '--stdio', '--identity', 'ghost', '--data-dir', data.dir]);
+    const result = await runCli(['serve', '--stdio', '--identity', 'ghost', '--data-dir', data.dir]);
     expect(result.code).not.toBe(0);
     expect(result.stderr).toMatch(/--identity 'ghost' does not exist/);
   });
 
   it('serves MCP over stdio as the named identity until it is revoked', async () => {
-    await sentinel(['tokens', 'add', 'desktop', '--role', 'caller', '--data-dir', data.dir]);
+    await runCli(['tokens', 'add', 'desktop', '--role', 'caller', '--data-dir', data.dir]);
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [BIN, 'serve', '--stdio', '--identity', 'desktop', '--data-dir', data.dir],
@@ -214,7 +215,7 @@ describe('sentinel serve --stdio', () => {
         /No Kubernetes cluster is configured/,
       );
 
-      await sentinel(['tokens', 'revoke', 'desktop', '--data-dir', data.dir]);
+      await runCli(['tokens', 'revoke', 'desktop', '--data-dir', data.dir]);
       const revoked = await client.callTool({ name: 'get_cluster_version', arguments: {} });
       expect(revoked.isError).toBe(true);
       expect((revoked.content as { text: string }[])[0]!.text).toMatch(

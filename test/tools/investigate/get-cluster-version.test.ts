@@ -32,11 +32,10 @@ describe('get_cluster_version', () => {
       context(async () => version),
     );
     expect(output.text).toBe(
-      `Kubernetes v1.31.2 (linux/amd64) — context ${TEST_CLUSTER.context}, API server ${TEST_CLUSTER.server}`,
+      `Cluster '${TEST_CLUSTER.context}' (${TEST_CLUSTER.server})\nKubernetes v1.31.2 (linux/amd64)`,
     );
     expect(getClusterVersion.output!.parse(output.structured)).toEqual({
-      context: 'test-context',
-      server: 'https://127.0.0.1:6443',
+      cluster: { context: 'test-context', server: 'https://127.0.0.1:6443' },
       git_version: 'v1.31.2',
       major: '1',
       minor: '31',
