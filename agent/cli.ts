@@ -6,6 +6,8 @@ import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import { SentinelError } from '../tools/errors.ts';
 import { registerServerCommands } from '../server/cli.ts';
+import { registerHarnessCommand } from './harness/register-command.ts';
+import { registerInvestigateCommand } from './investigate-command.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
   version: string;
@@ -15,7 +17,7 @@ const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url),
 export type CommandRegistrar = (program: Command) => void;
 
 /** Subcommand registrars, one per area (server, simulator, investigations, ...). */
-const registrars: CommandRegistrar[] = [registerServerCommands];
+const registrars: CommandRegistrar[] = [registerServerCommands, registerHarnessCommand, registerInvestigateCommand];
 
 /** Builds the program with every subcommand registered. Exported for tests. */
 export function buildProgram(): Command {

@@ -1,0 +1,57 @@
+/**
+ * The harness branch of `sentinel investigate`: builds the harness client, the Sentinel server
+ * client (the human's approver token) and the terminal prompter from the command-line options, runs
+ * the investigation, and releases everything.
+ */
+import { SentinelError } from '../../tools/errors.ts';
+import { harnessClient, type HarnessCliOptions } from './cli-options.ts';
+import { runHarnessInvestigation, type HarnessInvestigationResult } from './investigate.ts';
+import type { Output } from './printer.ts';
+import { terminalPrompter, type ApprovalPrompter } from './prompter.ts';
+import { SentinelServerClient } from './sentinel-server.ts';
+
+export interface HarnessInvestigateCliOptions extends HarnessCliOptions {
+  harness: string;
+  /** The human's Sentinel token (an approver), for previews and grants. */
+  token?: string | undefined;
+  resumeSession?: string | undefined;
+  yes?: boolean | undefined;
+}
+
+/**
+ * Runs `sentinel investigate --harness`. Throws `SentinelError('invalid_input')` without the human's
+ * Sentinel token (needed to preview and grant approved calls), and whatever the investigation throws.
+ */
+export async function investigateWithHarness(
+  symptom: string | undefined,
+  options: HarnessInvestigateCliOptions,
+  io: { output?: Output; prompter?: ApprovalPrompter } = {},
+): Promise<HarnessInvestigationResult> {
+  if (!options.token) {
+    throw new SentinelError(
+      'invalid_input',
+      'Harness mode needs your Sentinel token (an approver) to preview and approve calls on the Sentinel server: pass --token or set SENTINEL_TOKEN.',
+      { field: 'token' },
+    );
+  }
+  const grants = new SentinelServerClient({
+    url: options.server,
+    token: options.token,
+    timeoutMs: options.timeout * 1000,
+  });
+  const prompter = io.prompter ?? terminalPrompter();
+  try {
+    return await runHarnessInvestigation({
+      client: harnessClient(options),
+      grants,
+      prompter,
+      output: io.output ?? { stdout: process.stdout, stderr: process.stderr },
+      symptom,
+      resumeSessionId: options.resumeSession,
+      autoApprove: options.yes ?? false,
+    });
+  } finally {
+    prompter.close();
+    await grants.close();
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * An investigation in harness mode: the TrueForge harness runs the `sentinel` agent; this drives one
+ * session from the terminal. It streams each turn, and whenever a turn pauses for approvals it asks
+ * the human about every pending call, creates the server-side grants for the approved Sentinel calls,
+ * and sends all decisions back as one turn — until a turn ends with nothing pending.
+ *
+ * `resumeSessionId` picks up a session after a reload: the latest turn's `state.required_actions`
+ * says what is pending, and its persisted events say what each pending call is.
+ */
+import { SentinelError } from '../../tools/errors.ts';
+import type { TrueForgeClient } from './client.ts';
+import { approvalTurn, decidePendingCalls, type Decision } from './decisions.ts';
+import { EventIndex, textOf } from './event-index.ts';
+import { followTurn, type TurnOutcome } from './follow-turn.ts';
+import { SENTINEL_AGENT_NAME } from './names.ts';
+import { pendingApprovalsOf, resolvePendingCalls } from './pending.ts';
+import { TurnPrinter, type Output } from './printer.ts';
+import type { ApprovalPrompter } from './prompter.ts';
+import { defaultCallRenderer, type PendingCallRenderer } from './render.ts';
+import type { ServerGrantClient } from './server-grants.ts';
+
+export interface HarnessInvestigationOptions {
+  client: TrueForgeClient;
+  grants: ServerGrantClient;
+  prompter: ApprovalPrompter;
+  output: Output;
+  /** What to investigate (a new session), e.g. "checkout returns 502 since 02:10". */
+  symptom?: string | undefined;
+  /** Continue this session instead of starting one. */
+  resumeSessionId?: string | undefined;
+  /** Approve every pending call without asking (`--yes`). */
+  autoApprove?: boolean;
+  /** Agent to open the session on. Default `sentinel`. */
+  agentName?: string;
+  /** Sentinel's connector name in the harness. Default `sentinel`. */
+  connectorName?: string;
+  renderer?: PendingCallRenderer;
+}
+
+export interface HarnessInvestigationResult {
+  sessionId: string;
+  /** The last turn. */
+  turnId: string;
+  /** `done`: nothing pending; `pending`: input ended with calls undecided; `cancelled`. */
+  status: 'done' | 'pending' | 'cancelled';
+  /** Every decision sent, in order. */
+  decisions: Decision[];
+}
+
+/**
+ * Runs (or resumes) the investigation to its end. Throws `SentinelError`: `invalid_input` without a
+ * symptom or session, `not_found` for an unknown session or one with no turns, `unavailable` when a
+ * turn fails in the harness, and the harness's own errors (400/422 with its message).
+ */
+export async function runHarnessInvestigation(
+  options: HarnessInvestigationOptions,
+): Promise<HarnessInvestigationResult> {
+  const { client, output } = options;
+  const log = (line: string) => output.stderr.write(`${line}\n`);
+  const index = new EventIndex();
+  const printer = new TurnPrinter(output, index);
+  const decisions: Decision[] = [];
+
+  const { sessionId, outcome: first } = await start(options, index, printer, log);
+  let outcome = first;
+  for (;;) {
+    const { turnId, state } = outcome;
+    if (state.status === 'error') {
+      throw new SentinelError('unavailable', `The harness turn ${turnId} failed: ${state.message}`);
+    }
+    if (state.status !== 'done') {
+      log(`Turn ${turnId} was cancelled in the harness.`);
+      return { sessionId, turnId, status: 'cancelled', decisions };
+    }
+    const approvals = pendingApprovalsOf(state);
+    if (approvals.length === 0) return { sessionId, turnId, status: 'done', decisions };
+    const calls = await resolvePendingCalls(approvals, index, () => client.listTurnEvents(sessionId, turnId));
+    const decided = await decidePendingCalls(calls, {
+      grants: options.grants,
+      renderer: options.renderer ?? defaultCallRenderer,
+      prompter: options.prompter,
+      autoApprove: options.autoApprove ?? false,
+      connectorName: options.connectorName ?? SENTINEL_AGENT_NAME,
+      log,
+    });
+    if (!decided) {
+      log(
+        `No answer; the calls stay pending. Continue with: sentinel investigate --resume-session ${sessionId}`,
+      );
+      return { sessionId, turnId, status: 'pending', decisions };
+    }
+    decisions.push(...decided);
+    const events = client.streamTurn(sessionId, approvalTurn(decided, turnId));
+    outcome = await followTurn(events, { client, sessionId, index, printer });
+  }
+}
+
+/** Opens a session and streams its first turn, or finds where a resumed session stands. */
+async function start(
+  options: HarnessInvestigationOptions,
+  index: EventIndex,
+  printer: TurnPrinter,
+  log: (line: string) => void,
+): Promise<{ sessionId: string; outcome: TurnOutcome }> {
+  const { client, output } = options;
+  if (options.resumeSessionId) {
+    const sessionId = options.resumeSessionId;
+    const latest = await client.latestTurn(sessionId);
+    if (!latest) throw new SentinelError('not_found', `Session ${sessionId} has no turns to resume.`);
+    log(`Resuming session ${sessionId} at turn ${latest.id} (${latest.state.status}).`);
+    if (latest.state.status === 'running') {
+      const events = client.subscribeTurn(sessionId, latest.id);
+      return {
+        sessionId,
+        outcome: await followTurn(events, { client, sessionId, index, printer, turnId: latest.id }),
+      };
+    }
+    index.addAll(await client.listTurnEvents(sessionId, latest.id));
+    if (latest.state.status === 'done' && latest.state.required_actions.length === 0 && latest.state.output) {
+      output.stdout.write(`${textOf(latest.state.output.content)}\n`);
+    }
+    return { sessionId, outcome: { turnId: latest.id, state: latest.state } };
+  }
+  const symptom = options.symptom?.trim();
+  if (!symptom) {
+    throw new SentinelError(
+      'invalid_input',
+      'Describe the symptom to investigate, e.g. "checkout returns 502 since 02:10".',
+      {
+        field: 'symptom',
+      },
+    );
+  }
+  const session = await client.createSession(options.agentName ?? SENTINEL_AGENT_NAME);
+  log(`Session ${session.id} (continue later with: sentinel investigate --resume-session ${session.id})`);
+  const events = client.streamTurn(session.id, { input: [{ type: 'user.message', content: symptom }] });
+  return {
+    sessionId: session.id,
+    outcome: await followTurn(events, { client, sessionId: session.id, index, printer }),
+  };
+}

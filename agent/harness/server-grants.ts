@@ -1,0 +1,44 @@
+/**
+ * What harness mode needs from the Sentinel server, as an interface: a dry-run preview of a pending
+ * call, and a grant for that exact call created and approved by the human before the harness is told
+ * "allow". The harness's approval alone never runs anything: the server enforces its own gate, and
+ * this grant is what lets the harness's identical call through, once.
+ */
+
+/** A Sentinel tool call exactly as the model asked for it. */
+export interface SentinelToolCall {
+  /** Tool name, e.g. `rollback_deployment`. */
+  tool: string;
+  /** Arguments exactly as the model sent them (the server canonicalises them). */
+  arguments: Record<string, unknown>;
+}
+
+/** A dry-run preview as the tool returned it. */
+export interface PreviewLike {
+  /** The tool's text output for the preview. */
+  text: string;
+  /** The tool's `structuredContent`, when it has one. */
+  structured?: Record<string, unknown> | undefined;
+}
+
+/** The approval request the server created and approved for one call. */
+export interface ServerGrant {
+  /** Approval request id; the harness's retry of the same call consumes its grant. */
+  id: string;
+}
+
+export interface ServerGrantClient {
+  /**
+   * Creates, for requester `trueforge` (the harness's identity) and this exact call, an approval
+   * request approved in the same step by the human's approver token (`POST /approvals`). Throws
+   * `SentinelError` when the server refuses (policy denies, token not an approver, unreachable).
+   */
+  preapprove(call: SentinelToolCall): Promise<ServerGrant>;
+  /**
+   * The call's effect as a dry run, without changing anything; undefined when the tool has no dry
+   * run. Throws `SentinelError` when the server cannot be reached.
+   */
+  preview(call: SentinelToolCall): Promise<PreviewLike | undefined>;
+  /** Releases connections. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,53 @@
+/**
+ * `sentinel investigate "<symptom>"`: one command, two investigators. With `--harness` (or
+ * SENTINEL_HARNESS_URL) the TrueForge harness runs the agent (agent/harness/); without it, the local
+ * investigator will run (not available yet).
+ */
+import { Option, type Command } from 'commander';
+import { SentinelError } from '../tools/errors.ts';
+import {
+  harnessTokenOption,
+  harnessUrlOption,
+  serverUrlOption,
+  timeoutOption,
+} from './harness/cli-options.ts';
+import { investigateWithHarness, type HarnessInvestigateCliOptions } from './harness/investigate-command.ts';
+
+type InvestigateCliOptions = Omit<HarnessInvestigateCliOptions, 'harness'> & { harness?: string };
+
+/** Adds `sentinel investigate`. */
+export function registerInvestigateCommand(program: Command): void {
+  program
+    .command('investigate')
+    .description('Investigate a symptom in the cluster; remediations run only after you approve them')
+    .argument('[symptom]', 'what is wrong, e.g. "checkout returns 502 since 02:10"')
+    .addOption(harnessUrlOption())
+    .addOption(harnessTokenOption())
+    .option('--resume-session <session-id>', 'continue a harness session (pending approvals included)')
+    .addOption(serverUrlOption('Sentinel MCP URL, for previews and approvals'))
+    .addOption(new Option('--token <token>', 'your Sentinel token (an approver)').env('SENTINEL_TOKEN'))
+    .option('-y, --yes', 'approve every proposed call without asking (scripted runs)')
+    .addOption(timeoutOption())
+    .action(async (symptom: string | undefined, options: InvestigateCliOptions) => {
+      const { harness } = options;
+      if (harness) {
+        const result = await investigateWithHarness(symptom, { ...options, harness });
+        if (result.status !== 'done') process.exitCode = 1;
+        return;
+      }
+      if (options.resumeSession) {
+        throw new SentinelError(
+          'invalid_input',
+          '--resume-session continues a harness session: add --harness <url>.',
+          {
+            field: 'harness',
+          },
+        );
+      }
+      throw new SentinelError(
+        'invalid_input',
+        'The local investigator is not available yet: pass --harness <url> or set SENTINEL_HARNESS_URL.',
+        { field: 'harness' },
+      );
+    });
+}
