@@ -74,7 +74,13 @@ export async function followTurn(
     const turn = await client.getTurn(sessionId, turnId);
     if (turn.state.status !== 'running') {
       // Finished while we were disconnected: its persisted events hold what the stream did not show.
-      index.addAll(await client.listTurnEvents(sessionId, turnId));
+      for (const event of await client.listTurnEvents(sessionId, turnId)) {
+        // Messages are re-shown idempotently (the printer knows what it wrote); other events once.
+        const shown = event.type !== 'model.message' && index.get(event.id) !== undefined;
+        const merged = index.add(event);
+        if (!shown) printer.show(event, merged);
+      }
+      printer.flush();
       return { turnId, state: turn.state };
     }
     if (attempt >= MAX_RECONNECTS) {

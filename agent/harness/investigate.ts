@@ -115,7 +115,7 @@ async function start(
         outcome: await followTurn(events, { client, sessionId, index, printer, turnId: latest.id }),
       };
     }
-    index.addAll(await client.listTurnEvents(sessionId, latest.id));
+    // The pending calls' messages are read back from the turn's events when resolving them.
     if (latest.state.status === 'done' && latest.state.required_actions.length === 0 && latest.state.output) {
       output.stdout.write(`${textOf(latest.state.output.content)}\n`);
     }

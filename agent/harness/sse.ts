@@ -27,15 +27,13 @@ const MAX_EVENT_CHARS = 8 * 1024 * 1024;
  * JSON of the contract).
  */
 export async function* readTurnEvents(stream: OpenStream): AsyncGenerator<StreamedEvent, void, undefined> {
-  const messages = stream.body
-    .pipeThrough(new TextDecoderStream())
-    .pipeThrough(
-      new EventSourceParserStream({
-        onError: 'terminate',
-        maxBufferSize: MAX_EVENT_CHARS,
-        onComment: stream.touch,
-      }),
-    );
+  const messages = stream.body.pipeThrough(new TextDecoderStream()).pipeThrough(
+    new EventSourceParserStream({
+      onError: 'terminate',
+      maxBufferSize: MAX_EVENT_CHARS,
+      onComment: stream.touch,
+    }),
+  );
   const reader = messages.getReader();
   let finished = false;
   try {

@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SentinelServerClient, sentinelEndpoints } from '../../../agent/harness/sentinel-server.ts';
+import { SentinelError } from '../../../tools/errors.ts';
+import { APPROVER_TOKEN, startSentinelStandIn } from '../../helpers/sentinel-stand-in.ts';
+
+describe('SentinelServerClient', () => {
+  let standIn: Awaited<ReturnType<typeof startSentinelStandIn>>;
+  let url: string;
+
+  beforeAll(async () => {
+    standIn = await startSentinelStandIn();
+    url = standIn.url;
+  });
+  afterAll(() => standIn.close());
+
+  it('creates the approved request for requester trueforge with the exact call and the approver token', async () => {
+    const client = new SentinelServerClient({ url, token: APPROVER_TOKEN });
+    const grant = await client.preapprove({
+      tool: 'rollback_deployment',
+      arguments: { namespace: 'shop', name: 'checkout', to_revision: 6 },
+    });
+    expect(grant).toEqual({ id: 'apr_1' });
+    expect(standIn.approvals.at(-1)).toEqual({
+      body: {
+        requester: 'trueforge',
+        tool: 'rollback_deployment',
+        arguments: { namespace: 'shop', name: 'checkout', to_revision: 6 },
+      },
+      authorization: `Bearer ${APPROVER_TOKEN}`,
+    });
+  });
+
+  it("quotes the server's refusal", async () => {
+    const client = new SentinelServerClient({ url, token: APPROVER_TOKEN });
+    const error = await client
+      .preapprove({ tool: 'restart_service', arguments: { namespace: 'kube-system', name: 'coredns' } })
+      .catch((e: unknown) => e as SentinelError);
+    expect(error).toBeInstanceOf(SentinelError);
+    expect((error as SentinelError).code).toBe('forbidden');
+    expect((error as SentinelError).message).toBe(
+      "Sentinel server refused to approve restart_service (403): policy rule 'system-namespaces' denies changes in kube-system",
+    );
+  });
+
+  it('previews through MCP with dry_run: true, and never calls a tool that has no dry run', async () => {
+    const client = new SentinelServerClient({ url, token: APPROVER_TOKEN });
+    try {
+      const preview = await client.preview({
+        tool: 'rollback_deployment',
+        arguments: { namespace: 'shop', name: 'checkout' },
+      });
+      expect(preview).toEqual({
+        text: 'would roll back shop/checkout: revision 7 → 6',
+        structured: { from: { revision: 7 }, to: { revision: 6 } },
+      });
+      expect(
+        await client.preview({ tool: 'restart_service', arguments: { namespace: 'shop', name: 'checkout' } }),
+      ).toBeUndefined();
+      expect(standIn.toolCalls).toEqual([
+        {
+          name: 'rollback_deployment',
+          args: { namespace: 'shop', name: 'checkout', dry_run: true },
+          authorization: `Bearer ${APPROVER_TOKEN}`,
+        },
+      ]);
+      const failed = await client
+        .preview({ tool: 'scale_deployment', arguments: { replicas: 500 } })
+        .catch((e: unknown) => e);
+      expect((failed as SentinelError).message).toBe(
+        'The dry run of scale_deployment failed: replicas must be at most 50',
+      );
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('says which server it cannot use and how to fix it', async () => {
+    const client = new SentinelServerClient({ url, token: 'wrong' });
+    const error = await client
+      .preview({ tool: 'rollback_deployment', arguments: {} })
+      .catch((e: unknown) => e as SentinelError);
+    expect((error as SentinelError).code).toBe('unavailable');
+    expect((error as SentinelError).message).toMatch(
+      /^Cannot use the Sentinel server at http:\/\/127\.0\.0\.1:\d+\/mcp \(.*\); check --server and SENTINEL_TOKEN\.$/,
+    );
+    await client.close();
+  });
+
+  it('derives the MCP and approvals endpoints from either URL form', () => {
+    expect(sentinelEndpoints('http://127.0.0.1:7070/mcp')).toEqual({
+      mcp: new URL('http://127.0.0.1:7070/mcp'),
+      approvals: new URL('http://127.0.0.1:7070/approvals'),
+    });
+    expect(sentinelEndpoints('https://ops.example/sentinel/').approvals.href).toBe(
+      'https://ops.example/sentinel/approvals',
+    );
+    expect(sentinelEndpoints('https://ops.example/sentinel/mcp/').mcp.href).toBe(
+      'https://ops.example/sentinel/mcp',
+    );
+    expect(() => sentinelEndpoints('nope')).toThrow(/--server 'nope' is not a URL/);
+  });
+});

@@ -1,0 +1,136 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { main } from '../../agent/cli.ts';
+import { FakeTrueForge, type TurnScript } from '../helpers/fake-trueforge.ts';
+import { APPROVER_TOKEN, startSentinelStandIn } from '../helpers/sentinel-stand-in.ts';
+
+const ROLLBACK = { namespace: 'shop', name: 'checkout', to_revision: 6 };
+
+const proposeRollback: TurnScript = () => [
+  {
+    kind: 'message',
+    text: 'Revision 7 crashes; rolling back.',
+    calls: [{ id: 'call_rb', name: 'rollback_deployment', arguments: ROLLBACK }],
+  },
+  { kind: 'approval', callIds: ['call_rb'] },
+];
+const finish: TurnScript = () => [
+  { kind: 'tool.response', callId: 'call_rb', content: 'rolled back to revision 6' },
+  { kind: 'message', text: 'Checkout is healthy.' },
+];
+
+describe('sentinel investigate --harness (command line)', () => {
+  let harness: FakeTrueForge;
+  let sentinel: Awaited<ReturnType<typeof startSentinelStandIn>>;
+  let timeline: string[];
+  let out: string;
+  let err: string;
+
+  beforeAll(async () => {
+    timeline = [];
+    harness = await new FakeTrueForge({ timeline }).start();
+    harness.agents.set('agent-1', { id: 'agent-1', name: 'sentinel', manifest: { model: { name: 'm' } } });
+    sentinel = await startSentinelStandIn(timeline);
+  });
+  afterAll(async () => {
+    await harness.close();
+    await sentinel.close();
+  });
+  beforeEach(() => {
+    out = '';
+    err = '';
+    vi.spyOn(process.stdout, 'write').mockImplementation((text) => ((out += String(text)), true));
+    vi.spyOn(process.stderr, 'write').mockImplementation((text) => ((err += String(text)), true));
+    process.exitCode = undefined;
+  });
+  afterEach(() => {
+    vi.restoreAllMocks();
+    vi.unstubAllEnvs();
+    process.exitCode = undefined;
+  });
+
+  const investigate = (...args: string[]) => main(['node', 'sentinel', 'investigate', ...args]);
+
+  it('runs the loop with --yes: preview, grant on the server, then the approval turn', async () => {
+    harness.script(proposeRollback, finish);
+    vi.stubEnv('SENTINEL_HARNESS_URL', harness.url);
+    vi.stubEnv('SENTINEL_TOKEN', APPROVER_TOKEN);
+    await investigate('checkout returns 502', '--server', sentinel.url, '--yes');
+
+    expect(process.exitCode).toBeUndefined();
+    expect(out).toBe('Revision 7 crashes; rolling back.\nCheckout is healthy.\n');
+    expect(err).toContain('Roll back Deployment shop/checkout from revision 7 to revision 6?');
+    expect(err).toContain('    would roll back shop/checkout: revision 7 → 6');
+    expect(sentinel.toolCalls).toEqual([
+      {
+        name: 'rollback_deployment',
+        args: { ...ROLLBACK, dry_run: true },
+        authorization: `Bearer ${APPROVER_TOKEN}`,
+      },
+    ]);
+    expect(sentinel.approvals).toEqual([
+      {
+        body: { requester: 'trueforge', tool: 'rollback_deployment', arguments: ROLLBACK },
+        authorization: `Bearer ${APPROVER_TOKEN}`,
+      },
+    ]);
+    const grantAt = timeline.indexOf('sentinel POST /approvals rollback_deployment');
+    const approvalTurnAt = timeline.lastIndexOf(
+      `harness POST /api/v1/sessions/${[...harness.sessions.keys()][0]}/turns`,
+    );
+    expect(grantAt).toBeGreaterThan(-1);
+    expect(grantAt).toBeLessThan(approvalTurnAt);
+    expect(harness.turnBodies()[1]!.input).toEqual([
+      {
+        type: 'user.tool_approval',
+        thread_id: 'main',
+        tool_call_id: 'call_rb',
+        approval: { status: 'allow' },
+      },
+    ]);
+  });
+
+  it('prints a harness rejection (422) as one line, without a stack, and exits non-zero', async () => {
+    const drifted = await new FakeTrueForge({
+      hiddenPending: [{ threadId: 'main', toolCallId: 'call_ghost' }],
+    }).start();
+    try {
+      drifted.agents.set('agent-1', { id: 'agent-1', name: 'sentinel', manifest: { model: { name: 'm' } } });
+      drifted.script(proposeRollback);
+      await investigate(
+        'checkout returns 502',
+        '--harness',
+        drifted.url,
+        '--server',
+        sentinel.url,
+        '--token',
+        APPROVER_TOKEN,
+        '--yes',
+      );
+      expect(err.trim().split('\n').at(-1)).toBe(
+        'sentinel: TrueForge harness answered 422 to POST /api/v1/sessions/session-1/turns: Send batch must resolve all pending tool calls (approve or deny each). Missing: call_ghost. The harness still waits for a decision on every pending tool call of the paused turn (see `sentinel investigate --resume-session <session-id>`).',
+      );
+      expect(err).not.toMatch(/\n\s+at /);
+      expect(process.exitCode).toBe(1);
+    } finally {
+      await drifted.close();
+    }
+  });
+
+  it('asks for what is missing: the token, --harness with --resume-session, a symptom', async () => {
+    await investigate('x', '--harness', harness.url);
+    expect(err).toBe(
+      'sentinel: Harness mode needs your Sentinel token (an approver) to preview and approve calls on the Sentinel server: pass --token or set SENTINEL_TOKEN.\n',
+    );
+    expect(process.exitCode).toBe(2);
+
+    err = '';
+    await investigate('--resume-session', 'session-1');
+    expect(err).toBe('sentinel: --resume-session continues a harness session: add --harness <url>.\n');
+
+    err = '';
+    await investigate('--harness', harness.url, '--token', 't');
+    expect(err).toBe(
+      'sentinel: Describe the symptom to investigate, e.g. "checkout returns 502 since 02:10".\n',
+    );
+  });
+});

@@ -1,0 +1,556 @@
+/**
+ * A fake TrueForge harness for tests, written from `../shared/harness/openapi.json` and the behaviour
+ * a live harness showed (`../shared/harness/OBSERVED.md`):
+ * - JSON bodies wrapped as `{"data": ...}`, errors as `{"error": {"message", "type"}}`;
+ * - SSE framed `data: <json>\nid: <seq>\n\n` with no `event:` line, written in small pieces;
+ * - a streamed model message is a base `model.message` then `model.message.delta`s whose
+ *   `tool_calls[index]` fragments carry id/name, split arguments and (in a later fragment) tool_info;
+ *   persisted events hold the merged message instead;
+ * - a paused turn ends with `turn.done` whose `state.required_actions` lists the approval events;
+ * - turn input: mixing user.message and approvals → 400, partial/empty batch, unknown or duplicate
+ *   tool_call_id, wrong thread, or a user.message while approvals are pending → 422, bad status → 400.
+ *
+ * Turns are scripted: each POST of a turn takes the next script, which returns the steps to play.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ScriptedCall {
+  id: string;
+  /** MCP tool name. */
+  name: string;
+  arguments: Record<string, unknown> | string;
+  /** MCP server name; default `sentinel`. */
+  server?: string;
+}
+
+export type Step =
+  | { kind: 'message'; thread?: string; text?: string; calls?: ScriptedCall[] }
+  | { kind: 'approval'; thread?: string; callIds: string[] }
+  | { kind: 'tool.response'; thread?: string; callId: string; content: string }
+  | { kind: 'thread.created'; thread: string; title: string; parent: { thread: string; callId: string } }
+  /** The turn ends in error with this message. */
+  | { kind: 'error'; message: string };
+
+export interface TurnInputItem {
+  type: string;
+  content?: unknown;
+  thread_id?: string;
+  tool_call_id?: string;
+  approval?: { status: string; reason?: string };
+}
+
+/** What a script sees: the turn's input and the calls it resolves. */
+export interface ScriptContext {
+  turnId: string;
+  input: TurnInputItem[];
+  previousTurnId: string | undefined;
+}
+
+export type TurnScript = (context: ScriptContext) => Step[];
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  body: unknown;
+  authorization: string | undefined;
+}
+
+interface StoredEvent {
+  sequence: number;
+  /** Event as streamed. */
+  streamed: Record<string, unknown>;
+}
+
+interface FakeTurn {
+  id: string;
+  sessionId: string;
+  previousTurnId: string | null;
+  input: TurnInputItem[];
+  state: Record<string, unknown>;
+  /** Everything streamed, in order (deltas included). */
+  stream: StoredEvent[];
+  /** What GET .../events returns (merged messages, no deltas). */
+  persisted: Record<string, unknown>[];
+  /** Calls this turn waits for, with their thread. */
+  pending: { threadId: string; toolCallId: string }[];
+}
+
+export interface FakeTrueForgeOptions {
+  /** Page size of GET .../events whatever the client asks (exercises pagination). Default 100. */
+  eventsPageSize?: number;
+  /** Close the stream of a new turn after this many events (simulates a dropped connection). */
+  dropStreamAfter?: number;
+  /** Shared log of observable actions, for ordering assertions across fakes. */
+  timeline?: string[];
+  /** Required bearer token; unset: no auth (a local harness). */
+  token?: string;
+  /**
+   * Calls a paused turn also waits for without listing them in its events or required_actions (a
+   * harness whose state drifted, e.g. the agent was edited mid-pause): decisions then get 422.
+   */
+  hiddenPending?: { threadId: string; toolCallId: string }[];
+}
+
+export class FakeTrueForge {
+  url = '';
+  readonly requests: RecordedRequest[] = [];
+  readonly mcpServers = new Map<string, Record<string, unknown>>();
+  readonly agents = new Map<string, { id: string; name: string; manifest: Record<string, unknown> }>();
+  readonly sessions = new Map<string, { agentName: string; turns: FakeTurn[] }>();
+  private readonly scripts: TurnScript[] = [];
+  private readonly options: FakeTrueForgeOptions;
+  private readonly server = createServer((req, res) => {
+    this.handle(req, res).catch((error: unknown) => send(res, 500, { error: { message: String(error) } }));
+  });
+  private counter = 0;
+
+  constructor(options: FakeTrueForgeOptions = {}) {
+    this.options = options;
+  }
+
+  async start(): Promise<this> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this;
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** Queues the script of the next turn. */
+  script(...scripts: TurnScript[]): this {
+    this.scripts.push(...scripts);
+    return this;
+  }
+
+  /** The POSTed turn bodies, in order. */
+  turnBodies(): Record<string, unknown>[] {
+    return this.requests
+      .filter((r) => r.method === 'POST' && /\/turns$/.test(r.path))
+      .map((r) => r.body as Record<string, unknown>);
+  }
+
+  turn(turnId: string): FakeTurn | undefined {
+    for (const session of this.sessions.values()) {
+      const turn = session.turns.find((t) => t.id === turnId);
+      if (turn) return turn;
+    }
+    return undefined;
+  }
+
+  private nextId(prefix: string): string {
+    this.counter += 1;
+    return `${prefix}-${this.counter}`;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', this.url);
+    const text = await readBody(req);
+    const body: unknown = text ? JSON.parse(text) : undefined;
+    const path = url.pathname;
+    this.requests.push({
+      method: req.method ?? '',
+      path,
+      query: Object.fromEntries(url.searchParams),
+      body,
+      authorization: req.headers.authorization,
+    });
+    this.options.timeline?.push(`harness ${req.method} ${path}`);
+    if (this.options.token && req.headers.authorization !== `Bearer ${this.options.token}`) {
+      return send(res, 401, { error: { message: 'Unauthorized', type: 'unauthorized' } });
+    }
+    const route = `${req.method} ${path.replace(/^\/api\/v1/, '')}`;
+    let m: RegExpMatchArray | null;
+    if ((m = route.match(/^GET \/settings\/mcp-servers\/([^/]+)$/))) {
+      const manifest = this.mcpServers.get(decodeURIComponent(m[1]!));
+      if (!manifest) return send(res, 404, { error: { message: 'MCP server not found', type: 'not_found' } });
+      return send(res, 200, { data: configured(manifest) });
+    }
+    if (route === 'POST /settings/mcp-servers' || route === 'PUT /settings/mcp-servers') {
+      const manifest = (body as { manifest: Record<string, unknown> }).manifest;
+      const name = String(manifest.name);
+      if (req.method === 'POST' && this.mcpServers.has(name)) {
+        return send(res, 409, {
+          error: { message: `MCP server "${name}" already exists`, type: 'conflict' },
+        });
+      }
+      this.mcpServers.set(name, manifest);
+      return send(res, req.method === 'POST' ? 201 : 200, { data: configured(manifest) });
+    }
+    if (route === 'GET /agents') return send(res, 200, { data: [...this.agents.values()] });
+    if (route === 'POST /agents') {
+      const { name, manifest } = body as { name: string; manifest: Record<string, unknown> };
+      if ([...this.agents.values()].some((a) => a.name === name)) {
+        return send(res, 409, { error: { message: `Agent "${name}" already exists`, type: 'conflict' } });
+      }
+      const agent = { id: this.nextId('agent'), name, manifest };
+      this.agents.set(agent.id, agent);
+      return send(res, 201, { data: agent });
+    }
+    if ((m = route.match(/^PUT \/agents\/([^/]+)$/))) {
+      const agent = this.agents.get(decodeURIComponent(m[1]!));
+      if (!agent) return send(res, 404, { error: { message: 'Agent not found', type: 'not_found' } });
+      agent.manifest = (body as { manifest: Record<string, unknown> }).manifest;
+      return send(res, 200, { data: agent });
+    }
+    if (route === 'POST /sessions') {
+      const name = (body as { agent: { name: string } }).agent.name;
+      const agent = [...this.agents.values()].find((a) => a.name === name);
+      if (!agent)
+        return send(res, 404, { error: { message: `Agent "${name}" not found`, type: 'not_found' } });
+      const id = this.nextId('session');
+      this.sessions.set(id, { agentName: name, turns: [] });
+      return send(res, 201, {
+        data: { id, agent: { type: 'reference', id: agent.id, name }, title: null, created_by: 'local' },
+      });
+    }
+    if ((m = route.match(/^(GET|POST) \/sessions\/([^/]+)\/turns$/))) {
+      const session = this.sessions.get(decodeURIComponent(m[2]!));
+      if (!session) return send(res, 404, { error: { message: 'Session not found', type: 'not_found' } });
+      if (m[1] === 'GET') {
+        const newestFirst = [...session.turns]
+          .reverse()
+          .slice(0, Number(url.searchParams.get('limit') ?? 25));
+        return send(res, 200, { data: newestFirst.map(turnJson), pagination: { limit: 25 } });
+      }
+      return this.createTurn(session, decodeURIComponent(m[2]!), body as Record<string, unknown>, res);
+    }
+    if ((m = route.match(/^GET \/sessions\/([^/]+)\/turns\/([^/]+)(\/events|\/subscribe)?$/))) {
+      const turn = this.turn(decodeURIComponent(m[2]!));
+      if (!turn) return send(res, 404, { error: { message: 'Turn not found', type: 'not_found' } });
+      if (!m[3]) return send(res, 200, { data: turnJson(turn) });
+      if (m[3] === '/events') return this.listEvents(turn, url, res);
+      const after = Number(url.searchParams.get('after_sequence_number') ?? -1);
+      return streamEvents(
+        res,
+        turn.stream.filter((e) => e.sequence > after),
+      );
+    }
+    return send(res, 404, { error: { message: `No route ${route}`, type: 'not_found' } });
+  }
+
+  private listEvents(turn: FakeTurn, url: URL, res: ServerResponse): void {
+    const pageSize = Math.min(
+      Number(url.searchParams.get('limit') ?? 100),
+      this.options.eventsPageSize ?? 100,
+    );
+    const start = Number(url.searchParams.get('page_token') ?? 0);
+    const page = turn.persisted.slice(start, start + pageSize);
+    const next = start + pageSize < turn.persisted.length ? String(start + pageSize) : undefined;
+    send(res, 200, { data: page, pagination: { limit: pageSize, ...(next && { next_page_token: next }) } });
+  }
+
+  /** Validates turn input like a live harness, then plays the next script. */
+  private async createTurn(
+    session: { turns: FakeTurn[] },
+    sessionId: string,
+    body: Record<string, unknown>,
+    res: ServerResponse,
+  ): Promise<void> {
+    const input = (body.input ?? []) as TurnInputItem[];
+    const last = session.turns.at(-1);
+    const pending = last?.pending ?? [];
+    const error = validateInput(input, pending);
+    if (error) return send(res, error.status, { error: { message: error.message, type: 'invalid_request' } });
+    const previous = body.previous_turn_id as string | undefined;
+    if (
+      previous &&
+      previous !== 'auto' &&
+      previous !== 'none' &&
+      !session.turns.some((t) => t.id === previous)
+    ) {
+      return send(res, 404, { error: { message: `Turn ${previous} not found`, type: 'not_found' } });
+    }
+    const script = this.scripts.shift();
+    if (!script) return send(res, 500, { error: { message: 'fake harness: no script for this turn' } });
+    const turnId = `${this.nextId('turn')}.local`;
+    const turn: FakeTurn = {
+      id: turnId,
+      sessionId,
+      previousTurnId: last?.id ?? null,
+      input,
+      state: { status: 'running' },
+      stream: [],
+      persisted: [],
+      pending: [],
+    };
+    if (last) last.pending = [];
+    session.turns.push(turn);
+    this.play(turn, script({ turnId, input, previousTurnId: previous }));
+    if (body.stream === false)
+      return send(res, 200, { data: { ...turnJson(turn), state: { status: 'running' } } });
+    const limit = this.options.dropStreamAfter;
+    return streamEvents(
+      res,
+      limit === undefined ? turn.stream : turn.stream.slice(0, limit),
+      limit !== undefined,
+    );
+  }
+
+  /** Builds the turn's streamed and persisted events from its steps. */
+  private play(turn: FakeTurn, steps: Step[]): void {
+    let sequence = 0;
+    const now = '2026-01-01T00:00:00Z';
+    const emit = (event: Record<string, unknown>, persist: Record<string, unknown> | null = event) => {
+      turn.stream.push({ sequence: sequence++, streamed: event });
+      if (persist) turn.persisted.push(persist);
+    };
+    const created = {
+      type: 'turn.created',
+      id: this.nextId('ev'),
+      turn_id: turn.id,
+      previous_turn_id: turn.previousTurnId,
+      input: turn.input,
+      state: { status: 'running' },
+      created_at: now,
+      thread_id: null,
+    };
+    emit(created);
+    emit({
+      type: 'mcp.initialize',
+      id: this.nextId('ev'),
+      created_at: now,
+      thread_id: 'main',
+      mcp_servers: [],
+    });
+    const approvals: Record<string, unknown>[] = [];
+    const callThreads = new Map<string, string>();
+    let errorMessage: string | undefined;
+    for (const step of steps) {
+      const thread = 'thread' in step && step.thread ? step.thread : 'main';
+      if (step.kind === 'message') {
+        const id = this.nextId('msg');
+        const calls = step.calls ?? [];
+        for (const call of calls) callThreads.set(call.id, thread);
+        const base = {
+          type: 'model.message',
+          id,
+          thread_id: thread,
+          created_at: now,
+          content: null,
+          tool_calls: [],
+        };
+        const merged = {
+          ...base,
+          content: step.text ?? null,
+          tool_calls: calls.map((call) => ({
+            id: call.id,
+            type: 'function',
+            function: { name: `${call.server ?? 'sentinel'}__${call.name}`, arguments: argumentsText(call) },
+            tool_info: toolInfo(call),
+          })),
+          finish_reason: calls.length ? 'tool_calls' : 'stop',
+        };
+        emit(base, merged);
+        for (const delta of deltasOf(id, thread, step.text, calls)) emit(delta, null);
+      } else if (step.kind === 'approval') {
+        const event = {
+          type: 'tool.approval_required',
+          id: this.nextId('ev'),
+          created_at: now,
+          thread_id: thread,
+          tool_calls: step.callIds.map((callId) => ({
+            id: callId,
+            source_event_id: this.sourceOf(turn, callId),
+          })),
+        };
+        approvals.push(event);
+        turn.pending.push(...step.callIds.map((toolCallId) => ({ threadId: thread, toolCallId })));
+        emit(event);
+      } else if (step.kind === 'tool.response') {
+        emit({
+          type: 'tool.response',
+          id: this.nextId('ev'),
+          created_at: now,
+          thread_id: thread,
+          tool_call_id: step.callId,
+          content: step.content,
+        });
+      } else if (step.kind === 'thread.created') {
+        emit({
+          type: 'thread.created',
+          id: this.nextId('ev'),
+          created_at: now,
+          thread_id: step.thread,
+          title: step.title,
+          agent_info: { type: 'dynamic', name: step.title, input: '' },
+          parent: { thread_id: step.parent.thread, tool_call_id: step.parent.callId },
+        });
+      } else {
+        errorMessage = step.message;
+      }
+    }
+    if (turn.pending.length) turn.pending.push(...(this.options.hiddenPending ?? []));
+    turn.state = errorMessage
+      ? { status: 'error', message: errorMessage, completed_at: now }
+      : {
+          status: 'done',
+          output: null,
+          // The copies in required_actions were observed without created_at.
+          required_actions: approvals.map(({ created_at: _, ...rest }) => rest),
+          completed_at: now,
+        };
+    emit({ type: 'turn.done', id: this.nextId('ev'), created_at: now, thread_id: null, state: turn.state });
+  }
+
+  /** The id of the message (this turn's or an earlier one's) that carried the call. */
+  private sourceOf(turn: FakeTurn, callId: string): string {
+    const session = this.sessions.get(turn.sessionId)!;
+    for (const t of [...session.turns].reverse()) {
+      const message = t.persisted.find(
+        (e) => e.type === 'model.message' && (e.tool_calls as { id: string }[]).some((c) => c.id === callId),
+      );
+      if (message) return String(message.id);
+    }
+    throw new Error(`fake harness: no message carries ${callId}`);
+  }
+}
+
+function argumentsText(call: ScriptedCall): string {
+  return typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
+}
+
+function toolInfo(call: ScriptedCall) {
+  const server = call.server ?? 'sentinel';
+  return { type: 'mcp', name: call.name, server_id: `${server}-id`, server_name: server };
+}
+
+/**
+ * Deltas as a live harness streams them: text in two pieces; per call, a first fragment with index,
+ * id, name and the first half of the arguments, then one with the rest and tool_info; the last delta
+ * carries finish_reason and usage.
+ */
+function deltasOf(id: string, thread: string, text: string | undefined, calls: ScriptedCall[]) {
+  const deltas: Record<string, unknown>[] = [];
+  const delta = (extra: Record<string, unknown>) =>
+    deltas.push({ type: 'model.message.delta', id, thread_id: thread, ...extra });
+  if (text) {
+    const half = Math.ceil(text.length / 2);
+    delta({ content: text.slice(0, half) });
+    delta({ content: text.slice(half) });
+  }
+  calls.forEach((call, index) => {
+    const args = argumentsText(call);
+    const half = Math.ceil(args.length / 2);
+    delta({
+      tool_calls: [
+        {
+          index,
+          id: call.id,
+          type: 'function',
+          function: { name: `${call.server ?? 'sentinel'}__${call.name}`, arguments: args.slice(0, half) },
+        },
+      ],
+    });
+    delta({ tool_calls: [{ index, function: { arguments: args.slice(half) }, tool_info: toolInfo(call) }] });
+  });
+  delta({
+    content: null,
+    finish_reason: calls.length ? 'tool_calls' : 'stop',
+    usage: { input_tokens: 10, output_tokens: 5, input_tokens_breakdown: {} },
+  });
+  return deltas;
+}
+
+/** The live harness's answers to bad turn input (OBSERVED.md "Resume / deny / errors"). */
+function validateInput(
+  input: TurnInputItem[],
+  pending: { threadId: string; toolCallId: string }[],
+): { status: number; message: string } | undefined {
+  const messages = input.filter((i) => i.type === 'user.message');
+  const approvals = input.filter((i) => i.type === 'user.tool_approval');
+  if (messages.length && approvals.length) {
+    return {
+      status: 400,
+      message: 'input must not mix user messages with approval decisions or client-side tool responses',
+    };
+  }
+  for (const approval of approvals) {
+    if (approval.approval?.status !== 'allow' && approval.approval?.status !== 'deny') {
+      return { status: 400, message: `invalid approval status "${approval.approval?.status}"` };
+    }
+  }
+  if (pending.length === 0) {
+    if (approvals.length)
+      return { status: 422, message: `Unknown tool_call_id: ${approvals[0]!.tool_call_id}` };
+    if (!messages.length) return { status: 422, message: 'input must not be empty' };
+    return undefined;
+  }
+  if (messages.length)
+    return { status: 422, message: 'Cannot send a user message while tool approvals are pending' };
+  const seen = new Set<string>();
+  for (const approval of approvals) {
+    const match = pending.find((p) => p.toolCallId === approval.tool_call_id);
+    if (!match || seen.has(approval.tool_call_id!)) {
+      return { status: 422, message: `Unknown or duplicate tool_call_id: ${approval.tool_call_id}` };
+    }
+    if (match.threadId !== approval.thread_id) {
+      return {
+        status: 422,
+        message: `tool_call_id ${approval.tool_call_id} does not belong to thread ${approval.thread_id}`,
+      };
+    }
+    seen.add(approval.tool_call_id!);
+  }
+  const missing = pending.filter((p) => !seen.has(p.toolCallId)).map((p) => p.toolCallId);
+  if (missing.length) {
+    return {
+      status: 422,
+      message: `Send batch must resolve all pending tool calls (approve or deny each). Missing: ${missing.join(', ')}`,
+    };
+  }
+  return undefined;
+}
+
+function configured(manifest: Record<string, unknown>) {
+  // Header values are redacted on the way out, as the settings API does.
+  const auth = manifest.auth as { type: string; headers?: Record<string, string> } | undefined;
+  const redacted = auth?.headers
+    ? { ...auth, headers: Object.fromEntries(Object.keys(auth.headers).map((k) => [k, '********'])) }
+    : auth;
+  return {
+    name: manifest.name,
+    manifest: { ...manifest, auth: redacted },
+    auth_status: { status: 'authenticated' },
+  };
+}
+
+function turnJson(turn: FakeTurn) {
+  return {
+    id: turn.id,
+    session_id: turn.sessionId,
+    previous_turn_id: turn.previousTurnId,
+    input: turn.input,
+    state: turn.state,
+    created_at: '2026-01-01T00:00:00Z',
+  };
+}
+
+/** Writes events as SSE in small pieces (frames split across writes), then ends the response. */
+async function streamEvents(res: ServerResponse, events: StoredEvent[], abruptly = false): Promise<void> {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  for (const { sequence, streamed } of events) {
+    const frame = `data: ${JSON.stringify(streamed)}\nid: ${sequence}\n\n`;
+    const cut = Math.floor(frame.length / 3);
+    res.write(frame.slice(0, cut));
+    await new Promise((resolve) => setImmediate(resolve));
+    res.write(frame.slice(cut));
+  }
+  if (abruptly) res.socket?.destroy();
+  else res.end();
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}

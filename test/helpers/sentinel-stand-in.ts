@@ -1,0 +1,95 @@
+/**
+ * A stand-in Sentinel server for harness-mode tests, until the real server is on main: an MCP
+ * endpoint (stateless Streamable HTTP, a real SDK server) with tools that do and do not support dry
+ * runs, and `POST /approvals` creating an approved request for a named requester.
+ */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import express from 'express';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { z } from 'zod';
+
+export const APPROVER_TOKEN = 'approver-token';
+
+/** Starts the stand-in on 127.0.0.1 and an ephemeral port; `url` is its MCP endpoint. */
+export async function startSentinelStandIn(timeline?: string[]) {
+  const toolCalls: { name: string; args: Record<string, unknown>; authorization: string | undefined }[] = [];
+  const approvals: { body: unknown; authorization: string | undefined }[] = [];
+  const app = express();
+  app.use(express.json());
+  app.post('/mcp', async (req, res) => {
+    if (req.headers.authorization !== `Bearer ${APPROVER_TOKEN}`) {
+      res.status(401).json({ error: { message: 'unknown token' } });
+      return;
+    }
+    const server = new McpServer({ name: 'sentinel-stand-in', version: '1' });
+    server.registerTool(
+      'rollback_deployment',
+      {
+        inputSchema: {
+          namespace: z.string(),
+          name: z.string(),
+          to_revision: z.number().optional(),
+          dry_run: z.boolean().optional(),
+        },
+      },
+      async (args) => {
+        toolCalls.push({ name: 'rollback_deployment', args, authorization: req.headers.authorization });
+        return {
+          content: [{ type: 'text', text: `would roll back ${args.namespace}/${args.name}: revision 7 → 6` }],
+          structuredContent: { from: { revision: 7 }, to: { revision: 6 } },
+        };
+      },
+    );
+    server.registerTool(
+      'restart_service',
+      { inputSchema: { namespace: z.string(), name: z.string() } },
+      async (args) => {
+        toolCalls.push({ name: 'restart_service', args, authorization: req.headers.authorization });
+        return { content: [{ type: 'text', text: 'restarted' }] };
+      },
+    );
+    server.registerTool(
+      'scale_deployment',
+      { inputSchema: { replicas: z.number(), dry_run: z.boolean().optional() } },
+      async () => ({
+        content: [{ type: 'text', text: 'replicas must be at most 50' }],
+        isError: true,
+      }),
+    );
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    res.on('close', () => void transport.close());
+    await server.connect(transport);
+    await transport.handleRequest(req, res, req.body);
+  });
+  app.get('/mcp', (_req, res) => void res.status(405).end());
+  app.post('/approvals', (req, res) => {
+    approvals.push({ body: req.body, authorization: req.headers.authorization });
+    timeline?.push(`sentinel POST /approvals ${(req.body as { tool: string }).tool}`);
+    const body = req.body as { tool: string; arguments: { namespace?: string } };
+    if (body.arguments.namespace === 'kube-system') {
+      res.status(403).json({
+        error: {
+          code: 'forbidden',
+          message: "policy rule 'system-namespaces' denies changes in kube-system",
+        },
+      });
+      return;
+    }
+    res
+      .status(201)
+      .json({ id: `apr_${approvals.length}`, status: 'approved', requester: 'trueforge', tool: body.tool });
+  });
+  const server: Server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
+    toolCalls,
+    approvals,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
