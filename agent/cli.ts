@@ -17,7 +17,11 @@ const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url),
 export type CommandRegistrar = (program: Command) => void;
 
 /** Subcommand registrars, one per area (server, simulator, investigations, ...). */
-const registrars: CommandRegistrar[] = [registerServerCommands, registerHarnessCommand, registerInvestigateCommand];
+const registrars: CommandRegistrar[] = [
+  registerServerCommands,
+  registerHarnessCommand,
+  registerInvestigateCommand,
+];
 
 /** Builds the program with every subcommand registered. Exported for tests. */
 export function buildProgram(): Command {
