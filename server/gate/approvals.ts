@@ -1,0 +1,328 @@
+/**
+ * Approval decisions: approve, deny, withdraw, and an approver creating an already-approved request
+ * for a named requester (the CLI's harness mode). Used by the HTTP router; every failure is a
+ * `SentinelError` whose code maps to a clear 4xx (`not_found` 404, `forbidden` 403, `conflict` 409,
+ * `approval_expired` 410, `invalid_input` 422).
+ *
+ * Who may decide: an identity listed in the matched rule's `approvers` (by name or `role:<role>`),
+ * or, as the fallback, any `admin` — and never the identity that made the request.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '../../tools/define-tool.ts';
+import { SentinelError } from '../../tools/errors.ts';
+import type { Identity } from '../pipeline.ts';
+import {
+  durationMs,
+  type ApprovalGrant,
+  type ApprovalNotRequired,
+  type ApprovalPolicy,
+  type ApprovalRequest,
+  type ApprovalListQuery,
+  type ApproveBody,
+  type CreateApprovalBody,
+  type FreezeState,
+  type GrantValidity,
+} from './approval-request.ts';
+import { callKey, matchedArguments } from './canonical.ts';
+import { newId, type GateCore } from './gate.ts';
+import { resolutionFromDryRun } from './preview.ts';
+import type { TransitionResult } from './store/types.ts';
+
+/** Runs a tool's dry run outside an MCP call (read-only client), for `POST /approvals`. */
+export type PreviewFn = (tool: Tool, args: Record<string, unknown>) => Promise<CallToolResult>;
+
+export interface ApprovalsService {
+  list(query: ApprovalListQuery): Promise<ApprovalRequest[]>;
+  get(id: string): Promise<ApprovalRequest>;
+  approve(id: string, approver: Identity, body: ApproveBody): Promise<ApprovalRequest>;
+  deny(id: string, approver: Identity, reason: string): Promise<ApprovalRequest>;
+  withdraw(id: string, requester: Identity): Promise<ApprovalRequest>;
+  create(approver: Identity, body: CreateApprovalBody): Promise<ApprovalRequest | ApprovalNotRequired>;
+  /** Expires due requests and grants now (emits `approval_expired`). */
+  sweep(): Promise<void>;
+  getFreeze(): Promise<FreezeState>;
+  setFreeze(admin: Identity, frozen: boolean, reason: string | null): Promise<FreezeState>;
+}
+
+export interface ApprovalsOptions {
+  /** Dry runs for `POST /approvals`; without it a created request has no preview and no resolution. */
+  preview?: PreviewFn;
+  /** Looks up an identity by name (tokens.yaml), to check `POST /approvals` requesters. */
+  findIdentity?: (name: string) => Identity | undefined;
+  /** The cluster this server talks to (recorded on created requests). */
+  cluster?: () => { context: string; server: string } | undefined;
+}
+
+/** Whether `who` may decide a request held under `policy`; `'fallback'` when only as an admin. */
+export function deciderRight(
+  who: Identity,
+  policy: Pick<ApprovalPolicy, 'approvers'>,
+): 'listed' | 'fallback' | undefined {
+  const listed = policy.approvers.some((entry) =>
+    entry.startsWith('role:')
+      ? who.roles.includes(entry.slice(5) as Identity['roles'][number])
+      : entry === who.name,
+  );
+  if (listed) return 'listed';
+  return who.roles.includes('admin') ? 'fallback' : undefined;
+}
+
+/** Checks that `requested` is within `allowed` (once ⊂ any window; shorter window ⊂ longer). */
+function checkValidity(requested: GrantValidity, allowed: GrantValidity): void {
+  if (requested === 'once') return;
+  if (allowed === 'once') {
+    throw new SentinelError(
+      'invalid_input',
+      "The matched policy rule allows only 'once' grants for this call.",
+      {
+        field: 'validity',
+      },
+    );
+  }
+  if (durationMs(requested.window) > durationMs(allowed.window)) {
+    throw new SentinelError(
+      'invalid_input',
+      `The matched policy rule allows a window of at most ${allowed.window}; ${requested.window} is longer.`,
+      { field: 'validity' },
+    );
+  }
+}
+
+function grantFor(validity: GrantValidity, now: Date, requestTtlMs: number): ApprovalGrant {
+  const lasts = validity === 'once' ? requestTtlMs : durationMs(validity.window);
+  return { validity, expires_at: new Date(now.getTime() + lasts).toISOString() };
+}
+
+function transitionOrThrow(result: TransitionResult, id: string): ApprovalRequest {
+  if (result.ok) return result.request;
+  switch (result.reason) {
+    case 'not_found':
+      throw new SentinelError(
+        'not_found',
+        `Approval request '${id}' does not exist; GET /approvals lists them.`,
+      );
+    case 'expired':
+      throw new SentinelError(
+        'approval_expired',
+        `Approval request '${id}' expired at ${result.request?.expires_at}; it can no longer be decided and will never run.`,
+      );
+    case 'not_pending':
+      throw new SentinelError(
+        'conflict',
+        `Approval request '${id}' is already ${result.request?.status}; only a pending request can be decided or withdrawn.`,
+      );
+  }
+}
+
+export function createApprovalsService(core: GateCore, options: ApprovalsOptions = {}): ApprovalsService {
+  const { store, policy, registry } = core.options;
+
+  async function load(id: string): Promise<ApprovalRequest> {
+    await expire();
+    const request = await store.get(id);
+    if (!request)
+      throw new SentinelError(
+        'not_found',
+        `Approval request '${id}' does not exist; GET /approvals lists them.`,
+      );
+    return request;
+  }
+
+  async function expire(): Promise<void> {
+    for (const request of await store.expireDue(core.now())) core.emit({ type: 'approval_expired', request });
+  }
+
+  function authorizeDecider(
+    request: Pick<ApprovalRequest, 'requester' | 'policy'>,
+    who: Identity,
+    id: string,
+  ) {
+    if (request.requester === who.name) {
+      throw new SentinelError(
+        'forbidden',
+        `Identity '${who.name}' made approval request '${id}' and cannot decide it; another approver must.`,
+      );
+    }
+    const right = deciderRight(who, request.policy);
+    if (!right) {
+      throw new SentinelError(
+        'forbidden',
+        `Identity '${who.name}' may not decide this request; the policy names ${request.policy.approvers.join(', ')} (or an admin).`,
+      );
+    }
+    return right;
+  }
+
+  async function decide(
+    id: string,
+    who: Identity,
+    allow: boolean,
+    reason: string | null,
+    validity: GrantValidity,
+  ) {
+    const request = await load(id);
+    const right = authorizeDecider(request, who, id);
+    if (allow) checkValidity(validity, request.policy.validity);
+    const now = core.now();
+    const decided = transitionOrThrow(
+      await store.decide(
+        id,
+        {
+          decision: allow ? 'allow' : 'deny',
+          by: who.name,
+          at: now.toISOString(),
+          reason,
+          admin_fallback: right === 'fallback',
+        },
+        allow ? grantFor(validity, now, policy.settings.requestTtlMs) : null,
+        now,
+      ),
+      id,
+    );
+    core.emit({ type: 'approval_decided', request: decided });
+    core.options.logger?.info(
+      {
+        approvalRequestId: id,
+        approver: who.name,
+        decision: allow ? 'allow' : 'deny',
+        adminFallback: right === 'fallback',
+      },
+      'approval request decided',
+    );
+    return decided;
+  }
+
+  return {
+    async list(query) {
+      await expire();
+      return store.list(query);
+    },
+    get: load,
+    approve: (id, who, body) => decide(id, who, true, null, body.validity ?? 'once'),
+    deny: (id, who, reason) => decide(id, who, false, reason, 'once'),
+
+    async withdraw(id, who) {
+      const request = await load(id);
+      if (request.requester !== who.name) {
+        throw new SentinelError(
+          'forbidden',
+          `Only the requester '${request.requester}' can withdraw approval request '${id}'.`,
+        );
+      }
+      const withdrawn = transitionOrThrow(await store.withdraw(id, core.now()), id);
+      core.emit({ type: 'approval_withdrawn', request: withdrawn });
+      return withdrawn;
+    },
+
+    async create(who, body) {
+      const tool = registry.get(body.tool);
+      if (!tool) {
+        throw new SentinelError('not_found', `Tool '${body.tool}' is not registered on this server.`, {
+          field: 'tool',
+        });
+      }
+      const requester = options.findIdentity ? options.findIdentity(body.requester) : undefined;
+      if (options.findIdentity && !requester) {
+        throw new SentinelError('invalid_input', `Requester '${body.requester}' is not a known identity.`, {
+          field: 'requester',
+        });
+      }
+      const parsed = tool.input.safeParse(body.arguments);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]!;
+        const field = ['arguments', ...issue.path].join('.');
+        throw new SentinelError('invalid_input', `${field}: ${issue.message}`, { field });
+      }
+      const args = parsed.data as Record<string, unknown>;
+      const cluster = options.cluster?.();
+      const verdict = policy.evaluate({
+        toolName: tool.name,
+        tool,
+        args,
+        cluster: cluster?.context,
+        identity: requester ?? { name: body.requester, roles: [] },
+      });
+      if (verdict.decision === 'deny') {
+        throw new SentinelError(
+          'forbidden',
+          `Policy rule '${verdict.rule}' denies this call: ${verdict.reason}`,
+        );
+      }
+      if (verdict.decision === 'allow')
+        return { approval_required: false, decision: 'allow', rule: verdict.rule };
+      const policyRecord: ApprovalPolicy = {
+        rule: verdict.rule,
+        rules: verdict.rules,
+        reason: verdict.reason,
+        validity: verdict.validity,
+        approvers: verdict.approvers,
+      };
+      const right = authorizeDecider({ requester: body.requester, policy: policyRecord }, who, '(new)');
+      const validity = body.validity ?? 'once';
+      checkValidity(validity, verdict.validity);
+      let resolution = { arguments: matchedArguments(args), preview: null } as ReturnType<
+        typeof resolutionFromDryRun
+      >;
+      if (tool.supportsDryRun && options.preview && !verdict.dryRun) {
+        const dry = await options.preview(tool, { ...args, dry_run: true });
+        if (dry.isError) {
+          const text = dry.content.map((item) => (item.type === 'text' ? item.text : '')).join(' ');
+          throw new SentinelError('invalid_input', `The dry run of this call fails: ${text}`, {
+            field: 'arguments',
+          });
+        }
+        resolution = resolutionFromDryRun(tool, args, dry);
+      }
+      const now = core.now();
+      const request = await store.insert({
+        request: {
+          id: newId('apr'),
+          status: 'approved',
+          requester: body.requester,
+          created_by: who.name,
+          cluster: cluster ?? null,
+          tool: tool.name,
+          risk: tool.risk,
+          arguments: resolution.arguments,
+          requested_arguments: matchedArguments(args),
+          reason: typeof args.reason === 'string' ? args.reason : null,
+          policy: policyRecord,
+          preview: resolution.preview,
+          created_at: now.toISOString(),
+          expires_at: new Date(now.getTime() + policy.settings.requestTtlMs).toISOString(),
+          decision: {
+            decision: 'allow',
+            by: who.name,
+            at: now.toISOString(),
+            reason: null,
+            admin_fallback: right === 'fallback',
+          },
+          grant: grantFor(validity, now, policy.settings.requestTtlMs),
+        },
+        requestedKey: callKey(tool.name, args),
+        resolvedKey: callKey(tool.name, resolution.arguments),
+        scope: verdict.scope,
+      });
+      core.emit({ type: 'approval_created', request });
+      core.emit({ type: 'approval_decided', request });
+      return request;
+    },
+
+    sweep: expire,
+    getFreeze: () => store.getFreeze(),
+    async setFreeze(who, frozen, reason) {
+      if (!who.roles.includes('admin')) {
+        throw new SentinelError(
+          'forbidden',
+          `Identity '${who.name}' is not an admin; only admins can freeze or unfreeze changes.`,
+        );
+      }
+      const state = await store.setFreeze(frozen, reason, who.name, core.now());
+      core.options.logger?.warn(
+        { frozen, reason, by: who.name },
+        frozen ? 'changes frozen' : 'changes unfrozen',
+      );
+      return state;
+    },
+  };
+}

@@ -1,0 +1,41 @@
+/**
+ * The canonical form of a call, used to match a retry to its approval request: the parsed arguments
+ * (defaults applied) without the arguments that are never matched — `reason` (free text, recorded
+ * only), `idempotency_key` (owned by the gate) and `dry_run: false` (a real call is the same call
+ * whether or not it spells out the default; `dry_run: true` stays, so a preview never matches a real call) —
+ * serialised as JSON with object keys sorted (safe-stable-stringify, strict: no NaN, functions or
+ * circular values) and hashed.
+ */
+import { configure } from 'safe-stable-stringify';
+import { createHash } from 'node:crypto';
+
+/** Arguments recorded with a call but never part of its identity. */
+export const UNMATCHED_ARGUMENTS: readonly string[] = ['reason', 'idempotency_key'];
+
+/** The call's arguments without `reason`, `idempotency_key`, `dry_run: false` and undefined values. */
+export function matchedArguments(args: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(args)) {
+    if (UNMATCHED_ARGUMENTS.includes(key) || value === undefined) continue;
+    if (key === 'dry_run' && value === false) continue;
+    out[key] = value;
+  }
+  return out;
+}
+
+const stableStringify = configure({ deterministic: true, strict: true, bigint: false });
+
+/** Canonical JSON text of a JSON value: object keys sorted at every depth, no whitespace. */
+export function canonicalJson(value: unknown): string {
+  return stableStringify(value) ?? 'null';
+}
+
+/** sha256 hex of the canonical call `{tool, arguments}`. */
+export function callKey(tool: string, args: Record<string, unknown>): string {
+  return sha256(canonicalJson({ tool, arguments: matchedArguments(args) }));
+}
+
+/** sha256 hex digest of a string. */
+export function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}

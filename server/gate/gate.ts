@@ -1,0 +1,393 @@
+/**
+ * The server-side approval gate as a `tools/call` middleware (DESIGN.md, "The server-side gate").
+ *
+ * For every call: the policy decides allow / ask / deny from the tool, the cluster and the parsed
+ * arguments (never from MCP annotations). Reads the policy allows go straight to the handler without
+ * touching the store. Write/destructive calls are refused while changes are frozen. A held call is
+ * resolved through a dry run, recorded as a pending approval request (or the pending one for the same
+ * requester, cluster and canonical call is reused) and answered with a successful result whose `_meta`
+ * says `approval_status: "pending"`. A retry after approval consumes the grant atomically, re-checks
+ * the target (stale → not executed), and executes the resolved call once, stamped with the request id.
+ */
+import { randomBytes } from 'node:crypto';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from 'pino';
+import type { Tool } from '../../tools/define-tool.ts';
+import { toSentinelError } from '../../tools/errors.ts';
+import type { ToolRegistry } from '../../tools/registry.ts';
+import type { ExecuteFn, ToolCall, ToolCallMiddleware } from '../pipeline.ts';
+import type { ApprovalRequest } from './approval-request.ts';
+import { callKey, matchedArguments } from './canonical.ts';
+import {
+  alreadyRunningResult,
+  firstLine,
+  frozenResult,
+  gateErrorResult,
+  humanDeniedResult,
+  pendingResult,
+  policyDeniedResult,
+  replayedResult,
+  staleResult,
+  withExecutedMeta,
+} from './messages.ts';
+import type { CompiledPolicy, Verdict } from './policy/evaluate.ts';
+import { effectDifference, resolutionFromDryRun } from './preview.ts';
+import type { ApprovalStore, BeginExecution, CallBinding, StoredExecution } from './store/types.ts';
+
+/** Lifecycle events, for notifications, metrics and audit (issue 7). Listeners must not throw. */
+export type GateEvent =
+  | {
+      type:
+        | 'approval_created'
+        | 'approval_reused'
+        | 'approval_decided'
+        | 'approval_withdrawn'
+        | 'approval_expired';
+      request: ApprovalRequest;
+    }
+  | { type: 'execution_finished'; execution: StoredExecution };
+
+export interface GateOptions {
+  registry: ToolRegistry;
+  policy: CompiledPolicy;
+  store: ApprovalStore;
+  logger?: Logger;
+  /** Clock (tests move it). Default `() => new Date()`. */
+  now?: () => Date;
+  /** Server base URL shown in the pending message (where approvers act). */
+  approvalsUrl?: string;
+  /**
+   * Tools whose calls the upstream harness gates (its `require_approval_for_tools`): for an identity
+   * with `trustUpstreamApproval`, an `ask` on such a tool runs on the harness's approval alone.
+   * Default: every write/destructive tool (the agent spec lists them all).
+   */
+  upstreamGated?: (tool: Tool) => boolean;
+  onEvent?: (event: GateEvent) => void;
+}
+
+/** `apr_` / `exe_` followed by 16 hex digits. */
+export function newId(prefix: 'apr' | 'exe'): string {
+  return `${prefix}_${randomBytes(8).toString('hex')}`;
+}
+
+/** The gate's shared state, used by the middleware and by the approvals service. */
+export interface GateCore {
+  options: GateOptions;
+  now(): Date;
+  emit(event: GateEvent): void;
+}
+
+export function createGateCore(options: GateOptions): GateCore {
+  return {
+    options,
+    now: options.now ?? (() => new Date()),
+    emit(event) {
+      try {
+        options.onEvent?.(event);
+      } catch (error) {
+        options.logger?.warn({ err: error, event: event.type }, 'gate event listener failed');
+      }
+    },
+  };
+}
+
+/** Arguments the executed call carries: the matched arguments plus the requester's `reason`. */
+function executionArguments(
+  tool: Tool,
+  args: Record<string, unknown>,
+  reason: unknown,
+): Record<string, unknown> {
+  const out = matchedArguments(args);
+  if (typeof reason === 'string' && 'reason' in tool.input.shape) out.reason = reason;
+  return out;
+}
+
+/** Builds the `tools/call` middleware. */
+export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
+  const { registry, policy, store, logger, approvalsUrl } = core.options;
+  const upstreamGated = core.options.upstreamGated ?? ((tool: Tool) => tool.risk !== 'read');
+
+  /**
+   * Starts, runs and records one execution. `check` runs after the execution row exists (so a once
+   * grant is already consumed) and may return a result to stop before the handler (stale approval).
+   */
+  async function execute(
+    call: ToolCall,
+    next: ExecuteFn,
+    begin: Omit<BeginExecution, 'id' | 'requester' | 'cluster' | 'tool'>,
+    options: {
+      dryRun: boolean;
+      check?: () => Promise<{ result: CallToolResult; outcome: string } | undefined>;
+    },
+  ): Promise<CallToolResult> {
+    const started = await store.beginExecution(
+      {
+        ...begin,
+        id: newId('exe'),
+        requester: call.identity.name,
+        cluster: call.cluster?.context ?? '',
+        tool: call.tool.name,
+      },
+      core.now(),
+    );
+    if (!started.ok) {
+      switch (started.reason) {
+        case 'not_approved':
+          return alreadyRunningResult(started.request, call.tool.name);
+        case 'duplicate':
+          return replayedResult(
+            started.existing,
+            begin.authorization === 'upstream'
+              ? 'an identical call from this identity ran inside the replay window'
+              : 'an identical call is executing under the same grant',
+          );
+        case 'idempotency_key_used':
+          return idempotentReplay(started.existing, begin.callKey, begin.idempotencyKey ?? '');
+      }
+    }
+    const execution = started.execution;
+    const stop = options.check ? await options.check() : undefined;
+    if (stop) {
+      await finish(execution, 'stale', stop.outcome, stop.result);
+      return stop.result;
+    }
+    let result: CallToolResult;
+    try {
+      result = await next({
+        args: begin.arguments,
+        dryRun: options.dryRun,
+        ...(begin.requestId && { approvalRequestId: begin.requestId }),
+      });
+    } catch (error) {
+      const failure = toSentinelError(error);
+      result = gateErrorResult(failure.message);
+    }
+    await finish(execution, result.isError ? 'failed' : 'succeeded', firstLine(result), result);
+    return begin.authorization === 'policy'
+      ? result
+      : withExecutedMeta(result, begin.requestId, execution.id);
+  }
+
+  async function finish(
+    execution: StoredExecution,
+    status: 'succeeded' | 'failed' | 'stale',
+    outcome: string,
+    result: CallToolResult,
+  ): Promise<void> {
+    await store.finishExecution(execution.id, { status, outcome, result }, core.now());
+    const finished = await store.getExecution(execution.id);
+    if (finished) core.emit({ type: 'execution_finished', execution: finished });
+    logger?.info(
+      {
+        executionId: execution.id,
+        approvalRequestId: execution.requestId,
+        tool: execution.tool,
+        outcome: status,
+      },
+      'execution finished',
+    );
+  }
+
+  function idempotentReplay(existing: StoredExecution, key: string, idempotencyKey: string): CallToolResult {
+    if (existing.callKey !== key) {
+      return gateErrorResult(
+        `idempotency_key '${idempotencyKey}' was already used for a different ${existing.tool} call (execution ${existing.id}); nothing was run. Use a new key for a new call.`,
+      );
+    }
+    if (existing.result && existing.status !== 'executing') {
+      return {
+        ...existing.result,
+        _meta: { ...existing.result._meta, idempotent_replay: true, execution_id: existing.id },
+      };
+    }
+    return replayedResult(existing, `idempotency_key '${idempotencyKey}' was used by an earlier call`);
+  }
+
+  /** Executes an approved request's resolved call: consume the grant, re-check the target, run. */
+  async function executeApproved(
+    call: ToolCall,
+    next: ExecuteFn,
+    request: ApprovalRequest,
+    idempotencyKey: string | undefined,
+  ) {
+    const args = executionArguments(call.tool, request.arguments, request.reason ?? undefined);
+    const preview = request.preview;
+    const isPreview = request.arguments.dry_run === true;
+    return execute(
+      call,
+      next,
+      {
+        authorization: 'once',
+        requestId: request.id,
+        callKey: callKey(call.tool.name, request.arguments),
+        arguments: args,
+        effect: preview?.effect,
+        ...(idempotencyKey !== undefined && { idempotencyKey }),
+      },
+      {
+        dryRun: isPreview,
+        check:
+          preview && call.tool.supportsDryRun && !isPreview
+            ? () => staleCheck(call, next, request, args)
+            : undefined,
+      },
+    );
+  }
+
+  /** Re-runs the preview of the resolved call; a different effect (or a failing preview) is stale. */
+  async function staleCheck(
+    call: ToolCall,
+    next: ExecuteFn,
+    request: ApprovalRequest,
+    args: Record<string, unknown>,
+  ) {
+    const current = await next({ args: { ...args, dry_run: true }, dryRun: true });
+    let difference: string | undefined;
+    if (current.isError) {
+      difference = `the preview now fails: ${firstLine(current)}`;
+    } else {
+      try {
+        const now = resolutionFromDryRun(call.tool, args, current);
+        difference = effectDifference(request.preview?.effect ?? null, now.preview?.effect ?? null);
+      } catch (error) {
+        difference = toSentinelError(error).message;
+      }
+    }
+    if (difference === undefined) return undefined;
+    return { result: staleResult(request, difference), outcome: `stale: ${difference}` };
+  }
+
+  /** Resolves a held call through its dry run and records (or reuses) the pending request. */
+  async function hold(
+    call: ToolCall,
+    next: ExecuteFn,
+    args: Record<string, unknown>,
+    verdict: Verdict,
+    key: string,
+  ) {
+    const { tool } = call;
+    let resolution = { arguments: matchedArguments(args), preview: null } as ReturnType<
+      typeof resolutionFromDryRun
+    >;
+    if (tool.supportsDryRun && !verdict.dryRun) {
+      const dry = await next({ args: { ...args, dry_run: true }, dryRun: true });
+      if (dry.isError) return dry;
+      try {
+        resolution = resolutionFromDryRun(tool, args, dry);
+      } catch (error) {
+        logger?.error({ err: error, tool: tool.name }, 'dry-run preview breaks the contract');
+        return gateErrorResult(`${toSentinelError(error).message} The call was not run; nothing changed.`);
+      }
+    }
+    const now = core.now();
+    const { request, reused } = await store.createOrReusePending(
+      {
+        request: {
+          id: newId('apr'),
+          status: 'pending',
+          requester: call.identity.name,
+          created_by: call.identity.name,
+          cluster: call.cluster ?? null,
+          tool: tool.name,
+          risk: tool.risk,
+          arguments: resolution.arguments,
+          requested_arguments: matchedArguments(args),
+          reason: typeof args.reason === 'string' ? args.reason : null,
+          policy: {
+            rule: verdict.rule,
+            rules: verdict.rules,
+            reason: verdict.reason,
+            validity: verdict.validity,
+            approvers: verdict.approvers,
+          },
+          preview: resolution.preview,
+          created_at: now.toISOString(),
+          expires_at: new Date(now.getTime() + policy.settings.requestTtlMs).toISOString(),
+          decision: null,
+          grant: null,
+        },
+        requestedKey: key,
+        resolvedKey: callKey(tool.name, resolution.arguments),
+        scope: verdict.scope,
+      },
+      now,
+    );
+    core.emit({ type: reused ? 'approval_reused' : 'approval_created', request });
+    logger?.info(
+      { approvalRequestId: request.id, tool: tool.name, rule: verdict.rule, reused },
+      'call held for approval',
+    );
+    return pendingResult(request, reused, approvalsUrl);
+  }
+
+  return async function approvalGate(call, next) {
+    const { tool, identity } = call;
+    if (registry.get(tool.name) !== tool) {
+      return policyDeniedResult(
+        tool.name,
+        policy.evaluate({ toolName: tool.name, tool: undefined, args: call.args, cluster: undefined }),
+      );
+    }
+    const { idempotency_key: rawKey, ...args } = call.args;
+    const idempotencyKey = typeof rawKey === 'string' ? rawKey : undefined;
+    const verdict = policy.evaluate({
+      toolName: tool.name,
+      tool,
+      args,
+      cluster: call.cluster?.context,
+      identity,
+    });
+    if (verdict.decision === 'deny') return policyDeniedResult(tool.name, verdict);
+    const changes = tool.risk !== 'read' && !verdict.dryRun;
+    if (verdict.decision === 'allow' && !changes) {
+      return verdict.dryRun ? next({ args, dryRun: true }) : next();
+    }
+    if (changes) {
+      const freeze = await store.getFreeze();
+      if (freeze.frozen) return frozenResult(tool.name, freeze);
+    }
+    const key = callKey(tool.name, args);
+    if (idempotencyKey !== undefined) {
+      const earlier = await store.findExecutionByIdempotencyKey(identity.name, tool.name, idempotencyKey);
+      if (earlier) return idempotentReplay(earlier, key, idempotencyKey);
+    }
+    const base = {
+      callKey: key,
+      arguments: executionArguments(tool, args, args.reason),
+      ...(idempotencyKey !== undefined && { idempotencyKey }),
+    };
+    if (verdict.decision === 'allow')
+      return execute(call, next, { ...base, authorization: 'policy' }, { dryRun: false });
+
+    // ask
+    const binding: CallBinding = { requester: identity.name, cluster: call.cluster?.context ?? '' };
+    const now = core.now();
+    if (identity.trustUpstreamApproval && upstreamGated(tool)) {
+      const replaySince =
+        tool.risk === 'destructive' ? new Date(now.getTime() - policy.settings.replayWindowMs) : undefined;
+      return execute(
+        call,
+        next,
+        { ...base, authorization: 'upstream', ...(replaySince && { replaySince }) },
+        { dryRun: verdict.dryRun },
+      );
+    }
+    const denied = await store.claimDenial(binding, key, now);
+    if (denied) return humanDeniedResult(denied);
+    const approved = await store.findApprovedCall(binding, key, now);
+    if (approved) {
+      if (approved.status === 'executing') return alreadyRunningResult(approved, tool.name);
+      return executeApproved(call, next, approved, idempotencyKey);
+    }
+    const window = await store.findWindowGrant(binding, tool.name, verdict.scope, now);
+    if (window) {
+      return execute(
+        call,
+        next,
+        { ...base, authorization: 'window', requestId: window.id },
+        { dryRun: verdict.dryRun },
+      );
+    }
+    return hold(call, next, args, verdict, key);
+  };
+}

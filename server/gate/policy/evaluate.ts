@@ -1,0 +1,231 @@
+/**
+ * Policy evaluation: which rules match a call and what they decide together.
+ *
+ * Every rule whose conditions all hold matches; the most restrictive decision among them wins
+ * (deny over ask over allow). Among the rules with the winning decision, the first in file order is
+ * "the matched rule" (its reason and approvers are shown), and the grant validity is the most
+ * restrictive of theirs (once over window, shorter window over longer). With no matching rule:
+ * `read` tools allow, `write`/`destructive` tools ask, a tool the registry does not know is denied.
+ * MCP annotations are never an input: risk comes from the registry.
+ */
+import picomatch from 'picomatch';
+import type { Tool } from '../../../tools/define-tool.ts';
+import type { Role } from '../../identity.ts';
+import { durationMs, type GrantValidity } from '../approval-request.ts';
+import { canonicalJson, sha256 } from '../canonical.ts';
+import type { ArgumentPredicate, Decision, PolicyFile, PolicyRule } from './schema.ts';
+
+/** What the policy is asked about. */
+export interface PolicyQuery {
+  /** The tool name as called. */
+  toolName: string;
+  /** The registered tool, or undefined when the registry does not know the name. */
+  tool: Tool | undefined;
+  /** Parsed arguments, defaults applied. */
+  args: Record<string, unknown>;
+  /** Kubeconfig context name of the cluster the call runs against. */
+  cluster: string | undefined;
+  /** Calling identity (for rules with `requester`). */
+  identity?: { name: string; roles: readonly Role[] };
+}
+
+/** The policy's answer for one call. */
+export interface Verdict {
+  decision: Decision;
+  /** Name of the matched rule, or `default:read|write|destructive|unknown-tool`. */
+  rule: string;
+  /** Every rule with the winning decision, in file order (just `rule` for a default). */
+  rules: string[];
+  reason: string;
+  /** Longest validity an approver may grant. */
+  validity: GrantValidity;
+  approvers: string[];
+  /** Whether the call is a preview (`dry_run: true` to a tool that supports it). */
+  dryRun: boolean;
+  /**
+   * Fingerprint of the matched rules' definitions: a window grant covers later calls with the same
+   * scope (same tool, same matching rules), and a policy edit to those rules ends it.
+   */
+  scope: string;
+}
+
+export interface CompiledRule {
+  name: string;
+  /** 0-based position in the file. */
+  index: number;
+  decision: Decision;
+  reason: string | undefined;
+  validity: GrantValidity;
+  approvers: string[];
+  /** Tool names in `tool` that contain no glob characters. */
+  literalToolNames: string[];
+  /** Hash of the rule's definition. */
+  fingerprint: string;
+  /** Whether the rule's tool and risk conditions hold for `tool`. */
+  matchesTool(tool: Tool): boolean;
+  matches(query: PolicyQuery, dryRun: boolean): boolean;
+}
+
+export interface CompiledPolicy {
+  settings: { requestTtlMs: number; replayWindowMs: number };
+  rules: readonly CompiledRule[];
+  evaluate(query: PolicyQuery): Verdict;
+}
+
+const GLOB_OPTIONS = { bash: true, dot: true } as const;
+const DEFAULT_APPROVERS = ['role:approver'];
+const RESTRICTIVENESS: Record<Decision, number> = { allow: 0, ask: 1, deny: 2 };
+
+const toList = <T>(value: T | T[] | undefined): T[] | undefined =>
+  value === undefined ? undefined : Array.isArray(value) ? value : [value];
+
+function globMatcher(patterns: string[] | undefined): (value: string | undefined) => boolean {
+  if (!patterns) return () => true;
+  const match = picomatch(patterns, GLOB_OPTIONS);
+  return (value) => value !== undefined && match(value);
+}
+
+function predicateMatcher(predicate: ArgumentPredicate): (value: unknown) => boolean {
+  if (predicate === null || typeof predicate !== 'object') return (value) => value === predicate;
+  const checks: ((value: unknown) => boolean)[] = [];
+  if ('equals' in predicate) checks.push((value) => value === predicate.equals);
+  if (predicate.in) {
+    const allowed = predicate.in;
+    checks.push((value) => allowed.some((candidate) => candidate === value));
+  }
+  if (predicate.glob !== undefined) {
+    const match = picomatch(toList(predicate.glob)!, GLOB_OPTIONS);
+    checks.push((value) => typeof value === 'string' && match(value));
+  }
+  if (predicate.regex !== undefined) {
+    const regex = new RegExp(predicate.regex, 'u');
+    checks.push((value) => typeof value === 'string' && regex.test(value));
+  }
+  if (predicate.min !== undefined) {
+    const min = predicate.min;
+    checks.push((value) => typeof value === 'number' && value >= min);
+  }
+  if (predicate.max !== undefined) {
+    const max = predicate.max;
+    checks.push((value) => typeof value === 'number' && value <= max);
+  }
+  if (predicate.present !== undefined) {
+    const present = predicate.present;
+    checks.push((value) => (value !== undefined) === present);
+  }
+  return (value) => checks.every((check) => check(value));
+}
+
+function identityMatcher(entries: string[] | undefined): (identity: PolicyQuery['identity']) => boolean {
+  if (!entries) return () => true;
+  return (identity) =>
+    identity !== undefined &&
+    entries.some((entry) =>
+      entry.startsWith('role:') ? identity.roles.includes(entry.slice(5) as Role) : entry === identity.name,
+    );
+}
+
+function compileRule(rule: PolicyRule, index: number): CompiledRule {
+  const tools = toList(rule.tool);
+  const matchTool = globMatcher(tools);
+  const risks = toList(rule.risk);
+  const matchCluster = globMatcher(toList(rule.cluster));
+  const matchRequester = identityMatcher(toList(rule.requester));
+  const argMatchers = Object.entries(rule.args ?? {}).map(
+    ([name, predicate]) => [name, predicateMatcher(predicate)] as const,
+  );
+  const matchesTool = (tool: Tool) => matchTool(tool.name) && (!risks || risks.includes(tool.risk));
+  return {
+    name: rule.name ?? `rule-${index + 1}`,
+    index,
+    decision: rule.decision,
+    reason: rule.reason,
+    validity: rule.validity ?? 'once',
+    approvers: rule.approvers ?? DEFAULT_APPROVERS,
+    literalToolNames: (tools ?? []).filter((name) => picomatch.scan(name).isGlob === false),
+    fingerprint: sha256(canonicalJson(rule)),
+    matchesTool,
+    matches(query, dryRun) {
+      if (!query.tool) return false;
+      if (!matchesTool(query.tool)) return false;
+      if (rule.dry_run !== undefined && rule.dry_run !== dryRun) return false;
+      if (!matchCluster(query.cluster)) return false;
+      if (!matchRequester(query.identity)) return false;
+      return argMatchers.every(([name, match]) => match(query.args[name]));
+    },
+  };
+}
+
+/** The more restrictive of two validities: once over window, shorter window over longer. */
+export function stricterValidity(a: GrantValidity, b: GrantValidity): GrantValidity {
+  if (a === 'once' || b === 'once') return 'once';
+  return durationMs(a.window) <= durationMs(b.window) ? a : b;
+}
+
+function defaultVerdict(query: PolicyQuery, dryRun: boolean): Verdict {
+  const base = { validity: 'once' as const, approvers: DEFAULT_APPROVERS, dryRun };
+  if (!query.tool) {
+    const rule = 'default:unknown-tool';
+    return {
+      ...base,
+      decision: 'deny',
+      rule,
+      rules: [rule],
+      reason: `Tool '${query.toolName}' is not registered on this server.`,
+      scope: sha256(rule),
+    };
+  }
+  const rule = `default:${query.tool.risk}`;
+  if (query.tool.risk === 'read') {
+    return {
+      ...base,
+      decision: 'allow',
+      rule,
+      rules: [rule],
+      reason: 'Read-only tool.',
+      scope: sha256(rule),
+    };
+  }
+  return {
+    ...base,
+    decision: 'ask',
+    rule,
+    rules: [rule],
+    reason: `${query.tool.risk === 'destructive' ? 'Destructive' : 'Write'} tool: a human approves every change.`,
+    scope: sha256(`${rule}:${query.tool.name}`),
+  };
+}
+
+/** Compiles a validated policy file (globs and regexes compiled once, not per call). */
+export function compilePolicy(file: PolicyFile): CompiledPolicy {
+  const rules = file.rules.map(compileRule);
+  return {
+    settings: {
+      requestTtlMs: durationMs(file.settings.request_ttl),
+      replayWindowMs: durationMs(file.settings.replay_window),
+    },
+    rules,
+    evaluate(query) {
+      const dryRun = query.tool?.supportsDryRun === true && query.args.dry_run === true;
+      const matched = rules.filter((rule) => rule.matches(query, dryRun));
+      if (matched.length === 0) return defaultVerdict(query, dryRun);
+      const strictest = Math.max(...matched.map((rule) => RESTRICTIVENESS[rule.decision]));
+      const winners = matched.filter((rule) => RESTRICTIVENESS[rule.decision] === strictest);
+      const first = winners[0]!;
+      const reasons = [
+        ...new Set(winners.map((rule) => rule.reason).filter((r): r is string => r !== undefined)),
+      ];
+      return {
+        decision: first.decision,
+        rule: first.name,
+        rules: winners.map((rule) => rule.name),
+        reason:
+          reasons.length > 0 ? reasons.join(' ') : `Policy rule '${first.name}' decides ${first.decision}.`,
+        validity: winners.map((rule) => rule.validity).reduce(stricterValidity),
+        approvers: first.approvers,
+        dryRun,
+        scope: sha256(matched.map((rule) => rule.fingerprint).join(',')),
+      };
+    },
+  };
+}

@@ -1,0 +1,159 @@
+/**
+ * Loading a policy file: YAML (the `yaml` package, with line positions) validated by
+ * `PolicyFileSchema`, then checked against the tool registry so a misspelled argument name in a
+ * rule is an error instead of a rule that silently never matches.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { isMap, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
+import type { z } from 'zod';
+import { SentinelError } from '../../../tools/errors.ts';
+import type { ToolRegistry } from '../../../tools/registry.ts';
+import { compilePolicy, type CompiledPolicy } from './evaluate.ts';
+import { PolicyFileSchema, type PolicyFile } from './schema.ts';
+
+/** The commented default policy shipped with the server. */
+export const DEFAULT_POLICY_PATH = fileURLToPath(new URL('../default-policy.yaml', import.meta.url));
+
+export interface LoadedPolicy {
+  /** Absolute or given path of the file. */
+  path: string;
+  policy: CompiledPolicy;
+  /** Things worth a log line that do not stop the server (e.g. a rule naming a tool this build lacks). */
+  warnings: string[];
+}
+
+/** `rules[2].args.replicas` from a zod/yaml path. */
+function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const key of path) {
+    out += typeof key === 'number' ? `[${key}]` : `${out === '' ? '' : '.'}${String(key)}`;
+  }
+  return out === '' ? '(top level)' : out;
+}
+
+/** Line (1-based) of the deepest YAML node that exists along `path`. */
+function lineOf(doc: Document, lines: LineCounter, path: readonly PropertyKey[]): number | undefined {
+  for (let depth = path.length; depth >= 0; depth -= 1) {
+    const node = doc.getIn(path.slice(0, depth) as unknown[], true) as
+      { range?: [number, number, number] } | undefined;
+    if (node && typeof node === 'object' && node.range) return lines.linePos(node.range[0]).line;
+  }
+  return undefined;
+}
+
+/** Line of a key inside the map at `path` (for unknown-key errors). */
+function lineOfKey(
+  doc: Document,
+  lines: LineCounter,
+  path: readonly PropertyKey[],
+  key: string,
+): number | undefined {
+  const map = path.length === 0 ? doc.contents : doc.getIn(path as unknown[], true);
+  if (isMap(map)) {
+    for (const pair of map.items) {
+      if (isScalar(pair.key) && pair.key.value === key && pair.key.range)
+        return lines.linePos(pair.key.range[0]).line;
+    }
+  }
+  return lineOf(doc, lines, path);
+}
+
+function policyError(file: string, line: number | undefined, field: string, message: string): SentinelError {
+  const where = line === undefined ? file : `${file}, line ${line}`;
+  return new SentinelError('invalid_input', `Policy file ${where}: ${field}: ${message}.`, {
+    field,
+    details: { file, ...(line !== undefined && { line }) },
+  });
+}
+
+function issueError(file: string, doc: Document, lines: LineCounter, issue: z.core.$ZodIssue): SentinelError {
+  if (issue.code === 'unrecognized_keys') {
+    const key = issue.keys[0] ?? '';
+    const field = formatPath([...issue.path, key]);
+    return policyError(
+      file,
+      lineOfKey(doc, lines, issue.path, key),
+      field,
+      'unknown field (check the spelling)',
+    );
+  }
+  return policyError(file, lineOf(doc, lines, issue.path), formatPath(issue.path), issue.message);
+}
+
+/**
+ * Parses policy YAML text. Throws `SentinelError('invalid_input')` whose message names the file,
+ * the line and the field (`Policy file p.yaml, line 7: rules[0].decision: ...`) for YAML syntax
+ * errors, schema violations, and (when `registry` is given) rule arguments no matched tool has.
+ */
+export function parsePolicy(text: string, file: string, registry?: ToolRegistry): LoadedPolicy {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  const syntax = doc.errors[0];
+  if (syntax) {
+    const line = syntax.linePos?.[0]?.line;
+    throw policyError(file, line, 'YAML', syntax.message.split('\n')[0] ?? syntax.message);
+  }
+  const parsed = PolicyFileSchema.safeParse(doc.toJS() ?? {});
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw issueError(file, doc, lines, issue);
+  }
+  const warnings = registry ? checkAgainstRegistry(parsed.data, registry, file, doc, lines) : [];
+  return { path: file, policy: compilePolicy(parsed.data), warnings };
+}
+
+/** Reads and parses a policy file; see `parsePolicy`. A missing file is an error naming it. */
+export function loadPolicyFile(file: string = DEFAULT_POLICY_PATH, registry?: ToolRegistry): LoadedPolicy {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new SentinelError(
+      'invalid_input',
+      `Policy file ${file} cannot be read: ${(error as Error).message}.`,
+      {
+        field: 'policy',
+        cause: error,
+      },
+    );
+  }
+  return parsePolicy(text, file, registry);
+}
+
+function checkAgainstRegistry(
+  file: PolicyFile,
+  registry: ToolRegistry,
+  path: string,
+  doc: Document,
+  lines: LineCounter,
+): string[] {
+  const warnings: string[] = [];
+  const compiled = compilePolicy(file);
+  compiled.rules.forEach((rule, index) => {
+    for (const name of rule.literalToolNames) {
+      if (!registry.get(name)) {
+        const line = lineOf(doc, lines, ['rules', index, 'tool']);
+        warnings.push(
+          `${path}, line ${line ?? '?'}: rule '${rule.name}' names tool '${name}', which is not registered`,
+        );
+      }
+    }
+    const matched = registry.tools.filter((tool) => rule.matchesTool(tool));
+    for (const argument of Object.keys(file.rules[index]!.args ?? {})) {
+      if (matched.length === 0) continue;
+      if (!matched.some((tool) => argument in tool.input.shape)) {
+        throw policyError(
+          path,
+          lineOfKey(doc, lines, ['rules', index, 'args'], argument),
+          formatPath(['rules', index, 'args', argument]),
+          `no tool this rule matches (${matched.map((t) => t.name).join(', ')}) has an argument '${argument}'`,
+        );
+      }
+    }
+    if (matched.length === 0) {
+      warnings.push(`${path}: rule '${rule.name}' matches no registered tool`);
+    }
+  });
+  return warnings;
+}

@@ -1,0 +1,112 @@
+/**
+ * Crash recovery: executions left `executing` by a server that stopped mid-call are settled from the
+ * cluster, never by running them again. An approved change carries its approval request id in the
+ * Deployment annotation `sentinel.dev/approval-request-id`; when that annotation is there and the
+ * Deployment's `metadata.generation` moved past the one observed before the call, the change reached
+ * the cluster (`succeeded`); otherwise it did not (`interrupted`: not executed, a new approval is
+ * needed). Where the Deployment is read from: the preview's `effect.target` ({namespace, name}) when
+ * the tool reports one, else the call's `namespace` and `name` arguments.
+ */
+import type { Logger } from 'pino';
+import { SentinelError } from '../../tools/errors.ts';
+import type { KubeReader } from '../../tools/kube/types.ts';
+import type { ApprovalStore, StoredExecution } from './store/types.ts';
+
+/** The annotation remediation tools stamp on the Deployment they change. */
+export const APPROVAL_ANNOTATION = 'sentinel.dev/approval-request-id';
+
+export interface ReconcileReport {
+  /** Executions found to have reached the cluster. */
+  applied: string[];
+  /** Executions found not to have reached the cluster. */
+  notApplied: string[];
+  /** Executions that could not be settled now (cluster unreachable); still `executing`. */
+  unresolved: string[];
+}
+
+const record = (value: unknown): Record<string, unknown> | undefined =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+
+/** Namespace, name and pre-change generation of the Deployment an execution targets. */
+export function executionTarget(
+  execution: StoredExecution,
+): { namespace: string; name: string; generation?: number } | undefined {
+  const effect = record(execution.effect);
+  const target = record(effect?.target);
+  const namespace = target?.namespace ?? execution.arguments.namespace;
+  const name = target?.name ?? execution.arguments.name;
+  const generation = target?.generation ?? effect?.generation;
+  if (typeof namespace !== 'string' || typeof name !== 'string') return undefined;
+  return { namespace, name, ...(typeof generation === 'number' && { generation }) };
+}
+
+/**
+ * Settles every `executing` execution in the store. Without a cluster reader, or for executions
+ * with no approval request id to look for, they are marked `interrupted` with an outcome saying the
+ * result is unknown. Never executes anything.
+ */
+export async function reconcileExecutions(
+  store: ApprovalStore,
+  reader: KubeReader | undefined,
+  options: { now?: () => Date; logger?: Logger } = {},
+): Promise<ReconcileReport> {
+  const now = options.now ?? (() => new Date());
+  const report: ReconcileReport = { applied: [], notApplied: [], unresolved: [] };
+  for (const execution of await store.listExecuting()) {
+    const target = executionTarget(execution);
+    if (!reader || !execution.requestId || !target) {
+      await store.finishExecution(
+        execution.id,
+        {
+          status: 'interrupted',
+          outcome:
+            'interrupted: the server stopped during this call and cannot tell from the cluster whether it applied; check the target before doing anything else',
+        },
+        now(),
+      );
+      report.notApplied.push(execution.id);
+      continue;
+    }
+    let annotation: string | undefined;
+    let generation: number | undefined;
+    try {
+      const deployment = await reader.getDeployment(target.namespace, target.name);
+      annotation = deployment.metadata?.annotations?.[APPROVAL_ANNOTATION];
+      generation = deployment.metadata?.generation;
+    } catch (error) {
+      if (!(error instanceof SentinelError && error.code === 'not_found')) {
+        options.logger?.warn(
+          { err: error, executionId: execution.id },
+          'reconciliation postponed: cluster not readable',
+        );
+        report.unresolved.push(execution.id);
+        continue;
+      }
+    }
+    const applied =
+      annotation === execution.requestId &&
+      (target.generation === undefined || (generation !== undefined && generation > target.generation));
+    const where = `Deployment ${target.namespace}/${target.name}`;
+    await store.finishExecution(
+      execution.id,
+      applied
+        ? {
+            status: 'succeeded',
+            outcome: `reconciled after a restart: the change reached the cluster (${where} carries approval request ${execution.requestId}, generation ${generation})`,
+          }
+        : {
+            status: 'interrupted',
+            outcome: `reconciled after a restart: the change did not reach the cluster (${where} does not carry it); not executed, a new approval is needed`,
+          },
+      now(),
+    );
+    (applied ? report.applied : report.notApplied).push(execution.id);
+    options.logger?.info(
+      { executionId: execution.id, approvalRequestId: execution.requestId, applied },
+      'execution reconciled',
+    );
+  }
+  return report;
+}

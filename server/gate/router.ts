@@ -1,0 +1,145 @@
+/**
+ * The approvals HTTP API (JSON), mounted behind the server's bearer-token authentication:
+ *
+ *   GET    /approvals?status=&tool=&requester=   → 200 { approvals: ApprovalRequest[] } (newest first)
+ *   GET    /approvals/{id}                       → 200 ApprovalRequest
+ *   POST   /approvals                            → 201 ApprovalRequest (approved) | 200 { approval_required: false, ... }
+ *          { requester, tool, arguments, validity? }  an approver approves an exact call for a named requester
+ *   POST   /approvals/{id}/approve  { validity? } → 200 ApprovalRequest
+ *   POST   /approvals/{id}/deny     { reason }    → 200 ApprovalRequest
+ *   POST   /approvals/{id}/withdraw              → 200 ApprovalRequest (the requester only)
+ *   GET    /freeze                               → 200 FreezeState
+ *   POST   /freeze                  { reason }    → 200 FreezeState (admin)
+ *   DELETE /freeze                               → 200 FreezeState (admin)
+ *
+ * Errors: `{ error: { code, message, field? } }` with 401 (no identity), 403 (not allowed), 404
+ * (unknown id), 409 (already decided), 410 (expired), 422 (invalid body). Shapes are defined in
+ * `approval-request.ts`.
+ */
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import type { z } from 'zod';
+import { SentinelError, toSentinelError, type ErrorCode } from '../../tools/errors.ts';
+import type { Identity } from '../pipeline.ts';
+import {
+  ApprovalListQuerySchema,
+  ApproveBodySchema,
+  CreateApprovalBodySchema,
+  DenyBodySchema,
+  FreezeBodySchema,
+  type ApiError,
+} from './approval-request.ts';
+import type { ApprovalsService } from './approvals.ts';
+
+export interface ApprovalsRouterOptions {
+  /** The authenticated identity of a request. Default: `res.locals.identity`. */
+  identityOf?: (req: Request, res: Response) => Identity | undefined;
+}
+
+const STATUS: Partial<Record<ErrorCode, number>> = {
+  invalid_input: 422,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  approval_expired: 410,
+};
+
+function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
+  const parsed = schema.safeParse(body ?? {});
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const field = issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : issue.path.join('.') || '(body)';
+  const message =
+    issue.code === 'unrecognized_keys' ? `unknown field ${field}` : `${field}: ${issue.message}`;
+  throw new SentinelError('invalid_input', `Invalid request: ${message}.`, { field });
+}
+
+/** Builds the router. Mount it where the server's bearer authentication has run. */
+export function createApprovalsRouter(
+  service: ApprovalsService,
+  options: ApprovalsRouterOptions = {},
+): Router {
+  const identityOf = options.identityOf ?? ((_req, res) => res.locals.identity as Identity | undefined);
+  const router = express.Router();
+  router.use(['/approvals', '/freeze'], express.json({ limit: '256kb' }));
+
+  const handle =
+    (fn: (req: Request, who: Identity) => Promise<unknown>, status = 200) =>
+    async (req: Request, res: Response, next: NextFunction) => {
+      try {
+        const who = identityOf(req, res);
+        if (!who) throw new SentinelError('unauthorized', 'A bearer token of a known identity is required.');
+        const body = await fn(req, who);
+        const created = status === 201 && body && typeof body === 'object' && 'approval_required' in body;
+        res.status(created ? 200 : status).json(body);
+      } catch (error) {
+        next(error);
+      }
+    };
+  const id = (req: Request) => String(req.params.id);
+
+  router.get(
+    '/approvals',
+    handle((req) =>
+      service.list(parseBody(ApprovalListQuerySchema, req.query)).then((approvals) => ({ approvals })),
+    ),
+  );
+  router.post(
+    '/approvals',
+    handle((req, who) => service.create(who, parseBody(CreateApprovalBodySchema, req.body)), 201),
+  );
+  router.get(
+    '/approvals/:id',
+    handle((req) => service.get(id(req))),
+  );
+  router.post(
+    '/approvals/:id/approve',
+    handle((req, who) => service.approve(id(req), who, parseBody(ApproveBodySchema, req.body))),
+  );
+  router.post(
+    '/approvals/:id/deny',
+    handle((req, who) => service.deny(id(req), who, parseBody(DenyBodySchema, req.body).reason)),
+  );
+  router.post(
+    '/approvals/:id/withdraw',
+    handle((req, who) => service.withdraw(id(req), who)),
+  );
+  router.get(
+    '/freeze',
+    handle(() => service.getFreeze()),
+  );
+  router.post(
+    '/freeze',
+    handle((req, who) => service.setFreeze(who, true, parseBody(FreezeBodySchema, req.body).reason)),
+  );
+  router.delete(
+    '/freeze',
+    handle((_req, who) => service.setFreeze(who, false, null)),
+  );
+
+  router.use(
+    ['/approvals', '/freeze'],
+    (error: unknown, _req: Request, res: Response, next: NextFunction) => {
+      if (res.headersSent) return next(error);
+      // body-parser errors (malformed JSON, too large) carry an HTTP status of their own.
+      const httpStatus = (error as { status?: number; type?: string }).status;
+      if (typeof httpStatus === 'number' && !(error instanceof SentinelError)) {
+        const body: ApiError = {
+          error: { code: 'invalid_input', message: `Invalid request body: ${(error as Error).message}.` },
+        };
+        res.status(httpStatus).json(body);
+        return;
+      }
+      const failure = toSentinelError(error);
+      const body: ApiError = {
+        error: {
+          code: failure.code,
+          message: failure.message,
+          ...(failure.field && { field: failure.field }),
+        },
+      };
+      res.status(STATUS[failure.code] ?? 500).json(body);
+    },
+  );
+  return router;
+}

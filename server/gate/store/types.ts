@@ -1,0 +1,172 @@
+/**
+ * The approval store: approval requests, grants, executions and the freeze switch. Every method is
+ * one atomic state change (one transaction) or one read, so the gate never holds a lock across an
+ * `await` and a second server replica (PostgreSQL) could implement the same interface. Methods are
+ * async for that reason even where the SQLite implementation is synchronous underneath.
+ *
+ * Timestamps are `Date`s in the interface and ISO 8601 UTC strings in records.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  ApprovalDecision,
+  ApprovalGrant,
+  ApprovalRequest,
+  ApprovalStatus,
+  ExecutionStatus,
+  FreezeState,
+} from '../approval-request.ts';
+
+/** A request to insert, with the keys the gate matches retries by. */
+export interface NewApprovalRequest {
+  /** Without `executions` (a new request has none). */
+  request: Omit<ApprovalRequest, 'executions'>;
+  /** `callKey` of the call as the requester made it. */
+  requestedKey: string;
+  /** `callKey` of the resolved call (what executes). */
+  resolvedKey: string;
+  /** Policy scope (fingerprint of the matched rules) a window grant covers. */
+  scope: string;
+}
+
+/** Who called and where: the binding of every grant and execution. */
+export interface CallBinding {
+  requester: string;
+  /** Kubeconfig context name; `''` when no cluster is configured. */
+  cluster: string;
+}
+
+export type TransitionFailure = 'not_found' | 'not_pending' | 'expired';
+export type TransitionResult =
+  | { ok: true; request: ApprovalRequest }
+  | { ok: false; reason: TransitionFailure; request?: ApprovalRequest };
+
+/** How an execution was authorised. */
+export type ExecutionAuthorization = 'policy' | 'once' | 'window' | 'upstream';
+
+export interface BeginExecution extends CallBinding {
+  /** `exe_` id chosen by the caller. */
+  id: string;
+  tool: string;
+  /** `callKey` of the executed arguments. */
+  callKey: string;
+  arguments: Record<string, unknown>;
+  authorization: ExecutionAuthorization;
+  /**
+   * The request whose grant lets the call through. For `once` the request moves atomically from
+   * `approved` to `executing` (consumed); for `window` the grant must still be active.
+   */
+  requestId?: string;
+  /** Gate-owned idempotency key; a second execution with the same requester, tool and key is refused. */
+  idempotencyKey?: string;
+  /** For `upstream`: refuse when an identical call ran (or runs) for this requester since this time. */
+  replaySince?: Date;
+  /** The effect observed by the preview just before executing (reconciliation reads it back). */
+  effect?: unknown;
+}
+
+/** One execution of a write/destructive call, as stored. */
+export interface StoredExecution extends CallBinding {
+  id: string;
+  requestId: string | null;
+  tool: string;
+  callKey: string;
+  arguments: Record<string, unknown>;
+  authorization: ExecutionAuthorization;
+  status: ExecutionStatus;
+  idempotencyKey: string | null;
+  /** Whether this execution consumed a once grant (its request's status follows its outcome). */
+  consumedGrant: boolean;
+  effect: unknown;
+  startedAt: string;
+  finishedAt: string | null;
+  outcome: string | null;
+  /** The tool result returned to the caller (replayed for an idempotent repeat). */
+  result: CallToolResult | null;
+}
+
+export type BeginFailure =
+  /** A once grant that is no longer `approved` (consumed, expired, withdrawn). */
+  | { reason: 'not_approved'; request: ApprovalRequest | undefined }
+  /** The idempotency key was used before. */
+  | { reason: 'idempotency_key_used'; existing: StoredExecution }
+  /** An identical call is executing now (window) or ran inside the replay window (upstream). */
+  | { reason: 'duplicate'; existing: StoredExecution };
+
+export type BeginResult = { ok: true; execution: StoredExecution } | ({ ok: false } & BeginFailure);
+
+export interface FinishExecution {
+  status: Exclude<ExecutionStatus, 'executing'>;
+  /** One line describing what happened. */
+  outcome: string;
+  result?: CallToolResult;
+}
+
+export interface ApprovalStore {
+  /**
+   * Inserts a pending request, or — when a pending, unexpired request exists for the same requester,
+   * cluster and requested key — returns that one (`reused: true`) unchanged.
+   */
+  createOrReusePending(
+    input: NewApprovalRequest,
+    now: Date,
+  ): Promise<{ request: ApprovalRequest; reused: boolean }>;
+  /** Inserts a request in the state given (an approver's `POST /approvals`: already approved). */
+  insert(input: NewApprovalRequest): Promise<ApprovalRequest>;
+  get(id: string): Promise<ApprovalRequest | undefined>;
+  /** Newest first, at most `limit` (default 200). */
+  list(filter?: {
+    status?: ApprovalStatus;
+    tool?: string;
+    requester?: string;
+    limit?: number;
+  }): Promise<ApprovalRequest[]>;
+  /** `pending` → `approved` (with `grant`) or `denied`. Fails unless pending and unexpired at `now`. */
+  decide(
+    id: string,
+    decision: ApprovalDecision,
+    grant: ApprovalGrant | null,
+    now: Date,
+  ): Promise<TransitionResult>;
+  /** `pending` → `withdrawn`. */
+  withdraw(id: string, now: Date): Promise<TransitionResult>;
+  /**
+   * Expires what is due at `now`: pending requests past `expires_at`, and approved requests whose
+   * grant ended before their call ran. Returns the requests that changed.
+   */
+  expireDue(now: Date): Promise<ApprovalRequest[]>;
+  /**
+   * The first identical call after a denial: returns the denied request for this binding and key
+   * (requested or resolved) whose original expiry is after `now` and whose denial was not yet
+   * delivered, and marks it delivered. Later identical calls get undefined.
+   */
+  claimDenial(binding: CallBinding, key: string, now: Date): Promise<ApprovalRequest | undefined>;
+  /**
+   * The newest request for this binding and key (requested or resolved) that is `approved` with an
+   * unexpired grant, or `executing` — what a retry of an approved call is matched against.
+   */
+  findApprovedCall(binding: CallBinding, key: string, now: Date): Promise<ApprovalRequest | undefined>;
+  /** An approved window grant for this binding, tool and scope that is still active at `now`. */
+  findWindowGrant(
+    binding: CallBinding,
+    tool: string,
+    scope: string,
+    now: Date,
+  ): Promise<ApprovalRequest | undefined>;
+  /** Starts an execution atomically (see `BeginExecution`); the row is `executing`. */
+  beginExecution(input: BeginExecution, now: Date): Promise<BeginResult>;
+  /** Records how an execution ended; a consumed once grant's request moves to executed/failed/stale. */
+  finishExecution(id: string, finish: FinishExecution, now: Date): Promise<void>;
+  getExecution(id: string): Promise<StoredExecution | undefined>;
+  /** The execution that used this idempotency key for this requester and tool, if any. */
+  findExecutionByIdempotencyKey(
+    requester: string,
+    tool: string,
+    key: string,
+  ): Promise<StoredExecution | undefined>;
+  /** Executions still `executing` (after a crash: what reconciliation looks at). */
+  listExecuting(): Promise<StoredExecution[]>;
+  getFreeze(): Promise<FreezeState>;
+  /** Turns the freeze on (`reason` and `by` given) or off (`frozen: false`). */
+  setFreeze(frozen: boolean, reason: string | null, by: string | null, now: Date): Promise<FreezeState>;
+  close(): Promise<void>;
+}

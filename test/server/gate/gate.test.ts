@@ -1,0 +1,389 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ApprovalRequestSchema, PendingResultMetaSchema } from '../../../server/gate/index.ts';
+import { FakeCluster } from './fixtures/fake-cluster.ts';
+import { createTestPipeline, identities, textOf, type TestPipeline } from './fixtures/pipeline.ts';
+import { fixtureDeployment } from './fixtures/tools.ts';
+
+const MINUTE = 60_000;
+const rollback = { namespace: 'shop', name: 'checkout' };
+
+let p: TestPipeline;
+beforeEach(() => {
+  p = createTestPipeline();
+});
+afterEach(async () => {
+  await p.close();
+});
+
+async function hold(identity: string, tool: string, args: Record<string, unknown>) {
+  const result = await p.call(identity, tool, args);
+  const meta = PendingResultMetaSchema.parse(result._meta);
+  return { result, id: meta.approval_request_id };
+}
+
+describe('approval gate: policy decisions', () => {
+  it('lets a read tool through without touching the store', async () => {
+    const result = await p.call('agent', 'get_version', {});
+    expect(result.isError).toBeUndefined();
+    expect(textOf(result)).toBe('Kubernetes v1.31.0');
+    expect(await p.store.list()).toEqual([]);
+  });
+
+  it('allows a dry run of a destructive tool and changes nothing', async () => {
+    const result = await p.call('agent', 'rollback_deployment', { ...rollback, dry_run: true });
+    expect(textOf(result)).toMatch(/^Dry run: Roll back Deployment shop\/checkout from revision 7/);
+    expect(p.cluster.mutations).toEqual([]);
+    expect(await p.store.list()).toEqual([]);
+  });
+
+  it('denies a write in a system namespace before any handler runs', async () => {
+    const result = await p.call('agent', 'scale_deployment', { namespace: 'kube-system', name: 'coredns', replicas: 1 });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain("Denied by policy rule 'system-namespaces'");
+    expect(result._meta).toMatchObject({ approval_status: 'denied' });
+    expect(p.cluster.mutations).toEqual([]);
+    expect(await p.store.list()).toEqual([]);
+  });
+
+  it('runs a write the policy allows, once', async () => {
+    const result = await p.call('agent', 'annotate_deployment', { ...rollback, key: 'team', value: 'payments' });
+    expect(result.isError).toBeUndefined();
+    expect(p.cluster.mutations).toHaveLength(1);
+    expect(p.cluster.deployment('shop', 'checkout').metadata!.annotations!.team).toBe('payments');
+  });
+});
+
+describe('approval gate: held calls', () => {
+  it('holds a destructive call: success result, pending _meta, resolved call and preview recorded', async () => {
+    const { result, id } = await hold('agent', 'rollback_deployment', { ...rollback, reason: 'errors since 02:10' });
+    expect(result.isError).toBeUndefined();
+    expect(result.structuredContent).toBeUndefined();
+    expect(result._meta).toEqual({
+      approval_status: 'pending',
+      approval_request_id: id,
+      expires_at: '2025-01-31T02:40:00.000Z',
+    });
+    const text = textOf(result);
+    expect(text).toContain(`Approval request: ${id}`);
+    expect(text).toContain('Roll back Deployment shop/checkout from revision 7 (checkout:2.4.1) to revision 6 (checkout:2.4.0)');
+    expect(text).toContain('retry this identical call');
+    expect(text).toContain('http://127.0.0.1:7070/ui/approvals');
+    expect(p.cluster.mutations).toEqual([]);
+
+    const request = ApprovalRequestSchema.parse(await p.gate.approvals.get(id));
+    expect(request).toMatchObject({
+      status: 'pending',
+      requester: 'agent',
+      tool: 'rollback_deployment',
+      arguments: { namespace: 'shop', name: 'checkout', to_revision: 6 },
+      requested_arguments: { namespace: 'shop', name: 'checkout' },
+      reason: 'errors since 02:10',
+      cluster: { context: 'kind-sentinel' },
+      policy: { rule: 'default:destructive', validity: 'once' },
+    });
+    expect(request.preview?.effect).toMatchObject({ revision: { from: 7, to: 6 } });
+  });
+
+  it('reuses the pending request for the identical call, whatever the reason text', async () => {
+    const first = await hold('agent', 'rollback_deployment', { ...rollback, reason: 'first' });
+    const second = await hold('agent', 'rollback_deployment', { name: 'checkout', namespace: 'shop', reason: 'again', dry_run: false });
+    expect(second.id).toBe(first.id);
+    expect(textOf(second.result)).toContain('already pending for this exact call');
+    expect(await p.store.list()).toHaveLength(1);
+    expect(p.events.map((e) => e.type)).toEqual(['approval_created', 'approval_reused']);
+  });
+
+  it('opens a separate request for a different call and for another requester', async () => {
+    const first = await hold('agent', 'rollback_deployment', rollback);
+    const other = await hold('agent', 'rollback_deployment', { ...rollback, to_revision: 6, namespace: 'shop' });
+    const otherRequester = await hold('other', 'rollback_deployment', rollback);
+    expect(new Set([first.id, other.id, otherRequester.id]).size).toBe(3);
+  });
+
+  it('returns a failing preview as is and records nothing', async () => {
+    const result = await p.call('agent', 'rollback_deployment', { namespace: 'shop', name: 'missing' });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain("Deployment 'missing' not found");
+    expect(await p.store.list()).toEqual([]);
+  });
+
+  it('holds a write tool without dry-run support with its own call as the resolution', async () => {
+    const result = await p.call('agent', 'pause_rollout', rollback);
+    const id = PendingResultMetaSchema.parse(result._meta).approval_request_id;
+    expect((await p.gate.approvals.get(id)).policy.rule).toBe('default:write');
+  });
+});
+
+describe('approval gate: once grants', () => {
+  it('executes the resolved call on the first retry after approval, exactly once', async () => {
+    const { id } = await hold('agent', 'rollback_deployment', { ...rollback, reason: 'bad release' });
+    await p.gate.approvals.approve(id, identities.alice!, {});
+    const result = await p.call('agent', 'rollback_deployment', rollback);
+    expect(result.isError).toBeUndefined();
+    expect(textOf(result)).toContain('to revision 6 (checkout:2.4.0): done, now revision 8');
+    expect(result._meta).toMatchObject({ approval_status: 'executed', approval_request_id: id });
+    expect(p.cluster.mutations).toHaveLength(1);
+    const annotations = p.cluster.deployment('shop', 'checkout').metadata!.annotations!;
+    expect(annotations['sentinel.dev/approval-request-id']).toBe(id);
+    const request = await p.gate.approvals.get(id);
+    expect(request.status).toBe('executed');
+    expect(request.executions).toMatchObject([{ status: 'succeeded', arguments: { to_revision: 6, reason: 'bad release' } }]);
+
+    // The grant is used up: the same call again is a new request, not a second execution.
+    const again = await hold('agent', 'rollback_deployment', rollback);
+    expect(again.id).not.toBe(id);
+    expect(p.cluster.mutations).toHaveLength(1);
+  });
+
+  it('matches a retry that spells out the resolved arguments', async () => {
+    const { id } = await hold('agent', 'rollback_deployment', rollback);
+    await p.gate.approvals.approve(id, identities.alice!, {});
+    const result = await p.call('agent', 'rollback_deployment', { ...rollback, to_revision: 6 });
+    expect(result._meta).toMatchObject({ approval_status: 'executed', approval_request_id: id });
+  });
+
+  it('runs 50 concurrent identical retries exactly once', async () => {
+    const { id } = await hold('agent', 'scale_deployment', { ...rollback, replicas: 5 });
+    await p.gate.approvals.approve(id, identities.alice!, {});
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () => p.call('agent', 'scale_deployment', { ...rollback, replicas: 5 })),
+    );
+    expect(p.cluster.mutations).toHaveLength(1);
+    const statuses = results.map((r) => (r._meta as { approval_status: string }).approval_status);
+    expect(statuses.filter((s) => s === 'executed')).toHaveLength(1);
+    expect(statuses.filter((s) => s === 'executed' || s === 'in_progress' || s === 'pending')).toHaveLength(50);
+    expect((await p.gate.approvals.get(id)).executions).toHaveLength(1);
+  });
+
+  it('holds a call with different arguments again', async () => {
+    const { id } = await hold('agent', 'scale_deployment', { ...rollback, replicas: 5 });
+    await p.gate.approvals.approve(id, identities.alice!, {});
+    const different = await hold('agent', 'scale_deployment', { ...rollback, replicas: 6 });
+    expect(different.id).not.toBe(id);
+    expect(p.cluster.mutations).toEqual([]);
+  });
+
+  it("does not let identity B use A's grant", async () => {
+    const { id } = await hold('agent', 'scale_deployment', { ...rollback, replicas: 5 });
+    await p.gate.approvals.approve(id, identities.alice!, {});
+    const other = await hold('other', 'scale_deployment', { ...rollback, replicas: 5 });
+    expect(other.id).not.toBe(id);
+    expect(p.cluster.mutations).toEqual([]);
+    expect((await p.gate.approvals.get(id)).status).toBe('approved');
+  });
+
+  it('does not execute a stale approval when the target changed after approval', async () => {
+    const { id } = await hold('agent', 'rollback_deployment', rollback);
+    await p.gate.approvals.approve(id, identities.alice!, {});
+    // Someone else rolls out a new revision in between.
+    p.cluster.add(fixtureDeployment('shop', 'checkout', { revisions: { 6: 'checkout:2.4.0', 7: 'checkout:2.4.1', 8: 'checkout:2.5.0' } }));
+    const result = await p.call('agent', 'rollback_deployment', rollback);
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain(`Approval request ${id} is stale`);
+    expect(textOf(result)).toContain('revision');
+    expect(result._meta).toMatchObject({ approval_status: 'stale' });
+    expect(p.cluster.mutations).toEqual([]);
+    expect((await p.gate.approvals.get(id)).status).toBe('stale');
+  });
+
+  it('never executes an approval whose grant ended unused', async () => {
+    const { id } = await hold('agent', 'scale_deployment', { ...rollback, replicas: 5 });
+    await p.gate.approvals.approve(id, identities.alice!, {});
+    p.clock.advance(31 * MINUTE);
+    const retry = await hold('agent', 'scale_deployment', { ...rollback, replicas: 5 });
+    expect(retry.id).not.toBe(id);
+    expect((await p.gate.approvals.get(id)).status).toBe('expired');
+    expect(p.cluster.mutations).toEqual([]);
+  });
+});
+
+describe('approval gate: window grants', () => {
+  const staging = { namespace: 'staging-shop', name: 'web' };
+
+  it('covers other arguments of the same tool and rules until the window ends, on the same cluster only', async () => {
+    const { id } = await hold('agent', 'scale_deployment', { ...staging, replicas: 4 });
+    const request = await p.gate.approvals.approve(id, identities.alice!, { validity: { window: '15m' } });
+    expect(request.grant).toEqual({ validity: { window: '15m' }, expires_at: '2025-01-31T02:25:00.000Z' });
+
+    const other = await p.call('agent', 'scale_deployment', { ...staging, replicas: 7 });
+    expect(other._meta).toMatchObject({ approval_status: 'executed', approval_request_id: id });
+    expect(p.cluster.deployment('staging-shop', 'web').spec!.replicas).toBe(7);
+
+    // Another cluster: held again.
+    const elsewhere = new FakeCluster({ context: 'prod-eu', server: 'https://10.0.0.1' });
+    elsewhere.add(fixtureDeployment('staging-shop', 'web'));
+    const held = await p.call('agent', 'scale_deployment', { ...staging, replicas: 7 }, elsewhere);
+    expect(held._meta).toMatchObject({ approval_status: 'pending' });
+    expect(elsewhere.mutations).toEqual([]);
+
+    // A call matching a stricter rule (scale to 0) is not covered.
+    const zero = await p.call('agent', 'scale_deployment', { ...staging, replicas: 0 });
+    expect(zero._meta).toMatchObject({ approval_status: 'pending' });
+
+    p.clock.advance(16 * MINUTE);
+    const late = await p.call('agent', 'scale_deployment', { ...staging, replicas: 2 });
+    expect(late._meta).toMatchObject({ approval_status: 'pending' });
+    expect(p.cluster.mutations).toHaveLength(1);
+  });
+
+  it('refuses a window longer than the rule allows, and any window where the rule says once', async () => {
+    const staged = await hold('agent', 'scale_deployment', { ...staging, replicas: 4 });
+    await expect(p.gate.approvals.approve(staged.id, identities.alice!, { validity: { window: '2h' } })).rejects.toThrow(
+      /at most 1h/,
+    );
+    const prod = await hold('agent', 'scale_deployment', { ...rollback, replicas: 4 });
+    await expect(p.gate.approvals.approve(prod.id, identities.alice!, { validity: { window: '5m' } })).rejects.toThrow(
+      /only 'once'/,
+    );
+  });
+});
+
+describe('approval gate: decisions', () => {
+  it('never lets the requester decide its own request, even with every role', async () => {
+    const result = await p.call('local', 'scale_deployment', { ...rollback, replicas: 5 });
+    const id = PendingResultMetaSchema.parse(result._meta).approval_request_id;
+    await expect(p.gate.approvals.approve(id, identities.local!, {})).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(p.gate.approvals.deny(id, identities.local!, 'no')).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(p.gate.approvals.approve(id, identities.other!, {})).rejects.toMatchObject({ code: 'forbidden' });
+    const byAdmin = await p.gate.approvals.approve(id, identities.root!, {});
+    expect(byAdmin.decision).toMatchObject({ by: 'root', admin_fallback: true });
+  });
+
+  it('deny: the first identical retry hears the human declined, the next opens a new request', async () => {
+    const { id } = await hold('agent', 'scale_deployment', { ...rollback, replicas: 5 });
+    await p.gate.approvals.deny(id, identities.alice!, 'peak traffic, scale tomorrow');
+    const first = await p.call('agent', 'scale_deployment', { ...rollback, replicas: 5 });
+    expect(first.isError).toBe(true);
+    expect(textOf(first)).toBe(
+      [
+        `Approval request ${id} was denied by alice: peak traffic, scale tomorrow`,
+        'A human reviewed and declined this exact scale_deployment call. It was not run and nothing changed.',
+        'Do not attempt it again. Tell the user it was declined and offer alternatives.',
+      ].join('\n'),
+    );
+    expect(first._meta).toMatchObject({ approval_status: 'denied', approval_request_id: id });
+    const second = await hold('agent', 'scale_deployment', { ...rollback, replicas: 5 });
+    expect(second.id).not.toBe(id);
+    expect(p.cluster.mutations).toEqual([]);
+  });
+
+  it('after the original expiry, a denied call opens a new request straight away', async () => {
+    const { id } = await hold('agent', 'scale_deployment', { ...rollback, replicas: 5 });
+    await p.gate.approvals.deny(id, identities.alice!, 'no');
+    p.clock.advance(31 * MINUTE);
+    const next = await hold('agent', 'scale_deployment', { ...rollback, replicas: 5 });
+    expect(next.id).not.toBe(id);
+  });
+
+  it('expires pending requests: never approved, never executed', async () => {
+    const { id } = await hold('agent', 'scale_deployment', { ...rollback, replicas: 5 });
+    p.clock.advance(30 * MINUTE);
+    await expect(p.gate.approvals.approve(id, identities.alice!, {})).rejects.toMatchObject({ code: 'approval_expired' });
+    expect((await p.gate.approvals.get(id)).status).toBe('expired');
+    expect(p.events.some((e) => e.type === 'approval_expired')).toBe(true);
+    const retry = await hold('agent', 'scale_deployment', { ...rollback, replicas: 5 });
+    expect(retry.id).not.toBe(id);
+    expect(p.cluster.mutations).toEqual([]);
+  });
+
+  it('refuses a second decision and lets only the requester withdraw', async () => {
+    const { id } = await hold('agent', 'scale_deployment', { ...rollback, replicas: 5 });
+    await expect(p.gate.approvals.withdraw(id, identities.other!)).rejects.toMatchObject({ code: 'forbidden' });
+    expect((await p.gate.approvals.withdraw(id, identities.agent!)).status).toBe('withdrawn');
+    await expect(p.gate.approvals.approve(id, identities.alice!, {})).rejects.toMatchObject({ code: 'conflict' });
+  });
+
+  it('an approver creates an approved request for a named requester; the requester then runs it', async () => {
+    const created = await p.gate.approvals.create(identities.alice!, {
+      requester: 'agent',
+      tool: 'rollback_deployment',
+      arguments: rollback,
+    });
+    expect(created).toMatchObject({
+      status: 'approved',
+      requester: 'agent',
+      created_by: 'alice',
+      arguments: { to_revision: 6 },
+      decision: { decision: 'allow', by: 'alice' },
+    });
+    const result = await p.call('agent', 'rollback_deployment', rollback);
+    expect(result._meta).toMatchObject({ approval_status: 'executed' });
+    expect(p.cluster.mutations).toHaveLength(1);
+    await expect(
+      p.gate.approvals.create(identities.alice!, { requester: 'alice', tool: 'rollback_deployment', arguments: rollback }),
+    ).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(
+      p.gate.approvals.create(identities.alice!, { requester: 'agent', tool: 'rollback_deployment', arguments: { namespace: 'shop' } }),
+    ).rejects.toMatchObject({ code: 'invalid_input', field: 'arguments.name' });
+    expect(
+      await p.gate.approvals.create(identities.alice!, {
+        requester: 'agent',
+        tool: 'rollback_deployment',
+        arguments: { ...rollback, dry_run: true },
+      }),
+    ).toEqual({ approval_required: false, decision: 'allow', rule: 'dry-runs' });
+  });
+});
+
+describe('approval gate: upstream approval, idempotency, freeze', () => {
+  it('runs a trusted identity on upstream approval, once per replay window', async () => {
+    const first = await p.call('harness', 'scale_deployment', { ...rollback, replicas: 5 });
+    expect(first._meta).toMatchObject({ approval_status: 'executed' });
+    const replay = await p.call('harness', 'scale_deployment', { ...rollback, replicas: 5 });
+    expect(replay._meta).toMatchObject({ approval_status: 'replayed' });
+    expect(textOf(replay)).toMatch(/^Not executed again: an identical call from this identity ran inside the replay window/);
+    expect(p.cluster.mutations).toHaveLength(1);
+    p.clock.advance(11 * MINUTE);
+    await p.call('harness', 'scale_deployment', { ...rollback, replicas: 5 });
+    expect(p.cluster.mutations).toHaveLength(2);
+    // Policy denials still apply to it.
+    const denied = await p.call('harness', 'scale_deployment', { namespace: 'kube-system', name: 'coredns', replicas: 1 });
+    expect(denied.isError).toBe(true);
+    expect(await p.store.list()).toEqual([]);
+  });
+
+  it('returns the first result for a repeated idempotency key without executing again', async () => {
+    const args = { ...rollback, key: 'team', value: 'payments', idempotency_key: 'k-1' };
+    const first = await p.call('agent', 'annotate_deployment', args);
+    const second = await p.call('agent', 'annotate_deployment', args);
+    expect(p.cluster.mutations).toHaveLength(1);
+    expect(textOf(second)).toBe(textOf(first));
+    expect(second._meta).toMatchObject({ idempotent_replay: true });
+    const misuse = await p.call('agent', 'annotate_deployment', { ...args, value: 'other' });
+    expect(misuse.isError).toBe(true);
+    expect(textOf(misuse)).toContain("idempotency_key 'k-1' was already used for a different annotate_deployment call");
+    // Keys are per identity.
+    await p.call('other', 'annotate_deployment', args);
+    expect(p.cluster.mutations).toHaveLength(2);
+  });
+
+  it('an idempotency key on an approved retry is recorded; repeating it does not execute again', async () => {
+    const { id } = await hold('agent', 'scale_deployment', { ...rollback, replicas: 5, idempotency_key: 'scale-5' });
+    await p.gate.approvals.approve(id, identities.alice!, {});
+    const run = await p.call('agent', 'scale_deployment', { ...rollback, replicas: 5, idempotency_key: 'scale-5' });
+    const again = await p.call('agent', 'scale_deployment', { ...rollback, replicas: 5, idempotency_key: 'scale-5' });
+    expect(textOf(again)).toBe(textOf(run));
+    expect(p.cluster.mutations).toHaveLength(1);
+  });
+
+  it('freeze denies every change with its reason; reads and dry runs continue', async () => {
+    await expect(p.gate.approvals.setFreeze(identities.alice!, true, 'x')).rejects.toMatchObject({ code: 'forbidden' });
+    await p.gate.approvals.setFreeze(identities.root!, true, 'Black Friday change freeze');
+    for (const [tool, args] of [
+      ['annotate_deployment', { ...rollback, key: 'a', value: 'b' }],
+      ['scale_deployment', { ...rollback, replicas: 5 }],
+    ] as const) {
+      const result = await p.call('harness', tool, args);
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toContain('Black Friday change freeze');
+      expect(result._meta).toMatchObject({ approval_status: 'frozen' });
+    }
+    expect((await p.call('agent', 'get_version', {})).isError).toBeUndefined();
+    expect((await p.call('agent', 'scale_deployment', { ...rollback, replicas: 5, dry_run: true })).isError).toBeUndefined();
+    expect(p.cluster.mutations).toEqual([]);
+    await p.gate.approvals.setFreeze(identities.root!, false, null);
+    expect((await p.call('agent', 'scale_deployment', { ...rollback, replicas: 5 }))._meta).toMatchObject({
+      approval_status: 'pending',
+    });
+  });
+});
