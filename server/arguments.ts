@@ -5,6 +5,7 @@
 import type { z } from 'zod';
 import type { Tool } from '../tools/define-tool.ts';
 import { SentinelError } from '../tools/errors.ts';
+import { publishedInput } from './tool-input.ts';
 
 /** `a.b[0]`-style path of an issue; `(arguments)` for the top level. */
 function pathOf(path: readonly PropertyKey[]): string {
@@ -26,14 +27,16 @@ function describeIssue(issue: z.core.$ZodIssue, accepted: readonly string[]): st
 }
 
 /**
- * Validates `raw` against `tool.input` and returns the parsed arguments with defaults applied.
+ * Validates `raw` against `publishedInput(tool)` (the tool's strict schema, plus the gate-owned
+ * `idempotency_key` on write/destructive tools) and returns the parsed arguments with defaults applied.
  * Throws `SentinelError('invalid_input')` whose message lists every broken rule by field and whose
  * `field` is the first offending field.
  */
 export function parseToolArguments(tool: Tool, raw: unknown): Record<string, unknown> {
-  const parsed = tool.input.safeParse(raw);
+  const schema = publishedInput(tool);
+  const parsed = schema.safeParse(raw);
   if (parsed.success) return parsed.data as Record<string, unknown>;
-  const accepted = Object.keys(tool.input.shape);
+  const accepted = Object.keys(schema.shape);
   const issues = parsed.error.issues;
   const lines = issues.flatMap((issue) => describeIssue(issue, accepted));
   const first = issues[0];

@@ -44,6 +44,10 @@ function registerServe(program: Command): void {
     .option('--kubeconfig <file>', 'kubeconfig file (default KUBECONFIG or ~/.kube/config)')
     .option('--context <name>', 'kubeconfig context (default: the current context)')
     .addOption(dataDirOption())
+    .option(
+      '--policy <file>',
+      'approval policy (YAML); default: the commented policy shipped in server/gate/default-policy.yaml',
+    )
     .option('--stdio', 'serve MCP over stdin/stdout instead of HTTP (with --identity)', false)
     .option(
       '--identity <name>',

@@ -32,6 +32,8 @@ export const ServeOptionsSchema = z.strictObject({
   kubeconfig: z.string().optional(),
   context: z.string().optional(),
   dataDir: z.string().optional(),
+  /** Approval policy file (YAML); default the commented policy shipped in server/gate/. */
+  policy: z.string().optional(),
   /** Serve MCP over stdin/stdout instead of HTTP. */
   stdio: z.boolean().default(false),
   /** With --stdio: the identity every call runs as (must exist). */

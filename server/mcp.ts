@@ -14,11 +14,13 @@ import type { Tool } from '../tools/define-tool.ts';
 import { toSentinelError } from '../tools/errors.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import type { Identity } from './identity.ts';
+import { publishedInput } from './tool-input.ts';
 import { errorResult, type ToolCallPipeline } from './pipeline.ts';
 
 /**
  * How a tool is published in `tools/list`: name, title, description, the JSON Schema of its input
- * (as accepted: defaults make fields optional; `additionalProperties: false`), its output schema if
+ * (`publishedInput`, as accepted: defaults make fields optional; `additionalProperties: false`; plus
+ * the gate-owned `idempotency_key` on write/destructive tools), its output schema if
  * any, and the annotations exactly as `defineTool` derived them.
  */
 export function describeTool(tool: Tool): McpTool {
@@ -26,7 +28,7 @@ export function describeTool(tool: Tool): McpTool {
     name: tool.name,
     title: tool.title,
     description: tool.description,
-    inputSchema: z.toJSONSchema(tool.input, { io: 'input' }) as McpTool['inputSchema'],
+    inputSchema: z.toJSONSchema(publishedInput(tool), { io: 'input' }) as McpTool['inputSchema'],
     ...(tool.output && {
       outputSchema: z.toJSONSchema(tool.output, { io: 'output' }) as NonNullable<McpTool['outputSchema']>,
     }),

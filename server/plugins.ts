@@ -10,6 +10,7 @@ import type { ToolRegistry } from '../tools/registry.ts';
 import type { RouteMounter } from './app.ts';
 import type { IdentityStore } from './identity-store.ts';
 import type { ToolCallMiddleware } from './pipeline.ts';
+import { gatePlugin } from './gate/plugin.ts';
 
 /** What a plugin may use when the server starts. */
 export interface ServerPluginContext {
@@ -19,6 +20,8 @@ export interface ServerPluginContext {
   identities: IdentityStore;
   kube: () => KubeConnection;
   logger: Logger;
+  /** `--policy`: the approval policy file, resolved; undefined for the shipped default. */
+  policyFile: string | undefined;
   /** `http` or `stdio`; routes are ignored in stdio mode. */
   transport: 'http' | 'stdio';
 }
@@ -33,4 +36,4 @@ export interface ServerPluginParts {
 export type ServerPlugin = (context: ServerPluginContext) => ServerPluginParts | Promise<ServerPluginParts>;
 
 /** Plugins of `sentinel serve`, in order (the approval gate first, so it wraps everything else). */
-export const serverPlugins: ServerPlugin[] = [];
+export const serverPlugins: ServerPlugin[] = [gatePlugin];

@@ -140,12 +140,22 @@ export async function startServe(
   const connection =
     extensions.kube ?? connectCluster({ kubeconfig: options.kubeconfig, context: options.context });
   const kube = () => connection;
+  const policyFile = options.policy === undefined ? undefined : resolve(options.policy);
   const onLoadError = (error: SentinelError) => logger.error({ err: error }, 'tokens file rejected');
 
   if (options.stdio) {
     const identities = createIdentityStore({ tokensFile, onLoadError });
     identities.list(); // an invalid tokens.yaml stops the start here, with its message
-    return startStdio(options.identity!, { dataDir, registry, identities, kube, logger, io, extensions });
+    return startStdio(options.identity!, {
+      dataDir,
+      policyFile,
+      registry,
+      identities,
+      kube,
+      logger,
+      io,
+      extensions,
+    });
   }
 
   const supplied = suppliedToken(options, io.env);
@@ -165,6 +175,7 @@ export async function startServe(
 
   const plugins = await startPlugins(extensions.plugins ?? serverPlugins, {
     dataDir,
+    policyFile,
     registry,
     identities,
     kube,
@@ -245,6 +256,7 @@ async function startStdio(
   identityName: string,
   context: {
     dataDir: string;
+    policyFile: string | undefined;
     registry: ToolRegistry;
     identities: IdentityStore;
     kube: () => KubeConnection;
@@ -253,7 +265,7 @@ async function startStdio(
     extensions: ServeExtensions;
   },
 ): Promise<RunningServer> {
-  const { dataDir, registry, identities, kube, logger, extensions } = context;
+  const { dataDir, policyFile, registry, identities, kube, logger, extensions } = context;
   if (!identities.get(identityName)) {
     throw new SentinelError(
       'not_found',
@@ -263,6 +275,7 @@ async function startStdio(
   }
   const plugins = await startPlugins(extensions.plugins ?? serverPlugins, {
     dataDir,
+    policyFile,
     registry,
     identities,
     kube,

@@ -3,16 +3,13 @@
  * service and router, crash reconciliation), the policy loader, the SQLite store, and the shapes in
  * `approval-request.ts`.
  *
- * `idempotency_key` belongs to the gate, not to the tools: `gatedInputSchema(tool)` is the schema the
- * server publishes in `tools/list` and parses `tools/call` arguments with — the tool's own strict
- * schema, extended with an optional `idempotency_key` for write/destructive tools. The gate reads it
- * from the parsed arguments and strips it before the handler runs, so no tool declares it.
+ * `idempotency_key` belongs to the gate, not to the tools: the server publishes and parses
+ * write/destructive tools with `publishedInput(tool)` (server/tool-input.ts), which adds it; the
+ * gate reads it from the parsed arguments and strips it before the handler runs.
  */
 import type { Router } from 'express';
-import { z } from 'zod';
-import type { StrictObjectSchema, Tool } from '../../tools/define-tool.ts';
 import type { KubeReader } from '../../tools/kube/types.ts';
-import type { Identity, ToolCallMiddleware } from '../pipeline.ts';
+import type { ToolCallMiddleware } from '../pipeline.ts';
 import { createApprovalsService, type ApprovalsOptions, type ApprovalsService } from './approvals.ts';
 import { createGateCore, createGateMiddleware, type GateOptions } from './gate.ts';
 import { reconcileExecutions, type ReconcileReport } from './reconcile.ts';
@@ -26,33 +23,6 @@ export type { ApprovalStore } from './store/types.ts';
 export type { GateEvent, GateOptions } from './gate.ts';
 export type { ApprovalsService, PreviewFn } from './approvals.ts';
 export { APPROVAL_ANNOTATION, type ReconcileReport } from './reconcile.ts';
-
-/** The gate-owned optional argument of every write/destructive tool. */
-export const IdempotencyKeySchema = z
-  .string()
-  .min(1)
-  .max(200)
-  .describe(
-    'Optional. A key you choose for this change (e.g. a UUID). Repeating the same tool call with the same key returns the first result instead of executing again.',
-  );
-
-/** The input schema the server publishes and parses for `tool` (see the module comment). */
-export function gatedInputSchema(tool: Tool): StrictObjectSchema {
-  if (tool.risk === 'read') return tool.input;
-  return tool.input.extend({
-    idempotency_key: IdempotencyKeySchema.optional(),
-  }) as unknown as StrictObjectSchema;
-}
-
-/** Start-up warnings for identities that bypass the server's own approvals (one line each). */
-export function upstreamTrustWarnings(identities: readonly Identity[]): string[] {
-  return identities
-    .filter((identity) => identity.trustUpstreamApproval)
-    .map(
-      (identity) =>
-        `identity '${identity.name}' has trust_upstream_approval: its write/destructive calls run on the harness's approval alone, without a server-side approval request`,
-    );
-}
 
 export interface GateSetup extends GateOptions, ApprovalsOptions {
   /** How often pending requests and unused grants are expired (ms). Default 15 s. */
@@ -78,9 +48,7 @@ export function createGate(setup: GateSetup): Gate {
   const core = createGateCore(setup);
   const approvals = createApprovalsService(core, setup);
   const sweep = setInterval(() => {
-    approvals
-      .sweep()
-      .catch((error: unknown) => setup.logger?.warn({ err: error }, 'expiry sweep failed'));
+    approvals.sweep().catch((error: unknown) => setup.logger?.warn({ err: error }, 'expiry sweep failed'));
   }, setup.sweepIntervalMs ?? 15_000);
   sweep.unref();
   return {

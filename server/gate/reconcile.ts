@@ -43,9 +43,9 @@ export function executionTarget(
 }
 
 /**
- * Settles every `executing` execution in the store. Without a cluster reader, or for executions
- * with no approval request id to look for, they are marked `interrupted` with an outcome saying the
- * result is unknown. Never executes anything.
+ * Settles every `executing` execution in the store. Executions with no approval request id to look
+ * for are marked `interrupted` with an outcome saying the result is unknown; without a cluster
+ * reader nothing is settled (all `unresolved`). Never executes anything.
  */
 export async function reconcileExecutions(
   store: ApprovalStore,
@@ -56,7 +56,12 @@ export async function reconcileExecutions(
   const report: ReconcileReport = { applied: [], notApplied: [], unresolved: [] };
   for (const execution of await store.listExecuting()) {
     const target = executionTarget(execution);
-    if (!reader || !execution.requestId || !target) {
+    if (!reader) {
+      // No cluster to ask now: leave it executing (it blocks nothing and is settled on a later start).
+      report.unresolved.push(execution.id);
+      continue;
+    }
+    if (!execution.requestId || !target) {
       await store.finishExecution(
         execution.id,
         {

@@ -46,7 +46,7 @@ describe('tools/call pipeline', () => {
   it.each([
     [
       { ...scaleArgs, dryrun: true },
-      /dryrun: unknown argument \(accepted: namespace, name, replicas, dry_run\)/,
+      /dryrun: unknown argument \(accepted: namespace, name, replicas, dry_run, idempotency_key\)/,
     ],
     [{ ...scaleArgs, replicas: 1000 }, /replicas: Too big: expected number to be <=100/],
     [{ namespace: 'shop', name: 'web' }, /replicas: Invalid input: expected number, received undefined/],

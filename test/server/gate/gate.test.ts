@@ -37,7 +37,11 @@ describe('approval gate: policy decisions', () => {
   });
 
   it('denies a write in a system namespace before any handler runs', async () => {
-    const result = await p.call('agent', 'scale_deployment', { namespace: 'kube-system', name: 'coredns', replicas: 1 });
+    const result = await p.call('agent', 'scale_deployment', {
+      namespace: 'kube-system',
+      name: 'coredns',
+      replicas: 1,
+    });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain("Denied by policy rule 'system-namespaces'");
     expect(result._meta).toMatchObject({ approval_status: 'denied' });
@@ -46,7 +50,11 @@ describe('approval gate: policy decisions', () => {
   });
 
   it('runs a write the policy allows, once', async () => {
-    const result = await p.call('agent', 'annotate_deployment', { ...rollback, key: 'team', value: 'payments' });
+    const result = await p.call('agent', 'annotate_deployment', {
+      ...rollback,
+      key: 'team',
+      value: 'payments',
+    });
     expect(result.isError).toBeUndefined();
     expect(p.cluster.mutations).toHaveLength(1);
     expect(p.cluster.deployment('shop', 'checkout').metadata!.annotations!.team).toBe('payments');
@@ -55,7 +63,10 @@ describe('approval gate: policy decisions', () => {
 
 describe('approval gate: held calls', () => {
   it('holds a destructive call: success result, pending _meta, resolved call and preview recorded', async () => {
-    const { result, id } = await hold('agent', 'rollback_deployment', { ...rollback, reason: 'errors since 02:10' });
+    const { result, id } = await hold('agent', 'rollback_deployment', {
+      ...rollback,
+      reason: 'errors since 02:10',
+    });
     expect(result.isError).toBeUndefined();
     expect(result.structuredContent).toBeUndefined();
     expect(result._meta).toEqual({
@@ -65,7 +76,9 @@ describe('approval gate: held calls', () => {
     });
     const text = textOf(result);
     expect(text).toContain(`Approval request: ${id}`);
-    expect(text).toContain('Roll back Deployment shop/checkout from revision 7 (checkout:2.4.1) to revision 6 (checkout:2.4.0)');
+    expect(text).toContain(
+      'Roll back Deployment shop/checkout from revision 7 (checkout:2.4.1) to revision 6 (checkout:2.4.0)',
+    );
     expect(text).toContain('retry this identical call');
     expect(text).toContain('http://127.0.0.1:7070/ui/approvals');
     expect(p.cluster.mutations).toEqual([]);
@@ -86,7 +99,12 @@ describe('approval gate: held calls', () => {
 
   it('reuses the pending request for the identical call, whatever the reason text', async () => {
     const first = await hold('agent', 'rollback_deployment', { ...rollback, reason: 'first' });
-    const second = await hold('agent', 'rollback_deployment', { name: 'checkout', namespace: 'shop', reason: 'again', dry_run: false });
+    const second = await hold('agent', 'rollback_deployment', {
+      name: 'checkout',
+      namespace: 'shop',
+      reason: 'again',
+      dry_run: false,
+    });
     expect(second.id).toBe(first.id);
     expect(textOf(second.result)).toContain('already pending for this exact call');
     expect(await p.store.list()).toHaveLength(1);
@@ -95,7 +113,11 @@ describe('approval gate: held calls', () => {
 
   it('opens a separate request for a different call and for another requester', async () => {
     const first = await hold('agent', 'rollback_deployment', rollback);
-    const other = await hold('agent', 'rollback_deployment', { ...rollback, to_revision: 6, namespace: 'shop' });
+    const other = await hold('agent', 'rollback_deployment', {
+      ...rollback,
+      to_revision: 6,
+      namespace: 'shop',
+    });
     const otherRequester = await hold('other', 'rollback_deployment', rollback);
     expect(new Set([first.id, other.id, otherRequester.id]).size).toBe(3);
   });
@@ -127,7 +149,9 @@ describe('approval gate: once grants', () => {
     expect(annotations['sentinel.dev/approval-request-id']).toBe(id);
     const request = await p.gate.approvals.get(id);
     expect(request.status).toBe('executed');
-    expect(request.executions).toMatchObject([{ status: 'succeeded', arguments: { to_revision: 6, reason: 'bad release' } }]);
+    expect(request.executions).toMatchObject([
+      { status: 'succeeded', arguments: { to_revision: 6, reason: 'bad release' } },
+    ]);
 
     // The grant is used up: the same call again is a new request, not a second execution.
     const again = await hold('agent', 'rollback_deployment', rollback);
@@ -151,7 +175,9 @@ describe('approval gate: once grants', () => {
     expect(p.cluster.mutations).toHaveLength(1);
     const statuses = results.map((r) => (r._meta as { approval_status: string }).approval_status);
     expect(statuses.filter((s) => s === 'executed')).toHaveLength(1);
-    expect(statuses.filter((s) => s === 'executed' || s === 'in_progress' || s === 'pending')).toHaveLength(50);
+    expect(statuses.filter((s) => s === 'executed' || s === 'in_progress' || s === 'pending')).toHaveLength(
+      50,
+    );
     expect((await p.gate.approvals.get(id)).executions).toHaveLength(1);
   });
 
@@ -176,7 +202,11 @@ describe('approval gate: once grants', () => {
     const { id } = await hold('agent', 'rollback_deployment', rollback);
     await p.gate.approvals.approve(id, identities.alice!, {});
     // Someone else rolls out a new revision in between.
-    p.cluster.add(fixtureDeployment('shop', 'checkout', { revisions: { 6: 'checkout:2.4.0', 7: 'checkout:2.4.1', 8: 'checkout:2.5.0' } }));
+    p.cluster.add(
+      fixtureDeployment('shop', 'checkout', {
+        revisions: { 6: 'checkout:2.4.0', 7: 'checkout:2.4.1', 8: 'checkout:2.5.0' },
+      }),
+    );
     const result = await p.call('agent', 'rollback_deployment', rollback);
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain(`Approval request ${id} is stale`);
@@ -228,13 +258,13 @@ describe('approval gate: window grants', () => {
 
   it('refuses a window longer than the rule allows, and any window where the rule says once', async () => {
     const staged = await hold('agent', 'scale_deployment', { ...staging, replicas: 4 });
-    await expect(p.gate.approvals.approve(staged.id, identities.alice!, { validity: { window: '2h' } })).rejects.toThrow(
-      /at most 1h/,
-    );
+    await expect(
+      p.gate.approvals.approve(staged.id, identities.alice!, { validity: { window: '2h' } }),
+    ).rejects.toThrow(/at most 1h/);
     const prod = await hold('agent', 'scale_deployment', { ...rollback, replicas: 4 });
-    await expect(p.gate.approvals.approve(prod.id, identities.alice!, { validity: { window: '5m' } })).rejects.toThrow(
-      /only 'once'/,
-    );
+    await expect(
+      p.gate.approvals.approve(prod.id, identities.alice!, { validity: { window: '5m' } }),
+    ).rejects.toThrow(/only 'once'/);
   });
 });
 
@@ -242,9 +272,15 @@ describe('approval gate: decisions', () => {
   it('never lets the requester decide its own request, even with every role', async () => {
     const result = await p.call('local', 'scale_deployment', { ...rollback, replicas: 5 });
     const id = PendingResultMetaSchema.parse(result._meta).approval_request_id;
-    await expect(p.gate.approvals.approve(id, identities.local!, {})).rejects.toMatchObject({ code: 'forbidden' });
-    await expect(p.gate.approvals.deny(id, identities.local!, 'no')).rejects.toMatchObject({ code: 'forbidden' });
-    await expect(p.gate.approvals.approve(id, identities.other!, {})).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(p.gate.approvals.approve(id, identities.local!, {})).rejects.toMatchObject({
+      code: 'forbidden',
+    });
+    await expect(p.gate.approvals.deny(id, identities.local!, 'no')).rejects.toMatchObject({
+      code: 'forbidden',
+    });
+    await expect(p.gate.approvals.approve(id, identities.other!, {})).rejects.toMatchObject({
+      code: 'forbidden',
+    });
     const byAdmin = await p.gate.approvals.approve(id, identities.root!, {});
     expect(byAdmin.decision).toMatchObject({ by: 'root', admin_fallback: true });
   });
@@ -278,7 +314,9 @@ describe('approval gate: decisions', () => {
   it('expires pending requests: never approved, never executed', async () => {
     const { id } = await hold('agent', 'scale_deployment', { ...rollback, replicas: 5 });
     p.clock.advance(30 * MINUTE);
-    await expect(p.gate.approvals.approve(id, identities.alice!, {})).rejects.toMatchObject({ code: 'approval_expired' });
+    await expect(p.gate.approvals.approve(id, identities.alice!, {})).rejects.toMatchObject({
+      code: 'approval_expired',
+    });
     expect((await p.gate.approvals.get(id)).status).toBe('expired');
     expect(p.events.some((e) => e.type === 'approval_expired')).toBe(true);
     const retry = await hold('agent', 'scale_deployment', { ...rollback, replicas: 5 });
@@ -288,9 +326,13 @@ describe('approval gate: decisions', () => {
 
   it('refuses a second decision and lets only the requester withdraw', async () => {
     const { id } = await hold('agent', 'scale_deployment', { ...rollback, replicas: 5 });
-    await expect(p.gate.approvals.withdraw(id, identities.other!)).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(p.gate.approvals.withdraw(id, identities.other!)).rejects.toMatchObject({
+      code: 'forbidden',
+    });
     expect((await p.gate.approvals.withdraw(id, identities.agent!)).status).toBe('withdrawn');
-    await expect(p.gate.approvals.approve(id, identities.alice!, {})).rejects.toMatchObject({ code: 'conflict' });
+    await expect(p.gate.approvals.approve(id, identities.alice!, {})).rejects.toMatchObject({
+      code: 'conflict',
+    });
   });
 
   it('an approver creates an approved request for a named requester; the requester then runs it', async () => {
@@ -310,10 +352,18 @@ describe('approval gate: decisions', () => {
     expect(result._meta).toMatchObject({ approval_status: 'executed' });
     expect(p.cluster.mutations).toHaveLength(1);
     await expect(
-      p.gate.approvals.create(identities.alice!, { requester: 'alice', tool: 'rollback_deployment', arguments: rollback }),
+      p.gate.approvals.create(identities.alice!, {
+        requester: 'alice',
+        tool: 'rollback_deployment',
+        arguments: rollback,
+      }),
     ).rejects.toMatchObject({ code: 'forbidden' });
     await expect(
-      p.gate.approvals.create(identities.alice!, { requester: 'agent', tool: 'rollback_deployment', arguments: { namespace: 'shop' } }),
+      p.gate.approvals.create(identities.alice!, {
+        requester: 'agent',
+        tool: 'rollback_deployment',
+        arguments: { namespace: 'shop' },
+      }),
     ).rejects.toMatchObject({ code: 'invalid_input', field: 'arguments.name' });
     expect(
       await p.gate.approvals.create(identities.alice!, {
@@ -331,13 +381,19 @@ describe('approval gate: upstream approval, idempotency, freeze', () => {
     expect(first._meta).toMatchObject({ approval_status: 'executed' });
     const replay = await p.call('harness', 'scale_deployment', { ...rollback, replicas: 5 });
     expect(replay._meta).toMatchObject({ approval_status: 'replayed' });
-    expect(textOf(replay)).toMatch(/^Not executed again: an identical call from this identity ran inside the replay window/);
+    expect(textOf(replay)).toMatch(
+      /^Not executed again: an identical call from this identity ran inside the replay window/,
+    );
     expect(p.cluster.mutations).toHaveLength(1);
     p.clock.advance(11 * MINUTE);
     await p.call('harness', 'scale_deployment', { ...rollback, replicas: 5 });
     expect(p.cluster.mutations).toHaveLength(2);
     // Policy denials still apply to it.
-    const denied = await p.call('harness', 'scale_deployment', { namespace: 'kube-system', name: 'coredns', replicas: 1 });
+    const denied = await p.call('harness', 'scale_deployment', {
+      namespace: 'kube-system',
+      name: 'coredns',
+      replicas: 1,
+    });
     expect(denied.isError).toBe(true);
     expect(await p.store.list()).toEqual([]);
   });
@@ -351,23 +407,39 @@ describe('approval gate: upstream approval, idempotency, freeze', () => {
     expect(second._meta).toMatchObject({ idempotent_replay: true });
     const misuse = await p.call('agent', 'annotate_deployment', { ...args, value: 'other' });
     expect(misuse.isError).toBe(true);
-    expect(textOf(misuse)).toContain("idempotency_key 'k-1' was already used for a different annotate_deployment call");
+    expect(textOf(misuse)).toContain(
+      "idempotency_key 'k-1' was already used for a different annotate_deployment call",
+    );
     // Keys are per identity.
     await p.call('other', 'annotate_deployment', args);
     expect(p.cluster.mutations).toHaveLength(2);
   });
 
   it('an idempotency key on an approved retry is recorded; repeating it does not execute again', async () => {
-    const { id } = await hold('agent', 'scale_deployment', { ...rollback, replicas: 5, idempotency_key: 'scale-5' });
+    const { id } = await hold('agent', 'scale_deployment', {
+      ...rollback,
+      replicas: 5,
+      idempotency_key: 'scale-5',
+    });
     await p.gate.approvals.approve(id, identities.alice!, {});
-    const run = await p.call('agent', 'scale_deployment', { ...rollback, replicas: 5, idempotency_key: 'scale-5' });
-    const again = await p.call('agent', 'scale_deployment', { ...rollback, replicas: 5, idempotency_key: 'scale-5' });
+    const run = await p.call('agent', 'scale_deployment', {
+      ...rollback,
+      replicas: 5,
+      idempotency_key: 'scale-5',
+    });
+    const again = await p.call('agent', 'scale_deployment', {
+      ...rollback,
+      replicas: 5,
+      idempotency_key: 'scale-5',
+    });
     expect(textOf(again)).toBe(textOf(run));
     expect(p.cluster.mutations).toHaveLength(1);
   });
 
   it('freeze denies every change with its reason; reads and dry runs continue', async () => {
-    await expect(p.gate.approvals.setFreeze(identities.alice!, true, 'x')).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(p.gate.approvals.setFreeze(identities.alice!, true, 'x')).rejects.toMatchObject({
+      code: 'forbidden',
+    });
     await p.gate.approvals.setFreeze(identities.root!, true, 'Black Friday change freeze');
     for (const [tool, args] of [
       ['annotate_deployment', { ...rollback, key: 'a', value: 'b' }],
@@ -379,7 +451,9 @@ describe('approval gate: upstream approval, idempotency, freeze', () => {
       expect(result._meta).toMatchObject({ approval_status: 'frozen' });
     }
     expect((await p.call('agent', 'get_version', {})).isError).toBeUndefined();
-    expect((await p.call('agent', 'scale_deployment', { ...rollback, replicas: 5, dry_run: true })).isError).toBeUndefined();
+    expect(
+      (await p.call('agent', 'scale_deployment', { ...rollback, replicas: 5, dry_run: true })).isError,
+    ).toBeUndefined();
     expect(p.cluster.mutations).toEqual([]);
     await p.gate.approvals.setFreeze(identities.root!, false, null);
     expect((await p.call('agent', 'scale_deployment', { ...rollback, replicas: 5 }))._meta).toMatchObject({
