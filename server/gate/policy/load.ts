@@ -88,15 +88,22 @@ function issueError(file: string, doc: Document, lines: LineCounter, issue: z.co
  */
 export function parsePolicy(text: string, file: string, registry?: ToolRegistry): LoadedPolicy {
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: true, uniqueKeys: true });
   const syntax = doc.errors[0];
   if (syntax) {
     const line = syntax.linePos?.[0]?.line;
-    throw policyError(file, line, 'YAML', syntax.message.split('\n')[0] ?? syntax.message);
+    // prettyErrors appends " at line N, column M:" and a source excerpt; the line is reported separately.
+    const message = (syntax.message.split('\n')[0] ?? syntax.message).replace(
+      / at line \d+, column \d+:?$/,
+      '',
+    );
+    throw policyError(file, line, 'YAML', message);
   }
   const parsed = PolicyFileSchema.safeParse(doc.toJS() ?? {});
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
+    // A misspelled field is the likeliest cause of any other issue on the same object: report it first.
+    const issues = parsed.error.issues;
+    const issue = issues.find((candidate) => candidate.code === 'unrecognized_keys') ?? issues[0]!;
     throw issueError(file, doc, lines, issue);
   }
   const warnings = registry ? checkAgainstRegistry(parsed.data, registry, file, doc, lines) : [];

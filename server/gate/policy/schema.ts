@@ -100,7 +100,11 @@ export const PolicyFileSchema = z
   .strictObject({
     version: z.literal(1),
     settings: PolicySettingsSchema.default({ request_ttl: '30m', replay_window: '10m' }),
-    rules: z.array(PolicyRuleSchema).default([]),
+    /** Ordered rules; an empty or absent list leaves only the defaults. */
+    rules: z
+      .array(PolicyRuleSchema)
+      .nullish()
+      .transform((rules) => rules ?? []),
   })
   .superRefine((file, ctx) => {
     const seen = new Map<string, number>();

@@ -1,0 +1,160 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  ApprovalListSchema,
+  ApprovalRequestSchema,
+  PendingResultMetaSchema,
+} from '../../../server/gate/index.ts';
+import { connectClient } from '../../helpers/server.ts';
+import { startGateServer, type GateServer } from './fixtures/serve.ts';
+import { textOf } from './fixtures/pipeline.ts';
+
+const checkout = { namespace: 'shop', name: 'checkout' };
+
+describe('approval gate in sentinel serve, through a real MCP client over HTTP', () => {
+  let s: GateServer;
+  let agent: Client;
+  let harness: Client;
+  beforeAll(async () => {
+    s = await startGateServer();
+    agent = await connectClient(s.url, s.tokens.agent);
+    harness = await connectClient(s.url, s.tokens.harness);
+  });
+  afterAll(async () => {
+    await agent?.close();
+    await harness?.close();
+    await s?.close();
+  });
+
+  it('publishes idempotency_key on write/destructive tools only', async () => {
+    const { tools } = await agent.listTools();
+    const props = (name: string) =>
+      Object.keys((tools.find((t) => t.name === name)!.inputSchema.properties ?? {}) as object);
+    expect(props('scale_deployment')).toContain('idempotency_key');
+    expect(props('get_version')).not.toContain('idempotency_key');
+  });
+
+  it('answers a held call with a successful pending result, then runs it once after approval', async () => {
+    const held = await agent.callTool({
+      name: 'scale_deployment',
+      arguments: { ...checkout, replicas: 5, reason: 'load' },
+    });
+    expect(held.isError).toBeFalsy();
+    const meta = PendingResultMetaSchema.parse(held._meta);
+    expect(textOf(held as never)).toContain(`Approval request: ${meta.approval_request_id}`);
+    expect(s.cluster.mutations).toEqual([]);
+
+    const id = meta.approval_request_id;
+    const list = await s.api(
+      s.tokens.alice,
+      'GET',
+      '/approvals?status=pending&tool=scale_deployment&requester=agent',
+    );
+    expect(list.status).toBe(200);
+    expect(ApprovalListSchema.parse(list.body).approvals.map((a) => a.id)).toEqual([id]);
+    expect((await s.api(s.tokens.alice, 'GET', '/approvals?requester=nobody')).body).toEqual({
+      approvals: [],
+    });
+    expect(
+      ApprovalRequestSchema.parse((await s.api(s.tokens.alice, 'GET', `/approvals/${id}`)).body).reason,
+    ).toBe('load');
+
+    const own = await s.api(s.tokens.agent, 'POST', `/approvals/${id}/approve`);
+    expect(own.status).toBe(403);
+    expect(own.body.error.code).toBe('forbidden');
+    const approved = await s.api(s.tokens.alice, 'POST', `/approvals/${id}/approve`, { validity: 'once' });
+    expect(approved.status).toBe(200);
+    expect(approved.body).toMatchObject({ status: 'approved', decision: { by: 'alice' } });
+    expect((await s.api(s.tokens.root, 'POST', `/approvals/${id}/deny`, { reason: 'late' })).status).toBe(
+      409,
+    );
+
+    const run = await agent.callTool({ name: 'scale_deployment', arguments: { ...checkout, replicas: 5 } });
+    expect(run._meta).toMatchObject({ approval_status: 'executed', approval_request_id: id });
+    expect(s.cluster.mutations).toHaveLength(1);
+    expect((await s.api(s.tokens.alice, 'GET', `/approvals/${id}`)).body.status).toBe('executed');
+  });
+
+  it('answers bad approvals requests with clear 4xx errors', async () => {
+    expect((await s.api(s.tokens.alice, 'GET', '/approvals/apr_nope')).status).toBe(404);
+    expect((await s.api('wrong-token', 'GET', '/approvals')).status).toBe(401);
+    expect((await s.api(s.tokens.alice, 'GET', '/approvals?status=maybe')).status).toBe(422);
+    const held = await agent.callTool({ name: 'pause_rollout', arguments: checkout });
+    const id = PendingResultMetaSchema.parse(held._meta).approval_request_id;
+    const noReason = await s.api(s.tokens.alice, 'POST', `/approvals/${id}/deny`, {});
+    expect(noReason.status).toBe(422);
+    expect(noReason.body.error).toMatchObject({ code: 'invalid_input', field: 'reason' });
+    expect((await s.api(s.tokens.alice, 'POST', `/approvals/${id}/deny`, '{not json')).status).toBe(400);
+    expect(
+      (await s.api(s.tokens.alice, 'POST', `/approvals/${id}/approve`, { validity: { window: '5m' } }))
+        .status,
+    ).toBe(422);
+    expect((await s.api(s.tokens.alice, 'POST', `/approvals/${id}/withdraw`)).status).toBe(403);
+    expect((await s.api(s.tokens.agent, 'POST', `/approvals/${id}/withdraw`)).body.status).toBe('withdrawn');
+  });
+
+  it('lets an approver create an approved request for the harness identity (harness mode)', async () => {
+    const created = await s.api(s.tokens.alice, 'POST', '/approvals', {
+      requester: 'agent',
+      tool: 'rollback_deployment',
+      arguments: checkout,
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      status: 'approved',
+      arguments: { to_revision: 6 },
+      created_by: 'alice',
+    });
+    const preview = await s.api(s.tokens.alice, 'POST', '/approvals', {
+      requester: 'agent',
+      tool: 'rollback_deployment',
+      arguments: { ...checkout, dry_run: true },
+    });
+    expect(preview).toEqual({
+      status: 200,
+      body: { approval_required: false, decision: 'allow', rule: 'dry-runs' },
+    });
+    expect(
+      (
+        await s.api(s.tokens.alice, 'POST', '/approvals', {
+          requester: 'ghost',
+          tool: 'rollback_deployment',
+          arguments: checkout,
+        })
+      ).status,
+    ).toBe(422);
+    const before = s.cluster.mutations.length;
+    const run = await agent.callTool({ name: 'rollback_deployment', arguments: checkout });
+    expect(run._meta).toMatchObject({ approval_status: 'executed', approval_request_id: created.body.id });
+    expect(s.cluster.mutations).toHaveLength(before + 1);
+  });
+
+  it('freezes changes for every identity (admin only); reads continue', async () => {
+    expect((await s.api(s.tokens.alice, 'POST', '/freeze', { reason: 'x' })).status).toBe(403);
+    expect((await s.api(s.tokens.root, 'POST', '/freeze', { reason: 'incident review' })).body).toMatchObject(
+      {
+        frozen: true,
+        by: 'root',
+      },
+    );
+    const blocked = await harness.callTool({ name: 'pause_rollout', arguments: checkout });
+    expect(blocked.isError).toBe(true);
+    expect(textOf(blocked as never)).toContain('incident review');
+    expect((await agent.callTool({ name: 'get_version', arguments: {} })).isError).toBeFalsy();
+    expect((await s.api(s.tokens.root, 'DELETE', '/freeze')).body.frozen).toBe(false);
+    expect((await s.api(s.tokens.agent, 'GET', '/freeze')).body.frozen).toBe(false);
+  });
+});
+
+describe('sentinel serve with a bad policy', () => {
+  it('refuses to start, naming the file, line and field', async () => {
+    await expect(
+      startGateServer({
+        policy:
+          'version: 1\nrules:\n  - decision: allow\n    tool: [scale_deployment]\n    args: { replica: 0 }\n',
+      }),
+    ).rejects.toThrow(
+      /Policy file .*policy\.yaml, line 5: rules\[0\]\.args\.replica: no tool this rule matches/,
+    );
+  });
+});

@@ -1,0 +1,185 @@
+import { describe, expect, it } from 'vitest';
+import { createRegistry } from '../../../../tools/index.ts';
+import { parsePolicy } from '../../../../server/gate/policy/load.ts';
+import { stricterValidity } from '../../../../server/gate/policy/evaluate.ts';
+import { fixtureTools } from '../fixtures/tools.ts';
+
+const registry = createRegistry(fixtureTools);
+
+function policy(rules: string, settings = '') {
+  return parsePolicy(`version: 1\n${settings}rules:\n${rules}`, 'p.yaml', registry).policy;
+}
+
+function evaluate(
+  p: ReturnType<typeof policy>,
+  tool: string,
+  args: Record<string, unknown>,
+  cluster = 'kind-sentinel',
+) {
+  return p.evaluate({
+    toolName: tool,
+    tool: registry.get(tool),
+    args,
+    cluster,
+    identity: { name: 'agent', roles: ['caller'] },
+  });
+}
+
+describe('policy evaluation', () => {
+  it('applies the defaults: read allow, write/destructive ask, unknown tool deny', () => {
+    const p = policy('  []\n'.replace('  []\n', ''), '');
+    expect(evaluate(p, 'get_version', {})).toMatchObject({ decision: 'allow', rule: 'default:read' });
+    expect(evaluate(p, 'pause_rollout', { namespace: 'a', name: 'b' })).toMatchObject({
+      decision: 'ask',
+      rule: 'default:write',
+      validity: 'once',
+      approvers: ['role:approver'],
+    });
+    expect(evaluate(p, 'scale_deployment', { namespace: 'a', name: 'b', replicas: 1 })).toMatchObject({
+      decision: 'ask',
+      rule: 'default:destructive',
+    });
+    expect(evaluate(p, 'delete_cluster', {})).toMatchObject({
+      decision: 'deny',
+      rule: 'default:unknown-tool',
+    });
+  });
+
+  it('matches namespace globs, regexes, replicas ranges, presence and clusters', () => {
+    const p = policy(`  - name: prod-glob
+    args: { namespace: { glob: 'prod-*' } }
+    decision: deny
+  - name: big-scale
+    tool: scale_deployment
+    args: { replicas: { min: 20 } }
+    decision: deny
+  - name: regex-name
+    args: { name: { regex: '^canary-' } }
+    decision: allow
+  - name: explicit-revision
+    tool: rollback_deployment
+    args: { to_revision: { present: true } }
+    decision: allow
+  - name: dev-cluster
+    cluster: 'kind-*'
+    tool: pause_rollout
+    decision: allow
+`);
+    const scale = (namespace: string, replicas: number) =>
+      evaluate(p, 'scale_deployment', { namespace, name: 'web', replicas, dry_run: false }).rule;
+    expect(scale('prod-eu', 3)).toBe('prod-glob');
+    expect(scale('production', 3)).toBe('default:destructive');
+    expect(scale('shop', 20)).toBe('big-scale');
+    expect(scale('shop', 19)).toBe('default:destructive');
+    expect(evaluate(p, 'pause_rollout', { namespace: 'x', name: 'canary-web' }).rule).toBe('regex-name');
+    expect(evaluate(p, 'rollback_deployment', { namespace: 'x', name: 'web', to_revision: 3 }).rule).toBe(
+      'explicit-revision',
+    );
+    expect(evaluate(p, 'rollback_deployment', { namespace: 'x', name: 'web' }).rule).toBe(
+      'default:destructive',
+    );
+    expect(evaluate(p, 'pause_rollout', { namespace: 'x', name: 'web' }, 'kind-dev').rule).toBe(
+      'dev-cluster',
+    );
+    expect(evaluate(p, 'pause_rollout', { namespace: 'x', name: 'web' }, 'prod-eu').rule).toBe(
+      'default:write',
+    );
+  });
+
+  it('combines matching rules most-restrictively, first in file order naming the reason', () => {
+    const p = policy(`  - name: allow-shop
+    args: { namespace: shop }
+    decision: allow
+  - name: ask-long
+    args: { namespace: shop }
+    decision: ask
+    reason: Long window.
+    validity: { window: 2h }
+  - name: ask-short
+    tool: scale_deployment
+    decision: ask
+    reason: Short window.
+    validity: { window: 10m }
+    approvers: [alice]
+  - name: deny-zero
+    args: { replicas: 0 }
+    decision: deny
+    reason: Never zero.
+`);
+    expect(evaluate(p, 'pause_rollout', { namespace: 'shop', name: 'w' })).toMatchObject({
+      decision: 'ask',
+      rule: 'ask-long',
+      validity: { window: '2h' },
+    });
+    const both = evaluate(p, 'scale_deployment', { namespace: 'shop', name: 'w', replicas: 2 });
+    expect(both).toMatchObject({
+      decision: 'ask',
+      rule: 'ask-long',
+      rules: ['ask-long', 'ask-short'],
+      reason: 'Long window. Short window.',
+      validity: { window: '10m' },
+    });
+    expect(evaluate(p, 'scale_deployment', { namespace: 'shop', name: 'w', replicas: 0 })).toMatchObject({
+      decision: 'deny',
+      rule: 'deny-zero',
+    });
+    expect(stricterValidity({ window: '1h' }, 'once')).toBe('once');
+    expect(stricterValidity({ window: '1h' }, { window: '90s' })).toEqual({ window: '90s' });
+  });
+
+  it('allows dry runs only for tools that support them, and dry_run rules separate previews from changes', () => {
+    const p = policy(`  - name: previews
+    dry_run: true
+    decision: allow
+  - name: no-changes-in-kube
+    dry_run: false
+    args: { namespace: { glob: 'kube-*' } }
+    decision: deny
+`);
+    const preview = evaluate(p, 'scale_deployment', {
+      namespace: 'kube-system',
+      name: 'x',
+      replicas: 1,
+      dry_run: true,
+    });
+    expect(preview).toMatchObject({ decision: 'allow', rule: 'previews', dryRun: true });
+    expect(
+      evaluate(p, 'scale_deployment', { namespace: 'kube-system', name: 'x', replicas: 1, dry_run: false }),
+    ).toMatchObject({ decision: 'deny', rule: 'no-changes-in-kube' });
+    // annotate_deployment has no dry-run mode: no preview rule applies to it.
+    expect(evaluate(p, 'annotate_deployment', { namespace: 'a', name: 'b', key: 'k', value: 'v' }).rule).toBe(
+      'default:write',
+    );
+  });
+
+  it('never reads MCP annotations: a tool whose annotations claim read-only is still judged by its risk', () => {
+    const scale = registry.get('scale_deployment')!;
+    const lying = {
+      ...scale,
+      annotations: { ...scale.annotations, readOnlyHint: true, destructiveHint: false },
+    };
+    const p = policy('');
+    expect(p.evaluate({ toolName: 'scale_deployment', tool: lying, args: {}, cluster: 'c' }).decision).toBe(
+      'ask',
+    );
+  });
+
+  it('matches requesters by name and role, and gives a window scope that changes with the matched rules', () => {
+    const p = policy(`  - name: trusted-bot
+    requester: [ci-bot, 'role:admin']
+    tool: pause_rollout
+    decision: allow
+`);
+    const call = (identity: { name: string; roles: ('caller' | 'approver' | 'admin')[] }) =>
+      p.evaluate({
+        toolName: 'pause_rollout',
+        tool: registry.get('pause_rollout'),
+        args: {},
+        cluster: 'c',
+        identity,
+      });
+    expect(call({ name: 'ci-bot', roles: ['caller'] }).decision).toBe('allow');
+    expect(call({ name: 'root', roles: ['admin'] }).decision).toBe('allow');
+    expect(call({ name: 'agent', roles: ['caller'] }).decision).toBe('ask');
+  });
+});

@@ -1,0 +1,99 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createRegistry } from '../../../../tools/index.ts';
+import { DEFAULT_POLICY_PATH, loadPolicyFile, parsePolicy } from '../../../../server/gate/policy/load.ts';
+import { fixtureTools } from '../fixtures/tools.ts';
+
+const registry = createRegistry(fixtureTools);
+
+describe('policy loading', () => {
+  it('loads the shipped default policy: dry runs allowed, system namespaces denied, scale to 0 asks louder', () => {
+    const { policy, warnings } = loadPolicyFile(DEFAULT_POLICY_PATH, registry);
+    expect(warnings).toEqual([]);
+    expect(policy.settings).toEqual({ requestTtlMs: 30 * 60_000, replayWindowMs: 10 * 60_000 });
+    const evaluate = (tool: string, args: Record<string, unknown>) =>
+      policy.evaluate({ toolName: tool, tool: registry.get(tool), args, cluster: 'kind-sentinel' });
+    expect(
+      evaluate('scale_deployment', {
+        namespace: 'kube-system',
+        name: 'coredns',
+        replicas: 1,
+        dry_run: false,
+      }),
+    ).toMatchObject({
+      decision: 'deny',
+      rule: 'system-namespaces',
+    });
+    expect(evaluate('pause_rollout', { namespace: 'kube-public', name: 'x', dry_run: false }).decision).toBe(
+      'deny',
+    );
+    expect(
+      evaluate('scale_deployment', { namespace: 'shop', name: 'web', replicas: 0, dry_run: false }),
+    ).toMatchObject({
+      decision: 'ask',
+      rule: 'scale-to-zero',
+      reason: expect.stringContaining('stops every Pod'),
+    });
+    expect(evaluate('rollback_deployment', { namespace: 'shop', name: 'web', dry_run: true })).toMatchObject({
+      decision: 'allow',
+      rule: 'dry-runs',
+    });
+    expect(evaluate('rollback_deployment', { namespace: 'shop', name: 'web', dry_run: false }).rule).toBe(
+      'default:destructive',
+    );
+    expect(evaluate('get_version', {}).decision).toBe('allow');
+  });
+
+  it.each([
+    ['version: 1\nrules:\n  - name: a\n    decision: maybe\n', 4, 'rules[0].decision'],
+    ['version: 1\nrules:\n  - name: a\n    decison: allow\n', 4, 'rules[0].decison: unknown field'],
+    [
+      'version: 1\nrules:\n  - decision: allow\n    args:\n      replicas: { min: 5, max: 1 }\n',
+      5,
+      'rules[0].args.replicas',
+    ],
+    [
+      'version: 1\nrules:\n  - decision: allow\n    args:\n      name: { regex: "(" }\n',
+      5,
+      'rules[0].args.name.regex: must be a valid regular expression',
+    ],
+    ['version: 1\nrules:\n  - decision: ask\n    validity: { window: soon }\n', 4, 'rules[0].validity'],
+    ['version: 1\nrules:\n  - decision: ask\n    approvers: ["role:boss"]\n', 4, 'rules[0].approvers[0]'],
+    [
+      'version: 1\nrules:\n  - name: x\n    decision: allow\n  - name: x\n    decision: deny\n',
+      5,
+      'rules[1].name: duplicates',
+    ],
+    ['version: 2\n', 1, 'version'],
+    ['version: 1\nrules: [\n', 3, 'YAML'],
+    [
+      'version: 1\nrules:\n  - tool: scale_deployment\n    args: { namspace: shop }\n    decision: deny\n',
+      4,
+      "rules[0].args.namspace: no tool this rule matches (scale_deployment) has an argument 'namspace'",
+    ],
+  ])('rejects bad policy %# naming the file, line and field', (text, line, field) => {
+    expect(() => parsePolicy(text, '/etc/sentinel/policy.yaml', registry)).toThrow(
+      expect.objectContaining({
+        code: 'invalid_input',
+        message: expect.stringContaining(`Policy file /etc/sentinel/policy.yaml, line ${line}: ${field}`),
+      }),
+    );
+  });
+
+  it('warns about rules naming tools this build does not have, and names a missing file', () => {
+    const { warnings } = parsePolicy(
+      'version: 1\nrules:\n  - tool: restart_everything\n    decision: deny\n',
+      'p.yaml',
+      registry,
+    );
+    expect(warnings.join('\n')).toContain("names tool 'restart_everything', which is not registered");
+    const dir = mkdtempSync(join(tmpdir(), 'sentinel-policy-'));
+    expect(() => loadPolicyFile(join(dir, 'missing.yaml'))).toThrow(
+      /Policy file .*missing\.yaml cannot be read/,
+    );
+    writeFileSync(join(dir, 'empty.yaml'), 'version: 1\n');
+    expect(loadPolicyFile(join(dir, 'empty.yaml')).policy.rules).toEqual([]);
+  });
+});

@@ -1,0 +1,40 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openSqliteStore, STORE_FILE } from '../../../../server/gate/store/sqlite.ts';
+import { describeApprovalStoreContract, newRequest } from './contract.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'sentinel-store-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let files = 0;
+
+describeApprovalStoreContract('SQLite in memory', () => openSqliteStore({ file: ':memory:' }));
+describeApprovalStoreContract('SQLite file', () =>
+  openSqliteStore({ file: join(dir, `contract-${(files += 1)}.db`) }),
+);
+
+describe('SQLite store', () => {
+  it('uses WAL and NORMAL sync, records its schema version, and keeps requests across reopen', async () => {
+    const dataDir = join(dir, 'data');
+    const store = openSqliteStore({ dataDir });
+    const { request } = await store.createOrReusePending(newRequest(), new Date('2025-01-31T02:10:00.000Z'));
+    await store.close();
+    const raw = new DatabaseSync(join(dataDir, STORE_FILE));
+    expect(raw.prepare('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' });
+    expect(raw.prepare('PRAGMA user_version').get()).toEqual({ user_version: 1 });
+    raw.close();
+    const reopened = openSqliteStore({ dataDir });
+    expect(await reopened.get(request.id)).toEqual(request);
+    await reopened.close();
+  });
+
+  it('refuses a database written by a newer Sentinel', () => {
+    const file = join(dir, 'future.db');
+    const raw = new DatabaseSync(file);
+    raw.exec('PRAGMA user_version = 99');
+    raw.close();
+    expect(() => openSqliteStore({ file })).toThrow(/schema version 99, newer than this Sentinel knows/);
+  });
+});
