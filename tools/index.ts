@@ -4,6 +4,14 @@
  */
 import type { Tool } from './define-tool.ts';
 import { getClusterVersion } from './investigate/get-cluster-version.ts';
+import { getDeployment } from './investigate/get-deployment.ts';
+import { getPodLogs } from './investigate/get-pod-logs.ts';
+import { getRolloutHistory } from './investigate/get-rollout-history.ts';
+import { getRolloutStatus } from './investigate/get-rollout-status.ts';
+import { listDeployments } from './investigate/list-deployments.ts';
+import { listEvents } from './investigate/list-events.ts';
+import { listPods } from './investigate/list-pods.ts';
+import { triageNamespace } from './investigate/triage-namespace.ts';
 
 export { defineTool, toolInput, annotationsFor, isStrictObject, RISKS } from './define-tool.ts';
 export type {
@@ -19,4 +27,14 @@ export { createRegistry, type ToolRegistry } from './registry.ts';
 export { SentinelError, toSentinelError, type ErrorCode } from './errors.ts';
 
 /** Every tool Sentinel serves, in the order they are listed to clients. */
-export const allTools: readonly Tool[] = [getClusterVersion];
+export const allTools: readonly Tool[] = [
+  getClusterVersion,
+  triageNamespace,
+  listDeployments,
+  getDeployment,
+  getRolloutHistory,
+  getRolloutStatus,
+  listPods,
+  getPodLogs,
+  listEvents,
+];

@@ -27,11 +27,13 @@ export interface TableOptions {
   noun: string;
   /** How to see the rest, e.g. `narrow with label_selector`. */
   hint?: string;
+  /** Widest a cell may be before it is cut with `…`; default 80. */
+  maxCell?: number;
 }
 
 /**
- * Renders rows under `columns` as fixed-width text. Cells are cleaned to one line and cut at 80
- * characters; at most `maxRows` rows are shown, then `… N more <noun> not shown.` An empty list
+ * Renders rows under `columns` as fixed-width text. Cells are cleaned to one line and cut at
+ * `maxCell` (default 80) characters; at most `maxRows` rows are shown, then `… N more <noun> not shown.` An empty list
  * renders as `No <noun>.`
  */
 export function formatTable(
@@ -43,7 +45,7 @@ export function formatTable(
   const { shown, omitted } = bound(rows, options.maxRows ?? DEFAULT_MAX_ROWS);
   const cells = [
     columns.map((c) => c.toUpperCase()),
-    ...shown.map((row) => columns.map((_, i) => oneLine(row[i], MAX_CELL) || '-')),
+    ...shown.map((row) => columns.map((_, i) => oneLine(row[i], options.maxCell ?? MAX_CELL) || '-')),
   ];
   const widths = columns.map((_, i) => Math.max(...cells.map((row) => row[i]!.length)));
   const lines = cells.map((row) =>

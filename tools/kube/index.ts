@@ -55,3 +55,4 @@ export {
   type PodSummary,
   type ContainerState,
 } from './pod-status.ts';
+export { mergeEvents, type ClusterEvent } from './events.ts';

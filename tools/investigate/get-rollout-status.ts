@@ -1,0 +1,146 @@
+/**
+ * `get_rollout_status`: the verdict of `kubectl rollout status deployment/<name>` (complete,
+ * progressing, failed, paused), optionally waiting up to 45 s for it to settle.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { z } from 'zod';
+import { defineTool, toolInput } from '../define-tool.ts';
+import {
+  conditionOf,
+  revisionOf,
+  rolloutVerdict,
+  type Deployment,
+  type RolloutVerdict,
+} from '../kube/index.ts';
+import { DeploymentNameSchema, NamespaceSchema, boundedInt } from '../params.ts';
+import { ClusterSchema, clusterLine } from './common.ts';
+
+/** How often the Deployment is re-read while waiting. */
+export const POLL_INTERVAL_MS = 1000;
+
+export const GetRolloutStatusOutputSchema = z.object({
+  cluster: ClusterSchema,
+  namespace: z.string(),
+  name: z.string(),
+  state: z.enum(['complete', 'progressing', 'failed', 'paused']),
+  reason: z
+    .string()
+    .nullable()
+    .describe('Progressing condition reason when failed, e.g. ProgressDeadlineExceeded'),
+  message: z.string().describe('What kubectl rollout status would print'),
+  revision: z.number().int().nullable(),
+  generation: z.number().int(),
+  observed_generation: z.number().int(),
+  replicas: z.object({
+    desired: z.number().int(),
+    updated: z.number().int(),
+    ready: z.number().int(),
+    available: z.number().int(),
+    total: z.number().int(),
+  }),
+  progressing_condition: z
+    .object({ status: z.string(), reason: z.string().nullable(), message: z.string().nullable() })
+    .nullable(),
+  waited_seconds: z.number().describe('How long the call waited for the rollout to settle'),
+});
+export type GetRolloutStatusOutput = z.infer<typeof GetRolloutStatusOutputSchema>;
+
+export const getRolloutStatus = defineTool({
+  name: 'get_rollout_status',
+  title: 'Check the rollout status of a Deployment',
+  description:
+    "Gives the verdict `kubectl rollout status deployment/<name>` gives: complete; progressing with how many of how many replicas are updated/available; failed with the Progressing condition's reason (ProgressDeadlineExceeded); or paused. Conditions are trusted only once the controller has observed the latest generation (observedGeneration >= generation). With wait_seconds > 0 it re-reads the Deployment every second until the rollout is no longer progressing or the time is up; for longer waits, call again.",
+  risk: 'read',
+  input: toolInput({
+    namespace: NamespaceSchema,
+    name: DeploymentNameSchema,
+    wait_seconds: boundedInt({
+      min: 0,
+      max: 45,
+      default: 0,
+      unit: 'seconds',
+      what: 'How long to wait for a progressing rollout to finish before answering (MCP clients time out at about 60 s; poll for longer)',
+    }),
+  }),
+  output: GetRolloutStatusOutputSchema,
+  async handler({ namespace, name, wait_seconds }, ctx) {
+    const started = Date.now();
+    const deadline = started + wait_seconds * 1000;
+    let deployment = await ctx.kube.getDeployment(namespace, name);
+    let verdict = rolloutVerdict(deployment);
+    while (
+      verdict.state === 'progressing' &&
+      Date.now() + POLL_INTERVAL_MS <= deadline &&
+      !ctx.signal.aborted
+    ) {
+      await sleep(POLL_INTERVAL_MS, undefined, { signal: ctx.signal }).catch(() => undefined);
+      if (ctx.signal.aborted) break;
+      deployment = await ctx.kube.getDeployment(namespace, name);
+      verdict = rolloutVerdict(deployment);
+    }
+    const result = summarize(
+      deployment,
+      verdict,
+      ctx.cluster,
+      namespace,
+      name,
+      (Date.now() - started) / 1000,
+    );
+    return { text: render(result), structured: result };
+  },
+});
+
+function summarize(
+  d: Deployment,
+  verdict: RolloutVerdict,
+  cluster: GetRolloutStatusOutput['cluster'],
+  namespace: string,
+  name: string,
+  waited: number,
+): GetRolloutStatusOutput {
+  const progressing = conditionOf(d, 'Progressing');
+  return {
+    cluster,
+    namespace,
+    name,
+    state: verdict.state,
+    reason: verdict.state === 'failed' ? verdict.reason : null,
+    message: verdict.message,
+    revision: revisionOf(d) ?? null,
+    generation: d.metadata?.generation ?? 0,
+    observed_generation: d.status?.observedGeneration ?? 0,
+    replicas: {
+      desired: d.spec?.replicas ?? 1,
+      updated: d.status?.updatedReplicas ?? 0,
+      ready: d.status?.readyReplicas ?? 0,
+      available: d.status?.availableReplicas ?? 0,
+      total: d.status?.replicas ?? 0,
+    },
+    progressing_condition: progressing
+      ? {
+          status: progressing.status,
+          reason: progressing.reason ?? null,
+          message: progressing.message ?? null,
+        }
+      : null,
+    waited_seconds: Math.round(waited * 10) / 10,
+  };
+}
+
+function render(r: GetRolloutStatusOutput): string {
+  const next: Record<GetRolloutStatusOutput['state'], string> = {
+    complete: '',
+    progressing: 'Still in progress: call again (wait_seconds up to 45) to keep watching.',
+    failed:
+      'The rollout will not finish on its own: look at the new Pods (list_pods), their logs and events.',
+    paused: 'Paused: the rollout resumes only when the Deployment is resumed.',
+  };
+  return [
+    `${clusterLine(r.cluster)} — rollout of Deployment ${r.namespace}/${r.name}: ${r.state.toUpperCase()}${r.reason ? ` (${r.reason})` : ''}`,
+    r.message,
+    `Revision ${r.revision ?? '?'}; generation ${r.generation}, observed ${r.observed_generation}; replicas ${r.replicas.desired} desired, ${r.replicas.updated} updated, ${r.replicas.ready} ready, ${r.replicas.available} available, ${r.replicas.total} total${r.waited_seconds > 0 ? `; waited ${r.waited_seconds} s` : ''}.`,
+    next[r.state],
+  ]
+    .filter(Boolean)
+    .join('\n');
+}

@@ -1,0 +1,207 @@
+/**
+ * `list_pods`: Pods with the columns of `kubectl get pods -o wide`, per-container states (waiting and
+ * terminated reasons, last termination, init containers), and the ReplicaSet and revision that
+ * created each Pod.
+ */
+import { z } from 'zod';
+import { defineTool, toolInput } from '../define-tool.ts';
+import { SentinelError } from '../errors.ts';
+import { age, bound, formatTable, untrustedBlock } from '../format/index.ts';
+import {
+  containerProblem,
+  containerStates,
+  controllerOf,
+  formatLabelSelector,
+  isControlledBy,
+  podSummary,
+  revisionOf,
+  type Pod,
+  type ReplicaSet,
+} from '../kube/index.ts';
+import { DeploymentNameSchema, LabelSelectorSchema, NamespaceSchema } from '../params.ts';
+import { redact } from '../redact.ts';
+import { ClusterSchema, MAX_LIST_ROWS, TimestampSchema, clusterLine, isoTime } from './common.ts';
+
+export const ContainerStateSchema = z.object({
+  name: z.string(),
+  type: z.enum(['init', 'app']),
+  image: z.string().nullable(),
+  state: z.enum(['running', 'waiting', 'terminated', 'unknown']),
+  reason: z
+    .string()
+    .nullable()
+    .describe(
+      'CrashLoopBackOff, ImagePullBackOff, ErrImagePull, OOMKilled, Error, CreateContainerConfigError, ...',
+    ),
+  exit_code: z.number().int().nullable(),
+  ready: z.boolean(),
+  restarts: z.number().int(),
+  last_termination: z
+    .object({ reason: z.string().nullable(), exit_code: z.number().int(), finished_at: TimestampSchema })
+    .nullable(),
+  problem: z.string().nullable().describe('One-line summary when unhealthy'),
+});
+
+export const PodRowSchema = z.object({
+  name: z.string(),
+  phase: z.string(),
+  status: z.string().describe('STATUS as kubectl get pods shows it'),
+  ready_containers: z.number().int(),
+  total_containers: z.number().int(),
+  restarts: z.number().int(),
+  last_restart: TimestampSchema,
+  node: z.string().nullable(),
+  created: TimestampSchema,
+  replica_set: z.string().nullable().describe('Owning ReplicaSet, if any'),
+  revision: z.number().int().nullable().describe('Revision of the owning ReplicaSet'),
+  containers: z.array(ContainerStateSchema),
+});
+
+export const ListPodsOutputSchema = z.object({
+  cluster: ClusterSchema,
+  namespace: z.string(),
+  label_selector: z.string().nullable(),
+  deployment: z.string().nullable(),
+  total: z.number().int(),
+  omitted: z.number().int(),
+  pods: z.array(PodRowSchema),
+});
+export type ListPodsOutput = z.infer<typeof ListPodsOutputSchema>;
+
+export const listPods = defineTool({
+  name: 'list_pods',
+  title: 'List Pods',
+  description: `Lists Pods like \`kubectl get pods -o wide\`: READY x/y, STATUS (kubectl's: CrashLoopBackOff, ImagePullBackOff, ErrImagePull, OOMKilled, Error, CreateContainerConfigError, Init:1/2, Pending, Terminating, ...), RESTARTS, AGE, NODE, the owning ReplicaSet and its revision, and per-container problems with the last termination reason and exit code (init containers included). Select with label_selector, or with deployment to get exactly the Pods of that Deployment's ReplicaSets (not both). Sorted by name; at most ${MAX_LIST_ROWS} rows, then "N more".`,
+  risk: 'read',
+  input: toolInput({
+    namespace: NamespaceSchema,
+    label_selector: LabelSelectorSchema.optional(),
+    deployment: DeploymentNameSchema.optional().describe(
+      "Only Pods of this Deployment (by its selector and owner references), e.g. 'checkout'. Not together with label_selector.",
+    ),
+  }),
+  output: ListPodsOutputSchema,
+  async handler({ namespace, label_selector, deployment: deploymentName }, ctx) {
+    const selector = label_selector || undefined;
+    if (selector && deploymentName) {
+      throw new SentinelError('invalid_input', 'Give either label_selector or deployment, not both.', {
+        field: 'deployment',
+      });
+    }
+    let pods: Pod[];
+    let replicaSets: ReplicaSet[];
+    if (deploymentName) {
+      const deployment = await ctx.kube.getDeployment(namespace, deploymentName);
+      const podSelector = formatLabelSelector(deployment.spec?.selector) || undefined;
+      [pods, replicaSets] = await Promise.all([
+        ctx.kube.listPods(namespace, { labelSelector: podSelector }),
+        ctx.kube.listReplicaSets(namespace, { labelSelector: podSelector }),
+      ]);
+      replicaSets = replicaSets.filter((rs) => isControlledBy(rs, deployment));
+      const owned = new Set(replicaSets.map((rs) => rs.metadata?.uid));
+      pods = pods.filter((p) => owned.has(controllerOf(p.metadata)?.uid));
+    } else {
+      [pods, replicaSets] = await Promise.all([
+        ctx.kube.listPods(namespace, { labelSelector: selector }),
+        ctx.kube.listReplicaSets(namespace),
+      ]);
+    }
+    const rows = pods.map((p) => podRow(p, replicaSets)).sort((a, b) => a.name.localeCompare(b.name));
+    const { shown, omitted } = bound(rows, MAX_LIST_ROWS);
+    const where = `namespace '${namespace}'${deploymentName ? ` of Deployment '${deploymentName}'` : ''}${selector ? ` matching '${selector}'` : ''}`;
+    const lines = [
+      `${clusterLine(ctx.cluster)} — ${rows.length} Pod(s) in ${where}`,
+      formatTable(
+        ['name', 'ready', 'status', 'restarts', 'age', 'node', 'replicaset', 'rev', 'container problems'],
+        rows.map((r) => [
+          r.name,
+          `${r.ready_containers}/${r.total_containers}`,
+          r.status,
+          r.restarts > 0 && r.last_restart
+            ? `${r.restarts} (${age(r.last_restart)} ago)`
+            : String(r.restarts),
+          age(r.created ?? undefined),
+          r.node ?? '<none>',
+          r.replica_set ?? '<none>',
+          r.revision === null ? '' : String(r.revision),
+          r.containers
+            .filter((c) => c.problem)
+            .map((c) => `${c.type === 'init' ? 'init ' : ''}${c.name}: ${c.problem}`)
+            .join('; '),
+        ]),
+        {
+          noun: `Pods in ${where}`,
+          maxRows: MAX_LIST_ROWS,
+          hint: 'narrow with label_selector or deployment',
+          maxCell: 160,
+        },
+      ),
+    ];
+    const messages = containerMessages(pods.filter((p) => shown.some((r) => r.name === p.metadata?.name)));
+    if (messages)
+      lines.push(untrustedBlock(messages, { label: `container state messages in ${where}`, maxBytes: 8192 }));
+    return {
+      text: lines.join('\n'),
+      structured: {
+        cluster: ctx.cluster,
+        namespace,
+        label_selector: selector ?? null,
+        deployment: deploymentName ?? null,
+        total: rows.length,
+        omitted,
+        pods: shown,
+      },
+    };
+  },
+});
+
+function podRow(pod: Pod, replicaSets: ReplicaSet[]): z.infer<typeof PodRowSchema> {
+  const summary = podSummary(pod);
+  const ownerRef = controllerOf(pod.metadata);
+  const owner =
+    ownerRef?.kind === 'ReplicaSet' ? replicaSets.find((rs) => rs.metadata?.uid === ownerRef.uid) : undefined;
+  return {
+    name: pod.metadata?.name ?? '',
+    phase: pod.status?.phase ?? 'Unknown',
+    status: summary.status,
+    ready_containers: summary.readyContainers,
+    total_containers: summary.totalContainers,
+    restarts: summary.restarts,
+    last_restart: summary.lastRestartAt ? new Date(summary.lastRestartAt).toISOString() : null,
+    node: pod.spec?.nodeName ?? null,
+    created: isoTime(pod.metadata?.creationTimestamp),
+    replica_set: ownerRef?.kind === 'ReplicaSet' ? ownerRef.name : null,
+    revision: owner ? (revisionOf(owner) ?? null) : null,
+    containers: containerStates(pod).map((c) => ({
+      name: c.name,
+      type: c.type,
+      image: c.image ?? null,
+      state: c.state,
+      reason: c.reason ?? null,
+      exit_code: c.exitCode ?? null,
+      ready: c.ready,
+      restarts: c.restarts,
+      last_termination: c.lastTermination
+        ? {
+            reason: c.lastTermination.reason ?? null,
+            exit_code: c.lastTermination.exitCode,
+            finished_at: c.lastTermination.finishedAt
+              ? new Date(c.lastTermination.finishedAt).toISOString()
+              : null,
+          }
+        : null,
+      problem: containerProblem(c) ?? null,
+    })),
+  };
+}
+
+/** `pod/container: message` for containers whose state carries a kubelet message (redacted). */
+function containerMessages(pods: Pod[]): string {
+  const lines: string[] = [];
+  for (const pod of pods) {
+    for (const c of containerStates(pod)) {
+      if (c.message && containerProblem(c)) lines.push(`${pod.metadata?.name}/${c.name}: ${c.message}`);
+    }
+  }
+  return redact(lines.join('\n')).value;
+}
