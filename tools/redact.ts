@@ -171,7 +171,9 @@ const RULES: Rule[] = [
       const quote = value!.startsWith('"') || value!.startsWith("'") ? value![0] : '';
       const inner = quote ? value!.slice(1, -1) : value;
       if (inner === REDACTED || inner === '') return match;
-      return `${open}${name}${open}${separator}${quote}${REDACTED}${quote}`;
+      // `(token=abc)`: a closing parenthesis with no opening one in the value is punctuation, not secret.
+      const close = !quote && value!.endsWith(')') && !value!.includes('(') ? ')' : '';
+      return `${open}${name}${open}${separator}${quote}${REDACTED}${quote}${close}`;
     },
   },
 ];

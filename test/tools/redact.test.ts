@@ -21,6 +21,7 @@ describe('redact (text)', () => {
     ['{"api_key": "abc123", "user": "bob"}', `{"api_key": "${REDACTED}", "user": "bob"}`],
     ["--client-secret='x y z' --verbose", `--client-secret='${REDACTED}' --verbose`],
     ['GET /cb?token=abc&state=1', `GET /cb?token=${REDACTED}&state=1`],
+    ['deploy 2.4.1 (token=abc123)', `deploy 2.4.1 (token=${REDACTED})`],
     ['id eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NSJ9.c2lnbmF0dXJl done', `id ${REDACTED} done`],
   ])('%s', (input, expected) => {
     const result = redact(input);

@@ -136,7 +136,7 @@ export function createKubeClient(
   const ops = READER_OPERATIONS;
   const reader: KubeReader = {
     cluster,
-    getVersion: () => read(ops.getVersion, {}, () => version.getCode(requestOptions())),
+    getVersion: () => read(ops.getVersion, {}, () => version.getCode({}, requestOptions())),
     getDeployment: (namespace, name) =>
       read(ops.getDeployment, { namespace, name }, () =>
         apps.readNamespacedDeployment({ namespace, name }, requestOptions()),

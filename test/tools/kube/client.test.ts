@@ -224,6 +224,8 @@ describe('errors name the resource and the cause', () => {
       expect(error.message).toContain(
         `No answer from the Kubernetes API server of cluster '${TEST_CONTEXT}' (${server}) within 0.05 s for get deployments (API group "apps") on Deployment 'web' in namespace 'prod'.`,
       );
+      // GET /version takes no parameters; its options must still carry the timeout.
+      expect((await caught(connection.reader.getVersion())).code).toBe('timeout');
     } finally {
       file.remove();
       silent.closeAllConnections();
