@@ -37,3 +37,22 @@ export type ServerPlugin = (context: ServerPluginContext) => ServerPluginParts |
 
 /** Plugins of `sentinel serve`, in order (the approval gate first, so it wraps everything else). */
 export const serverPlugins: ServerPlugin[] = [gatePlugin];
+
+/**
+ * Starts the plugins in order; returns their middlewares and routes (in plugin order) and a `close`
+ * that closes them in reverse order.
+ */
+export async function startPlugins(
+  plugins: readonly ServerPlugin[],
+  context: ServerPluginContext,
+): Promise<Required<ServerPluginParts>> {
+  const started: ServerPluginParts[] = [];
+  for (const plugin of plugins) started.push(await plugin(context));
+  return {
+    middlewares: started.flatMap((parts) => parts.middlewares ?? []),
+    routes: started.flatMap((parts) => parts.routes ?? []),
+    close: async () => {
+      for (const parts of [...started].reverse()) await parts.close?.();
+    },
+  };
+}

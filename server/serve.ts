@@ -1,8 +1,6 @@
 /**
  * `sentinel serve`: resolves the options into a running server — over HTTP (default) or stdio.
  */
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { randomUUID } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Logger } from 'pino';
@@ -15,14 +13,12 @@ import { allowedHostNames, checkBindAddress, isLoopbackHost, type ServeOptions }
 import { defaultTokensFile, localTokenFile, resolveDataDir } from './data-dir.ts';
 import { LOCAL_IDENTITY_NAME } from './identity.ts';
 import { createIdentityStore, type IdentityStore } from './identity-store.ts';
+import { serveStdio, requireIdentity } from './stdio.ts';
 import { connectCluster } from './kube.ts';
-import { listen } from './listen.ts';
+import { listen, type ListeningServer } from './listen.ts';
 import { createLogger } from './logger.ts';
-import { createMcpServer } from './mcp.ts';
-import { createToolCallPipeline } from './pipeline.ts';
-import { serverPlugins, type ServerPlugin, type ServerPluginParts } from './plugins.ts';
+import { serverPlugins, startPlugins, type ServerPlugin } from './plugins.ts';
 import { checkSuppliedToken, generateToken } from './tokens.ts';
-import { SENTINEL_VERSION } from './version.ts';
 
 /** Where `serve` writes for people, and the environment it reads. */
 export interface ServeIo {
@@ -93,22 +89,6 @@ function readPem(file: string, flag: string): Buffer {
   }
 }
 
-/** Runs the plugins; returns their combined parts and a closer that runs theirs in reverse. */
-async function startPlugins(
-  plugins: readonly ServerPlugin[],
-  context: Parameters<ServerPlugin>[0],
-): Promise<Required<ServerPluginParts>> {
-  const started: ServerPluginParts[] = [];
-  for (const plugin of plugins) started.push(await plugin(context));
-  return {
-    middlewares: started.flatMap((parts) => parts.middlewares ?? []),
-    routes: started.flatMap((parts) => parts.routes ?? []),
-    close: async () => {
-      for (const parts of [...started].reverse()) await parts.close?.();
-    },
-  };
-}
-
 /** Warns (log and terminal) about identities that trust the harness's approval alone. */
 function warnUpstreamTrust(identities: IdentityStore, logger: Logger, io: ServeIo): void {
   const trusting = identities
@@ -122,10 +102,68 @@ function warnUpstreamTrust(identities: IdentityStore, logger: Logger, io: ServeI
   );
 }
 
+/** A `RunningServer` whose `close` runs `stop` once and then resolves `closed`. */
+function runningServer(url: string | undefined, stop: () => Promise<void>): RunningServer {
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((resolveFn) => (resolveClosed = resolveFn));
+  let closing: Promise<void> | undefined;
+  return { url, closed, close: () => (closing ??= stop().then(resolveClosed)) };
+}
+
+/** Turns a listen failure into a message that says which flag to change. */
+function listenError(error: unknown, options: ServeOptions): SentinelError {
+  const code = (error as NodeJS.ErrnoException).code;
+  return new SentinelError(
+    'unavailable',
+    code === 'EADDRINUSE'
+      ? `Port ${options.port} on ${options.host} is already in use; choose another with --port (0 picks a free one).`
+      : `Cannot listen on ${options.host}:${options.port}: ${(error as Error).message}.`,
+    { field: code === 'EADDRINUSE' ? '--port' : '--host', cause: error },
+  );
+}
+
+/** The start-up lines for the terminal: where the server listens and how to authenticate. */
+function startupBanner(facts: {
+  url: string;
+  supplied: { source: string } | undefined;
+  generatedToken: string | undefined;
+  localTokenFile: string;
+  tokensFile: string;
+  identityCount: number;
+  connection: KubeConnection;
+  plainRemote: boolean;
+}): string {
+  const { url, supplied, generatedToken, connection } = facts;
+  const lines = [`Sentinel MCP server listening on ${url}/mcp (health: ${url}/healthz)`];
+  if (supplied) {
+    lines.push(
+      `Authenticate with  Authorization: Bearer <the token from ${supplied.source}>  (identity '${LOCAL_IDENTITY_NAME}').`,
+    );
+  } else if (generatedToken !== undefined) {
+    lines.push(
+      `Authenticate with  Authorization: Bearer <token>  — identity '${LOCAL_IDENTITY_NAME}' (all roles), token saved to ${facts.localTokenFile} (0600), new at every start:`,
+      generatedToken,
+    );
+  }
+  lines.push(
+    `Identities in ${facts.tokensFile}: ${facts.identityCount}; add one with \`sentinel tokens add <name> --role caller\`.`,
+    connection.configured
+      ? `Cluster: context '${connection.cluster.context}' at ${connection.cluster.server}${connection.source ? ` (from ${connection.source})` : ''}.`
+      : `Cluster: not configured. ${connection.reason}`,
+  );
+  if (facts.plainRemote) {
+    lines.push(
+      'Warning: serving a non-loopback address over plain HTTP; bearer tokens cross the network in clear text.',
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
 /**
- * Starts `sentinel serve` as configured. Throws `SentinelError`: `refused` for a non-loopback host
- * without --allow-remote and a token; `invalid_input` for unreadable token/TLS files, an invalid
- * tokens.yaml or an unknown --identity; `unavailable` when the port is taken.
+ * Starts `sentinel serve` as configured: over HTTP, or over stdio with `options.stdio`. Throws
+ * `SentinelError`: `refused` for a non-loopback host without --allow-remote and a token;
+ * `invalid_input` for unreadable token/TLS files or an invalid tokens.yaml; `not_found` for an
+ * unknown --identity; `unavailable` when the address cannot be bound.
  */
 export async function startServe(
   options: ServeOptions,
@@ -141,33 +179,25 @@ export async function startServe(
     extensions.kube ?? connectCluster({ kubeconfig: options.kubeconfig, context: options.context });
   const kube = () => connection;
   const policyFile = options.policy === undefined ? undefined : resolve(options.policy);
-  const onLoadError = (error: SentinelError) => logger.error({ err: error }, 'tokens file rejected');
 
-  if (options.stdio) {
-    const identities = createIdentityStore({ tokensFile, onLoadError });
-    identities.list(); // an invalid tokens.yaml stops the start here, with its message
-    return startStdio(options.identity!, {
-      dataDir,
-      policyFile,
-      registry,
-      identities,
-      kube,
-      logger,
-      io,
-      extensions,
-    });
-  }
-
-  const supplied = suppliedToken(options, io.env);
+  const supplied = options.stdio ? undefined : suppliedToken(options, io.env);
   const loopback = isLoopbackHost(options.host);
-  const startupToken = supplied?.token ?? (loopback ? generateToken() : undefined);
-  const identities = createIdentityStore({ tokensFile, startupToken, onLoadError });
-  const fileIdentities = identities.list();
-  checkBindAddress(
-    options.host,
-    options.allowRemote,
-    startupToken !== undefined || fileIdentities.length > 0,
-  );
+  const generatedToken = options.stdio || supplied || !loopback ? undefined : generateToken();
+  const identities = createIdentityStore({
+    tokensFile,
+    startupToken: supplied?.token ?? generatedToken,
+    onLoadError: (error) => logger.error({ err: error }, 'tokens file rejected'),
+  });
+  const fileIdentities = identities.list(); // an invalid tokens.yaml stops the start here, with its message
+  if (options.stdio) {
+    requireIdentity(identities, options.identity!);
+  } else {
+    checkBindAddress(
+      options.host,
+      options.allowRemote,
+      supplied !== undefined || generatedToken !== undefined || fileIdentities.length > 0,
+    );
+  }
   const allowedHosts = allowedHostNames(options.host, options.allowedHost);
   const tls = options.tlsCert
     ? { cert: readPem(options.tlsCert, '--tls-cert'), key: readPem(options.tlsKey!, '--tls-key') }
@@ -180,8 +210,31 @@ export async function startServe(
     identities,
     kube,
     logger,
-    transport: 'http',
+    transport: options.stdio ? 'stdio' : 'http',
   });
+  warnUpstreamTrust(identities, logger, io);
+
+  if (options.stdio) {
+    const stdio: { close?: () => Promise<void> } = {};
+    const running = runningServer(undefined, async () => {
+      await stdio.close?.();
+      await plugins.close();
+    });
+    Object.assign(
+      stdio,
+      await serveStdio({
+        identityName: options.identity!,
+        registry,
+        identities,
+        kube,
+        middlewares: plugins.middlewares,
+        logger,
+        onEnd: () => void running.close(),
+      }),
+    );
+    return running;
+  }
+
   const { app } = createServerApp({
     identities,
     allowedHosts,
@@ -191,126 +244,32 @@ export async function startServe(
     logger,
     extraRoutes: plugins.routes,
   });
-  let server;
+  let server: ListeningServer;
   try {
     server = await listen(app, { host: options.host, port: options.port, ...(tls && { tls }) });
   } catch (error) {
     await plugins.close();
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new SentinelError(
-      'unavailable',
-      code === 'EADDRINUSE'
-        ? `Port ${options.port} on ${options.host} is already in use; choose another with --port (0 picks a free one).`
-        : `Cannot listen on ${options.host}:${options.port}: ${(error as Error).message}.`,
-      { field: code === 'EADDRINUSE' ? '--port' : '--host', cause: error },
-    );
+    throw listenError(error, options);
   }
-
-  if (!supplied && startupToken !== undefined) writeSecret(localTokenFile(dataDir), startupToken);
+  if (generatedToken !== undefined) writeSecret(localTokenFile(dataDir), generatedToken);
   logger.info(
     { url: `${server.url}/mcp`, cluster: connection.configured ? connection.cluster : null },
     'listening',
   );
-  const lines = [`Sentinel MCP server listening on ${server.url}/mcp (health: ${server.url}/healthz)`];
-  if (supplied) {
-    lines.push(
-      `Authenticate with  Authorization: Bearer <the token from ${supplied.source}>  (identity '${LOCAL_IDENTITY_NAME}').`,
-    );
-  } else if (startupToken !== undefined) {
-    lines.push(
-      `Authenticate with  Authorization: Bearer <token>  — identity '${LOCAL_IDENTITY_NAME}' (all roles), token saved to ${localTokenFile(dataDir)} (0600), new at every start:`,
-      startupToken,
-    );
-  }
-  lines.push(
-    `Identities in ${tokensFile}: ${fileIdentities.length}; add one with \`sentinel tokens add <name> --role caller\`.`,
-    connection.configured
-      ? `Cluster: context '${connection.cluster.context}' at ${connection.cluster.server} (from ${connection.source ?? 'kubeconfig'}).`
-      : `Cluster: not configured. ${connection.reason}`,
+  io.stderr(
+    startupBanner({
+      url: server.url,
+      supplied,
+      generatedToken,
+      localTokenFile: localTokenFile(dataDir),
+      tokensFile,
+      identityCount: fileIdentities.length,
+      connection,
+      plainRemote: !loopback && !tls,
+    }),
   );
-  if (!loopback && !tls) {
-    lines.push(
-      'Warning: serving a non-loopback address over plain HTTP; bearer tokens cross the network in clear text.',
-    );
-  }
-  io.stderr(`${lines.join('\n')}\n`);
-  warnUpstreamTrust(identities, logger, io);
-
-  let resolveClosed!: () => void;
-  const closed = new Promise<void>((resolveFn) => (resolveClosed = resolveFn));
-  let closing: Promise<void> | undefined;
-  return {
-    url: server.url,
-    closed,
-    close: () =>
-      (closing ??= (async () => {
-        await server.close();
-        await plugins.close();
-        resolveClosed();
-      })()),
-  };
-}
-
-/** Serves MCP over stdin/stdout as `identityName`, re-checked on every call (a revocation applies at once). */
-async function startStdio(
-  identityName: string,
-  context: {
-    dataDir: string;
-    policyFile: string | undefined;
-    registry: ToolRegistry;
-    identities: IdentityStore;
-    kube: () => KubeConnection;
-    logger: Logger;
-    io: ServeIo;
-    extensions: ServeExtensions;
-  },
-): Promise<RunningServer> {
-  const { dataDir, policyFile, registry, identities, kube, logger, extensions } = context;
-  if (!identities.get(identityName)) {
-    throw new SentinelError(
-      'not_found',
-      `--identity '${identityName}' does not exist in ${identities.tokensFile}; \`sentinel tokens list\` shows the identities ('${LOCAL_IDENTITY_NAME}' is built in).`,
-      { field: '--identity' },
-    );
-  }
-  const plugins = await startPlugins(extensions.plugins ?? serverPlugins, {
-    dataDir,
-    policyFile,
-    registry,
-    identities,
-    kube,
-    logger,
-    transport: 'stdio',
+  return runningServer(server.url, async () => {
+    await server.close();
+    await plugins.close();
   });
-  const pipeline = createToolCallPipeline({ registry, kube, middlewares: plugins.middlewares, logger });
-  const server = createMcpServer({
-    registry,
-    pipeline,
-    version: SENTINEL_VERSION,
-    caller: () => {
-      const identity = identities.get(identityName);
-      if (!identity) {
-        throw new SentinelError(
-          'unauthorized',
-          `Identity '${identityName}' was revoked; nothing was run. Restart the server with another --identity.`,
-        );
-      }
-      return { identity, requestId: randomUUID() };
-    },
-  });
-  const transport = new StdioServerTransport();
-  let resolveClosed!: () => void;
-  const closed = new Promise<void>((resolveFn) => (resolveClosed = resolveFn));
-  let closing: Promise<void> | undefined;
-  const close = () =>
-    (closing ??= (async () => {
-      await server.close();
-      await plugins.close();
-      resolveClosed();
-    })());
-  transport.onclose = () => void close();
-  process.stdin.once('end', () => void close());
-  await server.connect(transport);
-  logger.info({ identity: identityName }, 'serving MCP over stdio');
-  return { url: undefined, closed, close };
 }

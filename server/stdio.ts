@@ -1,0 +1,64 @@
+/**
+ * MCP over stdin/stdout for clients that spawn their servers. Every call runs as one named identity,
+ * looked up again on each call so a revocation applies at once.
+ */
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { SentinelError } from '../tools/errors.ts';
+import type { KubeConnection } from '../tools/kube/types.ts';
+import type { ToolRegistry } from '../tools/registry.ts';
+import { LOCAL_IDENTITY_NAME } from './identity.ts';
+import type { IdentityStore } from './identity-store.ts';
+import { createMcpServer } from './mcp.ts';
+import { createToolCallPipeline, type ToolCallMiddleware } from './pipeline.ts';
+import { SENTINEL_VERSION } from './version.ts';
+
+export interface StdioServerOptions {
+  /** The identity every call runs as; must exist (`local` is built in). */
+  identityName: string;
+  registry: ToolRegistry;
+  identities: IdentityStore;
+  kube: () => KubeConnection;
+  middlewares: readonly ToolCallMiddleware[];
+  logger: Logger;
+  /** Called once when stdin ends or the transport closes. */
+  onEnd: () => void;
+}
+
+/** Throws `SentinelError('not_found')` naming --identity when `name` is not a known identity. */
+export function requireIdentity(identities: IdentityStore, name: string): void {
+  if (identities.get(name)) return;
+  throw new SentinelError(
+    'not_found',
+    `--identity '${name}' does not exist in ${identities.tokensFile}; \`sentinel tokens list\` shows the identities ('${LOCAL_IDENTITY_NAME}' is built in).`,
+    { field: '--identity' },
+  );
+}
+
+/** Connects an MCP server to this process's stdin/stdout; returns how to close it. */
+export async function serveStdio(options: StdioServerOptions): Promise<{ close: () => Promise<void> }> {
+  const { identityName, registry, identities, kube, middlewares, logger, onEnd } = options;
+  const pipeline = createToolCallPipeline({ registry, kube, middlewares, logger });
+  const server = createMcpServer({
+    registry,
+    pipeline,
+    version: SENTINEL_VERSION,
+    caller: () => {
+      const identity = identities.get(identityName);
+      if (!identity) {
+        throw new SentinelError(
+          'unauthorized',
+          `Identity '${identityName}' was revoked; nothing was run. Restart the server with another --identity.`,
+        );
+      }
+      return { identity, requestId: randomUUID() };
+    },
+  });
+  const transport = new StdioServerTransport();
+  transport.onclose = onEnd;
+  process.stdin.once('end', onEnd);
+  await server.connect(transport);
+  logger.info({ identity: identityName }, 'serving MCP over stdio');
+  return { close: () => server.close() };
+}

@@ -1,0 +1,154 @@
+/**
+ * `startServe` in-process: token sources, TLS, plugins, port conflicts. (The CLI process itself is
+ * covered by cli.test.ts.)
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { request as httpsRequest } from 'node:https';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pino from 'pino';
+import { parseServeOptions } from '../../server/config.ts';
+import { startServe, type RunningServer } from '../../server/serve.ts';
+import type { ServerPlugin } from '../../server/plugins.ts';
+import { createIdentityStore } from '../../server/identity-store.ts';
+import { fixtureTools } from '../helpers/fixture-tools.ts';
+import { connectClient, fakeKube, mcpHeaders, rawRequest, tempDataDir } from '../helpers/server.ts';
+
+const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
+
+describe('startServe', () => {
+  let data: ReturnType<typeof tempDataDir>;
+  let running: RunningServer | undefined;
+  let stderr: string;
+  const io = (env: NodeJS.ProcessEnv = {}) => ({ stderr: (text: string) => void (stderr += text), env });
+  const quiet = { logger: pino({ level: 'silent' }) };
+
+  beforeEach(() => {
+    data = tempDataDir();
+    stderr = '';
+  });
+  afterEach(async () => {
+    await running?.close();
+    running = undefined;
+    data.cleanup();
+  });
+
+  const options = (flags: Record<string, unknown> = {}) =>
+    parseServeOptions({ port: '0', dataDir: data.dir, ...flags });
+
+  it('uses SENTINEL_TOKEN as identity local, without printing or writing it', async () => {
+    const token = 'operator-chosen-token-123456';
+    running = await startServe(options(), io({ SENTINEL_TOKEN: token }), quiet);
+    expect(stderr).toMatch(/Authorization: Bearer <the token from SENTINEL_TOKEN> {2}\(identity 'local'\)/);
+    expect(stderr).not.toContain(token);
+    expect(existsSync(join(data.dir, 'local.token'))).toBe(false);
+    const client = await connectClient(running.url!, token);
+    await client.close();
+  });
+
+  it('reads --token-file (trimmed) over SENTINEL_TOKEN, and rejects a short token naming its source', async () => {
+    const file = join(data.dir, 'token');
+    writeFileSync(file, 'token-from-a-file-0123456789\n');
+    running = await startServe(
+      options({ tokenFile: file }),
+      io({ SENTINEL_TOKEN: 'ignored-env-token-0123' }),
+      quiet,
+    );
+    expect(stderr).toContain(`the token from --token-file ${file}`);
+    const ok = await rawRequest(`${running.url}/mcp`, {
+      method: 'POST',
+      headers: mcpHeaders('token-from-a-file-0123456789'),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(ok.status).toBe(200);
+
+    await expect(startServe(options(), io({ SENTINEL_TOKEN: 'short' }), quiet)).rejects.toThrow(
+      'The token from SENTINEL_TOKEN is 5 characters; at least 16 are required',
+    );
+  });
+
+  it('stops at start on an invalid tokens.yaml, naming the file and field', async () => {
+    writeFileSync(join(data.dir, 'tokens.yaml'), 'identities:\n  - name: x\n');
+    await expect(startServe(options(), io(), quiet)).rejects.toThrow(
+      /tokens\.yaml is invalid: identities\.0\.roles: Invalid input/,
+    );
+  });
+
+  it('says which flag to change when the port is taken', async () => {
+    running = await startServe(options(), io(), quiet);
+    const port = new URL(running.url!).port;
+    await expect(startServe(options({ port }), io(), quiet)).rejects.toThrow(
+      `Port ${port} on 127.0.0.1 is already in use; choose another with --port (0 picks a free one).`,
+    );
+  });
+
+  it('serves HTTPS with --tls-cert/--tls-key', async () => {
+    running = await startServe(
+      options({ tlsCert: fixture('tls-test.crt'), tlsKey: fixture('tls-test.key') }),
+      io(),
+      quiet,
+    );
+    expect(running.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    const body = await new Promise<string>((resolve, reject) => {
+      httpsRequest(`${running!.url}/healthz`, { ca: readFileSync(fixture('tls-test.crt')) }, (response) => {
+        let text = '';
+        response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        response.on('end', () => resolve(text));
+      })
+        .on('error', reject)
+        .end();
+    });
+    expect(JSON.parse(body)).toMatchObject({ version: expect.any(String) });
+  });
+
+  it('wires plugins: middlewares around tools/call, routes behind auth, close on shutdown', async () => {
+    const events: string[] = [];
+    const plugin: ServerPlugin = (context) => {
+      events.push(`start ${context.transport} ${context.dataDir === data.dir}`);
+      return {
+        middlewares: [
+          async (call, next) => {
+            events.push(`call ${call.tool.name} by ${call.identity.name} on ${call.cluster?.context}`);
+            return next();
+          },
+        ],
+        routes: [
+          (app, deps) =>
+            app.get('/api/plugin', deps.authenticate, (req, res) => {
+              res.json({ caller: req.identity?.name });
+            }),
+        ],
+        close: () => void events.push('close'),
+      };
+    };
+    running = await startServe(options(), io({ SENTINEL_TOKEN: 'plugin-test-token-0123456' }), {
+      ...quiet,
+      plugins: [plugin],
+      registry: fixtureTools().registry,
+      kube: fakeKube(),
+    });
+    const client = await connectClient(running.url!, 'plugin-test-token-0123456');
+    await client.callTool({ name: 'read_thing', arguments: { namespace: 'shop', name: 'web' } });
+    await client.close();
+    const route = await rawRequest(`${running.url}/api/plugin`, {
+      headers: { authorization: 'Bearer plugin-test-token-0123456' },
+    });
+    expect(route.json).toEqual({ caller: 'local' });
+    expect((await rawRequest(`${running.url}/api/plugin`)).status).toBe(401);
+    await running.close();
+    running = undefined;
+    expect(events).toEqual(['start http true', 'call read_thing by local on test-context', 'close']);
+  });
+
+  it('warns at start about identities that trust upstream approval', async () => {
+    createIdentityStore({ tokensFile: join(data.dir, 'tokens.yaml') }).add({
+      name: 'harness',
+      roles: ['caller'],
+      trustUpstreamApproval: true,
+    });
+    running = await startServe(options(), io(), quiet);
+    expect(stderr).toMatch(/Warning: harness trusts the harness's approval/);
+    expect(stderr).toMatch(/Identities in .*tokens\.yaml: 1;/);
+  });
+});
