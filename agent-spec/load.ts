@@ -27,7 +27,10 @@ function readText(path: string, what: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (error) {
-    throw new SentinelError('invalid_input', `Cannot read ${what} ${path}: ${(error as Error).message}.`, {
+    const reason =
+      (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (error as Error).message;
+    throw new SentinelError('invalid_input', `Cannot read the ${what} ${path}: ${reason}.`, {
+      field: what === 'agent spec' ? 'spec' : 'instructions',
       cause: error,
     });
   }

@@ -57,7 +57,7 @@ describe('agent spec loader', () => {
     it('rejects a missing model and a missing instructions file', () => {
       expect(() => loadAgentSpec(write({ ...valid, model: undefined }))).toThrow(/: model: /);
       expect(() => loadAgentSpec(write({ ...valid, instructions: { $file: 'nope.md' } }))).toThrow(
-        /Cannot read agent instructions .*nope\.md/,
+        /Cannot read the agent instructions .*nope\.md: file not found\./,
       );
     });
 

@@ -7,6 +7,7 @@ import { FakeTrueForge } from '../../helpers/fake-trueforge.ts';
 
 const SPEC = {
   model: { name: 'openai/gpt-main' },
+  instructions: { $file: 'instructions.md' },
   mcp_servers: [
     { name: 'sentinel', enable_tools: ['@all'], require_approval_for_tools: ['@write', '@destructive'] },
   ],
