@@ -6,6 +6,7 @@ import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import { SentinelError } from '../tools/errors.ts';
 import { registerServerCommands } from '../server/cli.ts';
+import { registerGateCommands } from '../server/gate/cli.ts';
 import { registerHarnessCommand } from './harness/register-command.ts';
 import { registerInvestigateCommand } from './investigate-command.ts';
 
@@ -19,6 +20,7 @@ export type CommandRegistrar = (program: Command) => void;
 /** Subcommand registrars, one per area (server, simulator, investigations, ...). */
 const registrars: CommandRegistrar[] = [
   registerServerCommands,
+  registerGateCommands,
   registerHarnessCommand,
   registerInvestigateCommand,
 ];

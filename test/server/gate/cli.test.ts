@@ -1,0 +1,151 @@
+/**
+ * `sentinel policy test` and `sentinel freeze`: the functions behind them, and one real process of
+ * bin/sentinel.js each.
+ */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRegistry } from '../../../tools/index.ts';
+import { createIdentityStore } from '../../../server/identity-store.ts';
+import { formatPolicyTest, requestFreeze, runPolicyTest } from '../../../server/gate/cli.ts';
+import { tempDataDir } from '../../helpers/server.ts';
+import { startGateServer, type GateServer } from './fixtures/serve.ts';
+import { fixtureTools } from './fixtures/tools.ts';
+
+const BIN = fileURLToPath(new URL('../../../bin/sentinel.js', import.meta.url));
+const run = promisify(execFile);
+const registry = createRegistry(fixtureTools);
+
+describe('sentinel policy test', () => {
+  const data = tempDataDir();
+  beforeAll(() => {
+    createIdentityStore({ tokensFile: join(data.dir, 'tokens.yaml') }).add({
+      name: 'harness',
+      roles: ['caller'],
+      trustUpstreamApproval: true,
+    });
+  });
+  afterAll(() => data.cleanup());
+
+  it('prints the matched rule and decision of the shipped policy', () => {
+    const report = runPolicyTest(
+      {
+        tool: 'scale_deployment',
+        args: '{"namespace":"shop","name":"web","replicas":0}',
+        cluster: 'kind-sentinel',
+      },
+      registry,
+    );
+    expect(report.verdict).toMatchObject({ decision: 'ask', rule: 'scale-to-zero' });
+    expect(report.arguments).toEqual({ namespace: 'shop', name: 'web', replicas: 0, dry_run: false });
+    const text = formatPolicyTest(report);
+    expect(text).toContain('Rule:      scale-to-zero');
+    expect(text).toContain('Decision:  ask');
+    expect(text).toContain('Approvers: role:approver (admins as fallback; never the requester)');
+  });
+
+  it('reports system-namespace denials, dry runs, unknown tools and upstream trust', () => {
+    const test = (tool: string, args: string, identity?: string) =>
+      runPolicyTest({ tool, args, dataDir: data.dir, ...(identity && { identity }) }, registry);
+    expect(test('pause_rollout', '{"namespace":"kube-system","name":"x"}').verdict.rule).toBe(
+      'system-namespaces',
+    );
+    expect(
+      test('rollback_deployment', '{"namespace":"shop","name":"x","dry_run":true}').verdict,
+    ).toMatchObject({
+      decision: 'allow',
+      dryRun: true,
+    });
+    expect(test('drop_database', '{}').verdict).toMatchObject({
+      decision: 'deny',
+      rule: 'default:unknown-tool',
+    });
+    const trusted = test('rollback_deployment', '{"namespace":"shop","name":"x"}', 'harness');
+    expect(trusted.upstreamApproval).toBe(true);
+    expect(formatPolicyTest(trusted)).toContain(
+      "harness has trust_upstream_approval: this call runs on the harness's approval",
+    );
+  });
+
+  it('names the field for bad arguments, bad JSON and unknown identities', () => {
+    expect(() =>
+      runPolicyTest(
+        { tool: 'scale_deployment', args: '{"namespace":"shop","name":"w","replicas":-1}' },
+        registry,
+      ),
+    ).toThrow(/replicas/);
+    expect(() => runPolicyTest({ tool: 'scale_deployment', args: '{nope' }, registry)).toThrow(
+      /--args is not valid JSON/,
+    );
+    expect(() => runPolicyTest({ tool: 'scale_deployment', args: '[]' }, registry)).toThrow(
+      /--args must be a JSON object/,
+    );
+    expect(() =>
+      runPolicyTest(
+        { tool: 'pause_rollout', args: '{"namespace":"a","name":"b"}', identity: 'ghost', dataDir: data.dir },
+        registry,
+      ),
+    ).toThrow(/--identity 'ghost' is not in/);
+  });
+
+  it('runs as a command, with a policy file given by --policy', async () => {
+    const policy = join(data.dir, 'p.yaml');
+    writeFileSync(
+      policy,
+      'version: 1\nrules:\n  - name: no-version\n    tool: get_cluster_version\n    decision: deny\n',
+    );
+    const { stdout } = await run(process.execPath, [
+      BIN,
+      'policy',
+      'test',
+      '--tool',
+      'get_cluster_version',
+      '--policy',
+      policy,
+      '--json',
+    ]);
+    expect(JSON.parse(stdout).verdict).toMatchObject({ decision: 'deny', rule: 'no-version' });
+    const bad = await run(process.execPath, [
+      BIN,
+      'policy',
+      'test',
+      '--tool',
+      'x',
+      '--policy',
+      join(data.dir, 'missing.yaml'),
+    ]).catch((error: { code: number; stderr: string }) => error);
+    expect(bad).toMatchObject({ code: 2, stderr: expect.stringContaining('missing.yaml cannot be read') });
+  });
+});
+
+describe('sentinel freeze', () => {
+  let s: GateServer;
+  beforeAll(async () => {
+    s = await startGateServer();
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  it('turns the freeze on and off with an admin token, refuses others', async () => {
+    const on = await requestFreeze(
+      { server: `${s.url}/mcp`, token: s.tokens.root },
+      { frozen: true, reason: 'DB migration' },
+    );
+    expect(on).toMatchObject({ frozen: true, reason: 'DB migration', by: 'root' });
+    await expect(
+      requestFreeze({ server: s.url, token: s.tokens.alice }, { frozen: false }),
+    ).rejects.toMatchObject({
+      code: 'forbidden',
+      message: expect.stringContaining('only admins'),
+    });
+    const { stdout } = await run(process.execPath, [BIN, 'freeze', 'off', '--server', s.url], {
+      env: { ...process.env, SENTINEL_TOKEN: s.tokens.root },
+    });
+    expect(stdout).toBe('Changes are not frozen.\n');
+    expect((await requestFreeze({ server: s.url, token: s.tokens.agent }, undefined)).frozen).toBe(false);
+  });
+});
