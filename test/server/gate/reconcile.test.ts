@@ -1,0 +1,123 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SentinelError } from '../../../tools/errors.ts';
+import { openSqliteStore } from '../../../server/gate/store/sqlite.ts';
+import type { ApprovalStore } from '../../../server/gate/store/types.ts';
+import { APPROVAL_ANNOTATION, reconcileExecutions } from '../../../server/gate/reconcile.ts';
+import { newRequest } from './store/contract.ts';
+import { FakeCluster } from './fixtures/fake-cluster.ts';
+import { fixtureDeployment } from './fixtures/tools.ts';
+
+const T0 = new Date('2025-01-31T02:10:00.000Z');
+let store: ApprovalStore;
+let cluster: FakeCluster;
+
+/** An approved once request for shop/checkout whose execution started (generation 1 observed). */
+async function executing(name = 'checkout'): Promise<{ requestId: string; executionId: string }> {
+  const { request } = await store.createOrReusePending(newRequest({}, { requestedKey: name }), T0);
+  await store.decide(
+    request.id,
+    { decision: 'allow', by: 'alice', at: T0.toISOString(), reason: null, admin_fallback: false },
+    { validity: 'once', expires_at: new Date(T0.getTime() + 60_000).toISOString() },
+    T0,
+  );
+  const started = await store.beginExecution(
+    {
+      id: `exe_${name}`,
+      requester: 'agent',
+      cluster: 'kind',
+      tool: 'scale_deployment',
+      callKey: name,
+      arguments: { namespace: 'shop', name, replicas: 5 },
+      authorization: 'once',
+      requestId: request.id,
+      effect: { target: { namespace: 'shop', name, generation: 1 }, replicas: { from: 3, to: 5 } },
+    },
+    T0,
+  );
+  if (!started.ok) throw new Error('did not start');
+  return { requestId: request.id, executionId: started.execution.id };
+}
+
+beforeEach(() => {
+  store = openSqliteStore({ file: ':memory:' });
+  cluster = new FakeCluster();
+  cluster.add(fixtureDeployment('shop', 'checkout'));
+  cluster.add(fixtureDeployment('shop', 'web'));
+});
+afterEach(async () => {
+  await store.close();
+});
+
+describe('reconciliation of executions interrupted by a crash', () => {
+  it('marks an execution whose change reached the cluster as succeeded, and one that did not as interrupted', async () => {
+    const applied = await executing('checkout');
+    const missed = await executing('web');
+    // The PATCH of the first reached the cluster before the crash; the second never left.
+    await cluster.writer.patchDeploymentStrategic(
+      'shop',
+      'checkout',
+      { metadata: { annotations: { [APPROVAL_ANNOTATION]: applied.requestId } }, spec: { replicas: 5 } },
+      { fieldManager: 'sentinel' },
+    );
+    const report = await reconcileExecutions(store, cluster.reader);
+    expect(report).toEqual({
+      applied: [applied.executionId],
+      notApplied: [missed.executionId],
+      unresolved: [],
+    });
+    expect(await store.get(applied.requestId)).toMatchObject({
+      status: 'executed',
+      executions: [{ status: 'succeeded', outcome: expect.stringContaining('reached the cluster') }],
+    });
+    expect(await store.get(missed.requestId)).toMatchObject({
+      status: 'failed',
+      executions: [{ status: 'interrupted', outcome: expect.stringContaining('did not reach the cluster') }],
+    });
+    expect(await store.listExecuting()).toEqual([]);
+    expect(cluster.mutations).toHaveLength(1); // reconciliation itself never writes
+  });
+
+  it('does not count an old annotation from an earlier execution without a newer generation', async () => {
+    const { requestId, executionId } = await executing('checkout');
+    const deployment = cluster.deployment('shop', 'checkout');
+    deployment.metadata!.annotations![APPROVAL_ANNOTATION] = requestId; // same id, generation still 1
+    expect((await reconcileExecutions(store, cluster.reader)).notApplied).toEqual([executionId]);
+  });
+
+  it('leaves executions alone while the cluster cannot be read', async () => {
+    const { executionId } = await executing('checkout');
+    expect(await reconcileExecutions(store, undefined)).toEqual({
+      applied: [],
+      notApplied: [],
+      unresolved: [executionId],
+    });
+    const down = {
+      ...cluster.reader,
+      getDeployment: async () => {
+        throw new SentinelError('unavailable', 'cluster unreachable');
+      },
+    };
+    expect((await reconcileExecutions(store, down)).unresolved).toEqual([executionId]);
+    expect((await store.listExecuting()).map((e) => e.id)).toEqual([executionId]);
+  });
+
+  it('marks a deleted target and an execution without an approval id as interrupted', async () => {
+    const { executionId } = await executing('checkout');
+    cluster.deployments.delete('shop/checkout');
+    await store.beginExecution(
+      {
+        id: 'exe_policy',
+        requester: 'agent',
+        cluster: 'kind',
+        tool: 'pause_rollout',
+        callKey: 'p',
+        arguments: {},
+        authorization: 'policy',
+      },
+      T0,
+    );
+    const report = await reconcileExecutions(store, cluster.reader);
+    expect(report.notApplied.sort()).toEqual([executionId, 'exe_policy'].sort());
+    expect((await store.getExecution('exe_policy'))?.outcome).toContain('cannot tell from the cluster');
+  });
+});
