@@ -66,10 +66,14 @@ export function revisionOf(obj: { metadata?: ObjectMeta }): number | undefined {
  * (`deploymentutil.EqualIgnoreHash`).
  */
 export function equalIgnoreHash(a: PodTemplateSpec | undefined, b: PodTemplateSpec | undefined): boolean {
-  return isDeepStrictEqual(withoutHash(a), withoutHash(b));
+  return isDeepStrictEqual(templateWithoutHash(a), templateWithoutHash(b));
 }
 
-function withoutHash(template: PodTemplateSpec | undefined): unknown {
+/**
+ * A plain-JSON copy of a pod template without the `pod-template-hash` label: what `kubectl rollout
+ * undo` writes back into the Deployment from the target ReplicaSet.
+ */
+export function templateWithoutHash(template: PodTemplateSpec | undefined): PodTemplateSpec {
   // A JSON round trip drops undefined fields and turns Dates into strings, so equal templates compare equal.
   const copy = JSON.parse(JSON.stringify(template ?? {})) as {
     metadata?: { labels?: Record<string, string> };
@@ -78,7 +82,7 @@ function withoutHash(template: PodTemplateSpec | undefined): unknown {
     delete copy.metadata.labels[POD_TEMPLATE_HASH_LABEL];
     if (Object.keys(copy.metadata.labels).length === 0) delete copy.metadata.labels;
   }
-  return copy;
+  return copy as PodTemplateSpec;
 }
 
 /**

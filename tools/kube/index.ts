@@ -38,6 +38,7 @@ export {
   replicaSetsOf,
   revisionOf,
   equalIgnoreHash,
+  templateWithoutHash,
   newReplicaSetOf,
   rolloutHistory,
   rollbackTarget,

@@ -1,0 +1,482 @@
+import nock from 'nock';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { rollbackDeployment } from '../../../tools/remediate/rollback-deployment.ts';
+import type { RemediationOutput } from '../../../tools/remediate/plan.ts';
+import type { Deployment, ReplicaSet } from '../../../tools/kube/types.ts';
+import { deployment, podTemplate, replicaSet } from '../../helpers/fixtures.ts';
+import {
+  connectTestCluster,
+  isolateNetwork,
+  mockApi,
+  statusBody,
+  type TestCluster,
+} from '../../helpers/kube.ts';
+import {
+  APPS,
+  dryRunContext,
+  edit,
+  executeContext,
+  mockObserve,
+  recordUnexpectedRequests,
+} from '../../helpers/remediation.ts';
+import { callTool, callToolError } from '../../helpers/tools.ts';
+
+const PATH = `${APPS}/shop/deployments/checkout`;
+const IMAGES: Record<number, string> = {
+  1: 'shop/checkout:2.3.0',
+  2: 'shop/checkout:2.3.1',
+  3: 'shop/checkout:2.3.2',
+  5: 'shop/checkout:2.4.0-rc1',
+  6: 'shop/checkout:2.4.0',
+  7: 'shop/checkout:2.4.1',
+  9: 'shop/checkout:2.5.0',
+  10: 'shop/checkout:2.6.0',
+};
+
+/** A Deployment at revision `current` and one ReplicaSet per revision (the current one running). */
+function history(revisions: number[], current: number, extra: { paused?: boolean } = {}) {
+  const dep = deployment({
+    name: 'checkout',
+    image: IMAGES[current],
+    revision: current,
+    generation: 4,
+    ...extra,
+  }) as Deployment;
+  dep.metadata!.resourceVersion = '1234';
+  const sets = revisions.map((revision) =>
+    replicaSet({
+      deployment: dep as never,
+      revision,
+      hash: `h${revision}`,
+      image: IMAGES[revision],
+      replicas: revision === current ? 3 : 0,
+      createdMinutesAgo: 1000 - revision,
+    }),
+  ) as ReplicaSet[];
+  return { dep, sets };
+}
+
+/** The PATCH response: the Deployment with the new template, not yet observed by the controller. */
+function patched(dep: Deployment, template: unknown): Deployment {
+  return edit(dep, (d) => {
+    d.spec!.template = template as never;
+    d.metadata!.generation = 5;
+    d.metadata!.resourceVersion = '1240';
+  });
+}
+
+const structured = (output: { structured?: unknown }) => output.structured as RemediationOutput;
+
+let cluster: TestCluster;
+let unexpected: ReturnType<typeof recordUnexpectedRequests>;
+beforeAll(() => {
+  isolateNetwork();
+  cluster = connectTestCluster();
+});
+beforeEach(() => {
+  unexpected = recordUnexpectedRequests();
+});
+afterEach(() => {
+  unexpected.stop();
+  nock.cleanAll();
+});
+afterAll(() => {
+  cluster.remove();
+  nock.enableNetConnect();
+});
+
+describe('rollback_deployment', () => {
+  it('is destructive, not idempotent, supports dry runs, and rejects bad input before any call', () => {
+    expect(rollbackDeployment.risk).toBe('destructive');
+    expect(rollbackDeployment.annotations).toMatchObject({ destructiveHint: true, idempotentHint: false });
+    expect(rollbackDeployment.supportsDryRun).toBe(true);
+    const parse = (args: unknown) => rollbackDeployment.input.safeParse(args).success;
+    expect(parse({ namespace: 'shop', name: 'checkout' })).toBe(true);
+    expect(parse({ namespace: 'shop', name: 'checkout', to_revision: 0 })).toBe(false);
+    expect(parse({ namespace: 'shop', name: 'checkout', to_revision: 2.5 })).toBe(false);
+    expect(parse({ namespace: 'shop', name: 'checkout', dryrun: true })).toBe(false);
+    expect(parse({ namespace: 'Shop', name: 'checkout' })).toBe(false);
+    expect(parse({ namespace: 'shop', name: 'checkout', reason: '' })).toBe(false);
+  });
+
+  it('previews a rollback to the previous revision without sending anything', async () => {
+    const { dep, sets } = history([5, 6, 7], 7);
+    const scope = mockObserve(dep, sets);
+    const output = await callTool(
+      rollbackDeployment,
+      { namespace: 'shop', name: 'checkout', dry_run: true },
+      dryRunContext(cluster),
+    );
+    scope.done();
+    expect(unexpected.requests).toEqual([]);
+    const result = structured(output);
+    expect(result).toMatchObject({
+      tool: 'rollback_deployment',
+      status: 'preview',
+      dry_run: true,
+      summary:
+        'Roll back Deployment shop/checkout from revision 7 (shop/checkout:2.4.1) to revision 6 (shop/checkout:2.4.0)',
+      cluster: { context: 'test-ctx', server: 'https://k8s.test:6443' },
+      resolved_arguments: { namespace: 'shop', name: 'checkout', to_revision: 6 },
+      new_revision: 8,
+      changes: [
+        {
+          kind: 'image',
+          container: 'app',
+          from: 'shop/checkout:2.4.1',
+          to: 'shop/checkout:2.4.0',
+          text: 'container app: image shop/checkout:2.4.1 → shop/checkout:2.4.0',
+        },
+      ],
+      warnings: [],
+    });
+    expect(result.effect).toMatchObject({
+      tool: 'rollback_deployment',
+      target: { kind: 'Deployment', namespace: 'shop', name: 'checkout', uid: 'uid-checkout', generation: 4 },
+      from_revision: 7,
+      to_revision: 6,
+      to_replicaset: 'checkout-h6',
+      from_images: ['app=shop/checkout:2.4.1'],
+      to_images: ['app=shop/checkout:2.4.0'],
+      new_revision: 8,
+    });
+    expect(JSON.stringify(result.effect)).not.toContain('1234');
+    expect(output.text).toContain('DRY RUN — nothing was changed.');
+    expect(output.text).toContain(
+      'rollback_deployment {"namespace":"shop","name":"checkout","to_revision":6}',
+    );
+  });
+
+  it('computes the same effect for the resolved call as for the default one', async () => {
+    const { dep, sets } = history([5, 6, 7], 7);
+    mockObserve(dep, sets);
+    mockObserve(dep, sets);
+    const first = structured(
+      await callTool(
+        rollbackDeployment,
+        { namespace: 'shop', name: 'checkout', dry_run: true },
+        dryRunContext(cluster),
+      ),
+    );
+    const again = structured(
+      await callTool(
+        rollbackDeployment,
+        { ...first.resolved_arguments, dry_run: true },
+        dryRunContext(cluster),
+      ),
+    );
+    expect(again.effect).toEqual(first.effect);
+    expect(again.resolved_arguments).toEqual(first.resolved_arguments);
+  });
+
+  it('sends the JSON Patch kubectl sends, with the resourceVersion precondition and attribution', async () => {
+    const { dep, sets } = history([5, 6, 7], 7);
+    dep.metadata!.annotations = {
+      ...dep.metadata!.annotations,
+      'kubectl.kubernetes.io/last-applied-configuration': '{"kind":"Deployment"}',
+      'kubernetes.io/change-cause': 'deploy 2.4.1',
+      team: 'payments',
+      'sentinel.dev/approval-request-id': 'ar-old',
+    };
+    sets[1]!.metadata!.annotations = {
+      ...sets[1]!.metadata!.annotations,
+      'kubernetes.io/change-cause': 'deploy 2.4.0',
+      'deployment.kubernetes.io/revision-history': '2',
+      'deployment.kubernetes.io/desired-replicas': '3',
+      'deployment.kubernetes.io/max-replicas': '4',
+      'sentinel.dev/reason': 'an older reason',
+      'example.com/owner': 'team-a',
+    };
+    const expectedTemplate = podTemplate('checkout', ['shop/checkout:2.4.0']);
+    let body: unknown;
+    const scope = mockObserve(dep, sets)
+      .patch(PATH, (sent) => {
+        body = sent;
+        return true;
+      })
+      .query({ fieldManager: 'sentinel' })
+      .matchHeader('content-type', 'application/json-patch+json')
+      .reply(200, patched(dep, expectedTemplate));
+    const output = await callTool(
+      rollbackDeployment,
+      { namespace: 'shop', name: 'checkout', reason: 'checkout 502s since 02:10' },
+      executeContext(cluster, 'ar-42'),
+    );
+    scope.done();
+    const changeCause =
+      'roll back from revision 7 to revision 6 ("deploy 2.4.0") — checkout 502s since 02:10 (sentinel, approval request ar-42)';
+    expect(body).toEqual([
+      { op: 'replace', path: '/spec/template', value: expectedTemplate },
+      {
+        op: 'replace',
+        path: '/metadata/annotations',
+        value: {
+          // kept from the Deployment (kubectl's annotationsToSkip)
+          'deployment.kubernetes.io/revision': '7',
+          'kubectl.kubernetes.io/last-applied-configuration': '{"kind":"Deployment"}',
+          // carried over from the target ReplicaSet; the controller's bookkeeping is not
+          'example.com/owner': 'team-a',
+          // Sentinel's attribution (the old sentinel.dev values are gone)
+          'kubernetes.io/change-cause': changeCause,
+          'sentinel.dev/reason': 'checkout 502s since 02:10',
+          'sentinel.dev/approval-request-id': 'ar-42',
+        },
+      },
+      { op: 'replace', path: '/metadata/resourceVersion', value: '1234' },
+    ]);
+    const result = structured(output);
+    expect(result).toMatchObject({
+      status: 'applied',
+      dry_run: false,
+      new_revision: 8,
+      rollout_status: { state: 'progressing' },
+      recorded: {
+        field_manager: 'sentinel',
+        annotations: {
+          'kubernetes.io/change-cause': changeCause,
+          'sentinel.dev/reason': 'checkout 502s since 02:10',
+          'sentinel.dev/approval-request-id': 'ar-42',
+        },
+      },
+    });
+    expect(result.changes.map((c) => c.text)).toEqual([
+      'container app: image shop/checkout:2.4.1 → shop/checkout:2.4.0',
+      'Deployment annotation example.com/owner: (none) → team-a',
+      'Deployment annotation team: payments → (none)',
+    ]);
+    expect(output.text).toContain('Done: Roll back Deployment shop/checkout from revision 7');
+    expect(output.text).toContain('It becomes revision 8');
+    expect(output.text).toContain(
+      'get_rollout_status {"namespace":"shop","name":"checkout","wait_seconds":30}',
+    );
+  });
+
+  it('surfaces a 409 clearly after re-reading the Deployment, and changes nothing', async () => {
+    const { dep, sets } = history([5, 6, 7], 7);
+    const moved = edit(dep, (d) => {
+      d.metadata!.resourceVersion = '1300';
+      d.metadata!.generation = 5;
+      d.spec!.template!.spec!.containers[0]!.image = 'shop/checkout:2.4.2';
+    });
+    const scope = mockObserve(dep, sets)
+      .patch(PATH)
+      .query(true)
+      .reply(
+        409,
+        statusBody(
+          409,
+          'Conflict',
+          'Operation cannot be fulfilled on deployments.apps "checkout": the object has been modified; please apply your changes to the latest version and try again',
+        ),
+      )
+      .get(PATH)
+      .reply(200, moved);
+    const error = await callToolError(
+      rollbackDeployment,
+      { namespace: 'shop', name: 'checkout' },
+      executeContext(cluster),
+    );
+    scope.done();
+    expect(error.code).toBe('conflict');
+    expect(error.message).toContain('Deployment shop/checkout changed after Sentinel read it');
+    expect(error.message).toContain('resourceVersion 1234 → 1300');
+    expect(error.message).toContain('generation 4 → 5');
+    expect(error.message).toContain('images shop/checkout:2.4.1 → shop/checkout:2.4.2');
+    expect(error.message).toContain('409 Conflict');
+    expect(error.message).toContain('nothing was changed');
+    expect(error.details).toMatchObject({ read_resource_version: '1234', current_resource_version: '1300' });
+  });
+
+  it('refuses a paused Deployment and says how to resume, sending nothing', async () => {
+    const { dep, sets } = history([6, 7], 7, { paused: true });
+    const scope = mockObserve(dep, sets);
+    const error = await callToolError(
+      rollbackDeployment,
+      { namespace: 'shop', name: 'checkout' },
+      executeContext(cluster),
+    );
+    scope.done();
+    expect(unexpected.requests).toEqual([]);
+    expect(error.code).toBe('refused');
+    expect(error.message).toContain('is paused');
+    expect(error.message).toContain('resume_rollout {"namespace":"shop","name":"checkout"}');
+    expect(error.message).toContain('kubectl rollout resume deployment/checkout -n shop');
+  });
+
+  it('lists the revisions that exist when the target was pruned', async () => {
+    const { dep, sets } = history([5, 6, 7], 7);
+    mockObserve(dep, sets);
+    const error = await callToolError(
+      rollbackDeployment,
+      { namespace: 'shop', name: 'checkout', to_revision: 3 },
+      executeContext(cluster),
+    );
+    expect(unexpected.requests).toEqual([]);
+    expect(error.code).toBe('not_found');
+    expect(error.field).toBe('to_revision');
+    expect(error.message).toContain(
+      'Revision 3 of Deployment shop/checkout not found; its revisions are 5, 6, 7',
+    );
+    expect(error.details).toEqual({ revisions: [5, 6, 7] });
+  });
+
+  it('skips a rollback to the template the Deployment already runs, sending nothing', async () => {
+    const { dep, sets } = history([5, 6, 7], 7);
+    mockObserve(dep, sets);
+    const output = await callTool(
+      rollbackDeployment,
+      { namespace: 'shop', name: 'checkout', to_revision: 7 },
+      executeContext(cluster, 'ar-1'),
+    );
+    expect(unexpected.requests).toEqual([]);
+    const result = structured(output);
+    expect(result.status).toBe('no_op');
+    expect(result.summary).toBe(
+      'Skipped rollback: the current template of Deployment shop/checkout already matches revision 7 (shop/checkout:2.4.1)',
+    );
+    expect(result.changes).toEqual([]);
+    expect(result.effect).toMatchObject({ no_op: true, to_revision: 7 });
+    expect(output.text).toContain('Nothing to do, nothing was sent');
+  });
+
+  it('says there is nothing to roll back to when there is no earlier revision', async () => {
+    const { dep, sets } = history([1], 1);
+    mockObserve(dep, sets);
+    const error = await callToolError(
+      rollbackDeployment,
+      { namespace: 'shop', name: 'checkout' },
+      executeContext(cluster),
+    );
+    expect(unexpected.requests).toEqual([]);
+    expect(error.code).toBe('not_found');
+    expect(error.message).toBe(
+      'Deployment shop/checkout has no earlier revision to roll back to (revisions: 1); nothing was sent.',
+    );
+  });
+
+  it('compares non-contiguous revisions as numbers (9 comes before 10)', async () => {
+    const { dep, sets } = history([3, 10, 9], 10);
+    mockObserve(dep, sets);
+    const result = structured(
+      await callTool(
+        rollbackDeployment,
+        { namespace: 'shop', name: 'checkout', dry_run: true },
+        dryRunContext(cluster),
+      ),
+    );
+    expect(result.resolved_arguments).toEqual({ namespace: 'shop', name: 'checkout', to_revision: 9 });
+    expect(result.summary).toContain(
+      'from revision 10 (shop/checkout:2.6.0) to revision 9 (shop/checkout:2.5.0)',
+    );
+    expect(result.new_revision).toBe(11);
+  });
+
+  it('rolls back twice in a row as kubectl does: the renumbered revision, then back again', async () => {
+    // After "undo" from 7 to 6 the controller renumbers ReplicaSet h6 to revision 8.
+    const { dep, sets } = history([5, 6, 7], 7);
+    const afterFirst = edit(dep, (d) => {
+      d.spec!.template = podTemplate('checkout', ['shop/checkout:2.4.0']) as never;
+      d.metadata!.annotations!['deployment.kubernetes.io/revision'] = '8';
+    });
+    const renumbered = sets.map((rs) =>
+      rs.metadata!.name === 'checkout-h6'
+        ? edit(rs, (r) => {
+            r.metadata!.annotations!['deployment.kubernetes.io/revision'] = '8';
+            r.metadata!.annotations!['deployment.kubernetes.io/revision-history'] = '6';
+          })
+        : rs,
+    );
+    mockObserve(afterFirst, renumbered);
+    const result = structured(
+      await callTool(
+        rollbackDeployment,
+        { namespace: 'shop', name: 'checkout', dry_run: true },
+        dryRunContext(cluster),
+      ),
+    );
+    expect(result.summary).toBe(
+      'Roll back Deployment shop/checkout from revision 8 (shop/checkout:2.4.0) to revision 7 (shop/checkout:2.4.1)',
+    );
+    expect(result.resolved_arguments.to_revision).toBe(7);
+    expect(result.new_revision).toBe(9);
+    // Revision 6 no longer exists under that number.
+    mockObserve(afterFirst, renumbered);
+    const error = await callToolError(
+      rollbackDeployment,
+      { namespace: 'shop', name: 'checkout', to_revision: 6, dry_run: true },
+      dryRunContext(cluster),
+    );
+    expect(error.message).toContain('its revisions are 5, 7, 8');
+  });
+
+  it('lists every env (secret values redacted) and resource change', async () => {
+    const { dep, sets } = history([6, 7], 7);
+    const current = edit(dep, (d) => {
+      const app = d.spec!.template!.spec!.containers[0]!;
+      app.env = [
+        { name: 'LOG_LEVEL', value: 'debug' },
+        { name: 'DB_PASSWORD', value: 'hunter2-new' },
+        { name: 'FEATURE_X', value: 'on' },
+      ];
+      app.resources = { requests: { cpu: '200m', memory: '128Mi' }, limits: { memory: '512Mi' } };
+      app.command = ['serve', '--fast'];
+    });
+    const target = edit(sets[0]!, (rs) => {
+      rs.spec!.template!.spec!.containers[0]!.env = [
+        { name: 'LOG_LEVEL', value: 'info' },
+        { name: 'DB_PASSWORD', value: 'hunter2-old' },
+        { name: 'DATABASE_URL', value: 'postgres://app:s3cret@db:5432/shop' },
+      ];
+    });
+    mockObserve(current, [target, sets[1]!]);
+    const output = await callTool(
+      rollbackDeployment,
+      { namespace: 'shop', name: 'checkout', dry_run: true },
+      dryRunContext(cluster),
+    );
+    const texts = structured(output).changes.map((c) => c.text);
+    expect(texts).toEqual([
+      'container app: image shop/checkout:2.4.1 → shop/checkout:2.4.0',
+      'container app: env LOG_LEVEL debug → info',
+      'container app: env DB_PASSWORD [REDACTED] → [REDACTED]',
+      'container app: env FEATURE_X on → (none)',
+      'container app: env DATABASE_URL (none) → postgres://app:[REDACTED]@db:5432/shop',
+      'container app: requests.cpu 200m → 100m',
+      'container app: limits.memory 512Mi → 256Mi',
+      'container app: command ["serve","--fast"] → (none)',
+    ]);
+    expect(output.text).not.toContain('hunter2');
+    expect(output.text).not.toContain('s3cret');
+  });
+
+  it('warns when GitOps or an owner may undo the rollback', async () => {
+    const { dep, sets } = history([6, 7], 7);
+    dep.metadata!.annotations!['argocd.argoproj.io/tracking-id'] = 'shop-prod:apps/Deployment:shop/checkout';
+    dep.metadata!.ownerReferences = [
+      { apiVersion: 'example.com/v1', kind: 'App', name: 'checkout', uid: 'u1', controller: true },
+    ];
+    mockObserve(dep, sets);
+    const result = structured(
+      await callTool(
+        rollbackDeployment,
+        { namespace: 'shop', name: 'checkout', dry_run: true },
+        dryRunContext(cluster),
+      ),
+    );
+    expect(result.warnings.map((w) => w.kind)).toEqual(['owner_reference', 'argo_cd']);
+    expect(result.warnings[1]!.message).toContain("application 'shop-prod'");
+  });
+
+  it('names the Deployment when it does not exist', async () => {
+    mockApi()
+      .get(PATH)
+      .reply(404, statusBody(404, 'NotFound', 'deployments.apps "checkout" not found'));
+    const error = await callToolError(
+      rollbackDeployment,
+      { namespace: 'shop', name: 'checkout' },
+      dryRunContext(cluster),
+    );
+    expect(error.code).toBe('not_found');
+    expect(error.message).toContain("Deployment 'checkout' in namespace 'shop' not found");
+  });
+});

@@ -1,0 +1,146 @@
+/**
+ * A remediation plan: what one call to a remediation tool will do to one Deployment, computed from
+ * what was just read, by a pure `planXxx` function per tool. The same plan serves the dry run (the
+ * preview a human approves) and the execution (which recomputes it from a fresh read and sends
+ * exactly its request), so what runs is what was shown.
+ */
+import { createHash } from 'node:crypto';
+import { stringify as canonicalJson } from 'safe-stable-stringify';
+import { z } from 'zod';
+import {
+  revisionOf,
+  templateWithoutHash,
+  equalIgnoreHash,
+  type Deployment,
+  type KubeReader,
+  type KubeWriter,
+  type PodTemplateSpec,
+  type ReplicaSet,
+} from '../kube/index.ts';
+import { ClusterSchema } from '../investigate/common.ts';
+import { ChangeSchema, type Change } from './changes.ts';
+import { WarningSchema, type Warning } from './warnings.ts';
+
+/** The Deployment a plan acts on, as observed: the anchor of every effect. */
+export const TargetSchema = z.object({
+  kind: z.literal('Deployment'),
+  namespace: z.string(),
+  name: z.string(),
+  /** Object UID: a Deployment deleted and recreated under the same name is another target. */
+  uid: z.string(),
+  /** `metadata.generation` when read: moves on every spec change, not on status updates. */
+  generation: z.number().int(),
+});
+export type Target = z.infer<typeof TargetSchema>;
+
+/** The target of a plan, from the Deployment just read. */
+export function targetOf(deployment: Deployment): Target {
+  return {
+    kind: 'Deployment',
+    namespace: deployment.metadata?.namespace ?? '',
+    name: deployment.metadata?.name ?? '',
+    uid: deployment.metadata?.uid ?? '',
+    generation: deployment.metadata?.generation ?? 0,
+  };
+}
+
+/**
+ * A short, stable digest of a pod template: 16 hex characters of SHA-256 over its canonical JSON
+ * without the `pod-template-hash` label. Equal templates (as `equalIgnoreHash` sees them) give equal
+ * digests; used in effects instead of whole templates.
+ */
+export function podTemplateDigest(template: PodTemplateSpec | undefined): string {
+  return digest(templateWithoutHash(template));
+}
+
+/** 16 hex characters of SHA-256 over the canonical JSON of `value` (object keys sorted). */
+export function digest(value: unknown): string {
+  return createHash('sha256')
+    .update(canonicalJson(value) ?? 'null')
+    .digest('hex')
+    .slice(0, 16);
+}
+
+/**
+ * The revision the Deployment controller gives the ReplicaSet that will run `template`: one more
+ * than the highest revision among the other ReplicaSets, or the matching ReplicaSet's own revision
+ * when that is already higher (`SetNewReplicaSetAnnotations` never moves a revision back).
+ */
+export function nextRevision(template: PodTemplateSpec | undefined, owned: readonly ReplicaSet[]): number {
+  const matching = owned.find((rs) => equalIgnoreHash(rs.spec?.template, template));
+  const others = owned.filter((rs) => rs !== matching).map((rs) => revisionOf(rs) ?? 0);
+  return Math.max(revisionOf(matching ?? {}) ?? 0, Math.max(0, ...others) + 1);
+}
+
+/** Readers and writers an execution may use. */
+export interface PlanClients {
+  writer: KubeWriter;
+  reader: KubeReader;
+}
+
+/** What one call will do. Built by a tool's pure `planXxx` function. */
+export interface RemediationPlan {
+  tool: string;
+  /** The Deployment as read; the request is computed from it. */
+  deployment: Deployment;
+  /**
+   * One sentence a tired human can judge, e.g. "Roll back Deployment shop/checkout from revision 7
+   * (checkout:2.4.1) to revision 6 (checkout:2.4.0)". For a no-op, says why nothing is done.
+   */
+  summary: string;
+  /** The concrete call (defaults resolved; no `dry_run`, `reason`): executing it does exactly this plan. */
+  resolvedArguments: Record<string, unknown>;
+  /**
+   * JSON fingerprint of the observed target and the change: stable while nothing changes (no
+   * resourceVersion, no timestamps), different as soon as something the human saw would be different.
+   */
+  effect: Record<string, unknown>;
+  changes: Change[];
+  warnings: Warning[];
+  /** The revision the change creates (as the controller will number it), when one results. */
+  newRevision?: number;
+  /** What the change-cause records, e.g. `roll back to revision 6`. */
+  action: string;
+  /** Whether the change makes a new revision (then the change-cause describes it). */
+  makesRevision: boolean;
+  /**
+   * Sends the change with Sentinel's attribution annotations (`stamps`) and returns the Deployment
+   * as it is right after. Absent when the plan is a no-op: nothing is sent.
+   */
+  apply?: (clients: PlanClients, stamps: Record<string, string>) => Promise<Deployment>;
+}
+
+export const REMEDIATION_STATUSES = ['preview', 'applied', 'no_op'] as const;
+
+export const RolloutStatusSchema = z.object({
+  state: z.enum(['complete', 'progressing', 'failed', 'paused']),
+  message: z.string(),
+  reason: z.string().optional(),
+});
+
+/** At most this many changes are returned in `changes`; the rest are counted in `changes_omitted`. */
+export const MAX_CHANGES = 200;
+
+/** The `structuredContent` of every remediation tool, for a dry run and for an execution alike. */
+export const RemediationOutputSchema = z.object({
+  tool: z.string(),
+  /** `preview`: dry run of a change; `applied`: the change was sent; `no_op`: nothing to do, nothing sent. */
+  status: z.enum(REMEDIATION_STATUSES),
+  dry_run: z.boolean(),
+  summary: z.string(),
+  cluster: ClusterSchema,
+  target: TargetSchema,
+  resolved_arguments: z.record(z.string(), z.unknown()),
+  effect: z.record(z.string(), z.unknown()),
+  changes: z.array(ChangeSchema),
+  /** Changes left out of `changes` (beyond the first 200). */
+  changes_omitted: z.number().int().optional(),
+  warnings: z.array(WarningSchema),
+  /** The revision the change creates, numbered as the Deployment controller does. */
+  new_revision: z.number().int().optional(),
+  /** `kubectl rollout status` verdict right after the change (execution only). */
+  rollout_status: RolloutStatusSchema.optional(),
+  /** What was recorded on the Deployment (execution only). */
+  recorded: z.object({ field_manager: z.string(), annotations: z.record(z.string(), z.string()) }).optional(),
+});
+export type RemediationOutput = z.infer<typeof RemediationOutputSchema>;

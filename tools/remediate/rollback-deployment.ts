@@ -1,0 +1,311 @@
+/**
+ * `rollback_deployment`: `kubectl rollout undo deployment/<name> [--to-revision=N]`, previewed,
+ * attributed, and safe against concurrent changes.
+ */
+import { z } from 'zod';
+import { defineTool, toolInput } from '../define-tool.ts';
+import { SentinelError } from '../errors.ts';
+import {
+  CHANGE_CAUSE_ANNOTATION,
+  equalIgnoreHash,
+  newReplicaSetOf,
+  replicaSetsOf,
+  revisionOf,
+  rollbackTarget,
+  templateWithoutHash,
+  type Deployment,
+  type JsonPatchOperation,
+  type KubeReader,
+  type ReplicaSet,
+} from '../kube/index.ts';
+import { oneLine } from '../format/index.ts';
+import { DeploymentNameSchema, NamespaceSchema } from '../params.ts';
+import { remediationArgs } from './args.ts';
+import { ANNOTATION_PREFIX, FIELD_MANAGER, withStamps } from './attribution.ts';
+import { containerImages, diffPodTemplates, diffStringMap, imageList } from './changes.ts';
+import { observeDeployment, type DeploymentObservation } from './observe.ts';
+import {
+  digest,
+  nextRevision,
+  podTemplateDigest,
+  RemediationOutputSchema,
+  targetOf,
+  type RemediationPlan,
+} from './plan.ts';
+import { runRemediation } from './run.ts';
+import { deploymentRef, managementWarnings, observationWarnings } from './warnings.ts';
+
+/**
+ * Deployment annotations a rollback keeps from the Deployment and never copies from the target
+ * ReplicaSet (kubectl's `annotationsToSkip` in polymorphichelpers/rollback.go): the controller's and
+ * kubectl's bookkeeping.
+ */
+export const ROLLBACK_KEPT_ANNOTATIONS: ReadonlySet<string> = new Set([
+  'kubectl.kubernetes.io/last-applied-configuration',
+  'deployment.kubernetes.io/revision',
+  'deployment.kubernetes.io/revision-history',
+  'deployment.kubernetes.io/desired-replicas',
+  'deployment.kubernetes.io/max-replicas',
+  'deprecated.deployment.rollback.to',
+]);
+
+export const RollbackDeploymentInputSchema = toolInput({
+  namespace: NamespaceSchema,
+  name: DeploymentNameSchema,
+  to_revision: z
+    .number({ error: 'must be a whole number' })
+    .int({ error: 'must be a whole number' })
+    .min(1, { error: 'must be a revision number, 1 or more' })
+    .optional()
+    .describe(
+      'Revision to roll back to, as get_rollout_history / kubectl rollout history number them (1 or more). ' +
+        'Default: the previous revision (the highest below the current one).',
+    ),
+  ...remediationArgs,
+});
+export type RollbackDeploymentInput = z.infer<typeof RollbackDeploymentInputSchema>;
+
+/**
+ * The Deployment annotations after a rollback, as kubectl computes them: the Deployment's own
+ * bookkeeping annotations (`ROLLBACK_KEPT_ANNOTATIONS`), then every other annotation of the target
+ * ReplicaSet (so its `kubernetes.io/change-cause` is restored). Other Deployment annotations are
+ * dropped, as with kubectl. Sentinel's own `sentinel.dev/` annotations are never carried over.
+ */
+export function rollbackAnnotations(deployment: Deployment, target: ReplicaSet): Record<string, string> {
+  const annotations: Record<string, string> = {};
+  for (const [key, value] of Object.entries(deployment.metadata?.annotations ?? {})) {
+    if (ROLLBACK_KEPT_ANNOTATIONS.has(key)) annotations[key] = value;
+  }
+  for (const [key, value] of Object.entries(target.metadata?.annotations ?? {})) {
+    if (!ROLLBACK_KEPT_ANNOTATIONS.has(key) && !key.startsWith(ANNOTATION_PREFIX)) annotations[key] = value;
+  }
+  return annotations;
+}
+
+/**
+ * Plans a rollback of the observed Deployment, mirroring `kubectl rollout undo` (rollback.go
+ * `DeploymentRollbacker.Rollback`), in kubectl's order:
+ * 1. target: `toRevision`, else the previous revision (the second-highest among the ReplicaSets the
+ *    Deployment controls, compared as numbers) — `not_found` listing the revisions that exist when
+ *    there is no such revision (e.g. pruned past `revisionHistoryLimit`) or no earlier one;
+ * 2. a paused Deployment is refused (`refused`), saying how to resume;
+ * 3. a target whose template already matches the Deployment's (ignoring `pod-template-hash`) is a
+ *    no-op ("skipped rollback");
+ * 4. otherwise the change: the target's template without its `pod-template-hash` label replaces
+ *    `spec.template`, and the annotations are replaced as `rollbackAnnotations` computes them.
+ * The request is a JSON Patch (`replace /spec/template`, `replace /metadata/annotations`) that also
+ * carries `replace /metadata/resourceVersion` with the version read, so a concurrent change makes
+ * the API server answer 409 instead of being overwritten. Pure: reads nothing, sends nothing.
+ */
+export function planRollback(
+  observed: DeploymentObservation,
+  args: { to_revision?: number | undefined },
+): RemediationPlan {
+  const { deployment } = observed;
+  const owned = replicaSetsOf(deployment, observed.replicaSets);
+  const ref = deploymentRef(deployment);
+  const namespace = deployment.metadata?.namespace ?? '';
+  const name = deployment.metadata?.name ?? '';
+  const chosen = rollbackTarget(deployment, owned, args.to_revision ?? 0);
+  if (!chosen.found) {
+    const existing = chosen.revisions.length ? chosen.revisions.join(', ') : 'none';
+    if (chosen.reason === 'revision_not_found') {
+      throw new SentinelError(
+        'not_found',
+        `Revision ${args.to_revision} of ${ref} not found; its revisions are ${existing} (the controller prunes old ReplicaSets beyond revisionHistoryLimit ${deployment.spec?.revisionHistoryLimit ?? 10}). get_rollout_history shows them. Nothing was sent.`,
+        {
+          kind: 'Deployment',
+          namespace,
+          name,
+          field: 'to_revision',
+          details: { revisions: chosen.revisions },
+        },
+      );
+    }
+    throw new SentinelError(
+      'not_found',
+      `${ref} has no earlier revision to roll back to (revisions: ${existing}); nothing was sent.`,
+      { kind: 'Deployment', namespace, name, details: { revisions: chosen.revisions } },
+    );
+  }
+  if (deployment.spec?.paused) {
+    throw new SentinelError(
+      'refused',
+      `${ref} is paused, and a paused Deployment cannot be rolled back (kubectl rollout undo refuses too); nothing was sent. Resume it first with resume_rollout ${JSON.stringify({ namespace, name })} (kubectl rollout resume deployment/${name} -n ${namespace}), then roll back.`,
+      { kind: 'Deployment', namespace, name },
+    );
+  }
+  const toRevision = chosen.revision;
+  if (toRevision < 1) {
+    throw new SentinelError(
+      'refused',
+      `The previous ReplicaSet of ${ref}, ${chosen.replicaSet.metadata?.name}, has no revision number, so Sentinel cannot name it in an approvable call; nothing was sent. Check get_rollout_history.`,
+      { kind: 'Deployment', namespace, name },
+    );
+  }
+  const target = chosen.replicaSet;
+  const current = newReplicaSetOf(deployment, owned);
+  const fromRevision = revisionOf(current ?? deployment) ?? 0;
+  const fromTemplate = deployment.spec?.template;
+  const toTemplate = target.spec?.template;
+  const effect = {
+    tool: 'rollback_deployment',
+    target: targetOf(deployment),
+    paused: false,
+    from_revision: fromRevision,
+    to_revision: toRevision,
+    from_template: podTemplateDigest(fromTemplate),
+    to_template: podTemplateDigest(toTemplate),
+    to_replicaset: target.metadata?.name ?? '',
+    from_images: containerImages(fromTemplate),
+    to_images: containerImages(toTemplate),
+  };
+  const common = {
+    tool: 'rollback_deployment',
+    deployment,
+    resolvedArguments: { namespace, name, to_revision: toRevision },
+    warnings: [...managementWarnings(deployment), ...observationWarnings(deployment)],
+    action: `roll back from revision ${fromRevision} to revision ${toRevision}`,
+    makesRevision: true,
+  };
+  if (equalIgnoreHash(toTemplate, fromTemplate)) {
+    return {
+      ...common,
+      summary: `Skipped rollback: the current template of ${ref} already matches revision ${toRevision} (${imageList(toTemplate)})`,
+      effect: { ...effect, no_op: true },
+      changes: [],
+    };
+  }
+
+  const template = templateWithoutHash(toTemplate);
+  const annotations = rollbackAnnotations(deployment, target);
+  const newRevision = nextRevision(toTemplate, owned);
+  const restoredCause = target.metadata?.annotations?.[CHANGE_CAUSE_ANNOTATION];
+  const resourceVersion = deployment.metadata?.resourceVersion ?? '';
+  const shown = (map: Record<string, string> | undefined) =>
+    Object.fromEntries(
+      Object.entries(map ?? {}).filter(
+        ([key]) =>
+          !ROLLBACK_KEPT_ANNOTATIONS.has(key) &&
+          !key.startsWith(ANNOTATION_PREFIX) &&
+          key !== CHANGE_CAUSE_ANNOTATION,
+      ),
+    );
+  return {
+    ...common,
+    summary: `Roll back ${ref} from revision ${fromRevision} (${imageList(fromTemplate)}) to revision ${toRevision} (${imageList(toTemplate)})`,
+    effect: {
+      ...effect,
+      annotations: digest(annotations),
+      new_revision: newRevision,
+    },
+    changes: [
+      ...diffPodTemplates(fromTemplate, toTemplate),
+      ...diffStringMap(
+        'annotation',
+        'Deployment annotation',
+        shown(deployment.metadata?.annotations),
+        shown(annotations),
+      ),
+    ],
+    newRevision,
+    action: `${common.action}${restoredCause ? ` (${JSON.stringify(oneLine(restoredCause, 200))})` : ''}`,
+    apply: async ({ writer, reader }, stamps) => {
+      const operations: JsonPatchOperation[] = [
+        { op: 'replace', path: '/spec/template', value: template },
+        {
+          op: deployment.metadata?.annotations ? 'replace' : 'add',
+          path: '/metadata/annotations',
+          value: withStamps(annotations, stamps),
+        },
+        { op: 'replace', path: '/metadata/resourceVersion', value: resourceVersion },
+      ];
+      try {
+        return await writer.patchDeploymentJson(namespace, name, operations, { fieldManager: FIELD_MANAGER });
+      } catch (error) {
+        if (error instanceof SentinelError && error.code === 'conflict') {
+          throw await conflictError(reader, deployment, error);
+        }
+        throw error;
+      }
+    },
+  };
+}
+
+/**
+ * The error for a 409 on the rollback: re-reads the Deployment and says what moved since it was
+ * read (resourceVersion, generation, revision, paused), that nothing was changed, and what to do.
+ */
+async function conflictError(
+  reader: KubeReader,
+  before: Deployment,
+  cause: SentinelError,
+): Promise<SentinelError> {
+  const ref = deploymentRef(before);
+  const namespace = before.metadata?.namespace ?? '';
+  const name = before.metadata?.name ?? '';
+  let now: Deployment | undefined;
+  try {
+    now = await reader.getDeployment(namespace, name);
+  } catch {
+    now = undefined;
+  }
+  const moved: string[] = [];
+  const compare = (what: string, a: unknown, b: unknown) => {
+    if (a !== b) moved.push(`${what} ${a ?? 'none'} → ${b ?? 'none'}`);
+  };
+  if (now) {
+    compare('resourceVersion', before.metadata?.resourceVersion, now.metadata?.resourceVersion);
+    compare('generation', before.metadata?.generation, now.metadata?.generation);
+    compare('revision', revisionOf(before), revisionOf(now));
+    compare('paused', before.spec?.paused ?? false, now.spec?.paused ?? false);
+    compare('images', imageList(before.spec?.template), imageList(now.spec?.template));
+  }
+  const what = now ? (moved.length ? ` (${moved.join('; ')})` : '') : ' (it could not be re-read)';
+  return new SentinelError(
+    'conflict',
+    `${ref} changed after Sentinel read it${what}, so the API server refused the rollback with 409 Conflict (resourceVersion precondition) and nothing was changed. Preview the rollback again with dry_run: true to see what it would do now, and have that approved.`,
+    {
+      kind: 'Deployment',
+      namespace,
+      name,
+      cause,
+      details: {
+        read_resource_version: before.metadata?.resourceVersion,
+        ...(now && { current_resource_version: now.metadata?.resourceVersion }),
+      },
+    },
+  );
+}
+
+/**
+ * Rolls a Deployment back to an earlier revision — `kubectl rollout undo deployment/<name>
+ * [--to-revision=N]`. Input: namespace, name, to_revision (default: the previous revision), dry_run,
+ * reason. Reads the Deployment and its ReplicaSets, plans with `planRollback`, and either returns the
+ * preview (dry_run) or sends the JSON Patch with the resourceVersion precondition, field manager
+ * `sentinel`, and the reason / approval request id / change-cause annotations. Output:
+ * `RemediationOutputSchema`. Errors: `not_found` (Deployment or revision; lists the revisions),
+ * `refused` (paused), `conflict` (the Deployment changed since it was read: nothing changed), and
+ * the Kubernetes layer's errors.
+ */
+export const rollbackDeployment = defineTool({
+  name: 'rollback_deployment',
+  title: 'Roll back a Deployment',
+  description:
+    'Rolls a Deployment back to an earlier revision, exactly like `kubectl rollout undo deployment/<name> [--to-revision=N]`: ' +
+    "the target revision's pod template (without its pod-template-hash label) replaces the Deployment's, and its change-cause " +
+    'is restored; the Deployment controller then rolls out that template, reusing the old ReplicaSet, which becomes the newest revision. ' +
+    'Default target: the previous revision. Refuses a paused Deployment; a target equal to the current template changes nothing ("skipped rollback"). ' +
+    'Call it with dry_run: true first: the preview names the cluster, from/to revision and images, every image/env/resource change, ' +
+    'and warnings (GitOps, Helm or an owner that may undo it). Fails with a conflict, changing nothing, if the Deployment changed since it was read. ' +
+    'Afterwards verify with get_rollout_status.',
+  risk: 'destructive',
+  idempotent: false,
+  supportsDryRun: true,
+  input: RollbackDeploymentInputSchema,
+  output: RemediationOutputSchema,
+  handler: async (args, ctx) => {
+    const observed = await observeDeployment(ctx.kube, args.namespace, args.name);
+    return runRemediation(planRollback(observed, args), args, ctx);
+  },
+});

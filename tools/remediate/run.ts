@@ -1,0 +1,121 @@
+/**
+ * Running a remediation plan: a dry run returns the plan as a preview; an execution sends the plan's
+ * request (with Sentinel's attribution) and reports the new revision and the rollout status right
+ * after. Both return the same `structuredContent` shape (`RemediationOutputSchema`) and compact text.
+ */
+import type { ToolContext, ToolOutput } from '../define-tool.ts';
+import { SentinelError } from '../errors.ts';
+import { moreLine, oneLine } from '../format/index.ts';
+import { rolloutVerdict, type Deployment } from '../kube/index.ts';
+import { clusterLine } from '../investigate/common.ts';
+import { attributionAnnotations, FIELD_MANAGER } from './attribution.ts';
+import type { RemediationArgs } from './args.ts';
+import { MAX_CHANGES, targetOf, type RemediationOutput, type RemediationPlan } from './plan.ts';
+
+/** Changes listed in the text before "N more". */
+const MAX_TEXT_CHANGES = 50;
+
+/**
+ * Runs `plan` for a call: with `ctx.dryRun`, or when the plan is a no-op, nothing is sent and the
+ * plan is returned (`status: 'preview'` or `'no_op'`); otherwise the plan's request is sent through
+ * `ctx.writer` with the attribution annotations (reason, approval request id, change-cause) and
+ * field manager `sentinel`, and the result carries the new revision and the rollout status right
+ * after. Throws `SentinelError('internal')` when asked to execute without a writer (nothing is
+ * sent), and whatever the plan's request throws (`conflict`, `forbidden`, ...).
+ */
+export async function runRemediation(
+  plan: RemediationPlan,
+  args: RemediationArgs,
+  ctx: ToolContext,
+): Promise<ToolOutput<RemediationOutput>> {
+  const base = {
+    tool: plan.tool,
+    dry_run: ctx.dryRun,
+    summary: plan.summary,
+    cluster: { context: ctx.cluster.context, server: ctx.cluster.server },
+    target: targetOf(plan.deployment),
+    resolved_arguments: plan.resolvedArguments,
+    effect: plan.effect,
+    changes: plan.changes.slice(0, MAX_CHANGES),
+    ...(plan.changes.length > MAX_CHANGES && { changes_omitted: plan.changes.length - MAX_CHANGES }),
+    warnings: plan.warnings,
+    ...(plan.newRevision !== undefined && { new_revision: plan.newRevision }),
+  };
+  if (!plan.apply) return render({ ...base, status: 'no_op' }, plan);
+  if (ctx.dryRun) return render({ ...base, status: 'preview' }, plan);
+  if (!ctx.writer) {
+    throw new SentinelError(
+      'internal',
+      `${plan.tool} was asked to change ${base.target.kind} ${base.target.namespace}/${base.target.name} without a Kubernetes writer; nothing was sent.`,
+    );
+  }
+  const stamps = attributionAnnotations({
+    action: plan.action,
+    reason: args.reason,
+    approvalRequestId: ctx.approvalRequestId,
+    newRevision: plan.makesRevision,
+  });
+  const written = await plan.apply({ writer: ctx.writer, reader: ctx.kube }, stamps);
+  return render(
+    {
+      ...base,
+      status: 'applied',
+      rollout_status: rolloutStatus(written),
+      recorded: { field_manager: FIELD_MANAGER, annotations: stamps },
+    },
+    plan,
+  );
+}
+
+function rolloutStatus(deployment: Deployment): NonNullable<RemediationOutput['rollout_status']> {
+  const verdict = rolloutVerdict(deployment);
+  return verdict.state === 'failed'
+    ? { state: verdict.state, message: verdict.message, reason: verdict.reason }
+    : { state: verdict.state, message: verdict.message };
+}
+
+const HEADINGS: Record<RemediationOutput['status'], string> = {
+  preview: 'DRY RUN — nothing was changed. Preview:',
+  applied: 'Done:',
+  no_op: 'Nothing to do, nothing was sent:',
+};
+
+/** Compact text for the model plus the structured output. */
+function render(output: RemediationOutput, plan: RemediationPlan): ToolOutput<RemediationOutput> {
+  const { target } = output;
+  const lines = [clusterLine(output.cluster), `${HEADINGS[output.status]} ${output.summary}.`];
+  if (output.new_revision !== undefined && output.status !== 'no_op') {
+    lines.push(
+      `${output.status === 'applied' ? 'It becomes' : 'It will become'} revision ${output.new_revision} (numbered by the Deployment controller).`,
+    );
+  }
+  if (output.changes.length > 0) {
+    lines.push('Changes:');
+    lines.push(...plan.changes.slice(0, MAX_TEXT_CHANGES).map((c) => `  - ${oneLine(c.text, 300)}`));
+    if (plan.changes.length > MAX_TEXT_CHANGES) {
+      lines.push(`  ${moreLine(plan.changes.length - MAX_TEXT_CHANGES, 'changes', 'see structuredContent')}`);
+    }
+  }
+  if (output.warnings.length > 0) {
+    lines.push('Warnings:');
+    lines.push(...output.warnings.map((w) => `  - ${w.message}`));
+  }
+  if (output.status === 'preview') {
+    lines.push(
+      `Resolved call: ${output.tool} ${JSON.stringify(output.resolved_arguments)} — executing it makes exactly these changes, if ${target.kind} ${target.namespace}/${target.name} is unchanged by then.`,
+    );
+  }
+  if (output.status === 'applied') {
+    const recorded = Object.entries(output.recorded?.annotations ?? {})
+      .map(([key, value]) => `${key}=${JSON.stringify(value)}`)
+      .join('; ');
+    lines.push(`Recorded: field manager ${FIELD_MANAGER}${recorded ? `; ${recorded}` : ''}.`);
+    lines.push(
+      `Rollout status right after: ${output.rollout_status?.state} — ${output.rollout_status?.message}`,
+    );
+    lines.push(
+      `Verify with get_rollout_status ${JSON.stringify({ namespace: target.namespace, name: target.name, wait_seconds: 30 })}, repeated until it is complete or failed.`,
+    );
+  }
+  return { text: lines.join('\n'), structured: output };
+}
