@@ -12,6 +12,7 @@ import { listDeployments } from './investigate/list-deployments.ts';
 import { listEvents } from './investigate/list-events.ts';
 import { listPods } from './investigate/list-pods.ts';
 import { triageNamespace } from './investigate/triage-namespace.ts';
+import { remediationTools } from './remediate/index.ts';
 
 export { defineTool, toolInput, annotationsFor, isStrictObject, RISKS } from './define-tool.ts';
 export type {
@@ -37,4 +38,5 @@ export const allTools: readonly Tool[] = [
   listPods,
   getPodLogs,
   listEvents,
+  ...remediationTools,
 ];

@@ -17,6 +17,7 @@ import {
   type PodTemplateSpec,
   type ReplicaSet,
 } from '../kube/index.ts';
+import { SentinelError } from '../errors.ts';
 import { ClusterSchema } from '../investigate/common.ts';
 import { ChangeSchema, type Change } from './changes.ts';
 import { WarningSchema, type Warning } from './warnings.ts';
@@ -64,10 +65,12 @@ export function digest(value: unknown): string {
 /**
  * The revision the Deployment controller gives the ReplicaSet that will run `template`: one more
  * than the highest revision among the other ReplicaSets, or the matching ReplicaSet's own revision
- * when that is already higher (`SetNewReplicaSetAnnotations` never moves a revision back).
+ * when that is already higher (`SetNewReplicaSetAnnotations` never moves a revision back). With
+ * `template` undefined: a template no ReplicaSet has yet (a restart), so the highest plus one.
  */
 export function nextRevision(template: PodTemplateSpec | undefined, owned: readonly ReplicaSet[]): number {
-  const matching = owned.find((rs) => equalIgnoreHash(rs.spec?.template, template));
+  const matching =
+    template === undefined ? undefined : owned.find((rs) => equalIgnoreHash(rs.spec?.template, template));
   const others = owned.filter((rs) => rs !== matching).map((rs) => revisionOf(rs) ?? 0);
   return Math.max(revisionOf(matching ?? {}) ?? 0, Math.max(0, ...others) + 1);
 }
@@ -144,3 +147,17 @@ export const RemediationOutputSchema = z.object({
   recorded: z.object({ field_manager: z.string(), annotations: z.record(z.string(), z.string()) }).optional(),
 });
 export type RemediationOutput = z.infer<typeof RemediationOutputSchema>;
+
+/**
+ * The refusal for a paused Deployment, as kubectl refuses `rollout undo` and `rollout restart` of
+ * one: `SentinelError('refused')` saying nothing was sent and how to resume first.
+ */
+export function pausedRefusal(deployment: Deployment, action: string, kubectlSays: string): SentinelError {
+  const namespace = deployment.metadata?.namespace ?? '';
+  const name = deployment.metadata?.name ?? '';
+  return new SentinelError(
+    'refused',
+    `Deployment ${namespace}/${name} is paused, and a paused Deployment cannot be ${action} (${kubectlSays}); nothing was sent. Resume it first with resume_rollout ${JSON.stringify({ namespace, name })} (kubectl rollout resume deployment/${name} -n ${namespace}), then try again.`,
+    { kind: 'Deployment', namespace, name },
+  );
+}

@@ -27,6 +27,7 @@ import { observeDeployment, type DeploymentObservation } from './observe.ts';
 import {
   digest,
   nextRevision,
+  pausedRefusal,
   podTemplateDigest,
   RemediationOutputSchema,
   targetOf,
@@ -129,11 +130,7 @@ export function planRollback(
     );
   }
   if (deployment.spec?.paused) {
-    throw new SentinelError(
-      'refused',
-      `${ref} is paused, and a paused Deployment cannot be rolled back (kubectl rollout undo refuses too); nothing was sent. Resume it first with resume_rollout ${JSON.stringify({ namespace, name })} (kubectl rollout resume deployment/${name} -n ${namespace}), then roll back.`,
-      { kind: 'Deployment', namespace, name },
-    );
+    throw pausedRefusal(deployment, 'rolled back', 'kubectl rollout undo refuses too');
   }
   const toRevision = chosen.revision;
   if (toRevision < 1) {
