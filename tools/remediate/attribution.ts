@@ -70,6 +70,20 @@ export function annotationPatch(
   return { ...patch, ...stamps };
 }
 
+/**
+ * A strategic merge patch of a Deployment: `spec` as given, plus `metadata.annotations` from
+ * `annotationPatch` when it has anything to set or remove (so with nothing to record, the patch is
+ * exactly kubectl's).
+ */
+export function attributedPatch(
+  spec: Record<string, unknown>,
+  current: Record<string, string> | undefined,
+  stamps: Record<string, string>,
+): Record<string, unknown> {
+  const annotations = annotationPatch(current, stamps);
+  return Object.keys(annotations).length ? { spec, metadata: { annotations } } : { spec };
+}
+
 /** `annotations` with stale `sentinel.dev/` keys removed and `stamps` set (for whole-map replacement). */
 export function withStamps(
   annotations: Record<string, string>,

@@ -6,7 +6,7 @@ import { defineTool, toolInput } from '../define-tool.ts';
 import { newReplicaSetOf, revisionOf, rolloutVerdict } from '../kube/index.ts';
 import { DeploymentNameSchema, NamespaceSchema } from '../params.ts';
 import { remediationArgs } from './args.ts';
-import { annotationPatch, FIELD_MANAGER } from './attribution.ts';
+import { attributedPatch, FIELD_MANAGER } from './attribution.ts';
 import { imageList } from './changes.ts';
 import { observeDeployment, type DeploymentObservation } from './observe.ts';
 import { podTemplateDigest, RemediationOutputSchema, targetOf, type RemediationPlan } from './plan.ts';
@@ -48,7 +48,7 @@ export function planPause(observed: DeploymentObservation): RemediationPlan {
       ...(paused && { no_op: true }),
     },
     warnings: [...managementWarnings(deployment), ...observationWarnings(deployment)],
-    action: 'pause rollout (kubectl rollout pause)',
+    action: 'rollout pause',
     makesRevision: false,
   };
   if (paused) {
@@ -73,10 +73,7 @@ export function planPause(observed: DeploymentObservation): RemediationPlan {
       writer.patchDeploymentStrategic(
         namespace,
         name,
-        {
-          spec: { paused: true },
-          metadata: { annotations: annotationPatch(deployment.metadata?.annotations, stamps) },
-        },
+        attributedPatch({ paused: true }, deployment.metadata?.annotations, stamps),
         { fieldManager: FIELD_MANAGER },
       ),
   };

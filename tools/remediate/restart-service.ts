@@ -15,7 +15,7 @@ import {
 } from '../kube/index.ts';
 import { NamespaceSchema, objectNameSchema } from '../params.ts';
 import { remediationArgs } from './args.ts';
-import { annotationPatch, FIELD_MANAGER } from './attribution.ts';
+import { attributedPatch, FIELD_MANAGER } from './attribution.ts';
 import { containerImages, imageList, type Change } from './changes.ts';
 import { controlledReplicaSets, type DeploymentObservation } from './observe.ts';
 import {
@@ -171,7 +171,7 @@ export function planRestart(
     changes: [restartChange],
     warnings: [...managementWarnings(deployment), ...observationWarnings(deployment)],
     newRevision,
-    action: 'restart (kubectl rollout restart)',
+    action: 'rollout restart',
     makesRevision: true,
     apply: async ({ writer }, stamps) => {
       const restartedAt = rfc3339(now());
@@ -185,10 +185,11 @@ export function planRestart(
       return writer.patchDeploymentStrategic(
         namespace,
         name,
-        {
-          spec: { template: { metadata: { annotations: { [RESTARTED_AT_ANNOTATION]: restartedAt } } } },
-          metadata: { annotations: annotationPatch(deployment.metadata?.annotations, stamps) },
-        },
+        attributedPatch(
+          { template: { metadata: { annotations: { [RESTARTED_AT_ANNOTATION]: restartedAt } } } },
+          deployment.metadata?.annotations,
+          stamps,
+        ),
         { fieldManager: FIELD_MANAGER },
       );
     },

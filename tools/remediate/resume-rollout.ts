@@ -6,7 +6,7 @@ import { defineTool, toolInput } from '../define-tool.ts';
 import { newReplicaSetOf, revisionOf, type ReplicaSet } from '../kube/index.ts';
 import { DeploymentNameSchema, NamespaceSchema } from '../params.ts';
 import { remediationArgs } from './args.ts';
-import { annotationPatch, FIELD_MANAGER } from './attribution.ts';
+import { attributedPatch, FIELD_MANAGER } from './attribution.ts';
 import { diffPodTemplates, imageList } from './changes.ts';
 import { observeDeployment, type DeploymentObservation } from './observe.ts';
 import {
@@ -72,7 +72,7 @@ export function planResume(observed: DeploymentObservation): RemediationPlan {
     },
     warnings: [...managementWarnings(deployment), ...observationWarnings(deployment)],
     // The rollout a resume releases is someone else's template change: its change-cause stays theirs.
-    action: 'resume rollout (kubectl rollout resume)',
+    action: 'rollout resume',
     makesRevision: false,
   };
   if (!paused) {
@@ -93,10 +93,7 @@ export function planResume(observed: DeploymentObservation): RemediationPlan {
       writer.patchDeploymentStrategic(
         namespace,
         name,
-        {
-          spec: { paused: null },
-          metadata: { annotations: annotationPatch(deployment.metadata?.annotations, stamps) },
-        },
+        attributedPatch({ paused: null }, deployment.metadata?.annotations, stamps),
         { fieldManager: FIELD_MANAGER },
       ),
   };

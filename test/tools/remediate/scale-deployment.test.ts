@@ -1,0 +1,268 @@
+import nock from 'nock';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { maxReplicasFrom, scaleDeployment } from '../../../tools/remediate/scale-deployment.ts';
+import type { RemediationOutput } from '../../../tools/remediate/plan.ts';
+import type { Deployment } from '../../../tools/kube/types.ts';
+import { deployment } from '../../helpers/fixtures.ts';
+import {
+  connectTestCluster,
+  isolateNetwork,
+  mockApi,
+  statusBody,
+  type TestCluster,
+} from '../../helpers/kube.ts';
+import {
+  APPS,
+  dryRunContext,
+  edit,
+  executeContext,
+  listOf,
+  recordUnexpectedRequests,
+} from '../../helpers/remediation.ts';
+import { callTool, callToolError } from '../../helpers/tools.ts';
+
+const PATH = `${APPS}/shop/deployments/checkout`;
+const HPAS = '/apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers';
+const structured = (output: { structured?: unknown }) => output.structured as RemediationOutput;
+
+const checkout = () => deployment({ name: 'checkout', replicas: 3, generation: 4 }) as Deployment;
+const hpa = (target: string, min: number, max: number) => ({
+  apiVersion: 'autoscaling/v2',
+  kind: 'HorizontalPodAutoscaler',
+  metadata: { name: target, namespace: 'shop' },
+  spec: {
+    scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: target },
+    minReplicas: min,
+    maxReplicas: max,
+  },
+});
+
+function mockRead(dep: Deployment, autoscalers: unknown[] = []) {
+  return mockApi()
+    .get(PATH)
+    .reply(200, dep)
+    .get(HPAS)
+    .query({ limit: 500 })
+    .reply(200, listOf('HorizontalPodAutoscalerList', autoscalers, 'autoscaling/v2'));
+}
+
+let cluster: TestCluster;
+let unexpected: ReturnType<typeof recordUnexpectedRequests>;
+beforeAll(() => {
+  isolateNetwork();
+  cluster = connectTestCluster();
+});
+beforeEach(() => {
+  unexpected = recordUnexpectedRequests();
+});
+afterEach(() => {
+  unexpected.stop();
+  nock.cleanAll();
+});
+afterAll(() => {
+  cluster.remove();
+  nock.enableNetConnect();
+});
+
+describe('scale_deployment', () => {
+  it('is destructive and accepts 0 to the configured maximum (default 50)', () => {
+    expect(scaleDeployment.risk).toBe('destructive');
+    expect(scaleDeployment.annotations.destructiveHint).toBe(true);
+    const parse = (replicas: unknown) =>
+      scaleDeployment.input.safeParse({ namespace: 'shop', name: 'checkout', replicas }).success;
+    expect([0, 1, 50].map(parse)).toEqual([true, true, true]);
+    expect([-1, 51, 2.5, '3'].map(parse)).toEqual([false, false, false, false]);
+    expect(scaleDeployment.input.safeParse({ namespace: 'shop', name: 'checkout' }).success).toBe(false);
+  });
+
+  it('reads the maximum from SENTINEL_MAX_REPLICAS and reports a bad value', () => {
+    expect(maxReplicasFrom(undefined)).toEqual({ max: 50 });
+    expect(maxReplicasFrom(' ')).toEqual({ max: 50 });
+    expect(maxReplicasFrom('200')).toEqual({ max: 200 });
+    for (const bad of ['0', '-3', 'ten', '1.5', '10001']) {
+      const parsed = maxReplicasFrom(bad);
+      expect(parsed.max).toBe(50);
+      expect(parsed.problem).toContain('SENTINEL_MAX_REPLICAS');
+    }
+  });
+
+  it('previews from/to and warns on scaling to 0 and on a HorizontalPodAutoscaler', async () => {
+    const scope = mockRead(checkout(), [hpa('checkout', 2, 10), hpa('cart', 1, 5)]);
+    const output = await callTool(
+      scaleDeployment,
+      { namespace: 'shop', name: 'checkout', replicas: 0, dry_run: true },
+      dryRunContext(cluster),
+    );
+    scope.done();
+    expect(unexpected.requests).toEqual([]);
+    const result = structured(output);
+    expect(result).toMatchObject({
+      status: 'preview',
+      summary: 'Scale Deployment shop/checkout from 3 to 0 replicas',
+      resolved_arguments: { namespace: 'shop', name: 'checkout', replicas: 0 },
+      changes: [{ kind: 'replicas', from: 3, to: 0, text: 'spec.replicas: 3 → 0' }],
+      effect: {
+        tool: 'scale_deployment',
+        replicas_from: 3,
+        replicas_to: 0,
+        autoscalers: ['checkout (min 2, max 10)'],
+        target: { generation: 4 },
+      },
+    });
+    expect(result.warnings.map((w) => w.kind)).toEqual(['scale_to_zero', 'hpa']);
+    expect(result.warnings[1]!.message).toContain('never scales up from zero');
+    expect(result.new_revision).toBeUndefined();
+  });
+
+  it('warns that an autoscaler moves a count outside its range back', async () => {
+    mockRead(checkout(), [hpa('checkout', 2, 10)]);
+    const result = structured(
+      await callTool(
+        scaleDeployment,
+        { namespace: 'shop', name: 'checkout', replicas: 20, dry_run: true },
+        dryRunContext(cluster),
+      ),
+    );
+    expect(result.warnings).toEqual([
+      expect.objectContaining({ kind: 'hpa', message: expect.stringContaining('20 is outside its range') }),
+    ]);
+  });
+
+  it('stamps the attribution, then merge-patches the scale subresource, and reports the status', async () => {
+    const dep = checkout();
+    const stamps: unknown[] = [];
+    const scope = mockRead(dep)
+      .patch(PATH, (body) => {
+        stamps.push(body);
+        return true;
+      })
+      .query({ fieldManager: 'sentinel' })
+      .matchHeader('content-type', 'application/strategic-merge-patch+json')
+      .reply(200, dep)
+      .patch(`${PATH}/scale`, { spec: { replicas: 5 } })
+      .query({ fieldManager: 'sentinel' })
+      .matchHeader('content-type', 'application/merge-patch+json')
+      .reply(200, {
+        kind: 'Scale',
+        apiVersion: 'autoscaling/v1',
+        metadata: { name: 'checkout' },
+        spec: { replicas: 5 },
+      })
+      .get(PATH)
+      .reply(
+        200,
+        edit(dep, (d) => {
+          d.spec!.replicas = 5;
+          d.metadata!.generation = 5;
+        }),
+      );
+    const output = await callTool(
+      scaleDeployment,
+      { namespace: 'shop', name: 'checkout', replicas: 5, reason: 'Black Friday traffic' },
+      executeContext(cluster, 'ar-9'),
+    );
+    scope.done();
+    // No change-cause: scaling makes no revision, and the current one keeps its own.
+    expect(stamps).toEqual([
+      {
+        metadata: {
+          annotations: {
+            'sentinel.dev/reason': 'Black Friday traffic',
+            'sentinel.dev/approval-request-id': 'ar-9',
+          },
+        },
+      },
+    ]);
+    expect(structured(output)).toMatchObject({
+      status: 'applied',
+      rollout_status: { state: 'progressing' },
+      recorded: { field_manager: 'sentinel' },
+    });
+  });
+
+  it('sends only the scale when there is nothing to record', async () => {
+    const scope = mockRead(checkout())
+      .patch(`${PATH}/scale`, { spec: { replicas: 2 } })
+      .query(true)
+      .reply(200, { kind: 'Scale', spec: { replicas: 2 } })
+      .get(PATH)
+      .reply(200, checkout());
+    await callTool(
+      scaleDeployment,
+      { namespace: 'shop', name: 'checkout', replicas: 2 },
+      executeContext(cluster),
+    );
+    scope.done();
+    expect(unexpected.requests).toEqual([]);
+  });
+
+  it('puts the annotations back when the scale is refused', async () => {
+    const dep = checkout();
+    dep.metadata!.annotations!['sentinel.dev/reason'] = 'earlier';
+    const bodies: unknown[] = [];
+    const record = (body: unknown) => {
+      bodies.push(body);
+      return true;
+    };
+    const scope = mockRead(dep)
+      .patch(PATH, record)
+      .query(true)
+      .reply(200, dep)
+      .patch(`${PATH}/scale`)
+      .query(true)
+      .reply(403, statusBody(403, 'Forbidden', 'cannot patch resource "deployments/scale"'))
+      .patch(PATH, record)
+      .query(true)
+      .reply(200, dep);
+    const error = await callToolError(
+      scaleDeployment,
+      { namespace: 'shop', name: 'checkout', replicas: 1, reason: 'test' },
+      executeContext(cluster, 'ar-1'),
+    );
+    scope.done();
+    expect(error.code).toBe('forbidden');
+    expect(error.message).toContain('deployments/scale');
+    expect(error.message).toContain("was not scaled; Sentinel's annotations were put back");
+    expect(bodies[1]).toEqual({
+      metadata: {
+        annotations: { 'sentinel.dev/reason': 'earlier', 'sentinel.dev/approval-request-id': null },
+      },
+    });
+  });
+
+  it('is a no-op, sending nothing, when the count is already right', async () => {
+    mockRead(checkout());
+    const output = await callTool(
+      scaleDeployment,
+      { namespace: 'shop', name: 'checkout', replicas: 3 },
+      executeContext(cluster, 'ar-2'),
+    );
+    expect(unexpected.requests).toEqual([]);
+    expect(structured(output)).toMatchObject({
+      status: 'no_op',
+      summary: 'Deployment shop/checkout already has 3 replicas',
+    });
+  });
+
+  it('warns when Helm or Flux manage the Deployment', async () => {
+    const dep = checkout();
+    dep.metadata!.labels = {
+      ...dep.metadata!.labels,
+      'app.kubernetes.io/managed-by': 'Helm',
+      'kustomize.toolkit.fluxcd.io/name': 'apps',
+      'kustomize.toolkit.fluxcd.io/namespace': 'flux-system',
+    };
+    dep.metadata!.annotations!['meta.helm.sh/release-name'] = 'checkout';
+    mockRead(dep);
+    const result = structured(
+      await callTool(
+        scaleDeployment,
+        { namespace: 'shop', name: 'checkout', replicas: 4, dry_run: true },
+        dryRunContext(cluster),
+      ),
+    );
+    expect(result.warnings.map((w) => w.kind)).toEqual(['flux', 'helm']);
+    expect(result.warnings[0]!.message).toContain("Kustomization 'flux-system/apps'");
+    expect(result.warnings[1]!.message).toContain("release 'checkout'");
+  });
+});
