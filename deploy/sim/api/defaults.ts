@@ -1,0 +1,112 @@
+/**
+ * API defaulting (k8s.io/kubernetes/pkg/apis/{core,apps}/v1/defaults.go) for the fields that matter
+ * to the simulator's semantics. Applied on every create, update and patch like the real API server
+ * does, so a template that came back from a ReplicaSet (fully defaulted, as `kubectl rollout undo`
+ * sends it) compares equal to the Deployment template it was made from.
+ */
+import type { Container, Deployment, KubeObject, PodSpec, PodTemplateSpec, ReplicaSet } from '../types.ts';
+
+function defaultContainer(container: Container): void {
+  container.terminationMessagePath ??= '/dev/termination-log';
+  container.terminationMessagePolicy ??= 'File';
+  const tag = container.image.includes('@') ? undefined : container.image.split('/').pop()!.split(':')[1];
+  container.imagePullPolicy ??= tag === undefined || tag === 'latest' ? 'Always' : 'IfNotPresent';
+  container.resources ??= {};
+  for (const port of container.ports ?? []) port.protocol ??= 'TCP';
+  for (const probe of [container.readinessProbe, container.livenessProbe]) {
+    if (!probe) continue;
+    probe['timeoutSeconds'] ??= 1;
+    probe['periodSeconds'] ??= 10;
+    probe['successThreshold'] ??= 1;
+    probe['failureThreshold'] ??= 3;
+    const httpGet = probe['httpGet'] as Record<string, unknown> | undefined;
+    if (httpGet) {
+      httpGet['path'] ??= '/';
+      httpGet['scheme'] ??= 'HTTP';
+    }
+  }
+}
+
+function defaultPodSpec(spec: PodSpec): void {
+  spec.restartPolicy ??= 'Always';
+  spec.terminationGracePeriodSeconds ??= 30;
+  spec['dnsPolicy'] ??= 'ClusterFirst';
+  spec['securityContext'] ??= {};
+  spec['schedulerName'] ??= 'default-scheduler';
+  if (!Array.isArray(spec.containers)) return;
+  for (const container of spec.containers) if (container && typeof container.image === 'string') defaultContainer(container);
+}
+
+function defaultTemplate(template: PodTemplateSpec | undefined): void {
+  if (!template || typeof template !== 'object') return;
+  template.metadata ??= {};
+  if (template.spec && typeof template.spec === 'object') defaultPodSpec(template.spec);
+}
+
+/**
+ * Drops `null` members, as decoding into the Go types does (kubectl sends e.g.
+ * `template.metadata.creationTimestamp: null`, which a real server never stores).
+ */
+function pruneNulls(value: unknown): void {
+  if (Array.isArray(value)) {
+    for (const item of value) pruneNulls(item);
+  } else if (value !== null && typeof value === 'object') {
+    const record = value as Record<string, unknown>;
+    for (const [key, member] of Object.entries(record)) {
+      if (member === null) delete record[key];
+      else pruneNulls(member);
+    }
+  }
+}
+
+/** Fills the defaults of `object` (in place) for its storage, after dropping null members of metadata and spec. */
+export function applyDefaults(storage: string, object: KubeObject): void {
+  pruneNulls(object.metadata);
+  pruneNulls(object['spec']);
+  switch (storage) {
+    case 'deployments': {
+      const spec = (object as Deployment).spec;
+      if (!spec || typeof spec !== 'object') return;
+      spec.replicas ??= 1;
+      spec.strategy ??= { type: 'RollingUpdate' };
+      spec.strategy.type ??= 'RollingUpdate';
+      if (spec.strategy.type === 'RollingUpdate') {
+        spec.strategy.rollingUpdate ??= {};
+        spec.strategy.rollingUpdate.maxSurge ??= '25%';
+        spec.strategy.rollingUpdate.maxUnavailable ??= '25%';
+      }
+      spec.revisionHistoryLimit ??= 10;
+      spec.progressDeadlineSeconds ??= 600;
+      defaultTemplate(spec.template);
+      return;
+    }
+    case 'replicasets': {
+      const spec = (object as ReplicaSet).spec;
+      if (!spec || typeof spec !== 'object') return;
+      spec.replicas ??= 1;
+      defaultTemplate(spec.template);
+      return;
+    }
+    case 'pods': {
+      const spec = object['spec'] as PodSpec | undefined;
+      if (spec && typeof spec === 'object') defaultPodSpec(spec);
+      return;
+    }
+    case 'services': {
+      const spec = (object['spec'] ??= {}) as Record<string, unknown>;
+      spec['type'] ??= 'ClusterIP';
+      spec['sessionAffinity'] ??= 'None';
+      for (const port of (spec['ports'] as Record<string, unknown>[] | undefined) ?? []) {
+        port['protocol'] ??= 'TCP';
+        port['targetPort'] ??= port['port'];
+      }
+      return;
+    }
+    case 'namespaces': {
+      object['spec'] ??= { finalizers: ['kubernetes'] };
+      object['status'] ??= { phase: 'Active' };
+      object.metadata.labels = { ...object.metadata.labels, 'kubernetes.io/metadata.name': object.metadata.name };
+      return;
+    }
+  }
+}

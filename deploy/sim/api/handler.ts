@@ -1,0 +1,673 @@
+/**
+ * The simulator's Kubernetes REST API: authentication (bearer tokens), authorization (read-only
+ * identities get 403 on writes), discovery, get/list/watch (label and field selectors, limit/continue
+ * pagination, Table output), create/update/patch/delete with resourceVersion preconditions, the
+ * `scale`, `status` and `log` subresources, and the mutation log. Every failure is a `Status` body;
+ * nothing a client sends can crash the server.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { timingSafeEqual } from 'node:crypto';
+import type { SimulatedCluster } from '../cluster.ts';
+import { qualifiedResource, groupVersion } from '../resources.ts';
+import type { ResourceType } from '../resources.ts';
+import { StoreConflictError } from '../store.ts';
+import { randomSuffix } from '../controllers/replicaset.ts';
+import type { KubeObject, Pod } from '../types.ts';
+import { applyDefaults } from './defaults.ts';
+import { apiGroup, coreVersions, groupList, resourceList, versionInfo } from './discovery.ts';
+import { readPodLog } from './logs.ts';
+import { applyPatch, patchTypeOf } from './patch.ts';
+import { parseRoute } from './routes.ts';
+import type { Route } from './routes.ts';
+import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from './selectors.ts';
+import {
+  ApiError,
+  alreadyExists,
+  badRequest,
+  conflict,
+  expired,
+  forbidden,
+  methodNotAllowed,
+  notFound,
+  pathNotFound,
+  unauthorized,
+} from './status.ts';
+import { tableVersionRequested, toTable } from './table.ts';
+import type { IncludeObject } from './table.ts';
+import { validateObject } from './validation.ts';
+import { toApiView, toScale } from './views.ts';
+import { serveWatch } from './watch.ts';
+
+/** A bearer token the simulator accepts and who it stands for. */
+export interface SimIdentity {
+  name: string;
+  token: string;
+  /** Only get/list/watch are allowed; writes get 403 Forbidden. */
+  readOnly?: boolean;
+}
+
+/** One mutating request (POST, PUT, PATCH, DELETE), recorded whatever its outcome. */
+export interface MutationRecord {
+  /** Simulated time of the request (RFC 3339 with milliseconds). */
+  time: string;
+  /** Identity name of the bearer token ("anonymous" when none or unknown). */
+  identity: string;
+  verb: 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
+  /** Request path with query string. */
+  path: string;
+  /** Qualified resource, e.g. `deployments.apps`. */
+  resource: string;
+  namespace?: string;
+  name?: string;
+  subresource?: string;
+  /** Content-Type of the request (the patch type for PATCH). */
+  contentType?: string;
+  /** PATCH body, parsed. */
+  patch?: unknown;
+  /** POST/PUT body, parsed. */
+  object?: unknown;
+  fieldManager?: string;
+  dryRun: boolean;
+  /** HTTP status code of the response. */
+  code: number;
+}
+
+/** Largest request body accepted (the API server's limit is 3 MiB). */
+const MAX_BODY_BYTES = 3 * 1024 * 1024;
+/** Storages whose main endpoint ignores status changes (they have a `status` subresource). */
+const STATUS_SUBRESOURCE = new Set(['deployments', 'replicasets', 'pods', 'services', 'horizontalpodautoscalers', 'namespaces', 'nodes']);
+/** Storages whose DELETE returns the deleted object rather than a Success Status. */
+const RETURNS_DELETED_OBJECT = new Set(['pods', 'services', 'namespaces']);
+const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
+
+interface RequestContext {
+  request: IncomingMessage;
+  response: ServerResponse;
+  url: URL;
+  identity: SimIdentity | undefined;
+  record?: MutationRecord;
+}
+
+export interface ApiHandlerOptions {
+  cluster: SimulatedCluster;
+  identities: SimIdentity[];
+  /** `host:port` for `/api` serverAddressByClientCIDRs. */
+  serverAddress: () => string;
+  mutationLog: MutationRecord[];
+  /** Aborted when the simulator closes (ends watches). */
+  closeSignal: AbortSignal;
+  /** Called with unexpected errors (a bug; the client gets a 500 Status). */
+  onInternalError?: (error: unknown) => void;
+}
+
+export class ApiHandler {
+  #options: ApiHandlerOptions;
+
+  constructor(options: ApiHandlerOptions) {
+    this.#options = options;
+  }
+
+  get #cluster(): SimulatedCluster {
+    return this.#options.cluster;
+  }
+
+  /** Node `http` request listener. Never throws. */
+  handle = (request: IncomingMessage, response: ServerResponse): void => {
+    const context: RequestContext = {
+      request,
+      response,
+      url: new URL(request.url ?? '/', 'https://simulator.invalid'),
+      identity: undefined,
+    };
+    this.#dispatch(context).catch((error: unknown) => this.#fail(context, error));
+  };
+
+  #fail(context: RequestContext, error: unknown): void {
+    let apiError: ApiError;
+    if (error instanceof ApiError) apiError = error;
+    else {
+      this.#options.onInternalError?.(error);
+      apiError = new ApiError(500, 'InternalError', 'Internal error occurred: the simulator hit an unexpected error');
+    }
+    if (context.record) context.record.code = apiError.code;
+    this.#send(context, apiError.code, apiError.toStatus());
+  }
+
+  #send(context: RequestContext, code: number, body: unknown): void {
+    const { response } = context;
+    if (context.record) context.record.code = code;
+    if (response.headersSent) {
+      response.end();
+      return;
+    }
+    const text = JSON.stringify(body);
+    response.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-cache, private' });
+    response.end(text);
+  }
+
+  #authenticate(context: RequestContext, route: Route): void {
+    const header = context.request.headers.authorization ?? '';
+    const match = /^Bearer\s+(\S+)$/i.exec(header);
+    if (match) {
+      const presented = Buffer.from(match[1]!);
+      context.identity = this.#options.identities.find((identity) => {
+        const expected = Buffer.from(identity.token);
+        return expected.length === presented.length && timingSafeEqual(expected, presented);
+      });
+    }
+    if (!context.identity && route.kind !== 'health') throw unauthorized();
+  }
+
+  async #dispatch(context: RequestContext): Promise<void> {
+    const route = parseRoute(context.url.pathname);
+    this.#authenticate(context, route);
+    const method = context.request.method ?? 'GET';
+    if (route.kind !== 'resource') {
+      if (method !== 'GET') throw methodNotAllowed(method);
+      this.#discovery(context, route);
+      return;
+    }
+    const verb = this.#verb(method, route, context.url.searchParams);
+    if (WRITE_VERBS.has(verb)) {
+      context.record = {
+        time: new Date(this.#cluster.clock.sync()).toISOString(),
+        identity: context.identity?.name ?? 'anonymous',
+        verb: verb as MutationRecord['verb'],
+        path: `${context.url.pathname}${context.url.search}`,
+        resource: qualifiedResource(route.type),
+        ...(route.namespace && { namespace: route.namespace }),
+        ...(route.name && { name: route.name }),
+        ...(route.subresource && { subresource: route.subresource }),
+        ...(context.request.headers['content-type'] && { contentType: context.request.headers['content-type'] }),
+        ...(context.url.searchParams.get('fieldManager') && { fieldManager: context.url.searchParams.get('fieldManager')! }),
+        dryRun: context.url.searchParams.getAll('dryRun').includes('All'),
+        code: 0,
+      };
+      this.#options.mutationLog.push(context.record);
+    }
+    if (!route.type.verbs.includes(verb)) throw methodNotAllowed(method);
+    if (route.subresource && !route.type.subresources.includes(route.subresource)) throw pathNotFound();
+    if (context.identity?.readOnly && WRITE_VERBS.has(verb)) {
+      throw forbidden(context.identity.name, verb, route.type, route.namespace, route.name);
+    }
+    this.#cluster.reconcile();
+    const body = WRITE_VERBS.has(verb) && verb !== 'delete' && verb !== 'deletecollection' ? await this.#readBody(context) : undefined;
+    if (context.record && body !== undefined) {
+      if (verb === 'patch') context.record.patch = body;
+      else context.record.object = body;
+    }
+    switch (verb) {
+      case 'get':
+        return this.#get(context, route.type, route.namespace, route.name!, route.subresource);
+      case 'list':
+        return this.#list(context, route.type, route.namespace);
+      case 'watch':
+        return this.#watch(context, route.type, route.namespace);
+      case 'create':
+        return this.#create(context, route.type, route.namespace, body);
+      case 'update':
+        return this.#update(context, route.type, route.namespace, route.name!, route.subresource, body);
+      case 'patch':
+        return this.#patch(context, route.type, route.namespace, route.name!, route.subresource, body);
+      case 'delete':
+        return this.#delete(context, route.type, route.namespace, route.name!, await this.#readBody(context, true));
+      case 'deletecollection':
+        return this.#deleteCollection(context, route.type, route.namespace);
+      default:
+        throw methodNotAllowed(method);
+    }
+  }
+
+  /** The Kubernetes verb of a request (what RBAC would authorize). */
+  #verb(method: string, route: Extract<Route, { kind: 'resource' }>, params: URLSearchParams): string {
+    const isWatch = ['true', '1'].includes(params.get('watch') ?? '');
+    switch (method) {
+      case 'GET':
+        if (route.name === undefined) return isWatch ? 'watch' : 'list';
+        return 'get';
+      case 'POST':
+        return route.name === undefined ? 'create' : 'unsupported';
+      case 'PUT':
+        return route.name === undefined ? 'unsupported' : 'update';
+      case 'PATCH':
+        return route.name === undefined ? 'unsupported' : 'patch';
+      case 'DELETE':
+        return route.name === undefined ? 'deletecollection' : 'delete';
+      default:
+        return 'unsupported';
+    }
+  }
+
+  async #readBody(context: RequestContext, optional = false): Promise<unknown> {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of context.request) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_BODY_BYTES) throw new ApiError(413, 'RequestEntityTooLarge', 'Request entity too large: limit is 3145728');
+      chunks.push(chunk as Buffer);
+    }
+    const text = Buffer.concat(chunks).toString('utf8');
+    if (!text.trim()) {
+      if (optional) return undefined;
+      throw badRequest('the request body is empty');
+    }
+    try {
+      return JSON.parse(text);
+    } catch (error) {
+      throw badRequest(`the body of the request is not valid JSON: ${(error as Error).message}`);
+    }
+  }
+
+  #discovery(context: RequestContext, route: Route): void {
+    const send = (body: unknown) => this.#send(context, 200, body);
+    switch (route.kind) {
+      case 'version':
+        return send(versionInfo());
+      case 'health':
+        context.response.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
+        context.response.end('ok');
+        return;
+      case 'coreVersions':
+        return send(coreVersions(this.#options.serverAddress()));
+      case 'groupList':
+        return send(groupList());
+      case 'group': {
+        const group = apiGroup(route.group);
+        if (!group) throw pathNotFound();
+        return send(group);
+      }
+      case 'resourceList': {
+        const list = resourceList(route.group, route.version);
+        if (!list) throw pathNotFound();
+        return send(list);
+      }
+      default:
+        throw pathNotFound();
+    }
+  }
+
+  #stored(type: ResourceType, namespace: string | undefined, name: string): KubeObject {
+    const object = this.#cluster.store.get(type.storage, type.namespaced ? namespace : undefined, name);
+    if (!object) throw notFound(type, name);
+    return object;
+  }
+
+  /** The object as served (API view) with apiVersion and kind set. */
+  #served(type: ResourceType, object: KubeObject): KubeObject {
+    const view = toApiView(type, object);
+    return { apiVersion: groupVersion(type), kind: type.kind, ...view };
+  }
+
+  #get(context: RequestContext, type: ResourceType, namespace: string | undefined, name: string, subresource: string | undefined): void {
+    const object = this.#stored(type, namespace, name);
+    if (subresource === 'log') {
+      const text = readPodLog(this.#cluster.kubelet, object as Pod, context.url.searchParams, this.#cluster.clock.now());
+      context.response.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': Buffer.byteLength(text) });
+      context.response.end(text);
+      return;
+    }
+    if (subresource === 'scale') return this.#send(context, 200, toScale(object));
+    const served = this.#served(type, object);
+    const tableVersion = tableVersionRequested(context.request.headers.accept);
+    if (tableVersion) {
+      return this.#send(
+        context,
+        200,
+        toTable(type, [served], this.#cluster.clock.now(), {
+          include: this.#includeObject(context),
+          version: tableVersion,
+          resourceVersion: object.metadata.resourceVersion ?? '',
+        }),
+      );
+    }
+    this.#send(context, 200, served);
+  }
+
+  #includeObject(context: RequestContext): IncludeObject {
+    const value = context.url.searchParams.get('includeObject') ?? 'Metadata';
+    if (value !== 'None' && value !== 'Metadata' && value !== 'Object') {
+      throw badRequest(`includeObject: Unsupported value: "${value}": supported values: "None", "Metadata", "Object"`);
+    }
+    return value;
+  }
+
+  /** The selector predicate of a list or watch request (400 on a malformed selector). */
+  #matcher(context: RequestContext, type: ResourceType): (object: KubeObject) => boolean {
+    const labels = parseLabelSelector(context.url.searchParams.get('labelSelector') ?? '');
+    const fields = parseFieldSelector(context.url.searchParams.get('fieldSelector') ?? '', type.fieldLabels);
+    return (object) => matchesLabels(labels, object.metadata.labels) && matchesFields(fields, object);
+  }
+
+  #list(context: RequestContext, type: ResourceType, namespace: string | undefined): void {
+    const params = context.url.searchParams;
+    const matches = this.#matcher(context, type);
+    const store = this.#cluster.store;
+    const limitText = params.get('limit');
+    const limit = limitText === null || limitText === '' ? 0 : Number.parseInt(limitText, 10);
+    if (!Number.isInteger(limit) || limit < 0) throw badRequest(`limit: Invalid value: "${limitText}": must be a non-negative integer`);
+    let listVersion = String(store.revision);
+    let after: string | undefined;
+    const token = params.get('continue');
+    if (token) {
+      const decoded = decodeContinue(token);
+      if (Number.parseInt(decoded.rv, 10) < store.oldestRetained) {
+        throw expired('The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.');
+      }
+      listVersion = decoded.rv;
+      after = decoded.start;
+    }
+    const items = store
+      .list(type.storage, type.namespaced ? namespace : undefined)
+      .map((object) => toApiView(type, object))
+      .filter(matches)
+      .filter((object) => after === undefined || objectKey(object) > after);
+    const page = limit > 0 ? items.slice(0, limit) : items;
+    const remaining = items.length - page.length;
+    const continueToken = remaining > 0 ? encodeContinue(listVersion, objectKey(page.at(-1)!)) : undefined;
+    const tableVersion = tableVersionRequested(context.request.headers.accept);
+    if (tableVersion) {
+      return this.#send(
+        context,
+        200,
+        toTable(type, page, this.#cluster.clock.now(), {
+          include: this.#includeObject(context),
+          version: tableVersion,
+          resourceVersion: listVersion,
+          ...(continueToken && { continueToken, remainingItemCount: remaining }),
+        }),
+      );
+    }
+    this.#send(context, 200, {
+      kind: `${type.kind}List`,
+      apiVersion: groupVersion(type),
+      metadata: { resourceVersion: listVersion, ...(continueToken && { continue: continueToken, remainingItemCount: remaining }) },
+      items: page.map(({ apiVersion: _apiVersion, kind: _kind, ...item }) => item),
+    });
+  }
+
+  #watch(context: RequestContext, type: ResourceType, namespace: string | undefined): void {
+    const matches = this.#matcher(context, type);
+    const tableVersion = tableVersionRequested(context.request.headers.accept);
+    const include = this.#includeObject(context);
+    const timeout = context.url.searchParams.get('timeoutSeconds');
+    serveWatch(
+      this.#cluster.store,
+      {
+        type,
+        namespace: type.namespaced ? namespace : undefined,
+        resourceVersion: context.url.searchParams.get('resourceVersion') ?? undefined,
+        timeoutSeconds: timeout && /^\d+$/.test(timeout) ? Number.parseInt(timeout, 10) : undefined,
+        matches,
+        view: (object) => this.#served(type, object),
+        render: (object) =>
+          tableVersion
+            ? toTable(type, [object], this.#cluster.clock.now(), {
+                include,
+                version: tableVersion,
+                resourceVersion: object.metadata.resourceVersion ?? '',
+              })
+            : object,
+      },
+      context.response,
+      this.#options.closeSignal,
+    );
+  }
+
+  #fieldManager(context: RequestContext): string {
+    const explicit = context.url.searchParams.get('fieldManager');
+    if (explicit !== null) {
+      if (explicit.length > 128) throw badRequest('fieldManager: Too long: may not be longer than 128 characters');
+      return explicit;
+    }
+    return (context.request.headers['user-agent'] ?? 'unknown').split('/')[0]!.slice(0, 128);
+  }
+
+  #dryRun(context: RequestContext): boolean {
+    const values = context.url.searchParams.getAll('dryRun');
+    for (const value of values) if (value !== 'All') throw badRequest(`dryRun: Unsupported value: "${value}": supported values: "All"`);
+    return values.length > 0;
+  }
+
+  #stampManager(context: RequestContext, type: ResourceType, object: KubeObject, subresource?: string): void {
+    const manager = this.#fieldManager(context);
+    const entries = (object.metadata.managedFields ?? []).filter(
+      (entry) => !(entry.manager === manager && entry.operation === 'Update' && entry.subresource === subresource),
+    );
+    entries.push({
+      manager,
+      operation: 'Update',
+      apiVersion: groupVersion(type),
+      time: this.#cluster.clock.timestamp(),
+      fieldsType: 'FieldsV1',
+      fieldsV1: {},
+      ...(subresource && { subresource }),
+    });
+    object.metadata.managedFields = entries;
+  }
+
+  #checkBodyIdentity(type: ResourceType, body: KubeObject, namespace: string | undefined, name: string | undefined): void {
+    if (typeof body !== 'object' || body === null || Array.isArray(body) || typeof body.metadata !== 'object' || body.metadata === null) {
+      throw badRequest('Object \'metadata\' is missing or not an object');
+    }
+    const expectedVersion = groupVersion(type);
+    if (body.apiVersion !== undefined && body.apiVersion !== expectedVersion) {
+      throw badRequest(`the API version in the data (${body.apiVersion}) does not match the expected API version (${expectedVersion})`);
+    }
+    if (body.kind !== undefined && body.kind !== type.kind) {
+      throw badRequest(`the kind in the data (${body.kind}) does not match the expected kind (${type.kind})`);
+    }
+    if (type.namespaced && namespace !== undefined && body.metadata.namespace !== undefined && body.metadata.namespace !== namespace) {
+      throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    }
+    if (name !== undefined && body.metadata.name !== undefined && body.metadata.name !== name) {
+      throw badRequest(`the name of the object (${body.metadata.name}) does not match the name on the URL (${name})`);
+    }
+  }
+
+  #respondWritten(context: RequestContext, type: ResourceType, code: number, object: KubeObject, subresource?: string): void {
+    this.#cluster.reconcile();
+    this.#send(context, code, subresource === 'scale' ? toScale(object) : this.#served(type, object));
+  }
+
+  #create(context: RequestContext, type: ResourceType, namespace: string | undefined, body: unknown): void {
+    if (type.group === 'events.k8s.io') throw methodNotAllowed('POST');
+    const object = structuredClone(body) as KubeObject;
+    this.#checkBodyIdentity(type, object, namespace, undefined);
+    if (type.namespaced) {
+      if (namespace === undefined) throw pathNotFound();
+      if (!this.#cluster.store.get('namespaces', undefined, namespace)) {
+        throw new ApiError(404, 'NotFound', `namespaces "${namespace}" not found`, { name: namespace, kind: 'namespaces' });
+      }
+      object.metadata.namespace = namespace;
+    } else delete object.metadata.namespace;
+    if (!object.metadata.name && object.metadata.generateName) {
+      object.metadata.name = `${object.metadata.generateName}${randomSuffix()}`;
+    }
+    for (const field of ['uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'generation'] as const) {
+      delete object.metadata[field];
+    }
+    if (type.storage === 'deployments' || type.storage === 'replicasets' || type.storage === 'pods') delete object['status'];
+    object.apiVersion = groupVersion(type);
+    object.kind = type.kind;
+    applyDefaults(type.storage, object);
+    validateObject(type, object);
+    this.#stampManager(context, type, object);
+    if (this.#dryRun(context)) {
+      if (this.#cluster.store.get(type.storage, object.metadata.namespace, object.metadata.name)) throw alreadyExists(type, object.metadata.name);
+      return this.#send(context, 201, this.#served(type, object));
+    }
+    try {
+      const created = this.#cluster.store.create(type.storage, object);
+      this.#respondWritten(context, type, 201, created);
+    } catch (error) {
+      if (error instanceof StoreConflictError) throw alreadyExists(type, object.metadata.name);
+      throw error;
+    }
+  }
+
+  /** Shared tail of update and patch: status handling, defaults, validation, precondition, write. */
+  #replace(
+    context: RequestContext,
+    type: ResourceType,
+    current: KubeObject,
+    next: KubeObject,
+    subresource: string | undefined,
+    expectedResourceVersion: string | undefined,
+  ): void {
+    const name = current.metadata.name;
+    if (expectedResourceVersion !== undefined && expectedResourceVersion !== '' && expectedResourceVersion !== current.metadata.resourceVersion) {
+      throw conflict(type, name);
+    }
+    let result: KubeObject;
+    if (subresource === 'scale') {
+      const replicas = (next['spec'] as { replicas?: unknown } | undefined)?.replicas;
+      if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
+        throw new ApiError(422, 'Invalid', `Scale.autoscaling "${name}" is invalid: spec.replicas: Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0`, {
+          name,
+          group: 'autoscaling',
+          kind: 'Scale',
+          causes: [{ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0`, field: 'spec.replicas' }],
+        });
+      }
+      result = structuredClone(current);
+      (result['spec'] as { replicas: number }).replicas = replicas;
+    } else if (subresource === 'status') {
+      result = structuredClone(current);
+      result['status'] = next['status'];
+    } else {
+      result = next;
+      result.metadata.uid = current.metadata.uid;
+      result.metadata.namespace = current.metadata.namespace;
+      result.metadata.name = name;
+      if (STATUS_SUBRESOURCE.has(type.storage)) {
+        if (current['status'] === undefined) delete result['status'];
+        else result['status'] = current['status'];
+      }
+    }
+    result.apiVersion = groupVersion(type);
+    result.kind = type.kind;
+    applyDefaults(type.storage, result);
+    validateObject(type, result, current);
+    this.#stampManager(context, type, result, subresource);
+    if (this.#dryRun(context)) return this.#send(context, 200, subresource === 'scale' ? toScale(result) : this.#served(type, result));
+    try {
+      const written = this.#cluster.store.update(type.storage, result, current.metadata.resourceVersion);
+      this.#respondWritten(context, type, 200, written, subresource);
+    } catch (error) {
+      if (error instanceof StoreConflictError) throw error.reason === 'missing' ? notFound(type, name) : conflict(type, name);
+      throw error;
+    }
+  }
+
+  #update(context: RequestContext, type: ResourceType, namespace: string | undefined, name: string, subresource: string | undefined, body: unknown): void {
+    if (type.group === 'events.k8s.io' || subresource === 'log') throw methodNotAllowed('PUT');
+    const current = this.#stored(type, namespace, name);
+    const object = structuredClone(body) as KubeObject;
+    if (subresource === 'scale') {
+      if (typeof object !== 'object' || object === null || typeof object.metadata !== 'object') throw badRequest("Object 'metadata' is missing or not an object");
+      return this.#replace(context, type, current, object, subresource, object.metadata.resourceVersion);
+    }
+    this.#checkBodyIdentity(type, object, namespace, name);
+    this.#replace(context, type, current, object, subresource, object.metadata.resourceVersion);
+  }
+
+  #patch(context: RequestContext, type: ResourceType, namespace: string | undefined, name: string, subresource: string | undefined, body: unknown): void {
+    if (type.group === 'events.k8s.io' || subresource === 'log') throw methodNotAllowed('PATCH');
+    const patchType = patchTypeOf(context.request.headers['content-type']);
+    const current = this.#stored(type, namespace, name);
+    const base = subresource === 'scale' ? toScale(current) : this.#served(type, current);
+    let patched: KubeObject;
+    try {
+      patched = applyPatch(base, body, patchType) as KubeObject;
+    } catch (error) {
+      // A failed JSON Patch `test` (e.g. on metadata.resourceVersion) is a precondition failure.
+      if (error instanceof ApiError && /TEST_OPERATION_FAILED/.test(error.message)) throw conflict(type, name);
+      throw error;
+    }
+    if (typeof patched !== 'object' || patched === null || typeof patched.metadata !== 'object' || patched.metadata === null) {
+      throw badRequest("Object 'metadata' is missing or not an object");
+    }
+    const patchedVersion = patched.metadata.resourceVersion;
+    if (subresource !== 'scale') this.#checkBodyIdentity(type, patched, namespace, name);
+    this.#replace(context, type, current, patched, subresource, patchedVersion);
+  }
+
+  #delete(context: RequestContext, type: ResourceType, namespace: string | undefined, name: string, body: unknown): void {
+    if (type.group === 'events.k8s.io') throw methodNotAllowed('DELETE');
+    const current = this.#stored(type, namespace, name);
+    const options = (body ?? {}) as { gracePeriodSeconds?: number; preconditions?: { uid?: string; resourceVersion?: string } };
+    const params = context.url.searchParams;
+    const precondition = options.preconditions;
+    if (precondition?.uid && precondition.uid !== current.metadata.uid) {
+      throw new ApiError(409, 'Conflict', `Precondition failed: UID in precondition: ${precondition.uid}, UID in object meta: ${current.metadata.uid}`);
+    }
+    if (precondition?.resourceVersion && precondition.resourceVersion !== current.metadata.resourceVersion) {
+      throw new ApiError(409, 'Conflict', `Precondition failed: ResourceVersion in precondition: ${precondition.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion}`);
+    }
+    const graceText = params.get('gracePeriodSeconds');
+    const grace = graceText !== null ? Number.parseInt(graceText, 10) : options.gracePeriodSeconds;
+    if (this.#dryRun(context)) return this.#send(context, 200, this.#served(type, current));
+    const store = this.#cluster.store;
+    if (type.storage === 'pods' && grace !== 0) {
+      const podGrace = grace ?? (current as Pod).spec.terminationGracePeriodSeconds ?? 30;
+      const marked = store.markDeleting(type.storage, namespace, name, podGrace);
+      return this.#respondWritten(context, type, 200, marked);
+    }
+    if (type.storage === 'namespaces') {
+      for (const storage of new Set(['deployments', 'replicasets', 'pods', 'services', 'events', 'horizontalpodautoscalers'])) {
+        for (const object of store.list(storage, name)) store.delete(storage, name, object.metadata.name);
+      }
+    }
+    const deleted = store.delete(type.storage, type.namespaced ? namespace : undefined, name);
+    this.#cluster.reconcile();
+    if (RETURNS_DELETED_OBJECT.has(type.storage)) return this.#send(context, 200, this.#served(type, deleted));
+    this.#send(context, 200, {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Success',
+      details: { name, group: type.group, kind: type.plural, uid: current.metadata.uid },
+    });
+  }
+
+  /** `DELETE` on a collection: deletes every object matching the selectors (Pods gracefully). */
+  #deleteCollection(context: RequestContext, type: ResourceType, namespace: string | undefined): void {
+    if (type.group === 'events.k8s.io') throw methodNotAllowed('DELETE');
+    const matches = this.#matcher(context, type);
+    const store = this.#cluster.store;
+    const victims = store.list(type.storage, type.namespaced ? namespace : undefined).filter((object) => matches(toApiView(type, object)));
+    if (!this.#dryRun(context)) {
+      for (const object of victims) {
+        if (type.storage === 'pods') {
+          store.markDeleting('pods', object.metadata.namespace, object.metadata.name, (object as Pod).spec.terminationGracePeriodSeconds ?? 30);
+        } else store.delete(type.storage, object.metadata.namespace, object.metadata.name);
+      }
+      this.#cluster.reconcile();
+    }
+    this.#send(context, 200, {
+      kind: `${type.kind}List`,
+      apiVersion: groupVersion(type),
+      metadata: { resourceVersion: String(store.revision) },
+      items: victims.map((object) => toApiView(type, object)),
+    });
+  }
+}
+
+function objectKey(object: KubeObject): string {
+  return `${object.metadata.namespace ?? ''}/${object.metadata.name}`;
+}
+
+/** Continue tokens: base64url JSON of the list's resourceVersion and the last key returned. */
+function encodeContinue(rv: string, start: string): string {
+  return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv, start })).toString('base64url');
+}
+
+function decodeContinue(token: string): { rv: string; start: string } {
+  try {
+    const decoded = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { rv?: unknown; start?: unknown };
+    if (typeof decoded.rv === 'string' && typeof decoded.start === 'string') return { rv: decoded.rv, start: decoded.start };
+  } catch {
+    // fall through to the 400 below
+  }
+  throw badRequest('continue key is not valid: the continue token is malformed');
+}

@@ -1,0 +1,371 @@
+/**
+ * Server-side printing: the `meta.k8s.io/v1` Table that `kubectl get` asks for
+ * (`Accept: application/json;as=Table;v=v1;g=meta.k8s.io`), with the columns and cell logic of
+ * k8s.io/kubernetes/pkg/printers/internalversion/printers.go (pod STATUS and RESTARTS, deployment
+ * READY/UP-TO-DATE/AVAILABLE, event LAST SEEN/OBJECT, ...). Like the real server, rows carry every
+ * column (wide ones at priority 1) and kubectl hides what it does not show.
+ */
+import type { ResourceType } from '../resources.ts';
+import type { CoreEvent, Deployment, KubeObject, Pod, ReplicaSet } from '../types.ts';
+import { formatLabelSelector } from './selectors.ts';
+
+export interface ColumnDefinition {
+  name: string;
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  format: string;
+  description: string;
+  priority: number;
+}
+
+type Cell = string | number;
+
+interface Printer {
+  columns: ColumnDefinition[];
+  cells: (object: KubeObject, now: number) => Cell[];
+}
+
+const column = (name: string, type: ColumnDefinition['type'], priority = 0, format = '', description = ''): ColumnDefinition => ({
+  name,
+  type,
+  format: name === 'Name' ? 'name' : format,
+  description: description || `${name} of the object.`,
+  priority,
+});
+
+/** `duration.HumanDuration` (k8s.io/apimachinery/pkg/util/duration). */
+export function humanDuration(milliseconds: number): string {
+  const seconds = Math.floor(milliseconds / 1000);
+  if (seconds < -1) return '<invalid>';
+  if (seconds < 0) return '0s';
+  if (seconds < 120) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 10) return seconds % 60 === 0 ? `${minutes}m` : `${minutes}m${seconds % 60}s`;
+  if (minutes < 180) return `${minutes}m`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 8) return minutes % 60 === 0 ? `${hours}h` : `${hours}h${minutes % 60}m`;
+  if (hours < 48) return `${hours}h`;
+  if (hours < 24 * 8) return hours % 24 === 0 ? `${Math.floor(hours / 24)}d` : `${Math.floor(hours / 24)}d${hours % 24}h`;
+  if (hours < 24 * 365 * 2) return `${Math.floor(hours / 24)}d`;
+  const days = Math.floor(hours / 24);
+  if (hours < 24 * 365 * 8) return days % 365 === 0 ? `${Math.floor(days / 365)}y` : `${Math.floor(days / 365)}y${days % 365}d`;
+  return `${Math.floor(days / 365)}y`;
+}
+
+/** `translateTimestampSince`: `<unknown>` for a missing time. */
+function since(timestamp: string | null | undefined, now: number): string {
+  if (!timestamp) return '<unknown>';
+  return humanDuration(now - Date.parse(timestamp));
+}
+
+const age = (object: KubeObject, now: number) => since(object.metadata.creationTimestamp, now);
+
+function containersAndImages(template: { spec: { containers: { name: string; image: string }[] } } | undefined): [string, string] {
+  const containers = template?.spec.containers ?? [];
+  return [containers.map((c) => c.name).join(','), containers.map((c) => c.image).join(',')];
+}
+
+/** printPod: READY, STATUS (CrashLoopBackOff, ImagePullBackOff, Terminating, ...), RESTARTS "n (age ago)". */
+function podCells(object: KubeObject, now: number): Cell[] {
+  const pod = object as Pod;
+  const statuses = pod.status?.containerStatuses ?? [];
+  let reason: string = pod.status?.reason || pod.status?.phase || 'Pending';
+  let restarts = 0;
+  let ready = 0;
+  let lastRestart = 0;
+  let hasRunning = false;
+  for (let index = statuses.length - 1; index >= 0; index--) {
+    const status = statuses[index]!;
+    restarts += status.restartCount;
+    if ('terminated' in status.lastState) {
+      lastRestart = Math.max(lastRestart, Date.parse(status.lastState.terminated.finishedAt));
+    }
+    const state = status.state;
+    if ('waiting' in state && state.waiting.reason) reason = state.waiting.reason;
+    else if ('terminated' in state && state.terminated.reason) reason = state.terminated.reason;
+    else if ('terminated' in state) {
+      reason = state.terminated.signal ? `Signal:${state.terminated.signal}` : `ExitCode:${state.terminated.exitCode}`;
+    } else if (status.ready && 'running' in state) {
+      hasRunning = true;
+      ready++;
+    }
+  }
+  if (reason === 'Completed' && hasRunning) {
+    reason = pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ? 'Running' : 'NotReady';
+  }
+  if (pod.metadata.deletionTimestamp && pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed') {
+    reason = 'Terminating';
+  }
+  const restartsText = restarts !== 0 && lastRestart ? `${restarts} (${humanDuration(now - lastRestart)} ago)` : String(restarts);
+  return [
+    pod.metadata.name,
+    `${ready}/${pod.spec.containers.length}`,
+    reason,
+    restartsText,
+    age(pod, now),
+    pod.status?.podIP ?? '<none>',
+    pod.spec.nodeName ?? '<none>',
+    '<none>',
+    '<none>',
+  ];
+}
+
+function deploymentCells(object: KubeObject, now: number): Cell[] {
+  const deployment = object as Deployment;
+  const status = deployment.status ?? {};
+  const [containers, images] = containersAndImages(deployment.spec.template);
+  return [
+    deployment.metadata.name,
+    `${status.readyReplicas ?? 0}/${deployment.spec.replicas ?? 1}`,
+    status.updatedReplicas ?? 0,
+    status.availableReplicas ?? 0,
+    age(deployment, now),
+    containers,
+    images,
+    formatLabelSelector(deployment.spec.selector),
+  ];
+}
+
+function replicaSetCells(object: KubeObject, now: number): Cell[] {
+  const rs = object as ReplicaSet;
+  const [containers, images] = containersAndImages(rs.spec.template);
+  return [
+    rs.metadata.name,
+    rs.spec.replicas ?? 1,
+    rs.status?.replicas ?? 0,
+    rs.status?.readyReplicas ?? 0,
+    age(rs, now),
+    containers,
+    images,
+    formatLabelSelector(rs.spec.selector),
+  ];
+}
+
+function eventCells(object: KubeObject, now: number): Cell[] {
+  const event = object as CoreEvent;
+  const first = event.firstTimestamp ? since(event.firstTimestamp, now) : since(event.eventTime, now);
+  const last = event.lastTimestamp ? since(event.lastTimestamp, now) : first;
+  const involved = event.involvedObject;
+  const target = involved.name ? `${involved.kind.toLowerCase()}/${involved.name}` : involved.kind.toLowerCase();
+  const source = [event.source?.component, event.source?.host].filter(Boolean).join(', ');
+  return [last, event.type, event.reason, target, involved.fieldPath ?? '', source, event.message.trim(), first, event.count || 1, event.metadata.name];
+}
+
+function serviceCells(object: KubeObject, now: number): Cell[] {
+  const spec = (object['spec'] ?? {}) as Record<string, unknown>;
+  const ports = ((spec['ports'] as Record<string, unknown>[] | undefined) ?? [])
+    .map((port) => `${port['port']}${port['nodePort'] ? `:${port['nodePort']}` : ''}/${port['protocol'] ?? 'TCP'}`)
+    .join(',');
+  const selector = spec['selector'] as Record<string, string> | undefined;
+  return [
+    object.metadata.name,
+    String(spec['type'] ?? 'ClusterIP'),
+    String(spec['clusterIP'] ?? '<none>'),
+    '<none>',
+    ports || '<none>',
+    age(object, now),
+    selector ? formatLabelSelector({ matchLabels: selector }) : '<none>',
+  ];
+}
+
+function namespaceCells(object: KubeObject, now: number): Cell[] {
+  const status = (object['status'] ?? {}) as Record<string, unknown>;
+  return [object.metadata.name, String(status['phase'] ?? 'Active'), age(object, now)];
+}
+
+function nodeCells(object: KubeObject, now: number): Cell[] {
+  const status = (object['status'] ?? {}) as { conditions?: { type: string; status: string }[]; nodeInfo?: Record<string, string>; addresses?: { type: string; address: string }[] };
+  const ready = status.conditions?.find((condition) => condition.type === 'Ready')?.status === 'True';
+  const address = (type: string) => status.addresses?.find((entry) => entry.type === type)?.address ?? '<none>';
+  return [
+    object.metadata.name,
+    ready ? 'Ready' : 'NotReady',
+    '<none>',
+    age(object, now),
+    status.nodeInfo?.['kubeletVersion'] ?? '',
+    address('InternalIP'),
+    address('ExternalIP'),
+    status.nodeInfo?.['osImage'] ?? '<unknown>',
+    status.nodeInfo?.['kernelVersion'] ?? '<unknown>',
+    status.nodeInfo?.['containerRuntimeVersion'] ?? '<unknown>',
+  ];
+}
+
+function hpaCells(object: KubeObject, now: number): Cell[] {
+  const spec = (object['spec'] ?? {}) as { scaleTargetRef?: { kind: string; name: string }; minReplicas?: number; maxReplicas?: number; metrics?: { resource?: { name: string; target?: { averageUtilization?: number } } }[] };
+  const status = (object['status'] ?? {}) as { currentReplicas?: number; currentMetrics?: { resource?: { current?: { averageUtilization?: number } } }[] };
+  const targets = (spec.metrics ?? [])
+    .map((metric, index) => {
+      const current = status.currentMetrics?.[index]?.resource?.current?.averageUtilization;
+      const target = metric.resource?.target?.averageUtilization;
+      return `${metric.resource?.name ?? 'metric'}: ${current === undefined ? '<unknown>' : `${current}%`}/${target ?? '<unknown>'}%`;
+    })
+    .join(', ');
+  return [
+    object.metadata.name,
+    spec.scaleTargetRef ? `${spec.scaleTargetRef.kind}/${spec.scaleTargetRef.name}` : '<none>',
+    targets || '<none>',
+    spec.minReplicas ?? 1,
+    spec.maxReplicas ?? 0,
+    status.currentReplicas ?? 0,
+    age(object, now),
+  ];
+}
+
+const PRINTERS: Record<string, Printer> = {
+  pods: {
+    columns: [
+      column('Name', 'string'),
+      column('Ready', 'string', 0, '', 'The aggregate readiness state of this pod for accepting traffic.'),
+      column('Status', 'string', 0, '', 'The aggregate status of the containers in this pod.'),
+      column('Restarts', 'string', 0, '', 'The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.'),
+      column('Age', 'string'),
+      column('IP', 'string', 1),
+      column('Node', 'string', 1),
+      column('Nominated Node', 'string', 1),
+      column('Readiness Gates', 'string', 1),
+    ],
+    cells: podCells,
+  },
+  deployments: {
+    columns: [
+      column('Name', 'string'),
+      column('Ready', 'string', 0, '', 'Number of the pod with ready state'),
+      column('Up-to-date', 'integer', 0, '', 'Total number of non-terminated pods targeted by this deployment that have the desired template spec.'),
+      column('Available', 'integer', 0, '', 'Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.'),
+      column('Age', 'string'),
+      column('Containers', 'string', 1),
+      column('Images', 'string', 1),
+      column('Selector', 'string', 1),
+    ],
+    cells: deploymentCells,
+  },
+  replicasets: {
+    columns: [
+      column('Name', 'string'),
+      column('Desired', 'integer', 0, '', 'Replicas is the number of desired replicas.'),
+      column('Current', 'integer', 0, '', 'Replicas is the most recently observed number of replicas.'),
+      column('Ready', 'integer', 0, '', 'The number of ready replicas for this replica set.'),
+      column('Age', 'string'),
+      column('Containers', 'string', 1),
+      column('Images', 'string', 1),
+      column('Selector', 'string', 1),
+    ],
+    cells: replicaSetCells,
+  },
+  events: {
+    columns: [
+      column('Last Seen', 'string'),
+      column('Type', 'string'),
+      column('Reason', 'string'),
+      column('Object', 'string'),
+      column('Subobject', 'string', 1),
+      column('Source', 'string', 1),
+      column('Message', 'string'),
+      column('First Seen', 'string', 1),
+      column('Count', 'integer', 1),
+      column('Name', 'string', 1),
+    ],
+    cells: eventCells,
+  },
+  services: {
+    columns: [
+      column('Name', 'string'),
+      column('Type', 'string'),
+      column('Cluster-IP', 'string'),
+      column('External-IP', 'string'),
+      column('Port(s)', 'string'),
+      column('Age', 'string'),
+      column('Selector', 'string', 1),
+    ],
+    cells: serviceCells,
+  },
+  namespaces: {
+    columns: [column('Name', 'string'), column('Status', 'string'), column('Age', 'string')],
+    cells: namespaceCells,
+  },
+  nodes: {
+    columns: [
+      column('Name', 'string'),
+      column('Status', 'string'),
+      column('Roles', 'string'),
+      column('Age', 'string'),
+      column('Version', 'string'),
+      column('Internal-IP', 'string', 1),
+      column('External-IP', 'string', 1),
+      column('OS-Image', 'string', 1),
+      column('Kernel-Version', 'string', 1),
+      column('Container-Runtime', 'string', 1),
+    ],
+    cells: nodeCells,
+  },
+  horizontalpodautoscalers: {
+    columns: [
+      column('Name', 'string'),
+      column('Reference', 'string'),
+      column('Targets', 'string'),
+      column('MinPods', 'integer'),
+      column('MaxPods', 'integer'),
+      column('Replicas', 'integer'),
+      column('Age', 'string'),
+    ],
+    cells: hpaCells,
+  },
+};
+
+/** The default convertor's columns for types without a printer. */
+const DEFAULT_PRINTER: Printer = {
+  columns: [column('Name', 'string'), column('Created At', 'date', 0, 'date-time')],
+  cells: (object) => [object.metadata.name, object.metadata.creationTimestamp ?? ''],
+};
+
+export type IncludeObject = 'None' | 'Metadata' | 'Object';
+
+/** What the Accept header asked for: a Table (which version), or plain JSON. */
+export function tableVersionRequested(accept: string | undefined): 'v1' | 'v1beta1' | undefined {
+  for (const part of (accept ?? '').split(',')) {
+    const params = new Map(
+      part
+        .split(';')
+        .slice(1)
+        .map((param) => param.trim().split('=') as [string, string]),
+    );
+    if (params.get('as') === 'Table' && params.get('g') === 'meta.k8s.io') {
+      const version = params.get('v');
+      if (version === 'v1' || version === 'v1beta1') return version;
+    }
+  }
+  return undefined;
+}
+
+/** One object as a Table row (`includeObject` as in the `includeObject` query parameter). */
+function row(type: ResourceType, object: KubeObject, now: number, include: IncludeObject, tableVersion: string) {
+  const printer = PRINTERS[type.plural] ?? DEFAULT_PRINTER;
+  const rowObject =
+    include === 'None'
+      ? undefined
+      : include === 'Object'
+        ? object
+        : { kind: 'PartialObjectMetadata', apiVersion: `meta.k8s.io/${tableVersion}`, metadata: object.metadata };
+  return { cells: printer.cells(object, now), ...(rowObject && { object: rowObject }) };
+}
+
+/** A Table of `objects` (already in the requested API's shape). */
+export function toTable(
+  type: ResourceType,
+  objects: KubeObject[],
+  now: number,
+  options: { include: IncludeObject; version: 'v1' | 'v1beta1'; resourceVersion: string; continueToken?: string; remainingItemCount?: number },
+) {
+  const printer = PRINTERS[type.plural] ?? DEFAULT_PRINTER;
+  return {
+    kind: 'Table',
+    apiVersion: `meta.k8s.io/${options.version}`,
+    metadata: {
+      resourceVersion: options.resourceVersion,
+      ...(options.continueToken && { continue: options.continueToken }),
+      ...(options.remainingItemCount !== undefined && { remainingItemCount: options.remainingItemCount }),
+    },
+    columnDefinitions: printer.columns,
+    rows: objects.map((object) => row(type, object, now, options.include, options.version)),
+  };
+}

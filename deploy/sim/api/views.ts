@@ -1,0 +1,62 @@
+/**
+ * The API views of stored objects that are not stored as served: `events.k8s.io/v1` Events (a
+ * conversion of the stored core Events, as the real API server converts between the two), and the
+ * `autoscaling/v1` Scale of a Deployment or ReplicaSet.
+ */
+import type { ResourceType } from '../resources.ts';
+import type { CoreEvent, Deployment, KubeObject } from '../types.ts';
+import { formatLabelSelector } from './selectors.ts';
+
+/** MicroTime (RFC 3339 with microseconds) of an RFC 3339 timestamp. */
+function microTime(timestamp: string): string {
+  return new Date(timestamp).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+}
+
+/**
+ * Core Event → events.k8s.io/v1 Event. Repeated events (count > 1) carry `series`
+ * (count, lastObservedTime) like events recorded through the events.k8s.io API do.
+ */
+export function toEventsV1(event: CoreEvent): KubeObject {
+  return {
+    kind: 'Event',
+    apiVersion: 'events.k8s.io/v1',
+    metadata: event.metadata,
+    eventTime: event.eventTime ?? microTime(event.firstTimestamp),
+    ...(event.count > 1 && { series: { count: event.count, lastObservedTime: microTime(event.lastTimestamp) } }),
+    reportingController: event.reportingComponent,
+    reportingInstance: event.reportingInstance,
+    ...(event.action && { action: event.action }),
+    reason: event.reason,
+    regarding: event.involvedObject,
+    note: event.message,
+    type: event.type,
+    deprecatedSource: event.source,
+    deprecatedFirstTimestamp: event.firstTimestamp,
+    deprecatedLastTimestamp: event.lastTimestamp,
+    deprecatedCount: event.count,
+  };
+}
+
+/** The object as the API of `type` serves it. */
+export function toApiView(type: ResourceType, object: KubeObject): KubeObject {
+  if (type.group === 'events.k8s.io') return toEventsV1(object as CoreEvent);
+  return object;
+}
+
+/** The `scale` subresource (autoscaling/v1 Scale) of a Deployment or ReplicaSet. */
+export function toScale(object: KubeObject): KubeObject {
+  const workload = object as Deployment;
+  return {
+    kind: 'Scale',
+    apiVersion: 'autoscaling/v1',
+    metadata: {
+      name: workload.metadata.name,
+      namespace: workload.metadata.namespace,
+      uid: workload.metadata.uid,
+      resourceVersion: workload.metadata.resourceVersion,
+      creationTimestamp: workload.metadata.creationTimestamp,
+    },
+    spec: { replicas: workload.spec.replicas ?? 1 },
+    status: { replicas: workload.status?.replicas ?? 0, selector: formatLabelSelector(workload.spec.selector).replace('<none>', '') },
+  };
+}

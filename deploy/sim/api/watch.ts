@@ -1,0 +1,78 @@
+/**
+ * `?watch=true`: a chunked stream of `{"type":"ADDED|MODIFIED|DELETED|ERROR","object":{...}}` lines,
+ * as the real API server sends it. Without a resourceVersion (or "0") the stream starts with ADDED
+ * for every current object; with one it replays the changes after it (410 Gone as an ERROR event when
+ * that version is older than the retained history). An object that starts or stops matching the
+ * selectors arrives as ADDED / DELETED, like the watch cache does. Bookmarks are not sent.
+ */
+import type { ServerResponse } from 'node:http';
+import type { ResourceType } from '../resources.ts';
+import type { ObjectStore, StoreChange, WatchEventType } from '../store.ts';
+import type { KubeObject } from '../types.ts';
+import { expired } from './status.ts';
+
+export interface WatchRequest {
+  type: ResourceType;
+  namespace: string | undefined;
+  resourceVersion: string | undefined;
+  /** Seconds until the server ends the stream (default 30 minutes). */
+  timeoutSeconds: number | undefined;
+  /** Whether an object (in the API's shape) passes the label and field selectors. */
+  matches: (object: KubeObject) => boolean;
+  /** Converts an object (API shape) into what the stream carries (object or Table). */
+  render: (object: KubeObject) => unknown;
+  /** Stored object → API shape. */
+  view: (object: KubeObject) => KubeObject;
+}
+
+const DEFAULT_TIMEOUT_SECONDS = 1800;
+
+/** Serves a watch on `response` until timeout, client disconnect or `closeSignal`. */
+export function serveWatch(store: ObjectStore, request: WatchRequest, response: ServerResponse, closeSignal: AbortSignal): void {
+  const { type, namespace } = request;
+  response.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
+  response.flushHeaders();
+  const send = (eventType: WatchEventType | 'ERROR', object: unknown) => {
+    if (!response.writableEnded) response.write(`${JSON.stringify({ type: eventType, object })}\n`);
+  };
+  const inScope = (object: KubeObject) => namespace === undefined || object.metadata.namespace === namespace;
+  const deliver = (change: StoreChange) => {
+    if (change.storage !== type.storage) return;
+    const now = inScope(change.object) && request.matches(request.view(change.object));
+    const before = change.previous !== undefined && inScope(change.previous) && request.matches(request.view(change.previous));
+    const object = request.render(request.view(change.object));
+    if (change.type === 'ADDED' && now) send('ADDED', object);
+    else if (change.type === 'DELETED' && before) send('DELETED', object);
+    else if (change.type === 'MODIFIED') {
+      if (now && before) send('MODIFIED', object);
+      else if (now) send('ADDED', object);
+      else if (before) send('DELETED', object);
+    }
+  };
+
+  const rv = request.resourceVersion;
+  if (rv === undefined || rv === '' || rv === '0') {
+    for (const object of store.list(type.storage, namespace)) {
+      const view = request.view(object);
+      if (request.matches(view)) send('ADDED', request.render(view));
+    }
+  } else {
+    const from = Number.parseInt(rv, 10);
+    if (!Number.isFinite(from) || from < store.oldestRetained) {
+      send('ERROR', expired(`too old resource version: ${rv} (${store.revision})`).toStatus());
+      response.end();
+      return;
+    }
+    for (const change of store.changesSince(from)) deliver(change);
+  }
+  const unsubscribe = store.subscribe(deliver);
+  const timer = setTimeout(finish, (request.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000);
+  function finish() {
+    unsubscribe();
+    clearTimeout(timer);
+    closeSignal.removeEventListener('abort', finish);
+    if (!response.writableEnded) response.end();
+  }
+  response.on('close', finish);
+  closeSignal.addEventListener('abort', finish);
+}

@@ -1,0 +1,190 @@
+/**
+ * The simulated cluster without its HTTP front: clock, object store, event recorder, the
+ * Deployment and ReplicaSet controllers, a garbage collector, and the scheduler/kubelet, all driven by
+ * one discrete-event loop. Building it replays the scenario's history up to t = 0, so the incident is
+ * already in progress when the API starts serving.
+ */
+import { applyDefaults } from './api/defaults.ts';
+import { applyPatch } from './api/patch.ts';
+import { SimClock } from './clock.ts';
+import { DeploymentController } from './controllers/deployment.ts';
+import { isControlledBy, controllerOf } from './controllers/deployment-util.ts';
+import { EventRecorder } from './controllers/events.ts';
+import { Kubelet } from './controllers/kubelet.ts';
+import type { SimNode } from './controllers/kubelet.ts';
+import { ReplicaSetController } from './controllers/replicaset.ts';
+import { fateResolver } from './scenario/fates.ts';
+import type { Scenario } from './scenario/schema.ts';
+import { resourceTypeForKind } from './resources.ts';
+import { ObjectStore } from './store.ts';
+import type { Deployment, KubeObject, Pod, ReplicaSet } from './types.ts';
+
+/** Kubernetes version the simulator reports (kubectl 1.32 is the client it is tested with). */
+export const SIMULATED_VERSION = { major: '1', minor: '32', gitVersion: 'v1.32.2' } as const;
+
+/** How many controller passes one settle may take before giving up (a guard against feedback loops). */
+const MAX_SETTLE_PASSES = 200;
+
+export interface ClusterOptions {
+  scenario: Scenario;
+  /** Epoch ms of t = 0 (default: now). */
+  startTime?: number;
+  /** See `SimClockOptions.timeScale`. */
+  timeScale: number;
+}
+
+export class SimulatedCluster {
+  readonly clock: SimClock;
+  readonly store: ObjectStore;
+  readonly recorder: EventRecorder;
+  readonly kubelet: Kubelet;
+  readonly nodes: SimNode[];
+  readonly startTime: number;
+  readonly scenario: Scenario;
+  #deployments: DeploymentController;
+  #replicaSets: ReplicaSetController;
+  #settling = false;
+
+  constructor(options: ClusterOptions) {
+    const { scenario } = options;
+    this.scenario = scenario;
+    this.startTime = options.startTime ?? Date.now();
+    const offsets = [
+      0,
+      ...scenario.objects.map((entry) => entry.at ?? 0),
+      ...scenario.deployments.flatMap((entry) => [entry.at ?? 0, ...entry.changes.map((change) => change.at)]),
+    ];
+    const historyStart = this.startTime + Math.min(...offsets) - 60_000;
+    this.clock = new SimClock({ start: historyStart, timeScale: options.timeScale });
+    this.store = new ObjectStore(this.clock);
+    this.recorder = new EventRecorder(this.clock, this.store);
+    this.nodes = Array.from({ length: scenario.nodes }, (_, index) => ({
+      name: index === 0 ? 'sim-worker' : `sim-worker${index + 1}`,
+      internalIP: `172.18.0.${index + 2}`,
+    }));
+    this.kubelet = new Kubelet(this.store, this.clock, this.recorder, this.nodes, fateResolver(scenario.fates, this.startTime));
+    this.#deployments = new DeploymentController(this.store, this.clock, this.recorder);
+    this.#replicaSets = new ReplicaSetController(this.store, this.clock, this.recorder);
+    this.clock.onStep(() => this.#settleControllers());
+
+    for (const node of this.nodes) this.store.create('nodes', nodeObject(node, this.clock.timestamp()));
+    for (const namespace of scenario.namespaces) this.createObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+    for (const entry of scenario.objects) {
+      this.clock.schedule(this.startTime + (entry.at ?? Math.min(...offsets)), () => this.createObject(entry.manifest as KubeObject));
+    }
+    for (const entry of scenario.deployments) {
+      const manifest = entry.manifest as unknown as Deployment;
+      this.clock.schedule(this.startTime + (entry.at ?? Math.min(...offsets)), () => this.createObject(manifest));
+      for (const change of entry.changes) {
+        this.clock.schedule(this.startTime + change.at, () => this.#applyChange(manifest, change.patch, change.changeCause));
+      }
+    }
+    // Replay the history: the incident is in progress at t = 0.
+    this.clock.runUntil(this.startTime);
+    this.#settleControllers();
+  }
+
+  /** Creates a scenario object with API defaults (history replay; not an API request). */
+  createObject(manifest: KubeObject): KubeObject {
+    const type = resourceTypeForKind(manifest.kind ?? '');
+    if (!type) throw new Error(`scenario object kind ${manifest.kind} is not served by the simulator`);
+    const object = structuredClone(manifest);
+    if (type.namespaced) object.metadata.namespace ??= 'default';
+    applyDefaults(type.storage, object);
+    return this.store.create(type.storage, object);
+  }
+
+  #applyChange(manifest: Deployment, patch: Record<string, unknown>, changeCause: string | undefined): void {
+    const namespace = manifest.metadata.namespace ?? 'default';
+    const current = this.store.get<Deployment>('deployments', namespace, manifest.metadata.name);
+    if (!current) return;
+    const next = applyPatch(current, patch, 'application/strategic-merge-patch+json') as Deployment;
+    if (changeCause) next.metadata.annotations = { ...next.metadata.annotations, 'kubernetes.io/change-cause': changeCause };
+    applyDefaults('deployments', next);
+    this.store.update('deployments', next);
+  }
+
+  /**
+   * Brings the simulation up to date: catches up with wall time (real-time mode), fires due
+   * timers and runs the controllers until nothing changes. Call after every API write and before
+   * every read.
+   */
+  reconcile(): void {
+    if (this.#settling) return;
+    this.clock.sync();
+    this.clock.runUntil(this.clock.now());
+    this.#settleControllers();
+    this.clock.runUntil(this.clock.now());
+  }
+
+  #settleControllers(): void {
+    if (this.#settling) return;
+    this.#settling = true;
+    try {
+      for (let pass = 0; pass < MAX_SETTLE_PASSES; pass++) {
+        const before = this.store.revision;
+        this.#collectGarbage();
+        this.#deployments.syncAll();
+        this.#replicaSets.syncAll();
+        if (this.store.revision === before) return;
+      }
+    } finally {
+      this.#settling = false;
+    }
+  }
+
+  /** The garbage collector's background deletion: dependents whose controller owner is gone. */
+  #collectGarbage(): void {
+    const deploymentUids = new Set(this.store.list('deployments').map((object) => object.metadata.uid));
+    for (const rs of this.store.list<ReplicaSet>('replicasets')) {
+      const owner = controllerOf(rs);
+      if (owner?.kind === 'Deployment' && !deploymentUids.has(owner.uid)) {
+        this.store.delete('replicasets', rs.metadata.namespace, rs.metadata.name);
+      }
+    }
+    const replicaSets = this.store.list<ReplicaSet>('replicasets');
+    for (const pod of this.store.list<Pod>('pods')) {
+      const owner = controllerOf(pod);
+      if (owner?.kind !== 'ReplicaSet' || pod.metadata.deletionTimestamp) continue;
+      if (!replicaSets.some((rs) => isControlledBy(pod, rs.metadata.uid))) {
+        this.store.markDeleting('pods', pod.metadata.namespace, pod.metadata.name, pod.spec.terminationGracePeriodSeconds ?? 30);
+      }
+    }
+  }
+}
+
+function nodeObject(node: SimNode, now: string): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: {
+      name: node.name,
+      creationTimestamp: now,
+      labels: {
+        'kubernetes.io/hostname': node.name,
+        'kubernetes.io/os': 'linux',
+        'kubernetes.io/arch': 'amd64',
+      },
+    },
+    spec: { podCIDR: '10.244.0.0/24' },
+    status: {
+      capacity: { cpu: '4', memory: '16384Mi', pods: '110' },
+      allocatable: { cpu: '4', memory: '16384Mi', pods: '110' },
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'True',
+          reason: 'KubeletReady',
+          message: 'kubelet is posting ready status',
+          lastHeartbeatTime: now,
+          lastTransitionTime: now,
+        },
+      ],
+      addresses: [
+        { type: 'InternalIP', address: node.internalIP },
+        { type: 'Hostname', address: node.name },
+      ],
+      nodeInfo: { kubeletVersion: SIMULATED_VERSION.gitVersion, containerRuntimeVersion: 'containerd://1.7.24', osImage: 'Debian GNU/Linux 12 (bookworm)', architecture: 'amd64', operatingSystem: 'linux' },
+    },
+  };
+}

@@ -1,0 +1,30 @@
+/**
+ * What happens to a container the simulated kubelet starts. Scenario fate rules resolve to one of
+ * these per container when its Pod is created.
+ */
+
+export type ContainerFate =
+  /** Starts, becomes ready after `readyAfterSeconds`, keeps running. */
+  | { kind: 'healthy'; readyAfterSeconds: number; logs: string[] }
+  /** Starts, prints `logs`, exits with `exitCode` after `runSeconds`; restarts with back-off. */
+  | { kind: 'crashLoop'; runSeconds: number; exitCode: number; logs: string[] }
+  /** Like crashLoop but killed by the kernel OOM killer (exit 137, reason OOMKilled). */
+  | { kind: 'oomKilled'; runSeconds: number; logs: string[] }
+  /** The image cannot be pulled (ErrImagePull, then ImagePullBackOff). */
+  | { kind: 'imagePullError'; message: string }
+  /**
+   * Runs and is ready until `since` (epoch ms; immediately when absent), then its readiness probe
+   * fails with `probeMessage` and it prints `failureLogs` (one line per failed probe, cycling).
+   */
+  | {
+      kind: 'readinessFailure';
+      since?: number;
+      readyAfterSeconds: number;
+      probeMessage: string;
+      logs: string[];
+      failureLogs: string[];
+    }
+  /** The scheduler finds no node (`message` is the FailedScheduling text). */
+  | { kind: 'unschedulable'; message: string };
+
+export const DEFAULT_HEALTHY: ContainerFate = { kind: 'healthy', readyAfterSeconds: 2, logs: [] };

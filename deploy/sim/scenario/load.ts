@@ -1,0 +1,76 @@
+/**
+ * Loading scenarios: by name from `deploy/sim/scenarios/<name>.yaml`, from a file path, or from an
+ * already-parsed object. Every input is validated against `ScenarioSchema`; a broken scenario is a
+ * `SentinelError('invalid_input')` naming the file and the field.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+import type { z } from 'zod';
+import { SentinelError } from '../../../tools/errors.ts';
+import { ScenarioSchema } from './schema.ts';
+import type { Scenario } from './schema.ts';
+
+/** Directory of the bundled scenarios. */
+export const SCENARIOS_DIR = fileURLToPath(new URL('../scenarios/', import.meta.url));
+
+/** Names of the bundled scenarios, sorted. */
+export function listScenarios(): string[] {
+  return readdirSync(SCENARIOS_DIR)
+    .filter((file) => file.endsWith('.yaml'))
+    .map((file) => basename(file, '.yaml'))
+    .sort();
+}
+
+/** `deployments[0].changes[1].at` from a zod issue path. */
+function fieldPath(path: readonly PropertyKey[]): string {
+  return path.reduce<string>(
+    (text, segment) => (typeof segment === 'number' ? `${text}[${segment}]` : text ? `${text}.${String(segment)}` : String(segment)),
+    '',
+  );
+}
+
+/**
+ * Validates a parsed scenario. `source` names where it came from in error messages.
+ * @throws SentinelError invalid_input: "scenario <source>: <field>: <rule>" (every broken field listed)
+ */
+export function parseScenario(input: unknown, source: string): Scenario {
+  const result = ScenarioSchema.safeParse(input);
+  if (result.success) return result.data;
+  const issues = result.error.issues as z.core.$ZodIssue[];
+  const lines = issues.map((issue) => `${fieldPath(issue.path) || '(root)'}: ${issue.message}`);
+  throw new SentinelError('invalid_input', `scenario ${source}: ${lines.join('; ')}`, {
+    field: fieldPath(issues[0]?.path ?? []) || 'scenario',
+    details: { source, issues: lines },
+  });
+}
+
+/**
+ * Loads a scenario by bundled name (`bad-image-rollout`), by path (`./my.yaml`), or validates an
+ * object.
+ * @throws SentinelError invalid_input when the name is unknown, the file is not YAML, or a field
+ *   breaks the schema.
+ */
+export function loadScenario(scenario: string | unknown): Scenario {
+  if (typeof scenario !== 'string') return parseScenario(scenario, '(object)');
+  const bundled = join(SCENARIOS_DIR, `${scenario}.yaml`);
+  const file = /^[a-z0-9-]+$/.test(scenario) && existsSync(bundled) ? bundled : scenario;
+  if (!existsSync(file)) {
+    throw new SentinelError(
+      'invalid_input',
+      `scenario "${scenario}" is neither a bundled scenario (${listScenarios().join(', ')}) nor a file`,
+      { field: 'scenario' },
+    );
+  }
+  let parsed: unknown;
+  try {
+    parsed = parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new SentinelError('invalid_input', `scenario ${file}: not valid YAML: ${(error as Error).message}`, {
+      field: 'scenario',
+      cause: error,
+    });
+  }
+  return parseScenario(parsed, file);
+}

@@ -1,0 +1,165 @@
+/**
+ * The incident scenario format (`deploy/sim/scenarios/*.yaml`), validated with zod on load.
+ *
+ * Time is relative to the moment the simulator starts serving (t = 0): `at: -12m` means twelve
+ * minutes before start. The simulator replays the history from the earliest `at` with its own
+ * controllers, so at t = 0 the incident is already in progress: ReplicaSets and revisions exist,
+ * Pods have restarted, events and conditions are those of some minutes in.
+ */
+import ms from 'ms';
+import { z } from 'zod';
+
+/** A duration relative to t = 0, e.g. `-12m`, `-3d`, `0s`, `90s` (units ms, s, m, h, d). */
+export const OffsetSchema = z
+  .string()
+  .regex(/^-?\d+(ms|s|m|h|d)$/, 'must be a duration like -12m, -3d or 0s (units ms, s, m, h, d)')
+  .transform((text) => ms(text as ms.StringValue))
+  .refine((offset) => offset >= -7 * 86_400_000, 'must be no more than 7 days back (-7d)');
+
+/** A time in the past (or t = 0) at which something happened. */
+const PastOffsetSchema = OffsetSchema.refine((offset) => offset <= 0, 'must be at or before t = 0 (e.g. -5m or 0s)');
+
+/** Any Kubernetes object manifest (apiVersion, kind, metadata.name required). */
+export const ManifestSchema = z
+  .object({
+    apiVersion: z.string().min(1),
+    kind: z.string().min(1),
+    metadata: z.object({ name: z.string().min(1), namespace: z.string().min(1).optional() }).loose(),
+  })
+  .loose();
+
+export type Manifest = z.infer<typeof ManifestSchema>;
+
+export const ObjectEntrySchema = z.strictObject({
+  /** When the object was created (default: at the start of the history). */
+  at: PastOffsetSchema.optional(),
+  manifest: ManifestSchema,
+});
+
+export const DeploymentChangeSchema = z.strictObject({
+  at: PastOffsetSchema,
+  /** Recorded as the `kubernetes.io/change-cause` annotation (what `rollout history` shows). */
+  changeCause: z.string().min(1).optional(),
+  /** Strategic merge patch applied to the Deployment (template changes start a rollout). */
+  patch: z.record(z.string(), z.unknown()),
+});
+
+export const DeploymentEntrySchema = z.strictObject({
+  at: PastOffsetSchema.optional(),
+  manifest: ManifestSchema.refine((manifest) => manifest.kind === 'Deployment', 'kind must be Deployment'),
+  /** Later changes in time order: each template change is a new revision. */
+  changes: z.array(DeploymentChangeSchema).default([]),
+});
+
+const LogLinesSchema = z.array(z.string()).default([]);
+
+export const FateSchema = z.discriminatedUnion('kind', [
+  z.strictObject({
+    kind: z.literal('healthy'),
+    readyAfterSeconds: z.number().min(0).default(2),
+    logs: LogLinesSchema,
+  }),
+  z.strictObject({
+    kind: z.literal('crashLoop'),
+    runSeconds: z.number().positive().default(3),
+    exitCode: z.number().int().min(1).max(255).default(1),
+    logs: LogLinesSchema,
+  }),
+  z.strictObject({
+    kind: z.literal('oomKilled'),
+    runSeconds: z.number().positive().default(5),
+    logs: LogLinesSchema,
+  }),
+  z.strictObject({
+    kind: z.literal('imagePullError'),
+    message: z
+      .string()
+      .default('rpc error: code = NotFound desc = failed to pull and unpack image: not found'),
+  }),
+  z.strictObject({
+    kind: z.literal('readinessFailure'),
+    /** When probes start failing (relative to t = 0); immediately when absent. */
+    since: OffsetSchema.optional(),
+    readyAfterSeconds: z.number().min(0).default(2),
+    probeMessage: z.string().default('HTTP probe failed with statuscode: 503'),
+    logs: LogLinesSchema,
+    failureLogs: LogLinesSchema,
+  }),
+  z.strictObject({
+    kind: z.literal('unschedulable'),
+    message: z
+      .string()
+      .default(
+        '0/3 nodes are available: 3 Insufficient memory. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.',
+      ),
+  }),
+]);
+
+export type FateSpec = z.infer<typeof FateSchema>;
+
+/** Conditions on a container and its Pod; all given conditions must hold. */
+export const FateMatchSchema = z.strictObject({
+  namespace: z.string().optional(),
+  /** Pod labels that must all be present with these values. */
+  labels: z.record(z.string(), z.string()).optional(),
+  container: z.string().optional(),
+  image: z.string().optional(),
+  /** Environment variables (literal `value`s) that must all be set to these values. */
+  env: z.record(z.string(), z.string()).optional(),
+  /** Resource values that must all be equal, e.g. `{ limits: { memory: 128Mi } }`. */
+  resources: z
+    .strictObject({
+      limits: z.record(z.string(), z.string()).optional(),
+      requests: z.record(z.string(), z.string()).optional(),
+    })
+    .optional(),
+  /** Pods created before this time (relative to t = 0): failures a fresh Pod cures. */
+  createdBefore: OffsetSchema.optional(),
+});
+
+export type FateMatch = z.infer<typeof FateMatchSchema>;
+
+export const FateRuleSchema = z.strictObject({
+  match: FateMatchSchema.default({}),
+  fate: FateSchema,
+});
+
+export type FateRule = z.infer<typeof FateRuleSchema>;
+
+/** The right remediation: `refused:<reason>` when the right answer is to refuse and say why. */
+export const ExpectedActionSchema = z
+  .string()
+  .regex(/^(rollback|restart|none|refused:[a-z0-9-]+)$/, 'must be rollback, restart, none or refused:<reason>');
+
+export const ExpectedOutcomeSchema = z.strictObject({
+  /** The object at fault (absent when nothing is wrong). */
+  culprit: z
+    .strictObject({ kind: z.string(), namespace: z.string(), name: z.string() })
+    .optional(),
+  /** One-line diagnosis a good investigation reaches. */
+  diagnosis: z.string().min(1),
+  action: ExpectedActionSchema,
+  /** For `rollback`: the revision to return to. */
+  toRevision: z.number().int().positive().optional(),
+});
+
+export type ExpectedOutcome = z.infer<typeof ExpectedOutcomeSchema>;
+
+export const ScenarioSchema = z.strictObject({
+  name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'must be lowercase letters, digits and dashes'),
+  description: z.string().min(1),
+  /** The on-call engineer's report that opens the investigation. */
+  symptom: z.string().min(1),
+  /** Worker nodes (named sim-worker, sim-worker2, ...). */
+  nodes: z.number().int().min(1).max(10).default(3),
+  namespaces: z.array(z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS label')).min(1),
+  objects: z.array(ObjectEntrySchema).default([]),
+  deployments: z.array(DeploymentEntrySchema).default([]),
+  /** Container fate rules; the first rule that matches a container wins; default: healthy. */
+  fates: z.array(FateRuleSchema).default([]),
+  expected: ExpectedOutcomeSchema,
+});
+
+export type Scenario = z.infer<typeof ScenarioSchema>;
+/** A scenario as written (durations as strings, defaults not yet applied). */
+export type ScenarioInput = z.input<typeof ScenarioSchema>;

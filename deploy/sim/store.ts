@@ -1,0 +1,190 @@
+/**
+ * The simulator's etcd: objects by storage and `namespace/name`, one cluster-wide resourceVersion
+ * counter that increments on every write, and a bounded change history that watches resume from.
+ *
+ * Objects are deep-copied on the way in and out, so neither a controller nor a request handler can
+ * change stored state without a write (and so without a new resourceVersion and a watch event).
+ */
+import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
+import type { SimClock } from './clock.ts';
+import type { KubeObject } from './types.ts';
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+/** One change to stored state. */
+export interface StoreChange {
+  type: WatchEventType;
+  storage: string;
+  resourceVersion: number;
+  object: KubeObject;
+  /** The object before the change (MODIFIED and DELETED). */
+  previous?: KubeObject;
+}
+
+export type StoreListener = (change: StoreChange) => void;
+
+/** Storages whose objects carry `metadata.generation` (bumped when `spec` changes). */
+const GENERATION_STORAGES = new Set(['deployments', 'replicasets', 'horizontalpodautoscalers']);
+
+/** How many changes are retained for watches that resume from a resourceVersion. */
+const HISTORY_LIMIT = 10_000;
+
+/** A write that cannot apply: the object exists (create), is missing, or has another resourceVersion. */
+export class StoreConflictError extends Error {
+  readonly reason: 'exists' | 'missing' | 'stale';
+
+  constructor(reason: 'exists' | 'missing' | 'stale') {
+    super(reason);
+    this.reason = reason;
+  }
+}
+
+function key(namespace: string | undefined, name: string): string {
+  return `${namespace ?? ''}/${name}`;
+}
+
+export class ObjectStore {
+  #clock: SimClock;
+  #revision = 1000;
+  #objects = new Map<string, Map<string, KubeObject>>();
+  #history: StoreChange[] = [];
+  #listeners = new Set<StoreListener>();
+
+  constructor(clock: SimClock) {
+    this.#clock = clock;
+  }
+
+  /** The newest resourceVersion (what a list returns in `metadata.resourceVersion`). */
+  get revision(): number {
+    return this.#revision;
+  }
+
+  /** Oldest resourceVersion a watch can resume after without a 410. */
+  get oldestRetained(): number {
+    return this.#history[0] ? this.#history[0].resourceVersion - 1 : this.#revision;
+  }
+
+  /** Changes after `resourceVersion`, oldest first. */
+  changesSince(resourceVersion: number): StoreChange[] {
+    return this.#history.filter((change) => change.resourceVersion > resourceVersion);
+  }
+
+  subscribe(listener: StoreListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  get<T extends KubeObject>(storage: string, namespace: string | undefined, name: string): T | undefined {
+    const found = this.#objects.get(storage)?.get(key(namespace, name));
+    return found && (structuredClone(found) as T);
+  }
+
+  /** Objects of a storage (optionally one namespace), sorted by namespace then name like etcd keys. */
+  list<T extends KubeObject>(storage: string, namespace?: string): T[] {
+    const all = [...(this.#objects.get(storage)?.values() ?? [])];
+    return all
+      .filter((object) => namespace === undefined || object.metadata.namespace === namespace)
+      .sort((a, b) =>
+        key(a.metadata.namespace, a.metadata.name).localeCompare(key(b.metadata.namespace, b.metadata.name)),
+      )
+      .map((object) => structuredClone(object) as T);
+  }
+
+  /**
+   * Stores a new object: assigns uid, creationTimestamp (unless given, for scenario history),
+   * resourceVersion and generation. Throws `StoreConflictError('exists')`.
+   */
+  create<T extends KubeObject>(storage: string, object: T): T {
+    const bucket = this.#bucket(storage);
+    const id = key(object.metadata.namespace, object.metadata.name);
+    if (bucket.has(id)) throw new StoreConflictError('exists');
+    const stored = structuredClone(object);
+    stored.metadata.uid ??= randomUUID();
+    stored.metadata.creationTimestamp ??= this.#clock.timestamp();
+    if (GENERATION_STORAGES.has(storage)) stored.metadata.generation = 1;
+    else delete stored.metadata.generation;
+    delete stored.metadata.deletionTimestamp;
+    stored.metadata.resourceVersion = String(++this.#revision);
+    bucket.set(id, stored);
+    this.#emit({ type: 'ADDED', storage, resourceVersion: this.#revision, object: stored });
+    return structuredClone(stored);
+  }
+
+  /**
+   * Replaces an existing object. With `expectedResourceVersion`, a mismatch throws
+   * `StoreConflictError('stale')` (optimistic concurrency). uid and creationTimestamp are kept;
+   * generation increments when `spec` changed. A no-op write keeps the resourceVersion, like the
+   * real server.
+   */
+  update<T extends KubeObject>(storage: string, object: T, expectedResourceVersion?: string): T {
+    const bucket = this.#bucket(storage);
+    const id = key(object.metadata.namespace, object.metadata.name);
+    const current = bucket.get(id);
+    if (!current) throw new StoreConflictError('missing');
+    if (expectedResourceVersion !== undefined && expectedResourceVersion !== current.metadata.resourceVersion) {
+      throw new StoreConflictError('stale');
+    }
+    const stored = structuredClone(object);
+    stored.metadata.uid = current.metadata.uid;
+    stored.metadata.creationTimestamp = current.metadata.creationTimestamp;
+    stored.metadata.resourceVersion = current.metadata.resourceVersion;
+    if (current.metadata.deletionTimestamp) {
+      stored.metadata.deletionTimestamp = current.metadata.deletionTimestamp;
+      stored.metadata.deletionGracePeriodSeconds = current.metadata.deletionGracePeriodSeconds;
+    }
+    if (GENERATION_STORAGES.has(storage)) {
+      stored.metadata.generation =
+        (current.metadata.generation ?? 1) + (isDeepStrictEqual(stored['spec'], current['spec']) ? 0 : 1);
+    }
+    if (isDeepStrictEqual(stored, current)) return structuredClone(current) as T;
+    stored.metadata.resourceVersion = String(++this.#revision);
+    bucket.set(id, stored);
+    this.#emit({ type: 'MODIFIED', storage, resourceVersion: this.#revision, object: stored, previous: current });
+    return structuredClone(stored);
+  }
+
+  /** Marks an object as terminating (graceful deletion): sets deletionTimestamp, one write. */
+  markDeleting<T extends KubeObject>(storage: string, namespace: string | undefined, name: string, graceSeconds: number): T {
+    const current = this.get<T>(storage, namespace, name);
+    if (!current) throw new StoreConflictError('missing');
+    if (current.metadata.deletionTimestamp) return current;
+    const bucket = this.#bucket(storage);
+    const stored = structuredClone(current);
+    stored.metadata.deletionTimestamp = this.#clock.timestamp(this.#clock.now() + graceSeconds * 1000);
+    stored.metadata.deletionGracePeriodSeconds = graceSeconds;
+    if (stored.metadata.generation !== undefined) stored.metadata.generation += 1;
+    stored.metadata.resourceVersion = String(++this.#revision);
+    bucket.set(key(namespace, name), stored);
+    this.#emit({ type: 'MODIFIED', storage, resourceVersion: this.#revision, object: stored, previous: current });
+    return structuredClone(stored);
+  }
+
+  /** Removes an object; returns it as last stored. Throws `StoreConflictError('missing')`. */
+  delete<T extends KubeObject>(storage: string, namespace: string | undefined, name: string): T {
+    const bucket = this.#bucket(storage);
+    const id = key(namespace, name);
+    const current = bucket.get(id);
+    if (!current) throw new StoreConflictError('missing');
+    bucket.delete(id);
+    const removed = structuredClone(current);
+    removed.metadata.resourceVersion = String(++this.#revision);
+    this.#emit({ type: 'DELETED', storage, resourceVersion: this.#revision, object: removed, previous: current });
+    return structuredClone(removed) as T;
+  }
+
+  #bucket(storage: string): Map<string, KubeObject> {
+    let bucket = this.#objects.get(storage);
+    if (!bucket) {
+      bucket = new Map();
+      this.#objects.set(storage, bucket);
+    }
+    return bucket;
+  }
+
+  #emit(change: StoreChange): void {
+    this.#history.push(change);
+    if (this.#history.length > HISTORY_LIMIT) this.#history.splice(0, this.#history.length - HISTORY_LIMIT);
+    for (const listener of this.#listeners) listener(change);
+  }
+}
