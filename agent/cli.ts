@@ -9,6 +9,7 @@ import { registerServerCommands } from '../server/cli.ts';
 import { registerGateCommands } from '../server/gate/cli.ts';
 import { registerHarnessCommand } from './harness/register-command.ts';
 import { registerInvestigateCommand } from './investigate-command.ts';
+import { registerSimCommand } from '../deploy/sim/cli.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
   version: string;
@@ -23,6 +24,7 @@ const registrars: CommandRegistrar[] = [
   registerGateCommands,
   registerHarnessCommand,
   registerInvestigateCommand,
+  registerSimCommand,
 ];
 
 /** Builds the program with every subcommand registered. Exported for tests. */

@@ -8,7 +8,7 @@ import { applyDefaults } from './api/defaults.ts';
 import { applyPatch } from './api/patch.ts';
 import { SimClock } from './clock.ts';
 import { DeploymentController } from './controllers/deployment.ts';
-import { isControlledBy, controllerOf } from './controllers/deployment-util.ts';
+import { controllerOf } from './controllers/deployment-util.ts';
 import { EventRecorder } from './controllers/events.ts';
 import { Kubelet } from './controllers/kubelet.ts';
 import type { SimNode } from './controllers/kubelet.ts';
@@ -52,7 +52,10 @@ export class SimulatedCluster {
     const offsets = [
       0,
       ...scenario.objects.map((entry) => entry.at ?? 0),
-      ...scenario.deployments.flatMap((entry) => [entry.at ?? 0, ...entry.changes.map((change) => change.at)]),
+      ...scenario.deployments.flatMap((entry) => [
+        entry.at ?? 0,
+        ...entry.changes.map((change) => change.at),
+      ]),
     ];
     const historyStart = this.startTime + Math.min(...offsets) - 60_000;
     this.clock = new SimClock({ start: historyStart, timeScale: options.timeScale });
@@ -62,21 +65,34 @@ export class SimulatedCluster {
       name: index === 0 ? 'sim-worker' : `sim-worker${index + 1}`,
       internalIP: `172.18.0.${index + 2}`,
     }));
-    this.kubelet = new Kubelet(this.store, this.clock, this.recorder, this.nodes, fateResolver(scenario.fates, this.startTime));
+    this.kubelet = new Kubelet(
+      this.store,
+      this.clock,
+      this.recorder,
+      this.nodes,
+      fateResolver(scenario.fates, this.startTime),
+    );
     this.#deployments = new DeploymentController(this.store, this.clock, this.recorder);
     this.#replicaSets = new ReplicaSetController(this.store, this.clock, this.recorder);
     this.clock.onStep(() => this.#settleControllers());
 
     for (const node of this.nodes) this.store.create('nodes', nodeObject(node, this.clock.timestamp()));
-    for (const namespace of scenario.namespaces) this.createObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+    for (const namespace of scenario.namespaces)
+      this.createObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
     for (const entry of scenario.objects) {
-      this.clock.schedule(this.startTime + (entry.at ?? Math.min(...offsets)), () => this.createObject(entry.manifest as KubeObject));
+      this.clock.schedule(this.startTime + (entry.at ?? Math.min(...offsets)), () =>
+        this.createObject(entry.manifest as KubeObject),
+      );
     }
     for (const entry of scenario.deployments) {
       const manifest = entry.manifest as unknown as Deployment;
-      this.clock.schedule(this.startTime + (entry.at ?? Math.min(...offsets)), () => this.createObject(manifest));
+      this.clock.schedule(this.startTime + (entry.at ?? Math.min(...offsets)), () =>
+        this.createObject(manifest),
+      );
       for (const change of entry.changes) {
-        this.clock.schedule(this.startTime + change.at, () => this.#applyChange(manifest, change.patch, change.changeCause));
+        this.clock.schedule(this.startTime + change.at, () =>
+          this.#applyChange(manifest, change.patch, change.changeCause),
+        );
       }
     }
     // Replay the history: the incident is in progress at t = 0.
@@ -99,7 +115,8 @@ export class SimulatedCluster {
     const current = this.store.get<Deployment>('deployments', namespace, manifest.metadata.name);
     if (!current) return;
     const next = applyPatch(current, patch, 'application/strategic-merge-patch+json') as Deployment;
-    if (changeCause) next.metadata.annotations = { ...next.metadata.annotations, 'kubernetes.io/change-cause': changeCause };
+    if (changeCause)
+      next.metadata.annotations = { ...next.metadata.annotations, 'kubernetes.io/change-cause': changeCause };
     applyDefaults('deployments', next);
     this.store.update('deployments', next);
   }
@@ -135,19 +152,24 @@ export class SimulatedCluster {
 
   /** The garbage collector's background deletion: dependents whose controller owner is gone. */
   #collectGarbage(): void {
-    const deploymentUids = new Set(this.store.list('deployments').map((object) => object.metadata.uid));
-    for (const rs of this.store.list<ReplicaSet>('replicasets')) {
+    const deploymentUids = new Set(this.store.peek('deployments').map((object) => object.metadata.uid));
+    for (const rs of this.store.peek<ReplicaSet>('replicasets')) {
       const owner = controllerOf(rs);
       if (owner?.kind === 'Deployment' && !deploymentUids.has(owner.uid)) {
         this.store.delete('replicasets', rs.metadata.namespace, rs.metadata.name);
       }
     }
-    const replicaSets = this.store.list<ReplicaSet>('replicasets');
-    for (const pod of this.store.list<Pod>('pods')) {
+    const replicaSetUids = new Set(this.store.peek('replicasets').map((object) => object.metadata.uid));
+    for (const pod of this.store.peek<Pod>('pods')) {
       const owner = controllerOf(pod);
       if (owner?.kind !== 'ReplicaSet' || pod.metadata.deletionTimestamp) continue;
-      if (!replicaSets.some((rs) => isControlledBy(pod, rs.metadata.uid))) {
-        this.store.markDeleting('pods', pod.metadata.namespace, pod.metadata.name, pod.spec.terminationGracePeriodSeconds ?? 30);
+      if (!replicaSetUids.has(owner.uid)) {
+        this.store.markDeleting(
+          'pods',
+          pod.metadata.namespace,
+          pod.metadata.name,
+          pod.spec.terminationGracePeriodSeconds ?? 30,
+        );
       }
     }
   }
@@ -184,7 +206,13 @@ function nodeObject(node: SimNode, now: string): KubeObject {
         { type: 'InternalIP', address: node.internalIP },
         { type: 'Hostname', address: node.name },
       ],
-      nodeInfo: { kubeletVersion: SIMULATED_VERSION.gitVersion, containerRuntimeVersion: 'containerd://1.7.24', osImage: 'Debian GNU/Linux 12 (bookworm)', architecture: 'amd64', operatingSystem: 'linux' },
+      nodeInfo: {
+        kubeletVersion: SIMULATED_VERSION.gitVersion,
+        containerRuntimeVersion: 'containerd://1.7.24',
+        osImage: 'Debian GNU/Linux 12 (bookworm)',
+        architecture: 'amd64',
+        operatingSystem: 'linux',
+      },
     },
   };
 }

@@ -24,7 +24,7 @@ import { SimulatedCluster } from './cluster.ts';
 import { buildKubeconfig } from './kubeconfig.ts';
 import { loadScenario } from './scenario/load.ts';
 import type { Scenario } from './scenario/schema.ts';
-import { generateCertificates } from './tls.ts';
+import { certificatesForProcess } from './tls.ts';
 
 export type { MutationRecord, SimIdentity } from './api/handler.ts';
 export type { Scenario, ScenarioInput, ExpectedOutcome } from './scenario/schema.ts';
@@ -102,21 +102,35 @@ const TICK_MS = 100;
 export async function startSimulator(options: SimulatorOptions): Promise<Simulator> {
   const host = options.host ?? '127.0.0.1';
   if (!LOOPBACK.has(host)) {
-    throw new SentinelError('invalid_input', `host "${host}" is not a loopback address; the simulator binds 127.0.0.1 or ::1 only`, { field: 'host' });
+    throw new SentinelError(
+      'invalid_input',
+      `host "${host}" is not a loopback address; the simulator binds 127.0.0.1 or ::1 only`,
+      { field: 'host' },
+    );
   }
   const timeScale = options.timeScale ?? 1;
   if (!Number.isFinite(timeScale) || timeScale < 0) {
-    throw new SentinelError('invalid_input', `timeScale must be a number >= 0 (0 freezes time), got ${timeScale}`, { field: 'timeScale' });
+    throw new SentinelError(
+      'invalid_input',
+      `timeScale must be a number >= 0 (0 freezes time), got ${timeScale}`,
+      { field: 'timeScale' },
+    );
   }
   const port = options.port ?? 0;
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new SentinelError('invalid_input', `port must be an integer from 0 to 65535, got ${port}`, { field: 'port' });
+    throw new SentinelError('invalid_input', `port must be an integer from 0 to 65535, got ${port}`, {
+      field: 'port',
+    });
   }
   const scenario = loadScenario(options.scenario);
-  const cluster = new SimulatedCluster({ scenario, timeScale, ...(options.startTime !== undefined && { startTime: options.startTime }) });
+  const cluster = new SimulatedCluster({
+    scenario,
+    timeScale,
+    ...(options.startTime !== undefined && { startTime: options.startTime }),
+  });
   const token = options.token ?? randomBytes(32).toString('hex');
   const identities: SimIdentity[] = [{ name: 'sim-admin', token }, ...(options.identities ?? [])];
-  const certificates = generateCertificates();
+  const certificates = certificatesForProcess();
   const mutationLog: MutationRecord[] = [];
   const closing = new AbortController();
   let address = '';
@@ -131,7 +145,12 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
   const server = createServer({ cert: certificates.certPem, key: certificates.keyPem }, handler.handle);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error) =>
-      reject(new SentinelError('unavailable', `the simulator cannot listen on ${host}:${port}: ${error.message}`, { field: 'port', cause: error })),
+      reject(
+        new SentinelError('unavailable', `the simulator cannot listen on ${host}:${port}: ${error.message}`, {
+          field: 'port',
+          cause: error,
+        }),
+      ),
     );
     server.listen(port, host, () => resolve());
   });
@@ -151,10 +170,14 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     } catch (error) {
       server.close();
       if (ticker) clearInterval(ticker);
-      throw new SentinelError('invalid_input', `cannot write the kubeconfig to ${options.kubeconfigPath}: ${(error as Error).message}`, {
-        field: 'kubeconfigPath',
-        cause: error,
-      });
+      throw new SentinelError(
+        'invalid_input',
+        `cannot write the kubeconfig to ${options.kubeconfigPath}: ${(error as Error).message}`,
+        {
+          field: 'kubeconfigPath',
+          cause: error,
+        },
+      );
     }
   }
 

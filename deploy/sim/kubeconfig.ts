@@ -31,7 +31,12 @@ export function buildKubeconfig(input: KubeconfigInput): string {
       },
     ],
     users: [{ name, user: { token: input.token } }],
-    contexts: [{ name, context: { cluster: name, user: name, ...(input.namespace && { namespace: input.namespace }) } }],
+    contexts: [
+      {
+        name,
+        context: { cluster: name, user: name, ...(input.namespace && { namespace: input.namespace }) },
+      },
+    ],
     'current-context': name,
     preferences: {},
   });

@@ -92,6 +92,15 @@ export class ObjectStore {
   }
 
   /**
+   * The stored objects themselves, unsorted and uncopied: for hot read-only paths of the controllers.
+   * Callers must not mutate them (copy with `structuredClone` first, or use `get`).
+   */
+  peek<T extends KubeObject>(storage: string, namespace?: string): readonly T[] {
+    const all = [...(this.#objects.get(storage)?.values() ?? [])] as T[];
+    return namespace === undefined ? all : all.filter((object) => object.metadata.namespace === namespace);
+  }
+
+  /**
    * Stores a new object: assigns uid, creationTimestamp (unless given, for scenario history),
    * resourceVersion and generation. Throws `StoreConflictError('exists')`.
    */
@@ -122,7 +131,10 @@ export class ObjectStore {
     const id = key(object.metadata.namespace, object.metadata.name);
     const current = bucket.get(id);
     if (!current) throw new StoreConflictError('missing');
-    if (expectedResourceVersion !== undefined && expectedResourceVersion !== current.metadata.resourceVersion) {
+    if (
+      expectedResourceVersion !== undefined &&
+      expectedResourceVersion !== current.metadata.resourceVersion
+    ) {
       throw new StoreConflictError('stale');
     }
     const stored = structuredClone(object);
@@ -140,12 +152,23 @@ export class ObjectStore {
     if (isDeepStrictEqual(stored, current)) return structuredClone(current) as T;
     stored.metadata.resourceVersion = String(++this.#revision);
     bucket.set(id, stored);
-    this.#emit({ type: 'MODIFIED', storage, resourceVersion: this.#revision, object: stored, previous: current });
+    this.#emit({
+      type: 'MODIFIED',
+      storage,
+      resourceVersion: this.#revision,
+      object: stored,
+      previous: current,
+    });
     return structuredClone(stored);
   }
 
   /** Marks an object as terminating (graceful deletion): sets deletionTimestamp, one write. */
-  markDeleting<T extends KubeObject>(storage: string, namespace: string | undefined, name: string, graceSeconds: number): T {
+  markDeleting<T extends KubeObject>(
+    storage: string,
+    namespace: string | undefined,
+    name: string,
+    graceSeconds: number,
+  ): T {
     const current = this.get<T>(storage, namespace, name);
     if (!current) throw new StoreConflictError('missing');
     if (current.metadata.deletionTimestamp) return current;
@@ -156,7 +179,13 @@ export class ObjectStore {
     if (stored.metadata.generation !== undefined) stored.metadata.generation += 1;
     stored.metadata.resourceVersion = String(++this.#revision);
     bucket.set(key(namespace, name), stored);
-    this.#emit({ type: 'MODIFIED', storage, resourceVersion: this.#revision, object: stored, previous: current });
+    this.#emit({
+      type: 'MODIFIED',
+      storage,
+      resourceVersion: this.#revision,
+      object: stored,
+      previous: current,
+    });
     return structuredClone(stored);
   }
 
@@ -169,7 +198,13 @@ export class ObjectStore {
     bucket.delete(id);
     const removed = structuredClone(current);
     removed.metadata.resourceVersion = String(++this.#revision);
-    this.#emit({ type: 'DELETED', storage, resourceVersion: this.#revision, object: removed, previous: current });
+    this.#emit({
+      type: 'DELETED',
+      storage,
+      resourceVersion: this.#revision,
+      object: removed,
+      previous: current,
+    });
     return structuredClone(removed) as T;
   }
 

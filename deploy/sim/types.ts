@@ -50,7 +50,11 @@ export interface KubeObject {
 
 export interface LabelSelector {
   matchLabels?: Record<string, string>;
-  matchExpressions?: { key: string; operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist'; values?: string[] }[];
+  matchExpressions?: {
+    key: string;
+    operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
+    values?: string[];
+  }[];
 }
 
 export interface ResourceRequirements {
@@ -78,7 +82,11 @@ export interface PodSpec {
 }
 
 export interface PodTemplateSpec {
-  metadata?: { labels?: Record<string, string>; annotations?: Record<string, string>; [key: string]: unknown };
+  metadata?: {
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    [key: string]: unknown;
+  };
   spec: PodSpec;
 }
 

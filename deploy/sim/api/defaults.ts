@@ -34,7 +34,8 @@ function defaultPodSpec(spec: PodSpec): void {
   spec['securityContext'] ??= {};
   spec['schedulerName'] ??= 'default-scheduler';
   if (!Array.isArray(spec.containers)) return;
-  for (const container of spec.containers) if (container && typeof container.image === 'string') defaultContainer(container);
+  for (const container of spec.containers)
+    if (container && typeof container.image === 'string') defaultContainer(container);
 }
 
 function defaultTemplate(template: PodTemplateSpec | undefined): void {
@@ -105,7 +106,10 @@ export function applyDefaults(storage: string, object: KubeObject): void {
     case 'namespaces': {
       object['spec'] ??= { finalizers: ['kubernetes'] };
       object['status'] ??= { phase: 'Active' };
-      object.metadata.labels = { ...object.metadata.labels, 'kubernetes.io/metadata.name': object.metadata.name };
+      object.metadata.labels = {
+        ...object.metadata.labels,
+        'kubernetes.io/metadata.name': object.metadata.name,
+      };
       return;
     }
   }

@@ -91,5 +91,10 @@ export function resourceList(groupName: string, version: string) {
       };
     }),
   ]);
-  return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: groupVersion({ group: groupName, version }), resources };
+  return {
+    kind: 'APIResourceList',
+    apiVersion: 'v1',
+    groupVersion: groupVersion({ group: groupName, version }),
+    resources,
+  };
 }

@@ -75,7 +75,15 @@ export interface MutationRecord {
 /** Largest request body accepted (the API server's limit is 3 MiB). */
 const MAX_BODY_BYTES = 3 * 1024 * 1024;
 /** Storages whose main endpoint ignores status changes (they have a `status` subresource). */
-const STATUS_SUBRESOURCE = new Set(['deployments', 'replicasets', 'pods', 'services', 'horizontalpodautoscalers', 'namespaces', 'nodes']);
+const STATUS_SUBRESOURCE = new Set([
+  'deployments',
+  'replicasets',
+  'pods',
+  'services',
+  'horizontalpodautoscalers',
+  'namespaces',
+  'nodes',
+]);
 /** Storages whose DELETE returns the deleted object rather than a Success Status. */
 const RETURNS_DELETED_OBJECT = new Set(['pods', 'services', 'namespaces']);
 const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
@@ -127,7 +135,11 @@ export class ApiHandler {
     if (error instanceof ApiError) apiError = error;
     else {
       this.#options.onInternalError?.(error);
-      apiError = new ApiError(500, 'InternalError', 'Internal error occurred: the simulator hit an unexpected error');
+      apiError = new ApiError(
+        500,
+        'InternalError',
+        'Internal error occurred: the simulator hit an unexpected error',
+      );
     }
     if (context.record) context.record.code = apiError.code;
     this.#send(context, apiError.code, apiError.toStatus());
@@ -141,7 +153,11 @@ export class ApiHandler {
       return;
     }
     const text = JSON.stringify(body);
-    response.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-cache, private' });
+    response.writeHead(code, {
+      'Content-Type': 'application/json',
+      'Content-Length': Buffer.byteLength(text),
+      'Cache-Control': 'no-cache, private',
+    });
     response.end(text);
   }
 
@@ -178,8 +194,12 @@ export class ApiHandler {
         ...(route.namespace && { namespace: route.namespace }),
         ...(route.name && { name: route.name }),
         ...(route.subresource && { subresource: route.subresource }),
-        ...(context.request.headers['content-type'] && { contentType: context.request.headers['content-type'] }),
-        ...(context.url.searchParams.get('fieldManager') && { fieldManager: context.url.searchParams.get('fieldManager')! }),
+        ...(context.request.headers['content-type'] && {
+          contentType: context.request.headers['content-type'],
+        }),
+        ...(context.url.searchParams.get('fieldManager') && {
+          fieldManager: context.url.searchParams.get('fieldManager')!,
+        }),
         dryRun: context.url.searchParams.getAll('dryRun').includes('All'),
         code: 0,
       };
@@ -191,7 +211,10 @@ export class ApiHandler {
       throw forbidden(context.identity.name, verb, route.type, route.namespace, route.name);
     }
     this.#cluster.reconcile();
-    const body = WRITE_VERBS.has(verb) && verb !== 'delete' && verb !== 'deletecollection' ? await this.#readBody(context) : undefined;
+    const body =
+      WRITE_VERBS.has(verb) && verb !== 'delete' && verb !== 'deletecollection'
+        ? await this.#readBody(context)
+        : undefined;
     if (context.record && body !== undefined) {
       if (verb === 'patch') context.record.patch = body;
       else context.record.object = body;
@@ -210,7 +233,13 @@ export class ApiHandler {
       case 'patch':
         return this.#patch(context, route.type, route.namespace, route.name!, route.subresource, body);
       case 'delete':
-        return this.#delete(context, route.type, route.namespace, route.name!, await this.#readBody(context, true));
+        return this.#delete(
+          context,
+          route.type,
+          route.namespace,
+          route.name!,
+          await this.#readBody(context, true),
+        );
       case 'deletecollection':
         return this.#deleteCollection(context, route.type, route.namespace);
       default:
@@ -243,7 +272,8 @@ export class ApiHandler {
     let size = 0;
     for await (const chunk of context.request) {
       size += (chunk as Buffer).length;
-      if (size > MAX_BODY_BYTES) throw new ApiError(413, 'RequestEntityTooLarge', 'Request entity too large: limit is 3145728');
+      if (size > MAX_BODY_BYTES)
+        throw new ApiError(413, 'RequestEntityTooLarge', 'Request entity too large: limit is 3145728');
       chunks.push(chunk as Buffer);
     }
     const text = Buffer.concat(chunks).toString('utf8');
@@ -298,11 +328,25 @@ export class ApiHandler {
     return { apiVersion: groupVersion(type), kind: type.kind, ...view };
   }
 
-  #get(context: RequestContext, type: ResourceType, namespace: string | undefined, name: string, subresource: string | undefined): void {
+  #get(
+    context: RequestContext,
+    type: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    subresource: string | undefined,
+  ): void {
     const object = this.#stored(type, namespace, name);
     if (subresource === 'log') {
-      const text = readPodLog(this.#cluster.kubelet, object as Pod, context.url.searchParams, this.#cluster.clock.now());
-      context.response.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': Buffer.byteLength(text) });
+      const text = readPodLog(
+        this.#cluster.kubelet,
+        object as Pod,
+        context.url.searchParams,
+        this.#cluster.clock.now(),
+      );
+      context.response.writeHead(200, {
+        'Content-Type': 'text/plain',
+        'Content-Length': Buffer.byteLength(text),
+      });
       context.response.end(text);
       return;
     }
@@ -326,7 +370,9 @@ export class ApiHandler {
   #includeObject(context: RequestContext): IncludeObject {
     const value = context.url.searchParams.get('includeObject') ?? 'Metadata';
     if (value !== 'None' && value !== 'Metadata' && value !== 'Object') {
-      throw badRequest(`includeObject: Unsupported value: "${value}": supported values: "None", "Metadata", "Object"`);
+      throw badRequest(
+        `includeObject: Unsupported value: "${value}": supported values: "None", "Metadata", "Object"`,
+      );
     }
     return value;
   }
@@ -344,14 +390,17 @@ export class ApiHandler {
     const store = this.#cluster.store;
     const limitText = params.get('limit');
     const limit = limitText === null || limitText === '' ? 0 : Number.parseInt(limitText, 10);
-    if (!Number.isInteger(limit) || limit < 0) throw badRequest(`limit: Invalid value: "${limitText}": must be a non-negative integer`);
+    if (!Number.isInteger(limit) || limit < 0)
+      throw badRequest(`limit: Invalid value: "${limitText}": must be a non-negative integer`);
     let listVersion = String(store.revision);
     let after: string | undefined;
     const token = params.get('continue');
     if (token) {
       const decoded = decodeContinue(token);
       if (Number.parseInt(decoded.rv, 10) < store.oldestRetained) {
-        throw expired('The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.');
+        throw expired(
+          'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.',
+        );
       }
       listVersion = decoded.rv;
       after = decoded.start;
@@ -380,7 +429,10 @@ export class ApiHandler {
     this.#send(context, 200, {
       kind: `${type.kind}List`,
       apiVersion: groupVersion(type),
-      metadata: { resourceVersion: listVersion, ...(continueToken && { continue: continueToken, remainingItemCount: remaining }) },
+      metadata: {
+        resourceVersion: listVersion,
+        ...(continueToken && { continue: continueToken, remainingItemCount: remaining }),
+      },
       items: page.map(({ apiVersion: _apiVersion, kind: _kind, ...item }) => item),
     });
   }
@@ -416,7 +468,8 @@ export class ApiHandler {
   #fieldManager(context: RequestContext): string {
     const explicit = context.url.searchParams.get('fieldManager');
     if (explicit !== null) {
-      if (explicit.length > 128) throw badRequest('fieldManager: Too long: may not be longer than 128 characters');
+      if (explicit.length > 128)
+        throw badRequest('fieldManager: Too long: may not be longer than 128 characters');
       return explicit;
     }
     return (context.request.headers['user-agent'] ?? 'unknown').split('/')[0]!.slice(0, 128);
@@ -424,14 +477,16 @@ export class ApiHandler {
 
   #dryRun(context: RequestContext): boolean {
     const values = context.url.searchParams.getAll('dryRun');
-    for (const value of values) if (value !== 'All') throw badRequest(`dryRun: Unsupported value: "${value}": supported values: "All"`);
+    for (const value of values)
+      if (value !== 'All') throw badRequest(`dryRun: Unsupported value: "${value}": supported values: "All"`);
     return values.length > 0;
   }
 
   #stampManager(context: RequestContext, type: ResourceType, object: KubeObject, subresource?: string): void {
     const manager = this.#fieldManager(context);
     const entries = (object.metadata.managedFields ?? []).filter(
-      (entry) => !(entry.manager === manager && entry.operation === 'Update' && entry.subresource === subresource),
+      (entry) =>
+        !(entry.manager === manager && entry.operation === 'Update' && entry.subresource === subresource),
     );
     entries.push({
       manager,
@@ -445,26 +500,54 @@ export class ApiHandler {
     object.metadata.managedFields = entries;
   }
 
-  #checkBodyIdentity(type: ResourceType, body: KubeObject, namespace: string | undefined, name: string | undefined): void {
-    if (typeof body !== 'object' || body === null || Array.isArray(body) || typeof body.metadata !== 'object' || body.metadata === null) {
-      throw badRequest('Object \'metadata\' is missing or not an object');
+  #checkBodyIdentity(
+    type: ResourceType,
+    body: KubeObject,
+    namespace: string | undefined,
+    name: string | undefined,
+  ): void {
+    if (
+      typeof body !== 'object' ||
+      body === null ||
+      Array.isArray(body) ||
+      typeof body.metadata !== 'object' ||
+      body.metadata === null
+    ) {
+      throw badRequest("Object 'metadata' is missing or not an object");
     }
     const expectedVersion = groupVersion(type);
     if (body.apiVersion !== undefined && body.apiVersion !== expectedVersion) {
-      throw badRequest(`the API version in the data (${body.apiVersion}) does not match the expected API version (${expectedVersion})`);
+      throw badRequest(
+        `the API version in the data (${body.apiVersion}) does not match the expected API version (${expectedVersion})`,
+      );
     }
     if (body.kind !== undefined && body.kind !== type.kind) {
       throw badRequest(`the kind in the data (${body.kind}) does not match the expected kind (${type.kind})`);
     }
-    if (type.namespaced && namespace !== undefined && body.metadata.namespace !== undefined && body.metadata.namespace !== namespace) {
-      throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    if (
+      type.namespaced &&
+      namespace !== undefined &&
+      body.metadata.namespace !== undefined &&
+      body.metadata.namespace !== namespace
+    ) {
+      throw badRequest(
+        'the namespace of the provided object does not match the namespace sent on the request',
+      );
     }
     if (name !== undefined && body.metadata.name !== undefined && body.metadata.name !== name) {
-      throw badRequest(`the name of the object (${body.metadata.name}) does not match the name on the URL (${name})`);
+      throw badRequest(
+        `the name of the object (${body.metadata.name}) does not match the name on the URL (${name})`,
+      );
     }
   }
 
-  #respondWritten(context: RequestContext, type: ResourceType, code: number, object: KubeObject, subresource?: string): void {
+  #respondWritten(
+    context: RequestContext,
+    type: ResourceType,
+    code: number,
+    object: KubeObject,
+    subresource?: string,
+  ): void {
     this.#cluster.reconcile();
     this.#send(context, code, subresource === 'scale' ? toScale(object) : this.#served(type, object));
   }
@@ -476,24 +559,35 @@ export class ApiHandler {
     if (type.namespaced) {
       if (namespace === undefined) throw pathNotFound();
       if (!this.#cluster.store.get('namespaces', undefined, namespace)) {
-        throw new ApiError(404, 'NotFound', `namespaces "${namespace}" not found`, { name: namespace, kind: 'namespaces' });
+        throw new ApiError(404, 'NotFound', `namespaces "${namespace}" not found`, {
+          name: namespace,
+          kind: 'namespaces',
+        });
       }
       object.metadata.namespace = namespace;
     } else delete object.metadata.namespace;
     if (!object.metadata.name && object.metadata.generateName) {
       object.metadata.name = `${object.metadata.generateName}${randomSuffix()}`;
     }
-    for (const field of ['uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'generation'] as const) {
+    for (const field of [
+      'uid',
+      'resourceVersion',
+      'creationTimestamp',
+      'deletionTimestamp',
+      'generation',
+    ] as const) {
       delete object.metadata[field];
     }
-    if (type.storage === 'deployments' || type.storage === 'replicasets' || type.storage === 'pods') delete object['status'];
+    if (type.storage === 'deployments' || type.storage === 'replicasets' || type.storage === 'pods')
+      delete object['status'];
     object.apiVersion = groupVersion(type);
     object.kind = type.kind;
     applyDefaults(type.storage, object);
     validateObject(type, object);
     this.#stampManager(context, type, object);
     if (this.#dryRun(context)) {
-      if (this.#cluster.store.get(type.storage, object.metadata.namespace, object.metadata.name)) throw alreadyExists(type, object.metadata.name);
+      if (this.#cluster.store.get(type.storage, object.metadata.namespace, object.metadata.name))
+        throw alreadyExists(type, object.metadata.name);
       return this.#send(context, 201, this.#served(type, object));
     }
     try {
@@ -515,19 +609,34 @@ export class ApiHandler {
     expectedResourceVersion: string | undefined,
   ): void {
     const name = current.metadata.name;
-    if (expectedResourceVersion !== undefined && expectedResourceVersion !== '' && expectedResourceVersion !== current.metadata.resourceVersion) {
+    if (
+      expectedResourceVersion !== undefined &&
+      expectedResourceVersion !== '' &&
+      expectedResourceVersion !== current.metadata.resourceVersion
+    ) {
       throw conflict(type, name);
     }
     let result: KubeObject;
     if (subresource === 'scale') {
       const replicas = (next['spec'] as { replicas?: unknown } | undefined)?.replicas;
       if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
-        throw new ApiError(422, 'Invalid', `Scale.autoscaling "${name}" is invalid: spec.replicas: Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0`, {
-          name,
-          group: 'autoscaling',
-          kind: 'Scale',
-          causes: [{ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0`, field: 'spec.replicas' }],
-        });
+        throw new ApiError(
+          422,
+          'Invalid',
+          `Scale.autoscaling "${name}" is invalid: spec.replicas: Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0`,
+          {
+            name,
+            group: 'autoscaling',
+            kind: 'Scale',
+            causes: [
+              {
+                reason: 'FieldValueInvalid',
+                message: `Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0`,
+                field: 'spec.replicas',
+              },
+            ],
+          },
+        );
       }
       result = structuredClone(current);
       (result['spec'] as { replicas: number }).replicas = replicas;
@@ -549,29 +658,46 @@ export class ApiHandler {
     applyDefaults(type.storage, result);
     validateObject(type, result, current);
     this.#stampManager(context, type, result, subresource);
-    if (this.#dryRun(context)) return this.#send(context, 200, subresource === 'scale' ? toScale(result) : this.#served(type, result));
+    if (this.#dryRun(context))
+      return this.#send(context, 200, subresource === 'scale' ? toScale(result) : this.#served(type, result));
     try {
       const written = this.#cluster.store.update(type.storage, result, current.metadata.resourceVersion);
       this.#respondWritten(context, type, 200, written, subresource);
     } catch (error) {
-      if (error instanceof StoreConflictError) throw error.reason === 'missing' ? notFound(type, name) : conflict(type, name);
+      if (error instanceof StoreConflictError)
+        throw error.reason === 'missing' ? notFound(type, name) : conflict(type, name);
       throw error;
     }
   }
 
-  #update(context: RequestContext, type: ResourceType, namespace: string | undefined, name: string, subresource: string | undefined, body: unknown): void {
+  #update(
+    context: RequestContext,
+    type: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    subresource: string | undefined,
+    body: unknown,
+  ): void {
     if (type.group === 'events.k8s.io' || subresource === 'log') throw methodNotAllowed('PUT');
     const current = this.#stored(type, namespace, name);
     const object = structuredClone(body) as KubeObject;
     if (subresource === 'scale') {
-      if (typeof object !== 'object' || object === null || typeof object.metadata !== 'object') throw badRequest("Object 'metadata' is missing or not an object");
+      if (typeof object !== 'object' || object === null || typeof object.metadata !== 'object')
+        throw badRequest("Object 'metadata' is missing or not an object");
       return this.#replace(context, type, current, object, subresource, object.metadata.resourceVersion);
     }
     this.#checkBodyIdentity(type, object, namespace, name);
     this.#replace(context, type, current, object, subresource, object.metadata.resourceVersion);
   }
 
-  #patch(context: RequestContext, type: ResourceType, namespace: string | undefined, name: string, subresource: string | undefined, body: unknown): void {
+  #patch(
+    context: RequestContext,
+    type: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    subresource: string | undefined,
+    body: unknown,
+  ): void {
     if (type.group === 'events.k8s.io' || subresource === 'log') throw methodNotAllowed('PATCH');
     const patchType = patchTypeOf(context.request.headers['content-type']);
     const current = this.#stored(type, namespace, name);
@@ -581,10 +707,16 @@ export class ApiHandler {
       patched = applyPatch(base, body, patchType) as KubeObject;
     } catch (error) {
       // A failed JSON Patch `test` (e.g. on metadata.resourceVersion) is a precondition failure.
-      if (error instanceof ApiError && /TEST_OPERATION_FAILED/.test(error.message)) throw conflict(type, name);
+      if (error instanceof ApiError && /TEST_OPERATION_FAILED/.test(error.message))
+        throw conflict(type, name);
       throw error;
     }
-    if (typeof patched !== 'object' || patched === null || typeof patched.metadata !== 'object' || patched.metadata === null) {
+    if (
+      typeof patched !== 'object' ||
+      patched === null ||
+      typeof patched.metadata !== 'object' ||
+      patched.metadata === null
+    ) {
       throw badRequest("Object 'metadata' is missing or not an object");
     }
     const patchedVersion = patched.metadata.resourceVersion;
@@ -592,17 +724,34 @@ export class ApiHandler {
     this.#replace(context, type, current, patched, subresource, patchedVersion);
   }
 
-  #delete(context: RequestContext, type: ResourceType, namespace: string | undefined, name: string, body: unknown): void {
+  #delete(
+    context: RequestContext,
+    type: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    body: unknown,
+  ): void {
     if (type.group === 'events.k8s.io') throw methodNotAllowed('DELETE');
     const current = this.#stored(type, namespace, name);
-    const options = (body ?? {}) as { gracePeriodSeconds?: number; preconditions?: { uid?: string; resourceVersion?: string } };
+    const options = (body ?? {}) as {
+      gracePeriodSeconds?: number;
+      preconditions?: { uid?: string; resourceVersion?: string };
+    };
     const params = context.url.searchParams;
     const precondition = options.preconditions;
     if (precondition?.uid && precondition.uid !== current.metadata.uid) {
-      throw new ApiError(409, 'Conflict', `Precondition failed: UID in precondition: ${precondition.uid}, UID in object meta: ${current.metadata.uid}`);
+      throw new ApiError(
+        409,
+        'Conflict',
+        `Precondition failed: UID in precondition: ${precondition.uid}, UID in object meta: ${current.metadata.uid}`,
+      );
     }
     if (precondition?.resourceVersion && precondition.resourceVersion !== current.metadata.resourceVersion) {
-      throw new ApiError(409, 'Conflict', `Precondition failed: ResourceVersion in precondition: ${precondition.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion}`);
+      throw new ApiError(
+        409,
+        'Conflict',
+        `Precondition failed: ResourceVersion in precondition: ${precondition.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion}`,
+      );
     }
     const graceText = params.get('gracePeriodSeconds');
     const grace = graceText !== null ? Number.parseInt(graceText, 10) : options.gracePeriodSeconds;
@@ -614,13 +763,21 @@ export class ApiHandler {
       return this.#respondWritten(context, type, 200, marked);
     }
     if (type.storage === 'namespaces') {
-      for (const storage of new Set(['deployments', 'replicasets', 'pods', 'services', 'events', 'horizontalpodautoscalers'])) {
+      for (const storage of new Set([
+        'deployments',
+        'replicasets',
+        'pods',
+        'services',
+        'events',
+        'horizontalpodautoscalers',
+      ])) {
         for (const object of store.list(storage, name)) store.delete(storage, name, object.metadata.name);
       }
     }
     const deleted = store.delete(type.storage, type.namespaced ? namespace : undefined, name);
     this.#cluster.reconcile();
-    if (RETURNS_DELETED_OBJECT.has(type.storage)) return this.#send(context, 200, this.#served(type, deleted));
+    if (RETURNS_DELETED_OBJECT.has(type.storage))
+      return this.#send(context, 200, this.#served(type, deleted));
     this.#send(context, 200, {
       kind: 'Status',
       apiVersion: 'v1',
@@ -635,11 +792,18 @@ export class ApiHandler {
     if (type.group === 'events.k8s.io') throw methodNotAllowed('DELETE');
     const matches = this.#matcher(context, type);
     const store = this.#cluster.store;
-    const victims = store.list(type.storage, type.namespaced ? namespace : undefined).filter((object) => matches(toApiView(type, object)));
+    const victims = store
+      .list(type.storage, type.namespaced ? namespace : undefined)
+      .filter((object) => matches(toApiView(type, object)));
     if (!this.#dryRun(context)) {
       for (const object of victims) {
         if (type.storage === 'pods') {
-          store.markDeleting('pods', object.metadata.namespace, object.metadata.name, (object as Pod).spec.terminationGracePeriodSeconds ?? 30);
+          store.markDeleting(
+            'pods',
+            object.metadata.namespace,
+            object.metadata.name,
+            (object as Pod).spec.terminationGracePeriodSeconds ?? 30,
+          );
         } else store.delete(type.storage, object.metadata.namespace, object.metadata.name);
       }
       this.#cluster.reconcile();
@@ -664,8 +828,12 @@ function encodeContinue(rv: string, start: string): string {
 
 function decodeContinue(token: string): { rv: string; start: string } {
   try {
-    const decoded = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { rv?: unknown; start?: unknown };
-    if (typeof decoded.rv === 'string' && typeof decoded.start === 'string') return { rv: decoded.rv, start: decoded.start };
+    const decoded = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as {
+      rv?: unknown;
+      start?: unknown;
+    };
+    if (typeof decoded.rv === 'string' && typeof decoded.start === 'string')
+      return { rv: decoded.rv, start: decoded.start };
   } catch {
     // fall through to the 400 below
   }

@@ -12,7 +12,8 @@ import { badRequest } from './status.ts';
 function nonNegativeInteger(query: URLSearchParams, name: string): number | undefined {
   const raw = query.get(name);
   if (raw === null) return undefined;
-  if (!/^\d+$/.test(raw)) throw badRequest(`invalid value for ${name}: "${raw}": must be a non-negative integer`);
+  if (!/^\d+$/.test(raw))
+    throw badRequest(`invalid value for ${name}: "${raw}": must be a non-negative integer`);
   return Number.parseInt(raw, 10);
 }
 
@@ -27,7 +28,9 @@ export function readPodLog(kubelet: Kubelet, pod: Pod, query: URLSearchParams, n
   let container = query.get('container') ?? '';
   if (!container) {
     if (names.length !== 1) {
-      throw badRequest(`a container name must be specified for pod ${pod.metadata.name}, choose one of: [${names.join(' ')}]`);
+      throw badRequest(
+        `a container name must be specified for pod ${pod.metadata.name}, choose one of: [${names.join(' ')}]`,
+      );
     }
     container = names[0]!;
   }
@@ -38,14 +41,16 @@ export function readPodLog(kubelet: Kubelet, pod: Pod, query: URLSearchParams, n
   const limitBytes = nonNegativeInteger(query, 'limitBytes');
   const sinceSeconds = nonNegativeInteger(query, 'sinceSeconds');
   const sinceTime = query.get('sinceTime');
-  if (sinceSeconds !== undefined && sinceTime !== null) throw badRequest('at most one of sinceTime or sinceSeconds may be specified');
+  if (sinceSeconds !== undefined && sinceTime !== null)
+    throw badRequest('at most one of sinceTime or sinceSeconds may be specified');
   if (sinceSeconds === 0) throw badRequest('sinceSeconds: Invalid value: 0: must be greater than 0');
   if (limitBytes === 0) throw badRequest('limitBytes: Invalid value: 0: must be greater than 0');
   const previous = flag(query, 'previous');
 
   const status = pod.status?.containerStatuses?.find((candidate) => candidate.name === container);
   const instances = kubelet.instances(pod.metadata.uid!, container) ?? [];
-  const byId = (id: string | undefined): ContainerInstance | undefined => instances.find((instance) => instance.containerID === id);
+  const byId = (id: string | undefined): ContainerInstance | undefined =>
+    instances.find((instance) => instance.containerID === id);
   const podName = pod.metadata.name;
   let instance: ContainerInstance | undefined;
   if (!status) {
@@ -53,7 +58,8 @@ export function readPodLog(kubelet: Kubelet, pod: Pod, query: URLSearchParams, n
   } else if (previous) {
     const last = 'terminated' in status.lastState ? status.lastState.terminated : undefined;
     instance = byId(last?.containerID);
-    if (!instance) throw badRequest(`previous terminated container "${container}" in pod "${podName}" not found`);
+    if (!instance)
+      throw badRequest(`previous terminated container "${container}" in pod "${podName}" not found`);
   } else if ('running' in status.state) {
     instance = instances.at(-1);
   } else if ('terminated' in status.lastState) {
@@ -61,17 +67,30 @@ export function readPodLog(kubelet: Kubelet, pod: Pod, query: URLSearchParams, n
   } else if ('waiting' in status.state) {
     const reason = status.state.waiting.reason;
     const why =
-      reason === 'ErrImagePull' ? "image can't be pulled" : reason === 'ImagePullBackOff' ? 'trying and failing to pull image' : reason;
+      reason === 'ErrImagePull'
+        ? "image can't be pulled"
+        : reason === 'ImagePullBackOff'
+          ? 'trying and failing to pull image'
+          : reason;
     throw badRequest(`container "${container}" in pod "${podName}" is waiting to start: ${why}`);
   }
   let lines = (instance?.lines ?? []).filter((line) => line.at <= now);
-  const from = sinceTime !== null ? Date.parse(sinceTime) : sinceSeconds !== undefined ? now - sinceSeconds * 1000 : undefined;
-  if (sinceTime !== null && Number.isNaN(from)) throw badRequest(`invalid value for sinceTime: "${sinceTime}"`);
+  const from =
+    sinceTime !== null
+      ? Date.parse(sinceTime)
+      : sinceSeconds !== undefined
+        ? now - sinceSeconds * 1000
+        : undefined;
+  if (sinceTime !== null && Number.isNaN(from))
+    throw badRequest(`invalid value for sinceTime: "${sinceTime}"`);
   if (from !== undefined) lines = lines.filter((line) => line.at >= from);
   if (tailLines !== undefined) lines = tailLines === 0 ? [] : lines.slice(-tailLines);
   const timestamps = flag(query, 'timestamps');
   let text = lines
-    .map((line) => `${timestamps ? `${new Date(line.at).toISOString().replace(/\.(\d{3})Z$/, '.$1000000Z')} ` : ''}${line.text}\n`)
+    .map(
+      (line) =>
+        `${timestamps ? `${new Date(line.at).toISOString().replace(/\.(\d{3})Z$/, '.$1000000Z')} ` : ''}${line.text}\n`,
+    )
     .join('');
   if (limitBytes !== undefined) text = Buffer.from(text).subarray(0, limitBytes).toString();
   return text;

@@ -40,12 +40,19 @@ export function applyPatch(target: unknown, patch: unknown, type: PatchContentTy
     case 'application/json-patch+json': {
       if (!Array.isArray(patch)) throw badRequest('json patch must be an array of operations');
       const error = fastJsonPatch.validate(patch as fastJsonPatch.Operation[], target);
-      if (error) throw badRequest(`the server rejected our request due to an error in our request: ${error.message}`);
+      if (error)
+        throw badRequest(`the server rejected our request due to an error in our request: ${error.message}`);
       try {
-        return fastJsonPatch.applyPatch(structuredClone(target), patch as fastJsonPatch.Operation[], false, false)
-          .newDocument;
+        return fastJsonPatch.applyPatch(
+          structuredClone(target),
+          patch as fastJsonPatch.Operation[],
+          false,
+          false,
+        ).newDocument;
       } catch (cause) {
-        throw badRequest(`the server rejected our request due to an error in our request: ${String((cause as Error).message)}`);
+        throw badRequest(
+          `the server rejected our request due to an error in our request: ${String((cause as Error).message)}`,
+        );
       }
     }
     case 'application/merge-patch+json':
@@ -87,7 +94,10 @@ function mergeKeyOf(field: string, sample: unknown): string | undefined {
 /** Lists of scalars that strategic merge treats as sets (`patchStrategy: merge`). */
 const MERGED_PRIMITIVE_LISTS = new Set(['finalizers']);
 
-function strategicMerge(target: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
+function strategicMerge(
+  target: Record<string, unknown>,
+  patch: Record<string, unknown>,
+): Record<string, unknown> {
   const directive = patch['$patch'];
   if (directive === 'replace') {
     const { $patch: _drop, ...rest } = patch;
@@ -140,8 +150,11 @@ function mergeList(field: string, current: unknown, patch: unknown[]): unknown[]
   for (const item of patch) {
     if (!isPlainObject(item)) throw badRequest(`strategic merge patch: "${field}" elements must be objects`);
     const keyValue = item[mergeKey];
-    if (keyValue === undefined) throw badRequest(`strategic merge patch: "${field}" element is missing its merge key "${mergeKey}"`);
-    const index = result.findIndex((candidate) => isPlainObject(candidate) && candidate[mergeKey] === keyValue);
+    if (keyValue === undefined)
+      throw badRequest(`strategic merge patch: "${field}" element is missing its merge key "${mergeKey}"`);
+    const index = result.findIndex(
+      (candidate) => isPlainObject(candidate) && candidate[mergeKey] === keyValue,
+    );
     if (item['$patch'] === 'delete') {
       if (index >= 0) result.splice(index, 1);
     } else if (index >= 0) {

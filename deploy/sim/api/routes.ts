@@ -26,7 +26,8 @@ export type Route =
 export function parseRoute(pathname: string): Route {
   const segments = pathname.split('/').filter(Boolean).map(decodeURIComponent);
   if (pathname === '/version' || pathname === '/version/') return { kind: 'version' };
-  if (['healthz', 'livez', 'readyz'].includes(segments[0] ?? '') && segments.length === 1) return { kind: 'health' };
+  if (['healthz', 'livez', 'readyz'].includes(segments[0] ?? '') && segments.length === 1)
+    return { kind: 'health' };
   let group: string;
   let version: string;
   let rest: string[];

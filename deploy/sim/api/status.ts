@@ -128,7 +128,11 @@ export function pathNotFound(): ApiError {
 }
 
 export function methodNotAllowed(method: string): ApiError {
-  return new ApiError(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource (${method})`);
+  return new ApiError(
+    405,
+    'MethodNotAllowed',
+    `the server does not allow this method on the requested resource (${method})`,
+  );
 }
 
 export function unsupportedMediaType(contentType: string, supported: string[]): ApiError {

@@ -24,7 +24,13 @@ interface Printer {
   cells: (object: KubeObject, now: number) => Cell[];
 }
 
-const column = (name: string, type: ColumnDefinition['type'], priority = 0, format = '', description = ''): ColumnDefinition => ({
+const column = (
+  name: string,
+  type: ColumnDefinition['type'],
+  priority = 0,
+  format = '',
+  description = '',
+): ColumnDefinition => ({
   name,
   type,
   format: name === 'Name' ? 'name' : format,
@@ -44,10 +50,12 @@ export function humanDuration(milliseconds: number): string {
   const hours = Math.floor(minutes / 60);
   if (hours < 8) return minutes % 60 === 0 ? `${hours}h` : `${hours}h${minutes % 60}m`;
   if (hours < 48) return `${hours}h`;
-  if (hours < 24 * 8) return hours % 24 === 0 ? `${Math.floor(hours / 24)}d` : `${Math.floor(hours / 24)}d${hours % 24}h`;
+  if (hours < 24 * 8)
+    return hours % 24 === 0 ? `${Math.floor(hours / 24)}d` : `${Math.floor(hours / 24)}d${hours % 24}h`;
   if (hours < 24 * 365 * 2) return `${Math.floor(hours / 24)}d`;
   const days = Math.floor(hours / 24);
-  if (hours < 24 * 365 * 8) return days % 365 === 0 ? `${Math.floor(days / 365)}y` : `${Math.floor(days / 365)}y${days % 365}d`;
+  if (hours < 24 * 365 * 8)
+    return days % 365 === 0 ? `${Math.floor(days / 365)}y` : `${Math.floor(days / 365)}y${days % 365}d`;
   return `${Math.floor(days / 365)}y`;
 }
 
@@ -59,7 +67,9 @@ function since(timestamp: string | null | undefined, now: number): string {
 
 const age = (object: KubeObject, now: number) => since(object.metadata.creationTimestamp, now);
 
-function containersAndImages(template: { spec: { containers: { name: string; image: string }[] } } | undefined): [string, string] {
+function containersAndImages(
+  template: { spec: { containers: { name: string; image: string }[] } } | undefined,
+): [string, string] {
   const containers = template?.spec.containers ?? [];
   return [containers.map((c) => c.name).join(','), containers.map((c) => c.image).join(',')];
 }
@@ -83,19 +93,26 @@ function podCells(object: KubeObject, now: number): Cell[] {
     if ('waiting' in state && state.waiting.reason) reason = state.waiting.reason;
     else if ('terminated' in state && state.terminated.reason) reason = state.terminated.reason;
     else if ('terminated' in state) {
-      reason = state.terminated.signal ? `Signal:${state.terminated.signal}` : `ExitCode:${state.terminated.exitCode}`;
+      reason = state.terminated.signal
+        ? `Signal:${state.terminated.signal}`
+        : `ExitCode:${state.terminated.exitCode}`;
     } else if (status.ready && 'running' in state) {
       hasRunning = true;
       ready++;
     }
   }
   if (reason === 'Completed' && hasRunning) {
-    reason = pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ? 'Running' : 'NotReady';
+    reason = pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')
+      ? 'Running'
+      : 'NotReady';
   }
   if (pod.metadata.deletionTimestamp && pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed') {
     reason = 'Terminating';
   }
-  const restartsText = restarts !== 0 && lastRestart ? `${restarts} (${humanDuration(now - lastRestart)} ago)` : String(restarts);
+  const restartsText =
+    restarts !== 0 && lastRestart
+      ? `${restarts} (${humanDuration(now - lastRestart)} ago)`
+      : String(restarts);
   return [
     pod.metadata.name,
     `${ready}/${pod.spec.containers.length}`,
@@ -145,15 +162,31 @@ function eventCells(object: KubeObject, now: number): Cell[] {
   const first = event.firstTimestamp ? since(event.firstTimestamp, now) : since(event.eventTime, now);
   const last = event.lastTimestamp ? since(event.lastTimestamp, now) : first;
   const involved = event.involvedObject;
-  const target = involved.name ? `${involved.kind.toLowerCase()}/${involved.name}` : involved.kind.toLowerCase();
+  const target = involved.name
+    ? `${involved.kind.toLowerCase()}/${involved.name}`
+    : involved.kind.toLowerCase();
   const source = [event.source?.component, event.source?.host].filter(Boolean).join(', ');
-  return [last, event.type, event.reason, target, involved.fieldPath ?? '', source, event.message.trim(), first, event.count || 1, event.metadata.name];
+  return [
+    last,
+    event.type,
+    event.reason,
+    target,
+    involved.fieldPath ?? '',
+    source,
+    event.message.trim(),
+    first,
+    event.count || 1,
+    event.metadata.name,
+  ];
 }
 
 function serviceCells(object: KubeObject, now: number): Cell[] {
   const spec = (object['spec'] ?? {}) as Record<string, unknown>;
   const ports = ((spec['ports'] as Record<string, unknown>[] | undefined) ?? [])
-    .map((port) => `${port['port']}${port['nodePort'] ? `:${port['nodePort']}` : ''}/${port['protocol'] ?? 'TCP'}`)
+    .map(
+      (port) =>
+        `${port['port']}${port['nodePort'] ? `:${port['nodePort']}` : ''}/${port['protocol'] ?? 'TCP'}`,
+    )
     .join(',');
   const selector = spec['selector'] as Record<string, string> | undefined;
   return [
@@ -173,9 +206,14 @@ function namespaceCells(object: KubeObject, now: number): Cell[] {
 }
 
 function nodeCells(object: KubeObject, now: number): Cell[] {
-  const status = (object['status'] ?? {}) as { conditions?: { type: string; status: string }[]; nodeInfo?: Record<string, string>; addresses?: { type: string; address: string }[] };
+  const status = (object['status'] ?? {}) as {
+    conditions?: { type: string; status: string }[];
+    nodeInfo?: Record<string, string>;
+    addresses?: { type: string; address: string }[];
+  };
   const ready = status.conditions?.find((condition) => condition.type === 'Ready')?.status === 'True';
-  const address = (type: string) => status.addresses?.find((entry) => entry.type === type)?.address ?? '<none>';
+  const address = (type: string) =>
+    status.addresses?.find((entry) => entry.type === type)?.address ?? '<none>';
   return [
     object.metadata.name,
     ready ? 'Ready' : 'NotReady',
@@ -191,8 +229,16 @@ function nodeCells(object: KubeObject, now: number): Cell[] {
 }
 
 function hpaCells(object: KubeObject, now: number): Cell[] {
-  const spec = (object['spec'] ?? {}) as { scaleTargetRef?: { kind: string; name: string }; minReplicas?: number; maxReplicas?: number; metrics?: { resource?: { name: string; target?: { averageUtilization?: number } } }[] };
-  const status = (object['status'] ?? {}) as { currentReplicas?: number; currentMetrics?: { resource?: { current?: { averageUtilization?: number } } }[] };
+  const spec = (object['spec'] ?? {}) as {
+    scaleTargetRef?: { kind: string; name: string };
+    minReplicas?: number;
+    maxReplicas?: number;
+    metrics?: { resource?: { name: string; target?: { averageUtilization?: number } } }[];
+  };
+  const status = (object['status'] ?? {}) as {
+    currentReplicas?: number;
+    currentMetrics?: { resource?: { current?: { averageUtilization?: number } } }[];
+  };
   const targets = (spec.metrics ?? [])
     .map((metric, index) => {
       const current = status.currentMetrics?.[index]?.resource?.current?.averageUtilization;
@@ -217,7 +263,13 @@ const PRINTERS: Record<string, Printer> = {
       column('Name', 'string'),
       column('Ready', 'string', 0, '', 'The aggregate readiness state of this pod for accepting traffic.'),
       column('Status', 'string', 0, '', 'The aggregate status of the containers in this pod.'),
-      column('Restarts', 'string', 0, '', 'The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.'),
+      column(
+        'Restarts',
+        'string',
+        0,
+        '',
+        'The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.',
+      ),
       column('Age', 'string'),
       column('IP', 'string', 1),
       column('Node', 'string', 1),
@@ -230,8 +282,20 @@ const PRINTERS: Record<string, Printer> = {
     columns: [
       column('Name', 'string'),
       column('Ready', 'string', 0, '', 'Number of the pod with ready state'),
-      column('Up-to-date', 'integer', 0, '', 'Total number of non-terminated pods targeted by this deployment that have the desired template spec.'),
-      column('Available', 'integer', 0, '', 'Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.'),
+      column(
+        'Up-to-date',
+        'integer',
+        0,
+        '',
+        'Total number of non-terminated pods targeted by this deployment that have the desired template spec.',
+      ),
+      column(
+        'Available',
+        'integer',
+        0,
+        '',
+        'Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.',
+      ),
       column('Age', 'string'),
       column('Containers', 'string', 1),
       column('Images', 'string', 1),
@@ -338,14 +402,24 @@ export function tableVersionRequested(accept: string | undefined): 'v1' | 'v1bet
 }
 
 /** One object as a Table row (`includeObject` as in the `includeObject` query parameter). */
-function row(type: ResourceType, object: KubeObject, now: number, include: IncludeObject, tableVersion: string) {
+function row(
+  type: ResourceType,
+  object: KubeObject,
+  now: number,
+  include: IncludeObject,
+  tableVersion: string,
+) {
   const printer = PRINTERS[type.plural] ?? DEFAULT_PRINTER;
   const rowObject =
     include === 'None'
       ? undefined
       : include === 'Object'
         ? object
-        : { kind: 'PartialObjectMetadata', apiVersion: `meta.k8s.io/${tableVersion}`, metadata: object.metadata };
+        : {
+            kind: 'PartialObjectMetadata',
+            apiVersion: `meta.k8s.io/${tableVersion}`,
+            metadata: object.metadata,
+          };
   return { cells: printer.cells(object, now), ...(rowObject && { object: rowObject }) };
 }
 
@@ -354,7 +428,13 @@ export function toTable(
   type: ResourceType,
   objects: KubeObject[],
   now: number,
-  options: { include: IncludeObject; version: 'v1' | 'v1beta1'; resourceVersion: string; continueToken?: string; remainingItemCount?: number },
+  options: {
+    include: IncludeObject;
+    version: 'v1' | 'v1beta1';
+    resourceVersion: string;
+    continueToken?: string;
+    remainingItemCount?: number;
+  },
 ) {
   const printer = PRINTERS[type.plural] ?? DEFAULT_PRINTER;
   return {

@@ -13,7 +13,11 @@ import type { StatusCause } from './status.ts';
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
-const required = (field: string): StatusCause => ({ reason: 'FieldValueRequired', message: 'Required value', field });
+const required = (field: string): StatusCause => ({
+  reason: 'FieldValueRequired',
+  message: 'Required value',
+  field,
+});
 const invalidValue = (field: string, value: unknown, why: string): StatusCause => ({
   reason: 'FieldValueInvalid',
   message: `Invalid value: ${JSON.stringify(value)}: ${why}`,
@@ -30,10 +34,25 @@ function validateContainers(spec: PodSpec | undefined, path: string, causes: Sta
     if (!container || typeof container !== 'object') return void causes.push(required(at));
     if (!container.name) causes.push(required(`${at}.name`));
     else if (!DNS_LABEL.test(container.name) || container.name.length > 63) {
-      causes.push(invalidValue(`${at}.name`, container.name, "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-'"));
+      causes.push(
+        invalidValue(
+          `${at}.name`,
+          container.name,
+          "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-'",
+        ),
+      );
     }
     if (typeof container.image !== 'string' || !container.image.trim()) causes.push(required(`${at}.image`));
   });
+}
+
+function selectorParses(selector: Deployment['spec']['selector']): boolean {
+  try {
+    labelSelectorToMatcher(selector);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function nonNegativeInteger(value: unknown, field: string, causes: StatusCause[]): void {
@@ -52,11 +71,22 @@ export function validateObject(type: ResourceType, object: KubeObject, previous?
   const name = object.metadata?.name;
   if (!name) causes.push(required('metadata.name'));
   else if (!DNS_SUBDOMAIN.test(name) || name.length > 253) {
-    causes.push(invalidValue('metadata.name', name, "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.'"));
+    causes.push(
+      invalidValue(
+        'metadata.name',
+        name,
+        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.'",
+      ),
+    );
   }
   for (const field of ['labels', 'annotations'] as const) {
     const map = object.metadata?.[field];
-    if (map !== undefined && (typeof map !== 'object' || map === null || Object.values(map).some((value) => typeof value !== 'string'))) {
+    if (
+      map !== undefined &&
+      (typeof map !== 'object' ||
+        map === null ||
+        Object.values(map).some((value) => typeof value !== 'string'))
+    ) {
       causes.push(invalidValue(`metadata.${field}`, map, 'values must be strings'));
     }
   }
@@ -67,10 +97,22 @@ export function validateObject(type: ResourceType, object: KubeObject, previous?
       nonNegativeInteger(spec.replicas, 'spec.replicas', causes);
       nonNegativeInteger(spec.minReadySeconds, 'spec.minReadySeconds', causes);
       const selector = spec.selector;
-      if (!selector || (Object.keys(selector.matchLabels ?? {}).length === 0 && (selector.matchExpressions ?? []).length === 0)) {
+      if (
+        !selector ||
+        (Object.keys(selector.matchLabels ?? {}).length === 0 &&
+          (selector.matchExpressions ?? []).length === 0)
+      ) {
         causes.push(required('spec.selector'));
+      } else if (!selectorParses(selector)) {
+        causes.push(invalidValue('spec.selector', selector, 'not a valid label selector'));
       } else if (!matchesLabels(labelSelectorToMatcher(selector), spec.template?.metadata?.labels)) {
-        causes.push(invalidValue('spec.template.metadata.labels', spec.template?.metadata?.labels ?? {}, '`selector` does not match template `labels`'));
+        causes.push(
+          invalidValue(
+            'spec.template.metadata.labels',
+            spec.template?.metadata?.labels ?? {},
+            '`selector` does not match template `labels`',
+          ),
+        );
       }
       validateContainers(spec.template?.spec, 'spec.template.spec', causes);
       if (type.storage === 'deployments') {
@@ -80,7 +122,13 @@ export function validateObject(type: ResourceType, object: KubeObject, previous?
           deployment.progressDeadlineSeconds !== undefined &&
           deployment.progressDeadlineSeconds <= (deployment.minReadySeconds ?? 0)
         ) {
-          causes.push(invalidValue('spec.progressDeadlineSeconds', deployment.progressDeadlineSeconds, 'must be greater than minReadySeconds'));
+          causes.push(
+            invalidValue(
+              'spec.progressDeadlineSeconds',
+              deployment.progressDeadlineSeconds,
+              'must be greater than minReadySeconds',
+            ),
+          );
         }
         if (deployment.paused !== undefined && typeof deployment.paused !== 'boolean') {
           causes.push(invalidValue('spec.paused', deployment.paused, 'must be a boolean'));

@@ -22,7 +22,9 @@ export function toEventsV1(event: CoreEvent): KubeObject {
     apiVersion: 'events.k8s.io/v1',
     metadata: event.metadata,
     eventTime: event.eventTime ?? microTime(event.firstTimestamp),
-    ...(event.count > 1 && { series: { count: event.count, lastObservedTime: microTime(event.lastTimestamp) } }),
+    ...(event.count > 1 && {
+      series: { count: event.count, lastObservedTime: microTime(event.lastTimestamp) },
+    }),
     reportingController: event.reportingComponent,
     reportingInstance: event.reportingInstance,
     ...(event.action && { action: event.action }),
@@ -57,6 +59,9 @@ export function toScale(object: KubeObject): KubeObject {
       creationTimestamp: workload.metadata.creationTimestamp,
     },
     spec: { replicas: workload.spec.replicas ?? 1 },
-    status: { replicas: workload.status?.replicas ?? 0, selector: formatLabelSelector(workload.spec.selector).replace('<none>', '') },
+    status: {
+      replicas: workload.status?.replicas ?? 0,
+      selector: formatLabelSelector(workload.spec.selector).replace('<none>', ''),
+    },
   };
 }

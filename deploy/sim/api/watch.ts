@@ -28,7 +28,12 @@ export interface WatchRequest {
 const DEFAULT_TIMEOUT_SECONDS = 1800;
 
 /** Serves a watch on `response` until timeout, client disconnect or `closeSignal`. */
-export function serveWatch(store: ObjectStore, request: WatchRequest, response: ServerResponse, closeSignal: AbortSignal): void {
+export function serveWatch(
+  store: ObjectStore,
+  request: WatchRequest,
+  response: ServerResponse,
+  closeSignal: AbortSignal,
+): void {
   const { type, namespace } = request;
   response.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
   response.flushHeaders();
@@ -39,7 +44,10 @@ export function serveWatch(store: ObjectStore, request: WatchRequest, response: 
   const deliver = (change: StoreChange) => {
     if (change.storage !== type.storage) return;
     const now = inScope(change.object) && request.matches(request.view(change.object));
-    const before = change.previous !== undefined && inScope(change.previous) && request.matches(request.view(change.previous));
+    const before =
+      change.previous !== undefined &&
+      inScope(change.previous) &&
+      request.matches(request.view(change.previous));
     const object = request.render(request.view(change.object));
     if (change.type === 'ADDED' && now) send('ADDED', object);
     else if (change.type === 'DELETED' && before) send('DELETED', object);

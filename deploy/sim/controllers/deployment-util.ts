@@ -105,7 +105,13 @@ export function readyReplicaCount(sets: ReplicaSet[]): number {
 }
 
 /** `NewDeploymentCondition` at `now` (RFC 3339). */
-export function newCondition(type: string, status: Condition['status'], reason: string, message: string, now: string): Condition {
+export function newCondition(
+  type: string,
+  status: Condition['status'],
+  reason: string,
+  message: string,
+  now: string,
+): Condition {
   return { type, status, lastUpdateTime: now, lastTransitionTime: now, reason, message };
 }
 
@@ -119,7 +125,8 @@ export function getCondition(conditions: Condition[] | undefined, type: string):
  */
 export function setCondition(conditions: Condition[], condition: Condition): Condition[] {
   const current = getCondition(conditions, condition.type);
-  if (current && current.status === condition.status && current.reason === condition.reason) return conditions;
+  if (current && current.status === condition.status && current.reason === condition.reason)
+    return conditions;
   const next = { ...condition };
   if (current && current.status === condition.status) next.lastTransitionTime = current.lastTransitionTime;
   return [...conditions.filter((existing) => existing.type !== condition.type), next];

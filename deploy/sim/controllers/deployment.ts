@@ -66,8 +66,9 @@ export class DeploymentController {
 
   /** Syncs every Deployment once. */
   syncAll(): void {
-    for (const deployment of this.#store.list<Deployment>('deployments')) {
-      if (!deployment.metadata.deletionTimestamp) this.sync(deployment.metadata.namespace!, deployment.metadata.name);
+    for (const deployment of this.#store.peek<Deployment>('deployments')) {
+      if (!deployment.metadata.deletionTimestamp)
+        this.sync(deployment.metadata.namespace!, deployment.metadata.name);
     }
   }
 
@@ -75,9 +76,7 @@ export class DeploymentController {
   sync(namespace: string, name: string): void {
     let deployment = this.#store.get<Deployment>('deployments', namespace, name);
     if (!deployment) return;
-    const replicaSets = this.#store
-      .list<ReplicaSet>('replicasets', namespace)
-      .filter((rs) => isControlledBy(rs, deployment!.metadata.uid) && !rs.metadata.deletionTimestamp);
+    const replicaSets = this.#owned(deployment);
     deployment = this.#checkPausedConditions(deployment);
     if (deployment.spec.paused) {
       this.#syncPaused(deployment, replicaSets);
@@ -103,17 +102,36 @@ export class DeploymentController {
     const pausedReason = progressing?.reason === 'DeploymentPaused';
     let condition: Condition | undefined;
     if (deployment.spec.paused && !pausedReason) {
-      condition = newCondition('Progressing', 'Unknown', 'DeploymentPaused', 'Deployment is paused', this.#now());
+      condition = newCondition(
+        'Progressing',
+        'Unknown',
+        'DeploymentPaused',
+        'Deployment is paused',
+        this.#now(),
+      );
     } else if (!deployment.spec.paused && pausedReason) {
-      condition = newCondition('Progressing', 'Unknown', 'DeploymentResumed', 'Deployment is resumed', this.#now());
+      condition = newCondition(
+        'Progressing',
+        'Unknown',
+        'DeploymentResumed',
+        'Deployment is resumed',
+        this.#now(),
+      );
     }
     if (!condition) return deployment;
-    return this.#writeStatus(deployment, { ...deployment.status, conditions: setCondition(conditions, condition) });
+    return this.#writeStatus(deployment, {
+      ...deployment.status,
+      conditions: setCondition(conditions, condition),
+    });
   }
 
   /** `sync` for paused Deployments: scale the active ReplicaSet, prune, update status; no rollout. */
   #syncPaused(deployment: Deployment, replicaSets: ReplicaSet[]): void {
-    const { newRS, oldRSs, deployment: synced } = this.#getAllReplicaSetsAndSyncRevision(deployment, replicaSets, false);
+    const {
+      newRS,
+      oldRSs,
+      deployment: synced,
+    } = this.#getAllReplicaSetsAndSyncRevision(deployment, replicaSets, false);
     deployment = synced;
     const active = [...(newRS ? [newRS] : []), ...oldRSs].filter((rs) => specReplicas(rs) > 0);
     const target = active.length === 1 ? active[0]! : active.length === 0 ? newRS : undefined;
@@ -135,7 +153,14 @@ export class DeploymentController {
       this.#syncRolloutStatus(deployment, this.#owned(deployment), this.#reload(newRS));
       return;
     }
-    if (this.#reconcileOldReplicaSets(all, oldRSs.filter((rs) => specReplicas(rs) > 0), newRS, deployment)) {
+    if (
+      this.#reconcileOldReplicaSets(
+        all,
+        oldRSs.filter((rs) => specReplicas(rs) > 0),
+        newRS,
+        deployment,
+      )
+    ) {
       this.#syncRolloutStatus(deployment, this.#owned(deployment), this.#reload(newRS));
       return;
     }
@@ -157,14 +182,16 @@ export class DeploymentController {
       newRS ??= this.#getAllReplicaSetsAndSyncRevision(deployment, this.#owned(deployment), true).newRS;
       if (newRS) this.#scaleReplicaSet(newRS, deployment.spec.replicas ?? 1, deployment);
     }
-    if (newRS && deploymentComplete(deployment, deployment.status ?? {})) this.#cleanupDeployment(result.oldRSs, deployment);
+    if (newRS && deploymentComplete(deployment, deployment.status ?? {}))
+      this.#cleanupDeployment(result.oldRSs, deployment);
     this.#syncRolloutStatus(deployment, this.#owned(deployment), newRS && this.#reload(newRS));
   }
 
   #owned(deployment: Deployment): ReplicaSet[] {
     return this.#store
-      .list<ReplicaSet>('replicasets', deployment.metadata.namespace)
-      .filter((rs) => isControlledBy(rs, deployment.metadata.uid) && !rs.metadata.deletionTimestamp);
+      .peek<ReplicaSet>('replicasets', deployment.metadata.namespace)
+      .filter((rs) => isControlledBy(rs, deployment.metadata.uid) && !rs.metadata.deletionTimestamp)
+      .map((rs) => structuredClone(rs));
   }
 
   #reload(rs: ReplicaSet): ReplicaSet {
@@ -218,7 +245,10 @@ export class DeploymentController {
       const name = `${deployment.metadata.name}-${hash}`;
       const existing = this.#store.get<ReplicaSet>('replicasets', deployment.metadata.namespace, name);
       if (existing) {
-        if (isControlledBy(existing, deployment.metadata.uid) && equalIgnoreHash(existing.spec.template, deployment.spec.template)) {
+        if (
+          isControlledBy(existing, deployment.metadata.uid) &&
+          equalIgnoreHash(existing.spec.template, deployment.spec.template)
+        ) {
           return { deployment, newRS: existing, oldRSs };
         }
         collisionCount++;
@@ -226,7 +256,10 @@ export class DeploymentController {
         continue;
       }
       const template = structuredClone(deployment.spec.template);
-      template.metadata = { ...template.metadata, labels: { ...template.metadata?.labels, [POD_TEMPLATE_HASH_LABEL]: hash } };
+      template.metadata = {
+        ...template.metadata,
+        labels: { ...template.metadata?.labels, [POD_TEMPLATE_HASH_LABEL]: hash },
+      };
       const rs: ReplicaSet = {
         apiVersion: 'apps/v1',
         kind: 'ReplicaSet',
@@ -259,23 +292,43 @@ export class DeploymentController {
       const replicas = newRSNewReplicas(deployment, [...oldRSs], rs);
       rs.spec.replicas = replicas;
       setNewReplicaSetAnnotations(deployment, rs, newRevision, false);
-      setReplicasAnnotations(rs, deployment.spec.replicas ?? 1, (deployment.spec.replicas ?? 1) + maxSurge(deployment));
+      setReplicasAnnotations(
+        rs,
+        deployment.spec.replicas ?? 1,
+        (deployment.spec.replicas ?? 1) + maxSurge(deployment),
+      );
       const created = this.#store.create('replicasets', rs);
       if (replicas > 0) {
-        this.#recorder.record(deployment, 'Normal', 'ScalingReplicaSet', `Scaled up replica set ${name} from 0 to ${replicas}`, SOURCE);
+        this.#recorder.record(
+          deployment,
+          'Normal',
+          'ScalingReplicaSet',
+          `Scaled up replica set ${name} from 0 to ${replicas}`,
+          SOURCE,
+        );
       }
       deployment = this.#setDeploymentRevision(deployment, newRevision);
       if (hasProgressDeadline(deployment)) {
-        const condition = newCondition('Progressing', 'True', 'NewReplicaSetCreated', `Created new replica set "${name}"`, this.#now());
+        const condition = newCondition(
+          'Progressing',
+          'True',
+          'NewReplicaSetCreated',
+          `Created new replica set "${name}"`,
+          this.#now(),
+        );
         const conditions = removeCondition(deployment.status?.conditions ?? [], 'Progressing');
-        deployment = this.#writeStatus(deployment, { ...deployment.status, conditions: setCondition(conditions, condition) });
+        deployment = this.#writeStatus(deployment, {
+          ...deployment.status,
+          conditions: setCondition(conditions, condition),
+        });
       }
       return { deployment, newRS: created, oldRSs };
     }
   }
 
   #setDeploymentRevision(deployment: Deployment, revision: string | undefined): Deployment {
-    if (revision === undefined || deployment.metadata.annotations?.[REVISION_ANNOTATION] === revision) return deployment;
+    if (revision === undefined || deployment.metadata.annotations?.[REVISION_ANNOTATION] === revision)
+      return deployment;
     const copy = structuredClone(deployment);
     copy.metadata.annotations = { ...copy.metadata.annotations, [REVISION_ANNOTATION]: revision };
     return this.#store.update('deployments', copy);
@@ -290,7 +343,12 @@ export class DeploymentController {
   }
 
   /** `reconcileOldReplicaSets`: clean up unhealthy old Pods first, then scale down within maxUnavailable. */
-  #reconcileOldReplicaSets(all: ReplicaSet[], oldRSs: ReplicaSet[], newRS: ReplicaSet, deployment: Deployment): boolean {
+  #reconcileOldReplicaSets(
+    all: ReplicaSet[],
+    oldRSs: ReplicaSet[],
+    newRS: ReplicaSet,
+    deployment: Deployment,
+  ): boolean {
     const oldPodsCount = replicaCount(oldRSs);
     if (oldPodsCount === 0) return false;
     const allPodsCount = replicaCount(all);
@@ -372,13 +430,21 @@ export class DeploymentController {
 
   /** `syncDeploymentStatus` (paused and scaling paths): status without progress evaluation. */
   #syncDeploymentStatus(deployment: Deployment, all: ReplicaSet[], newRS: ReplicaSet | undefined): void {
-    const current = this.#store.get<Deployment>('deployments', deployment.metadata.namespace, deployment.metadata.name)!;
+    const current = this.#store.get<Deployment>(
+      'deployments',
+      deployment.metadata.namespace,
+      deployment.metadata.name,
+    )!;
     this.#writeStatus(current, calculateStatus(all, newRS, current, this.#now()));
   }
 
   /** `syncRolloutStatus`: status plus the Progressing condition and the deadline re-check. */
   #syncRolloutStatus(deployment: Deployment, all: ReplicaSet[], newRS: ReplicaSet | undefined): void {
-    const current = this.#store.get<Deployment>('deployments', deployment.metadata.namespace, deployment.metadata.name)!;
+    const current = this.#store.get<Deployment>(
+      'deployments',
+      deployment.metadata.namespace,
+      deployment.metadata.name,
+    )!;
     const now = this.#now();
     const status = calculateStatus(all, newRS, current, now);
     let conditions = status.conditions ?? [];
@@ -388,16 +454,28 @@ export class DeploymentController {
     if (hasProgressDeadline(current) && !isCompleteDeployment) {
       const rsName = newRS?.metadata.name;
       if (deploymentComplete(current, status)) {
-        const message = rsName ? `ReplicaSet "${rsName}" has successfully progressed.` : 'Deployment has successfully progressed.';
-        conditions = setCondition(conditions, newCondition('Progressing', 'True', 'NewReplicaSetAvailable', message, now));
+        const message = rsName
+          ? `ReplicaSet "${rsName}" has successfully progressed.`
+          : 'Deployment has successfully progressed.';
+        conditions = setCondition(
+          conditions,
+          newCondition('Progressing', 'True', 'NewReplicaSetAvailable', message, now),
+        );
       } else if (deploymentProgressing(current, status)) {
-        const message = rsName ? `ReplicaSet "${rsName}" is progressing.` : `Deployment "${current.metadata.name}" is progressing.`;
+        const message = rsName
+          ? `ReplicaSet "${rsName}" is progressing.`
+          : `Deployment "${current.metadata.name}" is progressing.`;
         const condition = newCondition('Progressing', 'True', 'ReplicaSetUpdated', message, now);
         if (progressing?.status === 'True') condition.lastTransitionTime = progressing.lastTransitionTime!;
         conditions = [...removeCondition(conditions, 'Progressing'), condition];
       } else if (deploymentTimedOut(current, status, this.#clock.now())) {
-        const message = rsName ? `ReplicaSet "${rsName}" has timed out progressing.` : `Deployment "${current.metadata.name}" has timed out progressing.`;
-        conditions = setCondition(conditions, newCondition('Progressing', 'False', 'ProgressDeadlineExceeded', message, now));
+        const message = rsName
+          ? `ReplicaSet "${rsName}" has timed out progressing.`
+          : `Deployment "${current.metadata.name}" has timed out progressing.`;
+        conditions = setCondition(
+          conditions,
+          newCondition('Progressing', 'False', 'ProgressDeadlineExceeded', message, now),
+        );
       }
     }
     const written = this.#writeStatus(current, { ...status, conditions });
@@ -408,9 +486,11 @@ export class DeploymentController {
   #requeueStuckDeployment(deployment: Deployment): void {
     const progressing = getCondition(deployment.status?.conditions, 'Progressing');
     if (!hasProgressDeadline(deployment) || !progressing?.lastUpdateTime) return;
-    if (progressing.reason === 'NewReplicaSetAvailable' || progressing.reason === 'ProgressDeadlineExceeded') return;
+    if (progressing.reason === 'NewReplicaSetAvailable' || progressing.reason === 'ProgressDeadlineExceeded')
+      return;
     if (deploymentComplete(deployment, deployment.status ?? {})) return;
-    const at = Date.parse(progressing.lastUpdateTime) + deployment.spec.progressDeadlineSeconds! * 1000 + 1000;
+    const at =
+      Date.parse(progressing.lastUpdateTime) + deployment.spec.progressDeadlineSeconds! * 1000 + 1000;
     const key = `${deployment.metadata.uid}@${at}`;
     if (this.#scheduledChecks.has(key)) return;
     this.#scheduledChecks.add(key);
@@ -467,7 +547,12 @@ function deploymentTimedOut(deployment: Deployment, status: DeploymentStatus, no
 }
 
 /** `calculateStatus`: counts from the ReplicaSets and the Available condition. */
-function calculateStatus(all: ReplicaSet[], newRS: ReplicaSet | undefined, deployment: Deployment, now: string): DeploymentStatus {
+function calculateStatus(
+  all: ReplicaSet[],
+  newRS: ReplicaSet | undefined,
+  deployment: Deployment,
+  now: string,
+): DeploymentStatus {
   const available = availableReplicaCount(all);
   const replicas = deployment.spec.replicas ?? 1;
   const status: DeploymentStatus = {
@@ -478,12 +563,26 @@ function calculateStatus(all: ReplicaSet[], newRS: ReplicaSet | undefined, deplo
     availableReplicas: available,
     unavailableReplicas: Math.max(0, replicaCount(all) - available),
     conditions: structuredClone(deployment.status?.conditions ?? []),
-    ...(deployment.status?.collisionCount !== undefined && { collisionCount: deployment.status.collisionCount }),
+    ...(deployment.status?.collisionCount !== undefined && {
+      collisionCount: deployment.status.collisionCount,
+    }),
   };
   const condition =
     available >= replicas - maxUnavailable(deployment)
-      ? newCondition('Available', 'True', 'MinimumReplicasAvailable', 'Deployment has minimum availability.', now)
-      : newCondition('Available', 'False', 'MinimumReplicasUnavailable', 'Deployment does not have minimum availability.', now);
+      ? newCondition(
+          'Available',
+          'True',
+          'MinimumReplicasAvailable',
+          'Deployment has minimum availability.',
+          now,
+        )
+      : newCondition(
+          'Available',
+          'False',
+          'MinimumReplicasUnavailable',
+          'Deployment does not have minimum availability.',
+          now,
+        );
   status.conditions = setCondition(status.conditions ?? [], condition);
   return status;
 }
@@ -493,7 +592,9 @@ function newRSNewReplicas(deployment: Deployment, all: ReplicaSet[], newRS: Repl
   const desired = deployment.spec.replicas ?? 1;
   if (deployment.spec.strategy?.type !== 'RollingUpdate') return desired;
   const maxTotal = desired + maxSurge(deployment);
-  const current = replicaCount(all.some((rs) => rs.metadata.name === newRS.metadata.name) ? all : [...all, newRS]);
+  const current = replicaCount(
+    all.some((rs) => rs.metadata.name === newRS.metadata.name) ? all : [...all, newRS],
+  );
   if (current >= maxTotal) return specReplicas(newRS);
   const scaleUp = Math.min(maxTotal - current, desired - specReplicas(newRS));
   return specReplicas(newRS) + scaleUp;
@@ -503,7 +604,12 @@ function newRSNewReplicas(deployment: Deployment, all: ReplicaSet[], newRS: Repl
  * `SetNewReplicaSetAnnotations`: copies the Deployment's annotations and moves the revision forward
  * (never back), recording the replaced number in revision-history. Returns whether anything changed.
  */
-function setNewReplicaSetAnnotations(deployment: Deployment, rs: ReplicaSet, newRevision: string, exists: boolean): boolean {
+function setNewReplicaSetAnnotations(
+  deployment: Deployment,
+  rs: ReplicaSet,
+  newRevision: string,
+  exists: boolean,
+): boolean {
   const annotations = { ...rs.metadata.annotations };
   const before = JSON.stringify(annotations);
   for (const [key, value] of Object.entries(deployment.metadata.annotations ?? {})) {
@@ -526,7 +632,8 @@ function setNewReplicaSetAnnotations(deployment: Deployment, rs: ReplicaSet, new
 function setReplicasAnnotations(rs: ReplicaSet, desired: number, max: number): boolean {
   const annotations = { ...rs.metadata.annotations };
   const changed =
-    annotations[DESIRED_REPLICAS_ANNOTATION] !== String(desired) || annotations[MAX_REPLICAS_ANNOTATION] !== String(max);
+    annotations[DESIRED_REPLICAS_ANNOTATION] !== String(desired) ||
+    annotations[MAX_REPLICAS_ANNOTATION] !== String(max);
   annotations[DESIRED_REPLICAS_ANNOTATION] = String(desired);
   annotations[MAX_REPLICAS_ANNOTATION] = String(max);
   rs.metadata.annotations = annotations;
@@ -536,7 +643,14 @@ function setReplicasAnnotations(rs: ReplicaSet, desired: number, max: number): b
 /** DeploymentStatus counts are `omitempty` in Go: zero values are absent on the wire. */
 function omitZeroCounts(status: DeploymentStatus): DeploymentStatus {
   const result: DeploymentStatus = { ...status };
-  for (const field of ['replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas', 'unavailableReplicas', 'collisionCount'] as const) {
+  for (const field of [
+    'replicas',
+    'updatedReplicas',
+    'readyReplicas',
+    'availableReplicas',
+    'unavailableReplicas',
+    'collisionCount',
+  ] as const) {
     if (!result[field]) delete result[field];
   }
   return result;

@@ -22,6 +22,9 @@ export class EventRecorder {
   #clock: SimClock;
   #store: ObjectStore;
   #sequence = 0;
+  #nextExpiry = 0;
+  /** Aggregation key (object, reason, message, source) → event name, like the recorder's cache. */
+  #byKey = new Map<string, string>();
 
   constructor(clock: SimClock, store: ObjectStore) {
     this.#clock = clock;
@@ -52,18 +55,17 @@ export class EventRecorder {
     const namespace = object.metadata.namespace ?? 'default';
     const now = this.#clock.timestamp();
     this.#expire();
-    const existing = this.#store
-      .list<CoreEvent>('events', namespace)
-      .find(
-        (event) =>
-          event.involvedObject.uid === involvedObject.uid &&
-          event.involvedObject.fieldPath === involvedObject.fieldPath &&
-          event.reason === reason &&
-          event.message === message &&
-          event.type === type &&
-          event.source.component === source.component &&
-          event.source.host === source.host,
-      );
+    const aggregationKey = JSON.stringify([
+      involvedObject.uid,
+      fieldPath,
+      reason,
+      message,
+      type,
+      source.component,
+      source.host,
+    ]);
+    const existingName = this.#byKey.get(aggregationKey);
+    const existing = existingName && this.#store.get<CoreEvent>('events', namespace, existingName);
     if (existing) {
       existing.count += 1;
       existing.lastTimestamp = now;
@@ -92,12 +94,15 @@ export class EventRecorder {
       reportingInstance: source.host ?? '',
     };
     this.#store.create('events', event);
+    this.#byKey.set(aggregationKey, event.metadata.name);
   }
 
-  /** Deletes events whose last occurrence is older than the TTL. */
+  /** Deletes events whose last occurrence is older than the TTL (checked once a simulated minute). */
   #expire(): void {
+    if (this.#clock.now() < this.#nextExpiry) return;
+    this.#nextExpiry = this.#clock.now() + 60_000;
     const cutoff = this.#clock.now() - EVENT_TTL_MS;
-    for (const event of this.#store.list<CoreEvent>('events')) {
+    for (const event of this.#store.peek<CoreEvent>('events')) {
       if (Date.parse(event.lastTimestamp) < cutoff) {
         this.#store.delete('events', event.metadata.namespace, event.metadata.name);
       }

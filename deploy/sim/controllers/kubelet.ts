@@ -85,7 +85,13 @@ export class Kubelet {
   #nextNode = 0;
   #nextIP = 10;
 
-  constructor(store: ObjectStore, clock: SimClock, recorder: EventRecorder, nodes: SimNode[], resolveFate: FateResolver) {
+  constructor(
+    store: ObjectStore,
+    clock: SimClock,
+    recorder: EventRecorder,
+    nodes: SimNode[],
+    resolveFate: FateResolver,
+  ) {
     this.#store = store;
     this.#clock = clock;
     this.#recorder = recorder;
@@ -96,7 +102,8 @@ export class Kubelet {
 
   /** Logs of a container instance: `previous` selects the last terminated run. Undefined when none. */
   instances(uid: string, containerName: string): ContainerInstance[] | undefined {
-    return this.#pods.get(uid)?.containers.find((container) => container.spec.name === containerName)?.instances;
+    return this.#pods.get(uid)?.containers.find((container) => container.spec.name === containerName)
+      ?.instances;
   }
 
   #onChange(change: StoreChange): void {
@@ -105,7 +112,11 @@ export class Kubelet {
     const uid = pod.metadata.uid!;
     if (change.type === 'ADDED') {
       this.#clock.schedule(this.#clock.now(), () => this.#schedulePod(uid));
-    } else if (change.type === 'MODIFIED' && pod.metadata.deletionTimestamp && !change.previous?.metadata.deletionTimestamp) {
+    } else if (
+      change.type === 'MODIFIED' &&
+      pod.metadata.deletionTimestamp &&
+      !change.previous?.metadata.deletionTimestamp
+    ) {
       const grace = pod.metadata.deletionGracePeriodSeconds ?? 30;
       this.#clock.schedule(this.#clock.now(), () => this.#terminate(uid, grace));
     } else if (change.type === 'DELETED') {
@@ -126,7 +137,13 @@ export class Kubelet {
     });
   }
 
-  #event(runtime: PodRuntime, container: ContainerRuntime | undefined, type: 'Normal' | 'Warning', reason: string, message: string) {
+  #event(
+    runtime: PodRuntime,
+    container: ContainerRuntime | undefined,
+    type: 'Normal' | 'Warning',
+    reason: string,
+    message: string,
+  ) {
     const pod = this.#pod(runtime);
     if (!pod) return;
     this.#recorder.record(
@@ -140,8 +157,9 @@ export class Kubelet {
   }
 
   #schedulePod(uid: string): void {
-    const pod = this.#store.list<Pod>('pods').find((candidate) => candidate.metadata.uid === uid);
-    if (!pod || pod.metadata.deletionTimestamp) return;
+    const found = this.#store.peek<Pod>('pods').find((candidate) => candidate.metadata.uid === uid);
+    if (!found || found.metadata.deletionTimestamp) return;
+    const pod = structuredClone(found);
     let runtime = this.#pods.get(uid);
     if (!runtime) {
       runtime = {
@@ -165,7 +183,9 @@ export class Kubelet {
       };
       this.#pods.set(uid, runtime);
     }
-    const unschedulable = runtime.containers.map((container) => container.fate).find((fate) => fate.kind === 'unschedulable');
+    const unschedulable = runtime.containers
+      .map((container) => container.fate)
+      .find((fate) => fate.kind === 'unschedulable');
     if (unschedulable) {
       runtime.scheduledFailure = unschedulable.message;
       this.#recorder.record(pod, 'Warning', 'FailedScheduling', unschedulable.message, SCHEDULER);
@@ -175,21 +195,38 @@ export class Kubelet {
     }
     const node = this.#nodes[this.#nextNode++ % this.#nodes.length]!;
     runtime.node = node;
-    runtime.podIP = `10.244.${1 + (this.#nextIP >> 8) % 250}.${this.#nextIP++ % 256}`;
+    runtime.podIP = `10.244.${1 + ((this.#nextIP >> 8) % 250)}.${this.#nextIP++ % 256}`;
     runtime.startTime = this.#clock.now();
     const bound = structuredClone(pod);
     bound.spec.nodeName = node.name;
     this.#store.update('pods', bound);
-    this.#recorder.record(pod, 'Normal', 'Scheduled', `Successfully assigned ${runtime.namespace}/${runtime.name} to ${node.name}`, SCHEDULER);
+    this.#recorder.record(
+      pod,
+      'Normal',
+      'Scheduled',
+      `Successfully assigned ${runtime.namespace}/${runtime.name} to ${node.name}`,
+      SCHEDULER,
+    );
     this.#writeStatus(runtime);
-    for (const container of runtime.containers) this.#after(runtime, 0.2, () => this.#pull(runtime, container));
+    for (const container of runtime.containers)
+      this.#after(runtime, 0.2, () => this.#pull(runtime, container));
   }
 
   #pull(runtime: PodRuntime, container: ContainerRuntime): void {
     const image = container.spec.image;
     const cacheKey = `${runtime.node!.name}|${image}`;
-    if (container.fate.kind !== 'imagePullError' && this.#pulledImages.has(cacheKey) && container.spec['imagePullPolicy'] !== 'Always') {
-      this.#event(runtime, container, 'Normal', 'Pulled', `Container image "${image}" already present on machine`);
+    if (
+      container.fate.kind !== 'imagePullError' &&
+      this.#pulledImages.has(cacheKey) &&
+      container.spec['imagePullPolicy'] !== 'Always'
+    ) {
+      this.#event(
+        runtime,
+        container,
+        'Normal',
+        'Pulled',
+        `Container image "${image}" already present on machine`,
+      );
       this.#start(runtime, container);
       return;
     }
@@ -198,14 +235,24 @@ export class Kubelet {
       const fate = container.fate;
       this.#after(runtime, 1, () => {
         container.failures++;
-        this.#event(runtime, container, 'Warning', 'Failed', `Failed to pull image "${image}": ${fate.message}`);
+        this.#event(
+          runtime,
+          container,
+          'Warning',
+          'Failed',
+          `Failed to pull image "${image}": ${fate.message}`,
+        );
         this.#event(runtime, container, 'Warning', 'Failed', 'Error: ErrImagePull');
-        container.state = { waiting: { reason: 'ErrImagePull', message: `Failed to pull image "${image}": ${fate.message}` } };
+        container.state = {
+          waiting: { reason: 'ErrImagePull', message: `Failed to pull image "${image}": ${fate.message}` },
+        };
         this.#writeStatus(runtime);
         this.#after(runtime, 1, () => {
           this.#event(runtime, container, 'Normal', 'BackOff', `Back-off pulling image "${image}"`);
           this.#event(runtime, container, 'Warning', 'Failed', 'Error: ImagePullBackOff');
-          container.state = { waiting: { reason: 'ImagePullBackOff', message: `Back-off pulling image "${image}"` } };
+          container.state = {
+            waiting: { reason: 'ImagePullBackOff', message: `Back-off pulling image "${image}"` },
+          };
           this.#writeStatus(runtime);
           this.#after(runtime, backoffSeconds(container.failures), () => this.#pull(runtime, container));
         });
@@ -246,12 +293,19 @@ export class Kubelet {
     this.#writeStatus(runtime);
     switch (fate.kind) {
       case 'healthy':
-        this.#after(runtime, fate.readyAfterSeconds, () => this.#setReady(runtime, container, instance, true));
+        this.#after(runtime, fate.readyAfterSeconds, () =>
+          this.#setReady(runtime, container, instance, true),
+        );
         return;
       case 'readinessFailure': {
         const failFrom = Math.max(fate.since ?? now, now);
-        if (failFrom > now) this.#after(runtime, fate.readyAfterSeconds, () => this.#setReady(runtime, container, instance, true));
-        this.#after(runtime, (failFrom - now) / 1000 + fate.readyAfterSeconds, () => this.#probeFails(runtime, container, instance));
+        if (failFrom > now)
+          this.#after(runtime, fate.readyAfterSeconds, () =>
+            this.#setReady(runtime, container, instance, true),
+          );
+        this.#after(runtime, (failFrom - now) / 1000 + fate.readyAfterSeconds, () =>
+          this.#probeFails(runtime, container, instance),
+        );
         return;
       }
       case 'crashLoop':
@@ -263,7 +317,12 @@ export class Kubelet {
     }
   }
 
-  #setReady(runtime: PodRuntime, container: ContainerRuntime, instance: ContainerInstance, ready: boolean): void {
+  #setReady(
+    runtime: PodRuntime,
+    container: ContainerRuntime,
+    instance: ContainerInstance,
+    ready: boolean,
+  ): void {
     if (container.instances.at(-1) !== instance || instance.finishedAt !== undefined) return;
     if (container.ready === ready) return;
     container.ready = ready;
@@ -323,7 +382,13 @@ export class Kubelet {
     this.#writeStatus(runtime);
     this.#after(runtime, backoff, () => {
       container.restartCount++;
-      this.#event(runtime, container, 'Normal', 'Pulled', `Container image "${container.spec.image}" already present on machine`);
+      this.#event(
+        runtime,
+        container,
+        'Normal',
+        'Pulled',
+        `Container image "${container.spec.image}" already present on machine`,
+      );
       this.#start(runtime, container);
     });
   }
@@ -331,8 +396,9 @@ export class Kubelet {
   /** Graceful deletion: stop running containers (Killing), then remove the Pod object. */
   #terminate(uid: string, graceSeconds: number): void {
     const runtime = this.#pods.get(uid);
-    const pod = this.#store.list<Pod>('pods').find((candidate) => candidate.metadata.uid === uid);
+    const pod = this.#store.peek<Pod>('pods').find((candidate) => candidate.metadata.uid === uid);
     if (!pod) return;
+    const { namespace, name } = pod.metadata;
     let stopSeconds = 0;
     if (runtime) {
       for (const container of runtime.containers) {
@@ -346,8 +412,8 @@ export class Kubelet {
       runtime.stopped = true;
     }
     this.#clock.schedule(this.#clock.now() + stopSeconds * 1000, () => {
-      const current = this.#store.get<Pod>('pods', pod.metadata.namespace, pod.metadata.name);
-      if (current?.metadata.uid === uid) this.#store.delete('pods', pod.metadata.namespace, pod.metadata.name);
+      const current = this.#store.get<Pod>('pods', namespace, name);
+      if (current?.metadata.uid === uid) this.#store.delete('pods', namespace, name);
     });
   }
 
@@ -373,15 +439,19 @@ export class Kubelet {
       name: container.spec.name,
       image: container.spec.image,
       imageID: container.imageID,
-      ...(container.instances.length > 0 && 'running' in container.state && { containerID: container.instances.at(-1)!.containerID }),
-      ...(!('running' in container.state) && 'terminated' in container.lastState && { containerID: container.lastState.terminated.containerID }),
+      ...(container.instances.length > 0 &&
+        'running' in container.state && { containerID: container.instances.at(-1)!.containerID }),
+      ...(!('running' in container.state) &&
+        'terminated' in container.lastState && { containerID: container.lastState.terminated.containerID }),
       ready: container.ready,
       started: 'running' in container.state,
       restartCount: container.restartCount,
       state: container.state,
       lastState: container.lastState,
     }));
-    const unready = runtime.containers.filter((container) => !container.ready).map((container) => container.spec.name);
+    const unready = runtime.containers
+      .filter((container) => !container.ready)
+      .map((container) => container.spec.name);
     const allReady = unready.length === 0;
     const notReadyMessage = `containers with unready status: [${unready.join(' ')}]`;
     const status: NonNullable<Pod['status']> = runtime.node
@@ -390,8 +460,18 @@ export class Kubelet {
           conditions: [
             condition('PodReadyToStartContainers', true),
             condition('Initialized', true),
-            condition('Ready', allReady, allReady ? undefined : 'ContainersNotReady', allReady ? undefined : notReadyMessage),
-            condition('ContainersReady', allReady, allReady ? undefined : 'ContainersNotReady', allReady ? undefined : notReadyMessage),
+            condition(
+              'Ready',
+              allReady,
+              allReady ? undefined : 'ContainersNotReady',
+              allReady ? undefined : notReadyMessage,
+            ),
+            condition(
+              'ContainersReady',
+              allReady,
+              allReady ? undefined : 'ContainersNotReady',
+              allReady ? undefined : notReadyMessage,
+            ),
             condition('PodScheduled', true),
           ],
           hostIP: runtime.node.internalIP,

@@ -72,17 +72,17 @@ export class ReplicaSetController {
   }
 
   syncAll(): void {
-    for (const rs of this.#store.list<ReplicaSet>('replicasets')) {
+    for (const rs of this.#store.peek<ReplicaSet>('replicasets')) {
       if (!rs.metadata.deletionTimestamp) this.sync(rs);
     }
   }
 
   /** `syncReplicaSet`. */
-  sync(rs: ReplicaSet): void {
+  sync(rs: Readonly<ReplicaSet>): void {
     const matcher = labelSelectorToMatcher(rs.spec.selector);
     const owned = () =>
       this.#store
-        .list<Pod>('pods', rs.metadata.namespace)
+        .peek<Pod>('pods', rs.metadata.namespace)
         .filter((pod) => isControlledBy(pod, rs.metadata.uid) && matchesLabels(matcher, pod.metadata.labels));
     let active = owned().filter(isPodActive);
     const diff = active.length - specReplicas(rs);
@@ -92,14 +92,20 @@ export class ReplicaSetController {
       for (const pod of [...active].sort(deletionOrder).slice(0, diff)) {
         const grace = pod.spec.terminationGracePeriodSeconds ?? 30;
         this.#store.markDeleting('pods', pod.metadata.namespace, pod.metadata.name, grace);
-        this.#recorder.record(rs, 'Normal', 'SuccessfulDelete', `Deleted pod: ${pod.metadata.name}`, SOURCE);
+        this.#recorder.record(
+          rs as ReplicaSet,
+          'Normal',
+          'SuccessfulDelete',
+          `Deleted pod: ${pod.metadata.name}`,
+          SOURCE,
+        );
       }
     }
     active = owned().filter(isPodActive);
     this.#updateStatus(rs, active);
   }
 
-  #createPod(rs: ReplicaSet): void {
+  #createPod(rs: Readonly<ReplicaSet>): void {
     const template = rs.spec.template;
     let name: string;
     do name = `${rs.metadata.name}-${randomSuffix()}`;
@@ -128,10 +134,10 @@ export class ReplicaSetController {
       status: { phase: 'Pending', qosClass: qosClass(template.spec.containers) },
     };
     this.#store.create('pods', pod);
-    this.#recorder.record(rs, 'Normal', 'SuccessfulCreate', `Created pod: ${name}`, SOURCE);
+    this.#recorder.record(rs as ReplicaSet, 'Normal', 'SuccessfulCreate', `Created pod: ${name}`, SOURCE);
   }
 
-  #updateStatus(rs: ReplicaSet, active: Pod[]): void {
+  #updateStatus(rs: Readonly<ReplicaSet>, active: readonly Pod[]): void {
     const current = this.#store.get<ReplicaSet>('replicasets', rs.metadata.namespace, rs.metadata.name);
     if (!current) return;
     const now = this.#clock.now();
@@ -161,7 +167,7 @@ export class ReplicaSetController {
     }
   }
 
-  #requeue(rs: ReplicaSet, at: number): void {
+  #requeue(rs: Readonly<ReplicaSet>, at: number): void {
     const key = `${rs.metadata.uid}@${at}`;
     if (this.#scheduledChecks.has(key)) return;
     this.#scheduledChecks.add(key);
@@ -181,7 +187,9 @@ function qosClass(containers: Pod['spec']['containers']): string {
     (resources) =>
       resources.limits?.['cpu'] &&
       resources.limits['memory'] &&
-      (!resources.requests || (resources.requests['cpu'] === resources.limits['cpu'] && resources.requests['memory'] === resources.limits['memory'])),
+      (!resources.requests ||
+        (resources.requests['cpu'] === resources.limits['cpu'] &&
+          resources.requests['memory'] === resources.limits['memory'])),
   );
   return guaranteed ? 'Guaranteed' : 'Burstable';
 }

@@ -7,7 +7,10 @@ import type { ContainerFate } from '../fate.ts';
 import type { Container, Pod } from '../types.ts';
 import type { FateMatch, FateRule } from './schema.ts';
 
-function subset(expected: Record<string, string> | undefined, actual: Record<string, string> | undefined): boolean {
+function subset(
+  expected: Record<string, string> | undefined,
+  actual: Record<string, string> | undefined,
+): boolean {
   return Object.entries(expected ?? {}).every(([key, value]) => actual?.[key] === value);
 }
 
@@ -16,11 +19,18 @@ function matches(match: FateMatch, pod: Pod, container: Container, startTime: nu
   if (!subset(match.labels, pod.metadata.labels)) return false;
   if (match.container !== undefined && container.name !== match.container) return false;
   if (match.image !== undefined && container.image !== match.image) return false;
-  const env = Object.fromEntries((container.env ?? []).flatMap((variable) => (variable.value === undefined ? [] : [[variable.name, variable.value]])));
+  const env = Object.fromEntries(
+    (container.env ?? []).flatMap((variable) =>
+      variable.value === undefined ? [] : [[variable.name, variable.value]],
+    ),
+  );
   if (!subset(match.env, env)) return false;
   if (!subset(match.resources?.limits, container.resources?.limits)) return false;
   if (!subset(match.resources?.requests, container.resources?.requests)) return false;
-  if (match.createdBefore !== undefined && !(Date.parse(pod.metadata.creationTimestamp ?? '') < startTime + match.createdBefore)) {
+  if (
+    match.createdBefore !== undefined &&
+    !(Date.parse(pod.metadata.creationTimestamp ?? '') < startTime + match.createdBefore)
+  ) {
     return false;
   }
   return true;

@@ -26,7 +26,12 @@ export function listScenarios(): string[] {
 /** `deployments[0].changes[1].at` from a zod issue path. */
 function fieldPath(path: readonly PropertyKey[]): string {
   return path.reduce<string>(
-    (text, segment) => (typeof segment === 'number' ? `${text}[${segment}]` : text ? `${text}.${String(segment)}` : String(segment)),
+    (text, segment) =>
+      typeof segment === 'number'
+        ? `${text}[${segment}]`
+        : text
+          ? `${text}.${String(segment)}`
+          : String(segment),
     '',
   );
 }
@@ -67,10 +72,14 @@ export function loadScenario(scenario: string | unknown): Scenario {
   try {
     parsed = parse(readFileSync(file, 'utf8'));
   } catch (error) {
-    throw new SentinelError('invalid_input', `scenario ${file}: not valid YAML: ${(error as Error).message}`, {
-      field: 'scenario',
-      cause: error,
-    });
+    throw new SentinelError(
+      'invalid_input',
+      `scenario ${file}: not valid YAML: ${(error as Error).message}`,
+      {
+        field: 'scenario',
+        cause: error,
+      },
+    );
   }
   return parseScenario(parsed, file);
 }

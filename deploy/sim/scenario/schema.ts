@@ -17,7 +17,10 @@ export const OffsetSchema = z
   .refine((offset) => offset >= -7 * 86_400_000, 'must be no more than 7 days back (-7d)');
 
 /** A time in the past (or t = 0) at which something happened. */
-const PastOffsetSchema = OffsetSchema.refine((offset) => offset <= 0, 'must be at or before t = 0 (e.g. -5m or 0s)');
+const PastOffsetSchema = OffsetSchema.refine(
+  (offset) => offset <= 0,
+  'must be at or before t = 0 (e.g. -5m or 0s)',
+);
 
 /** Any Kubernetes object manifest (apiVersion, kind, metadata.name required). */
 export const ManifestSchema = z
@@ -129,13 +132,14 @@ export type FateRule = z.infer<typeof FateRuleSchema>;
 /** The right remediation: `refused:<reason>` when the right answer is to refuse and say why. */
 export const ExpectedActionSchema = z
   .string()
-  .regex(/^(rollback|restart|none|refused:[a-z0-9-]+)$/, 'must be rollback, restart, none or refused:<reason>');
+  .regex(
+    /^(rollback|restart|none|refused:[a-z0-9-]+)$/,
+    'must be rollback, restart, none or refused:<reason>',
+  );
 
 export const ExpectedOutcomeSchema = z.strictObject({
   /** The object at fault (absent when nothing is wrong). */
-  culprit: z
-    .strictObject({ kind: z.string(), namespace: z.string(), name: z.string() })
-    .optional(),
+  culprit: z.strictObject({ kind: z.string(), namespace: z.string(), name: z.string() }).optional(),
   /** One-line diagnosis a good investigation reaches. */
   diagnosis: z.string().min(1),
   action: ExpectedActionSchema,

@@ -1,0 +1,73 @@
+/**
+ * CLI registrar of the simulator: `sentinel sim --scenario <name|file> [--port 0]
+ * [--kubeconfig-out <file>] [--time-scale <n>]`. Runs until Ctrl-C (SIGINT) or SIGTERM.
+ */
+import { InvalidArgumentError, Option } from 'commander';
+import type { Command } from 'commander';
+import { resolve } from 'node:path';
+import { listScenarios, startSimulator } from './index.ts';
+
+function parsePort(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) > 65535)
+    throw new InvalidArgumentError('must be an integer from 0 to 65535.');
+  return Number(value);
+}
+
+function parseTimeScale(value: string): number {
+  const number = Number(value);
+  if (value.trim() === '' || !Number.isFinite(number) || number <= 0) {
+    throw new InvalidArgumentError(
+      'must be a number > 0 (1 = real time, 60 = a simulated minute per second).',
+    );
+  }
+  return number;
+}
+
+/** Adds `sim` to the program. */
+export function registerSimCommand(program: Command): void {
+  program
+    .command('sim')
+    .description(
+      'Run the embedded Kubernetes API simulator (HTTPS on 127.0.0.1) with an incident scenario, and write a kubeconfig for it.',
+    )
+    .addOption(
+      new Option(
+        '--scenario <name|file>',
+        `bundled scenario (${listScenarios().join(', ')}) or a scenario YAML file`,
+      ).makeOptionMandatory(),
+    )
+    .option('--port <port>', 'TCP port on 127.0.0.1; 0 picks a free one', parsePort, 0)
+    .option('--kubeconfig-out <file>', 'where to write the kubeconfig', './sentinel-sim.kubeconfig')
+    .option('--time-scale <n>', 'simulated seconds per real second', parseTimeScale, 1)
+    .action(async (options: { scenario: string; port: number; kubeconfigOut: string; timeScale: number }) => {
+      const kubeconfigPath = resolve(options.kubeconfigOut);
+      const sim = await startSimulator({
+        scenario: options.scenario,
+        port: options.port,
+        timeScale: options.timeScale,
+        kubeconfigPath,
+        onInternalError: (error) =>
+          process.stderr.write(
+            `sim: internal error: ${error instanceof Error ? error.message : String(error)}\n`,
+          ),
+      });
+      const namespaces = sim.scenario.namespaces.join(',');
+      process.stdout.write(
+        [
+          `Kubernetes API simulator listening on ${sim.url} (scenario ${sim.scenario.name}, time scale ${options.timeScale})`,
+          `kubeconfig: ${kubeconfigPath}`,
+          `try: kubectl --kubeconfig ${kubeconfigPath} get pods -n ${sim.scenario.namespaces[0]}`,
+          `symptom: ${sim.scenario.symptom}`,
+          `namespaces: ${namespaces}. Press Ctrl-C to stop.`,
+          '',
+        ].join('\n'),
+      );
+      await new Promise<void>((resolveStop) => {
+        const stop = () => resolveStop();
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+      await sim.close();
+      process.stdout.write('simulator stopped\n');
+    });
+}
