@@ -18,8 +18,8 @@ export function gateResult(
 }
 
 function where(approvalsUrl: string | undefined, id: string): string {
-  const cli = `\`sentinel approvals approve ${id}\``;
-  return approvalsUrl ? `${approvalsUrl.replace(/\/$/, '')}/ui/approvals (or ${cli})` : cli;
+  const base = approvalsUrl ? approvalsUrl.replace(/\/$/, '') : '';
+  return `on the approvals page (${base}/ui/approvals), with \`sentinel approvals approve ${id}\`, or through POST ${base}/approvals/${id}/approve`;
 }
 
 /** The successful result of a held call. */
@@ -34,7 +34,7 @@ export function pendingResult(
     ...(request.preview ? [`What it would do: ${request.preview.summary}`] : []),
     `Why approval is needed: ${request.policy.reason}`,
     'Nothing has changed in the cluster.',
-    `Next: tell the user the request id ${request.id} and that an approver can approve it at ${where(approvalsUrl, request.id)}.`,
+    `Next: tell the user the request id ${request.id} and that an approver (not you) can approve it ${where(approvalsUrl, request.id)}.`,
     'After it is approved, retry this identical call (same arguments). A call with different arguments needs its own approval.',
   ];
   return gateResult(

@@ -10,9 +10,28 @@ import { SentinelError, toSentinelError } from '../../tools/errors.ts';
 import type { KubeConnection } from '../../tools/kube/types.ts';
 import { errorResult } from '../pipeline.ts';
 import type { ServerPlugin } from '../plugins.ts';
+import { loadAgentSpec, sentinelServerEntry } from '../../agent-spec/load.ts';
+import { DEFAULT_REQUIRE_APPROVAL_FOR_TOOLS, requiresApproval } from '../../agent-spec/selectors.ts';
+import type { Logger } from 'pino';
 import { createGate, type PreviewFn } from './index.ts';
 import { DEFAULT_POLICY_PATH, loadPolicyFile } from './policy/load.ts';
 import { openSqliteStore } from './store/sqlite.ts';
+
+/**
+ * Which tools the harness gates for a `trust_upstream_approval` identity: those the agent spec's
+ * `require_approval_for_tools` selects (with the annotations the harness receives). When the spec
+ * cannot be read, none: every call of such an identity then needs a server-side approval.
+ */
+export function upstreamGatedBySpec(logger: Logger): (tool: Tool) => boolean {
+  try {
+    const entry = sentinelServerEntry(loadAgentSpec());
+    const selectors = entry.require_approval_for_tools ?? DEFAULT_REQUIRE_APPROVAL_FOR_TOOLS;
+    return (tool) => requiresApproval(tool.name, tool.annotations, selectors);
+  } catch (error) {
+    logger.warn({ err: error }, 'agent spec unreadable: upstream approval is trusted for no tool');
+    return () => false;
+  }
+}
 
 /** How long a preview for `POST /approvals` may take (ms). */
 const PREVIEW_TIMEOUT_MS = 30_000;
@@ -57,6 +76,7 @@ export const gatePlugin: ServerPlugin = async (context) => {
       return connection.configured ? connection.cluster : undefined;
     },
     preview: previewWith(kube),
+    upstreamGated: upstreamGatedBySpec(logger),
   });
   const connection = kube();
   const report = await gate.reconcile(connection.configured ? connection.reader : undefined);

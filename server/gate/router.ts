@@ -64,14 +64,16 @@ export function createApprovalsRouter(
   router.use(['/approvals', '/freeze'], express.json({ limit: '256kb' }));
 
   const handle =
-    (fn: (req: Request, who: Identity) => Promise<unknown>, status = 200) =>
+    (
+      fn: (req: Request, who: Identity) => Promise<unknown>,
+      statusOf: (body: unknown) => number = () => 200,
+    ) =>
     async (req: Request, res: Response, next: NextFunction) => {
       try {
         const who = identityOf(req, res);
         if (!who) throw new SentinelError('unauthorized', 'A bearer token of a known identity is required.');
         const body = await fn(req, who);
-        const created = status === 201 && body && typeof body === 'object' && 'approval_required' in body;
-        res.status(created ? 200 : status).json(body);
+        res.status(statusOf(body)).json(body);
       } catch (error) {
         next(error);
       }
@@ -86,7 +88,10 @@ export function createApprovalsRouter(
   );
   router.post(
     '/approvals',
-    handle((req, who) => service.create(who, parseBody(CreateApprovalBodySchema, req.body)), 201),
+    handle(
+      (req, who) => service.create(who, parseBody(CreateApprovalBodySchema, req.body)),
+      (body) => (typeof body === 'object' && body !== null && 'approval_required' in body ? 200 : 201),
+    ),
   );
   router.get(
     '/approvals/:id',

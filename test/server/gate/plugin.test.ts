@@ -8,6 +8,9 @@ import {
 import { connectClient } from '../../helpers/server.ts';
 import { startGateServer, type GateServer } from './fixtures/serve.ts';
 import { textOf } from './fixtures/pipeline.ts';
+import { getVersion, scaleDeployment } from './fixtures/tools.ts';
+import { upstreamGatedBySpec } from '../../../server/gate/plugin.ts';
+import pino from 'pino';
 
 const checkout = { namespace: 'shop', name: 'checkout' };
 
@@ -127,6 +130,23 @@ describe('approval gate in sentinel serve, through a real MCP client over HTTP',
     const run = await agent.callTool({ name: 'rollback_deployment', arguments: checkout });
     expect(run._meta).toMatchObject({ approval_status: 'executed', approval_request_id: created.body.id });
     expect(s.cluster.mutations).toHaveLength(before + 1);
+  });
+
+  it('runs the trust_upstream_approval identity on the harness approval for tools the agent spec gates, once per replay window', async () => {
+    const before = s.cluster.mutations.length;
+    const first = await harness.callTool({
+      name: 'scale_deployment',
+      arguments: { ...checkout, replicas: 9 },
+    });
+    expect(first._meta).toMatchObject({ approval_status: 'executed' });
+    const replay = await harness.callTool({
+      name: 'scale_deployment',
+      arguments: { ...checkout, replicas: 9 },
+    });
+    expect(replay._meta).toMatchObject({ approval_status: 'replayed' });
+    expect(s.cluster.mutations).toHaveLength(before + 1);
+    expect(upstreamGatedBySpec(pino({ level: 'silent' }))(getVersion as never)).toBe(false);
+    expect(upstreamGatedBySpec(pino({ level: 'silent' }))(scaleDeployment as never)).toBe(true);
   });
 
   it('freezes changes for every identity (admin only); reads continue', async () => {
