@@ -8,7 +8,7 @@ import {
 import type { PodTemplateSpec } from '../../../tools/kube/types.ts';
 
 const template = (spec: Record<string, unknown>, metadata: Record<string, unknown> = {}): PodTemplateSpec =>
-  ({ metadata: { labels: { app: 'web' }, ...metadata }, spec }) as PodTemplateSpec;
+  ({ metadata: { labels: { app: 'web' }, ...metadata }, spec }) as unknown as PodTemplateSpec;
 
 describe('diffPodTemplates', () => {
   it('finds nothing between equal templates, whatever the hash label and empty fields', () => {
