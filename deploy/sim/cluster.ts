@@ -44,6 +44,9 @@ export class SimulatedCluster {
   #deployments: DeploymentController;
   #replicaSets: ReplicaSetController;
   #settling = false;
+  /** Deployments and ReplicaSets (`namespace/name`) whose own or dependents' state changed since their last sync. */
+  #dirtyDeployments = new Set<string>();
+  #dirtyReplicaSets = new Set<string>();
 
   constructor(options: ClusterOptions) {
     const { scenario } = options;
@@ -75,6 +78,7 @@ export class SimulatedCluster {
     this.#deployments = new DeploymentController(this.store, this.clock, this.recorder);
     this.#replicaSets = new ReplicaSetController(this.store, this.clock, this.recorder);
     this.clock.onStep(() => this.#settleControllers());
+    this.store.subscribe((change) => this.#markDirty(change.storage, change.object));
 
     for (const node of this.nodes) this.store.create('nodes', nodeObject(node, this.clock.timestamp()));
     for (const namespace of scenario.namespaces)
@@ -134,16 +138,44 @@ export class SimulatedCluster {
     this.clock.runUntil(this.clock.now());
   }
 
+  /** Work queues, as the controllers' informers fill them: an object, its owner, its owner's owner. */
+  #markDirty(storage: string, object: KubeObject): void {
+    const namespace = object.metadata.namespace ?? '';
+    if (storage === 'deployments') this.#dirtyDeployments.add(`${namespace}/${object.metadata.name}`);
+    if (storage === 'replicasets') this.#dirtyReplicaSets.add(`${namespace}/${object.metadata.name}`);
+    if (storage === 'pods' || storage === 'replicasets') {
+      const owner = controllerOf(object);
+      if (owner?.kind === 'ReplicaSet') {
+        this.#dirtyReplicaSets.add(`${namespace}/${owner.name}`);
+        const rs = this.store.peekOne('replicasets', namespace, owner.name);
+        const deployment = rs && controllerOf(rs);
+        if (deployment?.kind === 'Deployment') this.#dirtyDeployments.add(`${namespace}/${deployment.name}`);
+      } else if (owner?.kind === 'Deployment') {
+        this.#dirtyDeployments.add(`${namespace}/${owner.name}`);
+      }
+    }
+  }
+
   #settleControllers(): void {
     if (this.#settling) return;
     this.#settling = true;
     try {
       for (let pass = 0; pass < MAX_SETTLE_PASSES; pass++) {
-        const before = this.store.revision;
+        if (this.#dirtyDeployments.size === 0 && this.#dirtyReplicaSets.size === 0) return;
         this.#collectGarbage();
-        this.#deployments.syncAll();
-        this.#replicaSets.syncAll();
-        if (this.store.revision === before) return;
+        const deployments = [...this.#dirtyDeployments];
+        this.#dirtyDeployments.clear();
+        for (const id of deployments) {
+          const [namespace, name] = id.split('/') as [string, string];
+          this.#deployments.sync(namespace, name);
+        }
+        const replicaSets = [...this.#dirtyReplicaSets];
+        this.#dirtyReplicaSets.clear();
+        for (const id of replicaSets) {
+          const [namespace, name] = id.split('/') as [string, string];
+          const rs = this.store.peekOne<ReplicaSet>('replicasets', namespace, name);
+          if (rs && !rs.metadata.deletionTimestamp) this.#replicaSets.sync(rs);
+        }
       }
     } finally {
       this.#settling = false;

@@ -91,6 +91,15 @@ export class ObjectStore {
       .map((object) => structuredClone(object) as T);
   }
 
+  /** The stored object itself, uncopied (hot read-only paths; do not mutate). */
+  peekOne<T extends KubeObject>(
+    storage: string,
+    namespace: string | undefined,
+    name: string,
+  ): Readonly<T> | undefined {
+    return this.#objects.get(storage)?.get(key(namespace, name)) as T | undefined;
+  }
+
   /**
    * The stored objects themselves, unsorted and uncopied: for hot read-only paths of the controllers.
    * Callers must not mutate them (copy with `structuredClone` first, or use `get`).

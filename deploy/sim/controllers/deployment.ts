@@ -64,14 +64,6 @@ export class DeploymentController {
     this.#recorder = recorder;
   }
 
-  /** Syncs every Deployment once. */
-  syncAll(): void {
-    for (const deployment of this.#store.peek<Deployment>('deployments')) {
-      if (!deployment.metadata.deletionTimestamp)
-        this.sync(deployment.metadata.namespace!, deployment.metadata.name);
-    }
-  }
-
   /** `syncDeployment`. */
   sync(namespace: string, name: string): void {
     let deployment = this.#store.get<Deployment>('deployments', namespace, name);

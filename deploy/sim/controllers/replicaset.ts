@@ -71,12 +71,6 @@ export class ReplicaSetController {
     this.#recorder = recorder;
   }
 
-  syncAll(): void {
-    for (const rs of this.#store.peek<ReplicaSet>('replicasets')) {
-      if (!rs.metadata.deletionTimestamp) this.sync(rs);
-    }
-  }
-
   /** `syncReplicaSet`. */
   sync(rs: Readonly<ReplicaSet>): void {
     const matcher = labelSelectorToMatcher(rs.spec.selector);

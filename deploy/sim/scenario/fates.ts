@@ -27,11 +27,10 @@ function matches(match: FateMatch, pod: Pod, container: Container, startTime: nu
   if (!subset(match.env, env)) return false;
   if (!subset(match.resources?.limits, container.resources?.limits)) return false;
   if (!subset(match.resources?.requests, container.resources?.requests)) return false;
-  if (
-    match.createdBefore !== undefined &&
-    !(Date.parse(pod.metadata.creationTimestamp ?? '') < startTime + match.createdBefore)
-  ) {
-    return false;
+  if (match.createdBefore !== undefined) {
+    // creationTimestamp has second precision: compare whole seconds.
+    const cutoff = Math.floor((startTime + match.createdBefore) / 1000) * 1000;
+    if (!(Date.parse(pod.metadata.creationTimestamp ?? '') < cutoff)) return false;
   }
   return true;
 }

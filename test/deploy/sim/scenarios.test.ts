@@ -1,0 +1,163 @@
+/**
+ * Every bundled scenario loads, validates, and is in its failing state at t = 0 (the incident in
+ * progress), with an expected outcome that names the right action.
+ */
+import { describe, expect, it } from 'vitest';
+import { SimulatedCluster } from '../../../deploy/sim/cluster.ts';
+import { listScenarios, loadScenario } from '../../../deploy/sim/scenario/load.ts';
+import type { CoreEvent, Deployment, Pod, ReplicaSet } from '../../../deploy/sim/types.ts';
+
+function start(name: string) {
+  const cluster = new SimulatedCluster({ scenario: loadScenario(name), timeScale: 0 });
+  const deployment = (deploymentName: string) =>
+    cluster.store.get<Deployment>('deployments', 'shop', deploymentName)!;
+  const pods = (prefix: string) =>
+    cluster.store.list<Pod>('pods', 'shop').filter((pod) => pod.metadata.name.startsWith(`${prefix}-`));
+  const waiting = (pod: Pod) => {
+    const state = pod.status?.containerStatuses?.[0]?.state;
+    return state && 'waiting' in state ? state.waiting.reason : undefined;
+  };
+  const revisionOf = (rs: ReplicaSet) => rs.metadata.annotations?.['deployment.kubernetes.io/revision'];
+  const imageOf = (pod: Pod) => pod.spec.containers[0]!.image;
+  const events = () => cluster.store.list<CoreEvent>('events', 'shop');
+  return { cluster, deployment, pods, waiting, revisionOf, imageOf, events };
+}
+
+function progressing(deployment: Deployment) {
+  return deployment.status?.conditions?.find((condition) => condition.type === 'Progressing');
+}
+
+describe('bundled scenarios', () => {
+  it('are the seven the demo and the end-to-end tests use', () => {
+    expect(listScenarios()).toEqual([
+      'bad-image-rollout',
+      'healthy',
+      'image-pull-error',
+      'noisy-neighbour',
+      'oom-after-limit-change',
+      'paused-rollout',
+      'stuck-config',
+    ]);
+  });
+
+  it('bad-image-rollout: revision 3 crash-loops with growing restarts; revision 2 serves; rollback expected', () => {
+    const { deployment, pods, waiting, imageOf, cluster } = start('bad-image-rollout');
+    const checkout = deployment('checkout');
+    expect(checkout.metadata.annotations?.['deployment.kubernetes.io/revision']).toBe('3');
+    expect(progressing(checkout)?.reason).toBe('ProgressDeadlineExceeded');
+    const bad = pods('checkout').filter((pod) => imageOf(pod).endsWith(':2.4.1'));
+    expect(bad.map(waiting)).toEqual(['CrashLoopBackOff', 'CrashLoopBackOff']);
+    expect(bad.every((pod) => pod.status!.containerStatuses![0]!.restartCount >= 5)).toBe(true);
+    expect(
+      pods('checkout').filter(
+        (pod) => imageOf(pod).endsWith(':2.4.0') && pod.status?.containerStatuses?.[0]?.ready,
+      ),
+    ).toHaveLength(2);
+    expect(cluster.scenario.expected).toMatchObject({
+      action: 'rollback',
+      toRevision: 2,
+      culprit: { namespace: 'shop', name: 'checkout' },
+    });
+  });
+
+  it('image-pull-error: the new Pods are in ImagePullBackOff with Failed events; rollback expected', () => {
+    const { pods, waiting, imageOf, events, cluster } = start('image-pull-error');
+    const pulling = pods('checkout').filter((pod) => imageOf(pod).endsWith(':2.4.2'));
+    expect(pulling.length).toBeGreaterThan(0);
+    expect(
+      pulling.map(waiting).every((reason) => reason === 'ImagePullBackOff' || reason === 'ErrImagePull'),
+    ).toBe(true);
+    expect(pulling.every((pod) => pod.status?.phase === 'Pending')).toBe(true);
+    const failed = events().find(
+      (event) => event.reason === 'Failed' && event.message.startsWith('Failed to pull image'),
+    );
+    expect(failed?.count).toBeGreaterThan(1);
+    expect(cluster.scenario.expected.action).toBe('rollback');
+  });
+
+  it('oom-after-limit-change: revision 3 lowered the limit and its Pods are OOMKilled; rollback expected', () => {
+    const { pods, imageOf, cluster } = start('oom-after-limit-change');
+    const oom = pods('checkout').filter(
+      (pod) => pod.spec.containers[0]!.resources?.limits?.['memory'] === '128Mi',
+    );
+    expect(oom.length).toBe(2);
+    for (const pod of oom) {
+      expect(imageOf(pod)).toBe('registry.example.com/shop/checkout:2.4.0');
+      const last = pod.status!.containerStatuses![0]!.lastState;
+      expect('terminated' in last && last.terminated).toMatchObject({ reason: 'OOMKilled', exitCode: 137 });
+    }
+    expect(cluster.scenario.expected).toMatchObject({ action: 'rollback', toRevision: 2 });
+  });
+
+  it('stuck-config: no Pod is ready, the template is unchanged and a restart cures it', () => {
+    const { deployment, pods, events, cluster } = start('stuck-config');
+    const checkout = deployment('checkout');
+    expect(checkout.metadata.annotations?.['deployment.kubernetes.io/revision']).toBe('2');
+    expect(checkout.status?.readyReplicas ?? 0).toBe(0);
+    expect(checkout.status?.conditions?.find((condition) => condition.type === 'Available')?.status).toBe(
+      'False',
+    );
+    expect(
+      pods('checkout').every(
+        (pod) => pod.status?.phase === 'Running' && !pod.status.containerStatuses![0]!.ready,
+      ),
+    ).toBe(true);
+    expect(events().some((event) => event.reason === 'Unhealthy' && event.count > 10)).toBe(true);
+    expect(cluster.scenario.expected.action).toBe('restart');
+
+    // A restart (new Pods) recovers, as the scenario promises.
+    const restarted = structuredClone(checkout);
+    restarted.spec.template.metadata = {
+      ...restarted.spec.template.metadata,
+      annotations: { 'kubectl.kubernetes.io/restartedAt': 'now' },
+    };
+    cluster.store.update('deployments', restarted);
+    cluster.reconcile();
+    cluster.clock.advance(120_000);
+    cluster.reconcile();
+    expect(deployment('checkout').status).toMatchObject({
+      readyReplicas: 3,
+      availableReplicas: 3,
+      updatedReplicas: 3,
+    });
+  });
+
+  it('healthy: every Deployment is available with no restarts and no warnings; no action expected', () => {
+    const { cluster, events } = start('healthy');
+    const deployments = cluster.store.list<Deployment>('deployments');
+    expect(deployments.map((d) => d.metadata.name).sort()).toEqual(['cart', 'checkout']);
+    for (const d of deployments) expect(d.status?.availableReplicas).toBe(d.spec.replicas);
+    expect(
+      cluster.store.list<Pod>('pods').every((pod) => pod.status!.containerStatuses![0]!.restartCount === 0),
+    ).toBe(true);
+    expect(events().filter((event) => event.type === 'Warning')).toEqual([]);
+    expect(cluster.scenario.expected).toMatchObject({ action: 'none' });
+    expect(cluster.scenario.expected.culprit).toBeUndefined();
+  });
+
+  it('noisy-neighbour: a long-broken neighbour and an unschedulable Pod next to the fresh culprit', () => {
+    const { deployment, pods, waiting, events, cluster } = start('noisy-neighbour');
+    const neighbours = pods('recommendations');
+    expect(neighbours.map(waiting)).toEqual(['CrashLoopBackOff', 'CrashLoopBackOff']);
+    expect(neighbours.every((pod) => pod.status!.containerStatuses![0]!.restartCount > 50)).toBe(true);
+    expect(Date.parse(deployment('recommendations').metadata.creationTimestamp!)).toBeLessThan(
+      cluster.startTime - 5 * 3_600_000,
+    );
+    expect(pods('report-builder')[0]!.status?.conditions?.[0]).toMatchObject({
+      type: 'PodScheduled',
+      status: 'False',
+      reason: 'Unschedulable',
+    });
+    expect(events().some((event) => event.reason === 'FailedScheduling')).toBe(true);
+    expect(pods('checkout').filter((pod) => waiting(pod) === 'CrashLoopBackOff')).toHaveLength(2);
+    expect(cluster.scenario.expected).toMatchObject({ action: 'rollback', culprit: { name: 'checkout' } });
+  });
+
+  it('paused-rollout: the culprit is paused mid-rollout and the expected answer is a refusal', () => {
+    const { deployment, pods, waiting, cluster } = start('paused-rollout');
+    const checkout = deployment('checkout');
+    expect(checkout.spec.paused).toBe(true);
+    expect(pods('checkout').filter((pod) => waiting(pod) === 'CrashLoopBackOff')).toHaveLength(2);
+    expect(cluster.scenario.expected.action).toBe('refused:deployment-paused');
+  });
+});
