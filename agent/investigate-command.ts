@@ -4,6 +4,7 @@
  * investigator will run (not available yet).
  */
 import { Option, type Command } from 'commander';
+import { dataDirOption } from '../server/index.ts';
 import { SentinelError } from '../tools/errors.ts';
 import {
   harnessTokenOption,
@@ -25,7 +26,12 @@ export function registerInvestigateCommand(program: Command): void {
     .addOption(harnessTokenOption())
     .option('--resume-session <session-id>', 'continue a harness session (pending approvals included)')
     .addOption(serverUrlOption('Sentinel MCP URL, for previews and approvals'))
-    .addOption(new Option('--token <token>', 'your Sentinel token (an approver)').env('SENTINEL_TOKEN'))
+    .addOption(
+      new Option('--token <token>', 'your Sentinel token (an approver; default <data-dir>/local.token)').env(
+        'SENTINEL_TOKEN',
+      ),
+    )
+    .addOption(dataDirOption())
     .option('-y, --yes', 'approve every proposed call without asking (scripted runs)')
     .addOption(timeoutOption())
     .action(async (symptom: string | undefined, options: InvestigateCliOptions) => {

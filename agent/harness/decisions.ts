@@ -139,8 +139,12 @@ async function grant(
     };
   }
   try {
-    const { id } = await grants.preapprove({ tool: call.toolName, arguments: call.arguments });
-    log(`  granted on the Sentinel server as approval request ${id}`);
+    const { id, allowedByRule } = await grants.preapprove({ tool: call.toolName, arguments: call.arguments });
+    log(
+      id
+        ? `  granted on the Sentinel server as approval request ${id}`
+        : `  the Sentinel policy allows this call without approval (rule ${allowedByRule ?? 'unnamed'})`,
+    );
     return { approval: { status: 'allow' }, grantId: id };
   } catch (error) {
     const message = toSentinelError(error).message;

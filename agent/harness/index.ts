@@ -23,6 +23,6 @@ export {
   type HarnessInvestigationResult,
 } from './investigate.ts';
 export { registerWithHarness, type RegistrationOptions, type RegistrationResult } from './register.ts';
-export { loadAgentSpec, DEFAULT_AGENT_SPEC_PATH } from './agent-spec-source.ts';
+export { issueHarnessToken } from './harness-identity.ts';
 export { SENTINEL_AGENT_NAME, HARNESS_IDENTITY, DEFAULT_SENTINEL_MCP_URL } from './names.ts';
 export type * from './schemas.ts';

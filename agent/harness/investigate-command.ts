@@ -3,6 +3,8 @@
  * client (the human's approver token) and the terminal prompter from the command-line options, runs
  * the investigation, and releases everything.
  */
+import { readFileSync } from 'node:fs';
+import { localTokenFile, resolveDataDir } from '../../server/index.ts';
 import { SentinelError } from '../../tools/errors.ts';
 import { harnessClient, type HarnessCliOptions } from './cli-options.ts';
 import { runHarnessInvestigation, type HarnessInvestigationResult } from './investigate.ts';
@@ -12,8 +14,9 @@ import { SentinelServerClient } from './sentinel-server.ts';
 
 export interface HarnessInvestigateCliOptions extends HarnessCliOptions {
   harness: string;
-  /** The human's Sentinel token (an approver), for previews and grants. */
+  /** The human's Sentinel token (an approver), for previews and grants; default: `<data-dir>/local.token`. */
   token?: string | undefined;
+  dataDir?: string | undefined;
   resumeSession?: string | undefined;
   yes?: boolean | undefined;
 }
@@ -27,18 +30,15 @@ export async function investigateWithHarness(
   options: HarnessInvestigateCliOptions,
   io: { output?: Output; prompter?: ApprovalPrompter } = {},
 ): Promise<HarnessInvestigationResult> {
-  if (!options.token) {
+  const token = options.token || localToken(options.dataDir);
+  if (!token) {
     throw new SentinelError(
       'invalid_input',
-      'Harness mode needs your Sentinel token (an approver) to preview and approve calls on the Sentinel server: pass --token or set SENTINEL_TOKEN.',
+      `Harness mode needs your Sentinel token (an approver) to preview and approve calls on the Sentinel server: pass --token or set SENTINEL_TOKEN (on the server's machine, ${localTokenFile(resolveDataDir(options.dataDir))} is used when present).`,
       { field: 'token' },
     );
   }
-  const grants = new SentinelServerClient({
-    url: options.server,
-    token: options.token,
-    timeoutMs: options.timeout * 1000,
-  });
+  const grants = new SentinelServerClient({ url: options.server, token, timeoutMs: options.timeout * 1000 });
   const prompter = io.prompter ?? terminalPrompter();
   try {
     return await runHarnessInvestigation({
@@ -53,5 +53,17 @@ export async function investigateWithHarness(
   } finally {
     prompter.close();
     await grants.close();
+  }
+}
+
+/**
+ * The token `sentinel serve` generated for identity `local` (all roles) on this machine, or
+ * undefined when there is none.
+ */
+function localToken(dataDir: string | undefined): string | undefined {
+  try {
+    return readFileSync(localTokenFile(resolveDataDir(dataDir)), 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
   }
 }

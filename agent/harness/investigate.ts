@@ -12,6 +12,7 @@ import type { TrueForgeClient } from './client.ts';
 import { approvalTurn, decidePendingCalls, type Decision } from './decisions.ts';
 import { EventIndex, textOf } from './event-index.ts';
 import { followTurn, type TurnOutcome } from './follow-turn.ts';
+import { SENTINEL_MCP_SERVER_NAME } from '../../agent-spec/index.ts';
 import { SENTINEL_AGENT_NAME } from './names.ts';
 import { pendingApprovalsOf, resolvePendingCalls } from './pending.ts';
 import { TurnPrinter, type Output } from './printer.ts';
@@ -80,7 +81,7 @@ export async function runHarnessInvestigation(
       renderer: options.renderer ?? defaultCallRenderer,
       prompter: options.prompter,
       autoApprove: options.autoApprove ?? false,
-      connectorName: options.connectorName ?? SENTINEL_AGENT_NAME,
+      connectorName: options.connectorName ?? SENTINEL_MCP_SERVER_NAME,
       log,
     });
     if (!decided) {

@@ -3,7 +3,7 @@
  * harness is what `sentinel investigate --harness` uses.
  */
 
-/** Name of the agent, and of Sentinel's MCP connector, in the harness. */
+/** Name of the agent in the harness (its MCP connector is agent-spec's `SENTINEL_MCP_SERVER_NAME`). */
 export const SENTINEL_AGENT_NAME = 'sentinel';
 
 /** The Sentinel identity whose token the connector carries: the requester of every harness call. */

@@ -3,8 +3,9 @@
  * agent that run Sentinel (see register.ts).
  */
 import { Option, type Command } from 'commander';
-import { SentinelError } from '../../tools/errors.ts';
-import { DEFAULT_AGENT_SPEC_PATH, loadAgentSpec } from './agent-spec-source.ts';
+import { DEFAULT_AGENT_SPEC_PATH, loadAgentSpec } from '../../agent-spec/index.ts';
+import { createIdentityStore, dataDirOption, defaultTokensFile, resolveDataDir } from '../../server/index.ts';
+import { allTools } from '../../tools/index.ts';
 import {
   harnessClient,
   harnessTokenOption,
@@ -13,13 +14,16 @@ import {
   timeoutOption,
   type HarnessCliOptions,
 } from './cli-options.ts';
+import { issueHarnessToken } from './harness-identity.ts';
 import { HARNESS_IDENTITY } from './names.ts';
 import { registerWithHarness } from './register.ts';
 
 interface RegisterCliOptions extends HarnessCliOptions {
+  harness: string;
   model?: string;
   trueforgeToken?: string;
   spec: string;
+  dataDir?: string;
 }
 
 /** Adds `sentinel harness register`. */
@@ -37,9 +41,10 @@ export function registerHarnessCommand(program: Command): void {
     .addOption(
       new Option(
         '--trueforge-token <token>',
-        `bearer token of the Sentinel identity '${HARNESS_IDENTITY}' (a caller) for the connector`,
+        `token of the Sentinel identity '${HARNESS_IDENTITY}' for the connector (default: issue a new one in <data-dir>/tokens.yaml)`,
       ).env('SENTINEL_TRUEFORGE_TOKEN'),
     )
+    .addOption(dataDirOption())
     .addOption(
       new Option('--spec <path>', 'agent spec to register').default(
         DEFAULT_AGENT_SPEC_PATH,
@@ -47,21 +52,24 @@ export function registerHarnessCommand(program: Command): void {
       ),
     )
     .addOption(timeoutOption())
-    .action(async (options: RegisterCliOptions & { harness: string }) => {
-      if (!options.trueforgeToken) {
-        throw new SentinelError(
-          'invalid_input',
-          `The connector needs the token of the Sentinel identity '${HARNESS_IDENTITY}': pass --trueforge-token or set SENTINEL_TRUEFORGE_TOKEN (create it with \`sentinel tokens add ${HARNESS_IDENTITY} --role caller\`).`,
-          { field: 'trueforge-token' },
+    .action(async (options: RegisterCliOptions) => {
+      const write = (line: string) => process.stdout.write(`${line}\n`);
+      const spec = loadAgentSpec(options.spec);
+      const issueToken = () => {
+        const store = createIdentityStore({ tokensFile: defaultTokensFile(resolveDataDir(options.dataDir)) });
+        const { token, rotated } = issueHarnessToken(store);
+        write(
+          `Sentinel identity '${HARNESS_IDENTITY}' (caller) ${rotated ? 'given a new token' : 'created'} in ${store.tokensFile}`,
         );
-      }
+        return token;
+      };
       const result = await registerWithHarness(harnessClient(options), {
         serverUrl: options.server,
-        trueforgeToken: options.trueforgeToken,
-        spec: loadAgentSpec(options.spec),
+        trueforgeToken: options.trueforgeToken ?? issueToken,
+        spec,
+        tools: allTools,
         model: options.model,
       });
-      const write = (line: string) => process.stdout.write(`${line}\n`);
       write(
         `MCP server '${result.connector.name}' ${result.connector.action}: ${options.server} (auth ${result.connector.authStatus})`,
       );

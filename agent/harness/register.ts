@@ -8,10 +8,18 @@
  *    the existing one is updated by id (PUT), else one is created (POST).
  * Running it twice leaves one connector and one agent, updated.
  */
+import {
+  approvalCoverageProblems,
+  literalToolNames,
+  SENTINEL_MCP_SERVER_NAME,
+  sentinelServerEntry,
+  type AgentSpec,
+} from '../../agent-spec/index.ts';
+import type { Tool } from '../../tools/define-tool.ts';
 import { SentinelError } from '../../tools/errors.ts';
 import type { TrueForgeClient } from './client.ts';
 import { SENTINEL_AGENT_NAME } from './names.ts';
-import type { Agent, AgentSpec, McpServerManifest } from './schemas.ts';
+import type { Agent, McpServerManifest } from './schemas.ts';
 
 export const CONNECTOR_DESCRIPTION =
   'Sentinel: Kubernetes incident response. Read-only investigation tools; remediation (rollback, restart, scale, pause, resume) runs only after a human approves the exact call on the Sentinel server.';
@@ -19,14 +27,17 @@ export const CONNECTOR_DESCRIPTION =
 export interface RegistrationOptions {
   /** The Sentinel server's MCP URL as the harness reaches it, e.g. `http://127.0.0.1:7070/mcp`. */
   serverUrl: string;
-  /** Bearer token of the Sentinel identity `trueforge` (role `caller`). */
-  trueforgeToken: string;
-  /** The agent spec to register. */
+  /**
+   * Bearer token of the Sentinel identity `trueforge` (role `caller`), or a function issuing one;
+   * it is called only once the harness has answered, so a harness that is down rotates nothing.
+   */
+  trueforgeToken: string | (() => string);
+  /** The agent spec to register (agent-spec/'s `loadAgentSpec`). */
   spec: AgentSpec;
+  /** Sentinel's tools, whose write/destructive members the spec must gate. */
+  tools: readonly Tool[];
   /** Model to run the agent on (`provider/model` as the harness names it); default: the spec's. */
   model?: string | undefined;
-  /** Agent and connector name. Default `sentinel`. */
-  name?: string;
 }
 
 export interface RegistrationResult {
@@ -35,29 +46,26 @@ export interface RegistrationResult {
 }
 
 /**
- * Creates or updates the connector, then the agent. Throws `SentinelError('invalid_input')` when
- * the spec does not use the connector, and the harness's errors otherwise.
+ * Creates or updates the connector, then the agent. Throws `SentinelError('invalid_input')`, before
+ * calling the harness, when the spec has no `sentinel` MCP server entry or would let a
+ * write/destructive tool run without the harness asking; the harness's errors otherwise.
  */
 export async function registerWithHarness(
   client: TrueForgeClient,
   options: RegistrationOptions,
 ): Promise<RegistrationResult> {
-  const name = options.name ?? SENTINEL_AGENT_NAME;
-  if (!options.spec.mcp_servers?.some((server) => server.name === name)) {
-    throw new SentinelError(
-      'invalid_input',
-      `The agent spec has no mcp_servers entry named '${name}', so the agent would not reach Sentinel's tools.`,
-      { field: 'mcp_servers' },
-    );
-  }
+  checkGating(options.spec, options.tools);
+  const name = SENTINEL_MCP_SERVER_NAME;
+  const existingConnector = await client.getMcpServer(name);
+  const token =
+    typeof options.trueforgeToken === 'function' ? options.trueforgeToken() : options.trueforgeToken;
   const manifest: McpServerManifest = {
     type: 'remote',
     name,
     url: options.serverUrl,
     description: CONNECTOR_DESCRIPTION,
-    auth: { type: 'header', headers: { Authorization: `Bearer ${options.trueforgeToken}` } },
+    auth: { type: 'header', headers: { Authorization: `Bearer ${token}` } },
   };
-  const existingConnector = await client.getMcpServer(name);
   const connector = existingConnector
     ? await client.replaceMcpServer(manifest)
     : await client.createMcpServer(manifest).catch(async (error: unknown) => {
@@ -70,7 +78,7 @@ export async function registerWithHarness(
   const spec: AgentSpec = options.model
     ? { ...options.spec, model: { ...options.spec.model, name: options.model } }
     : options.spec;
-  const { agent, action } = await upsertAgent(client, name, spec);
+  const { agent, action } = await upsertAgent(client, SENTINEL_AGENT_NAME, spec);
   return {
     connector: {
       name,
@@ -79,6 +87,26 @@ export async function registerWithHarness(
     },
     agent: { id: agent.id, name: agent.name, model: agent.manifest.model.name, action },
   };
+}
+
+/**
+ * The harness gate must hold every write/destructive tool, by annotation and by literal name. Names
+ * of tools not registered yet are tolerated (they are gated once they exist).
+ */
+function checkGating(spec: AgentSpec, tools: readonly Tool[]): void {
+  const entry = sentinelServerEntry(spec);
+  const registered = new Set(tools.map((tool) => tool.name));
+  const notYetRegistered = literalToolNames(entry.require_approval_for_tools).filter(
+    (n) => !registered.has(n),
+  );
+  const problems = approvalCoverageProblems(tools, entry, { notYetRegistered });
+  if (problems.length > 0) {
+    throw new SentinelError(
+      'invalid_input',
+      `The agent spec would let the harness run a change without asking: ${problems.join(' ')}`,
+      { field: 'mcp_servers' },
+    );
+  }
 }
 
 async function upsertAgent(

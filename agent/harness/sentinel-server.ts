@@ -5,17 +5,11 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { z } from 'zod';
+import { ApprovalNotRequiredSchema, ApprovalRequestSchema } from '../../server/gate/approval-request.ts';
 import { SentinelError } from '../../tools/errors.ts';
 import { codeForStatus, errorBodyMessage, parseJsonOrUndefined } from './errors.ts';
 import { DEFAULT_SENTINEL_MCP_URL, HARNESS_IDENTITY } from './names.ts';
 import type { PreviewLike, SentinelToolCall, ServerGrant, ServerGrantClient } from './server-grants.ts';
-
-/**
- * The subset of the approval request the CLI reads from `POST /approvals`. The full shape is the
- * server's `ApprovalRequestSchema` (server/); swap it in when it lands.
- */
-const CreatedApprovalSchema = z.looseObject({ id: z.string().min(1) });
 
 export interface SentinelServerOptions {
   /** The server's MCP URL (`http://127.0.0.1:7070/mcp`) or its base URL. */
@@ -86,14 +80,26 @@ export class SentinelServerClient implements ServerGrantClient {
         { details: { status: response.status } },
       );
     }
-    const parsed = CreatedApprovalSchema.safeParse(parseJsonOrUndefined(text));
-    if (!parsed.success) {
+    const body = parseJsonOrUndefined(text);
+    // 200: the policy lets this call run without approval; 201: the approved request.
+    const notRequired = ApprovalNotRequiredSchema.safeParse(body);
+    if (response.status === 200 && notRequired.success)
+      return { id: undefined, allowedByRule: notRequired.data.rule };
+    const request = ApprovalRequestSchema.safeParse(body);
+    if (!request.success) {
       throw new SentinelError(
         'unavailable',
-        `Sentinel server answered POST ${url.pathname} without an approval request id.`,
+        `Sentinel server answered POST ${url.pathname} with something that is not an approval request; is --server a Sentinel server of this version?`,
+        { cause: request.error },
       );
     }
-    return { id: parsed.data.id };
+    if (request.data.status !== 'approved') {
+      throw new SentinelError(
+        'refused',
+        `Sentinel server created approval request ${request.data.id} for ${call.tool} but it is ${request.data.status}, not approved.`,
+      );
+    }
+    return { id: request.data.id };
   }
 
   /** `tools/call` with `dry_run: true`, only for a tool whose input schema declares `dry_run`. */

@@ -21,10 +21,15 @@ export interface PreviewLike {
   structured?: Record<string, unknown> | undefined;
 }
 
-/** The approval request the server created and approved for one call. */
+/** What the server did for one approved call. */
 export interface ServerGrant {
-  /** Approval request id; the harness's retry of the same call consumes its grant. */
-  id: string;
+  /**
+   * Id of the approval request created and approved for the call (its grant lets the harness's
+   * identical call through once); undefined when the policy lets the call run without approval.
+   */
+  id: string | undefined;
+  /** The policy rule that allows the call without approval, when `id` is undefined. */
+  allowedByRule?: string | undefined;
 }
 
 export interface ServerGrantClient {

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../agent/cli.ts';
 import { FakeTrueForge, type TurnScript } from '../helpers/fake-trueforge.ts';
@@ -116,12 +119,42 @@ describe('sentinel investigate --harness (command line)', () => {
     }
   });
 
+  it("uses the local identity's token from the data directory when no token is given", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'sentinel-investigate-'));
+    try {
+      writeFileSync(join(dataDir, 'local.token'), `${APPROVER_TOKEN}\n`, { mode: 0o600 });
+      harness.script(proposeRollback, finish);
+      const approvalsBefore = sentinel.approvals.length;
+      await investigate(
+        'checkout returns 502',
+        '--harness',
+        harness.url,
+        '--server',
+        sentinel.url,
+        '--data-dir',
+        dataDir,
+        '--yes',
+      );
+      expect(process.exitCode).toBeUndefined();
+      expect(sentinel.approvals.slice(approvalsBefore).map((a) => a.authorization)).toEqual([
+        `Bearer ${APPROVER_TOKEN}`,
+      ]);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('asks for what is missing: the token, --harness with --resume-session, a symptom', async () => {
-    await investigate('x', '--harness', harness.url);
-    expect(err).toBe(
-      'sentinel: Harness mode needs your Sentinel token (an approver) to preview and approve calls on the Sentinel server: pass --token or set SENTINEL_TOKEN.\n',
-    );
-    expect(process.exitCode).toBe(2);
+    const empty = mkdtempSync(join(tmpdir(), 'sentinel-investigate-'));
+    try {
+      await investigate('x', '--harness', harness.url, '--data-dir', empty);
+      expect(err).toBe(
+        `sentinel: Harness mode needs your Sentinel token (an approver) to preview and approve calls on the Sentinel server: pass --token or set SENTINEL_TOKEN (on the server's machine, ${join(empty, 'local.token')} is used when present).\n`,
+      );
+      expect(process.exitCode).toBe(2);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
 
     err = '';
     await investigate('--resume-session', 'session-1');

@@ -1,7 +1,8 @@
 /**
  * A stand-in Sentinel server for harness-mode tests, until the real server is on main: an MCP
  * endpoint (stateless Streamable HTTP, a real SDK server) with tools that do and do not support dry
- * runs, and `POST /approvals` creating an approved request for a named requester.
+ * runs, and `POST /approvals` answering with the gate's shapes (`server/gate/approval-request.ts`):
+ * an approved request for a named requester, a 200 for calls the policy allows, a 403 refusal.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -9,6 +10,12 @@ import express from 'express';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
+import {
+  CreateApprovalBodySchema,
+  type ApiError,
+  type ApprovalNotRequired,
+  type ApprovalRequest,
+} from '../../server/gate/approval-request.ts';
 
 export const APPROVER_TOKEN = 'approver-token';
 
@@ -66,20 +73,50 @@ export async function startSentinelStandIn(timeline?: string[]) {
   app.get('/mcp', (_req, res) => void res.status(405).end());
   app.post('/approvals', (req, res) => {
     approvals.push({ body: req.body, authorization: req.headers.authorization });
-    timeline?.push(`sentinel POST /approvals ${(req.body as { tool: string }).tool}`);
-    const body = req.body as { tool: string; arguments: { namespace?: string } };
+    const body = CreateApprovalBodySchema.parse(req.body);
+    timeline?.push(`sentinel POST /approvals ${body.tool}`);
     if (body.arguments.namespace === 'kube-system') {
-      res.status(403).json({
+      const error: ApiError = {
         error: {
           code: 'forbidden',
           message: "policy rule 'system-namespaces' denies changes in kube-system",
         },
-      });
+      };
+      res.status(403).json(error);
       return;
     }
-    res
-      .status(201)
-      .json({ id: `apr_${approvals.length}`, status: 'approved', requester: 'trueforge', tool: body.tool });
+    if (body.arguments.dry_run === true) {
+      const allowed: ApprovalNotRequired = { approval_required: false, decision: 'allow', rule: 'dry-runs' };
+      res.status(200).json(allowed);
+      return;
+    }
+    const now = new Date().toISOString();
+    const created: ApprovalRequest = {
+      id: `apr_${String(approvals.length).padStart(16, '0')}`,
+      status: 'approved',
+      requester: body.requester,
+      created_by: 'local',
+      cluster: { context: 'kind-sentinel', server: 'https://127.0.0.1:6443' },
+      tool: body.tool,
+      risk: 'destructive',
+      arguments: body.arguments,
+      requested_arguments: body.arguments,
+      reason: null,
+      policy: {
+        rule: 'default:destructive',
+        rules: [],
+        reason: 'destructive change',
+        validity: 'once',
+        approvers: ['role:approver'],
+      },
+      preview: null,
+      created_at: now,
+      expires_at: now,
+      decision: { decision: 'allow', by: 'local', at: now, reason: null, admin_fallback: false },
+      grant: { validity: 'once', expires_at: now },
+      executions: [],
+    };
+    res.status(201).json(created);
   });
   const server: Server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));

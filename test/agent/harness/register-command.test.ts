@@ -1,31 +1,22 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import YAML from 'yaml';
+import { loadAgentSpec } from '../../../agent-spec/index.ts';
 import { main } from '../../../agent/cli.ts';
+import { hashToken } from '../../../server/index.ts';
 import { FakeTrueForge } from '../../helpers/fake-trueforge.ts';
-
-const SPEC = {
-  model: { name: 'openai/gpt-main' },
-  instructions: { $file: 'instructions.md' },
-  mcp_servers: [
-    { name: 'sentinel', enable_tools: ['@all'], require_approval_for_tools: ['@write', '@destructive'] },
-  ],
-};
 
 describe('sentinel harness register (command line)', () => {
   let harness: FakeTrueForge;
   let dir: string;
-  let specPath: string;
   let out: string;
   let err: string;
 
   beforeAll(async () => {
     harness = await new FakeTrueForge({ token: 'harness-login' }).start();
     dir = mkdtempSync(join(tmpdir(), 'sentinel-register-'));
-    specPath = join(dir, 'sentinel.agent.json');
-    writeFileSync(specPath, JSON.stringify(SPEC));
-    writeFileSync(join(dir, 'instructions.md'), '# Runbook\nInvestigate first.\n');
   });
   afterAll(async () => {
     await harness.close();
@@ -45,40 +36,99 @@ describe('sentinel harness register (command line)', () => {
   });
 
   const run = (...args: string[]) => main(['node', 'sentinel', 'harness', 'register', ...args]);
+  const connectorToken = () =>
+    (
+      harness.mcpServers.get('sentinel') as { auth: { headers: { Authorization: string } } }
+    ).auth.headers.Authorization.replace('Bearer ', '');
+  const identities = () =>
+    (
+      YAML.parse(readFileSync(join(dir, 'tokens.yaml'), 'utf8')) as {
+        identities: { name: string; roles: string[]; token_sha256: string }[];
+      }
+    ).identities;
 
-  it('registers from flags and environment, twice, and prints what it did', async () => {
+  it('registers the shipped spec with a new caller identity, then rotates its token on a second run', async () => {
     vi.stubEnv('SENTINEL_HARNESS_TOKEN', 'harness-login');
-    vi.stubEnv('SENTINEL_TRUEFORGE_TOKEN', 'tf-caller-token');
-    await run('--harness', harness.url, '--spec', specPath, '--model', 'fake/scripted');
+    await run('--harness', harness.url, '--data-dir', dir, '--model', 'fake/scripted');
     expect(err).toBe('');
     expect(out).toBe(
-      "MCP server 'sentinel' created: http://127.0.0.1:7070/mcp (auth authenticated)\n" +
+      `Sentinel identity 'trueforge' (caller) created in ${join(dir, 'tokens.yaml')}\n` +
+        "MCP server 'sentinel' created: http://127.0.0.1:7070/mcp (auth authenticated)\n" +
         "Agent 'sentinel' created: id agent-1, model fake/scripted\n",
     );
+    const first = connectorToken();
+    expect(identities()).toEqual([
+      expect.objectContaining({ name: 'trueforge', roles: ['caller'], token_sha256: hashToken(first) }),
+    ]);
+    expect(out).not.toContain(first); // the token goes to the harness only
     const agent = [...harness.agents.values()][0]!;
-    expect(agent.manifest).toMatchObject({
-      model: { name: 'fake/scripted' },
-      instructions: '# Runbook\nInvestigate first.\n',
-    });
+    expect(agent.manifest).toEqual({ ...loadAgentSpec(), model: { name: 'fake/scripted' } });
     expect(harness.requests.every((r) => r.authorization === 'Bearer harness-login')).toBe(true);
 
     out = '';
-    await run('--harness', harness.url, '--spec', specPath, '--server', 'http://127.0.0.1:9999/mcp');
+    await run('--harness', harness.url, '--data-dir', dir, '--server', 'http://127.0.0.1:9999/mcp');
+    expect(out).toContain(
+      `Sentinel identity 'trueforge' (caller) given a new token in ${join(dir, 'tokens.yaml')}`,
+    );
     expect(out).toContain("MCP server 'sentinel' updated: http://127.0.0.1:9999/mcp");
-    expect(out).toContain("Agent 'sentinel' updated: id agent-1");
+    expect(out).toContain("Agent 'sentinel' updated: id agent-1, model openai/gpt-5.2");
     expect(harness.agents.size).toBe(1);
+    expect(connectorToken()).not.toBe(first);
+    expect(identities()).toEqual([
+      expect.objectContaining({ name: 'trueforge', token_sha256: hashToken(connectorToken()) }),
+    ]);
     expect(process.exitCode).toBeUndefined();
   });
 
-  it('explains a missing connector token and a missing spec in one line, exit code 2', async () => {
-    await run('--harness', harness.url, '--spec', specPath);
+  it('uses a given connector token without touching tokens.yaml', async () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), 'sentinel-register-'));
+    try {
+      await run(
+        '--harness',
+        harness.url,
+        '--harness-token',
+        'harness-login',
+        '--trueforge-token',
+        'snt_given_token_123',
+        '--data-dir',
+        elsewhere,
+      );
+      expect(connectorToken()).toBe('snt_given_token_123');
+      expect(existsSync(join(elsewhere, 'tokens.yaml'))).toBe(false);
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
+  });
+
+  it('explains a bad spec in one line, exit code 2, before anything changes', async () => {
+    const specPath = join(dir, 'broken.agent.json');
+    writeFileSync(
+      specPath,
+      JSON.stringify({
+        model: { name: 'm' },
+        instructions: 'x',
+        mcp_servers: [{ name: 'sentinel', require_approval_for_tool: [] }],
+      }),
+    );
+    const before = harness.requests.length;
+    await run(
+      '--harness',
+      harness.url,
+      '--harness-token',
+      'harness-login',
+      '--data-dir',
+      dir,
+      '--spec',
+      specPath,
+    );
     expect(err).toBe(
-      "sentinel: The connector needs the token of the Sentinel identity 'trueforge': pass --trueforge-token or set SENTINEL_TRUEFORGE_TOKEN (create it with `sentinel tokens add trueforge --role caller`).\n",
+      `sentinel: Agent spec ${specPath}: mcp_servers.0: unknown key(s) require_approval_for_tool.\n`,
     );
     expect(process.exitCode).toBe(2);
 
     err = '';
-    await run('--harness', harness.url, '--trueforge-token', 't', '--spec', join(dir, 'missing.json'));
+    await run('--harness', harness.url, '--data-dir', dir, '--spec', join(dir, 'missing.json'));
     expect(err).toBe(`sentinel: Cannot read the agent spec ${join(dir, 'missing.json')}: file not found.\n`);
+    expect(harness.requests.length).toBe(before);
   });
 });

@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { TrueForgeClient } from '../../../agent/harness/client.ts';
 import { CONNECTOR_DESCRIPTION, registerWithHarness } from '../../../agent/harness/register.ts';
+import { defineTool, toolInput } from '../../../tools/define-tool.ts';
 import { SentinelError } from '../../../tools/errors.ts';
 import { FakeTrueForge } from '../../helpers/fake-trueforge.ts';
 
@@ -17,6 +19,17 @@ const SPEC = {
   ],
 };
 
+/** A destructive tool the spec must gate by tag and by literal name. */
+const rollback = defineTool({
+  name: 'rollback_deployment',
+  title: 'Roll back a Deployment',
+  description: 'Fixture.',
+  risk: 'destructive',
+  input: toolInput({ namespace: z.string() }),
+  handler: async () => ({ text: '' }),
+});
+const TOOLS = [rollback];
+
 describe('sentinel harness register', () => {
   let harness: FakeTrueForge;
   beforeEach(async () => {
@@ -30,6 +43,7 @@ describe('sentinel harness register', () => {
       serverUrl: 'http://127.0.0.1:7070/mcp',
       trueforgeToken: 'tok-1',
       spec: SPEC,
+      tools: TOOLS,
     });
     expect(first).toEqual({
       connector: { name: 'sentinel', action: 'created', authStatus: 'authenticated' },
@@ -57,6 +71,7 @@ describe('sentinel harness register', () => {
       serverUrl: 'http://10.0.0.5:7070/mcp',
       trueforgeToken: 'tok-2',
       spec: SPEC,
+      tools: TOOLS,
       model: 'anthropic/claude-x',
     });
     expect(second.connector.action).toBe('updated');
@@ -83,14 +98,44 @@ describe('sentinel harness register', () => {
     });
   });
 
-  it('refuses a spec whose MCP servers do not include the sentinel connector, before calling the harness', async () => {
-    const error = (await registerWithHarness(new TrueForgeClient({ url: harness.url }), {
-      serverUrl: 'http://127.0.0.1:7070/mcp',
-      trueforgeToken: 't',
-      spec: { ...SPEC, mcp_servers: [{ name: 'ops' }] },
-    }).catch((e: unknown) => e)) as SentinelError;
-    expect(error).toBeInstanceOf(SentinelError);
-    expect(error.field).toBe('mcp_servers');
+  it('refuses, before calling the harness, a spec without the sentinel entry or one that leaves a destructive tool ungated', async () => {
+    const client = new TrueForgeClient({ url: harness.url });
+    const register = (spec: typeof SPEC) =>
+      registerWithHarness(client, {
+        serverUrl: 'http://127.0.0.1:7070/mcp',
+        trueforgeToken: 't',
+        spec,
+        tools: TOOLS,
+      }).then(
+        () => undefined,
+        (e: unknown) => e as SentinelError,
+      );
+
+    const noEntry = await register({ ...SPEC, mcp_servers: [{ ...SPEC.mcp_servers[0]!, name: 'ops' }] });
+    expect(noEntry).toBeInstanceOf(SentinelError);
+    expect(noEntry!.message).toBe("The agent spec has no mcp_servers entry named 'sentinel'.");
+
+    const byTagOnly = await register({
+      ...SPEC,
+      mcp_servers: [{ ...SPEC.mcp_servers[0]!, require_approval_for_tools: ['@write', '@destructive'] }],
+    });
+    expect(byTagOnly!.message).toBe(
+      'The agent spec would let the harness run a change without asking: rollback_deployment (destructive) is not listed by literal name, so it would run unapproved if its annotations were lost.',
+    );
     expect(harness.requests).toEqual([]);
+  });
+
+  it('issues the connector token only once the harness has answered', async () => {
+    await harness.close();
+    let issued = 0;
+    const error = await registerWithHarness(new TrueForgeClient({ url: harness.url }), {
+      serverUrl: 'http://127.0.0.1:7070/mcp',
+      trueforgeToken: () => `tok-${++issued}`,
+      spec: SPEC,
+      tools: TOOLS,
+    }).catch((e: unknown) => e as SentinelError);
+    expect((error as SentinelError).code).toBe('unavailable');
+    expect(issued).toBe(0);
+    harness = await new FakeTrueForge().start(); // for afterEach
   });
 });

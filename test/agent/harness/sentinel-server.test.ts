@@ -19,7 +19,7 @@ describe('SentinelServerClient', () => {
       tool: 'rollback_deployment',
       arguments: { namespace: 'shop', name: 'checkout', to_revision: 6 },
     });
-    expect(grant).toEqual({ id: 'apr_1' });
+    expect(grant).toEqual({ id: 'apr_0000000000000001' });
     expect(standIn.approvals.at(-1)).toEqual({
       body: {
         requester: 'trueforge',
@@ -28,6 +28,16 @@ describe('SentinelServerClient', () => {
       },
       authorization: `Bearer ${APPROVER_TOKEN}`,
     });
+  });
+
+  it('reports a call the policy allows without approval (200) as needing no grant', async () => {
+    const client = new SentinelServerClient({ url, token: APPROVER_TOKEN });
+    expect(
+      await client.preapprove({
+        tool: 'rollback_deployment',
+        arguments: { namespace: 'shop', name: 'checkout', dry_run: true },
+      }),
+    ).toEqual({ id: undefined, allowedByRule: 'dry-runs' });
   });
 
   it("quotes the server's refusal", async () => {
