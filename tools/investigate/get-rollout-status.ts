@@ -41,7 +41,7 @@ export const GetRolloutStatusOutputSchema = z.object({
   progressing_condition: z
     .object({ status: z.string(), reason: z.string().nullable(), message: z.string().nullable() })
     .nullable(),
-  waited_seconds: z.number().describe('How long the call waited for the rollout to settle'),
+  waited_seconds: z.number().describe('Seconds spent waiting for the rollout to settle after the first read'),
 });
 export type GetRolloutStatusOutput = z.infer<typeof GetRolloutStatusOutputSchema>;
 
@@ -64,10 +64,10 @@ export const getRolloutStatus = defineTool({
   }),
   output: GetRolloutStatusOutputSchema,
   async handler({ namespace, name, wait_seconds }, ctx) {
-    const started = Date.now();
-    const deadline = started + wait_seconds * 1000;
     let deployment = await ctx.kube.getDeployment(namespace, name);
     let verdict = rolloutVerdict(deployment);
+    const started = Date.now();
+    const deadline = started + wait_seconds * 1000;
     while (
       verdict.state === 'progressing' &&
       Date.now() + POLL_INTERVAL_MS <= deadline &&

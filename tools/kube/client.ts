@@ -157,7 +157,7 @@ export function createKubeClient(
             namespace,
             name,
             container: o.container,
-            previous: o.previous,
+            previous: o.previous || undefined,
             tailLines: o.tailLines,
             sinceSeconds: o.sinceSeconds,
             limitBytes: o.limitBytes,

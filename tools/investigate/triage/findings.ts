@@ -45,6 +45,8 @@ export interface Finding {
   pod?: string;
   /** Index into `eventMessages` when the evidence is an event (its message is untrusted). */
   eventRef?: number;
+  /** The container's last termination reason (e.g. OOMKilled behind a CrashLoopBackOff). */
+  lastReason?: string;
 }
 
 /** An event whose message is quoted in the untrusted section, referenced as `[E<n>]`. */
@@ -288,6 +290,7 @@ function containerFinding(pod: string, c: ContainerState): Finding | undefined {
       score: FINDING_SCORES.crash_loop,
       evidence: `${where}: CrashLoopBackOff${restarts}${lastText}`,
       pod,
+      lastReason: last?.reason,
     };
   }
   if (last?.reason === 'OOMKilled' || (c.state === 'terminated' && c.reason === 'OOMKilled')) {
@@ -380,6 +383,8 @@ function likelyCause(findings: Finding[], rollout: WorkloadTriage['rollout']): s
     (has('config_error') &&
       'containers cannot be created from their configuration (a referenced Secret or ConfigMap, or a key in it, is missing)') ||
     (has('oom_killed') && 'containers are killed for exceeding their memory limit (OOMKilled)') ||
+    (findings.some((f) => f.kind === 'crash_loop' && f.lastReason === 'OOMKilled') &&
+      'containers crash-loop because they are killed for exceeding their memory limit (last terminated OOMKilled)') ||
     (has('crash_loop') &&
       'containers crash after starting (CrashLoopBackOff); their previous logs say why') ||
     (has('container_failed') && 'containers exit with an error') ||

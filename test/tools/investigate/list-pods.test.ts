@@ -1,0 +1,200 @@
+import nock from 'nock';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { listPods, type ListPodsOutput } from '../../../tools/investigate/list-pods.ts';
+import { NOW, deployment, pod, replicaSet } from '../../helpers/fixtures.ts';
+import { connectTestCluster, isolateNetwork, mockApi, type TestCluster } from '../../helpers/kube.ts';
+import { callTool, callToolError } from '../../helpers/tools.ts';
+
+let kube: TestCluster;
+beforeAll(() => {
+  isolateNetwork();
+  kube = connectTestCluster();
+});
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['Date'] });
+  vi.setSystemTime(NOW);
+});
+afterEach(() => {
+  vi.useRealTimers();
+  const pending = nock.pendingMocks();
+  nock.cleanAll();
+  expect(pending).toEqual([]);
+});
+afterAll(() => kube.remove());
+
+const web = deployment({ name: 'web', image: 'shop/web:3', revision: 11 });
+const rsNew = replicaSet({ deployment: web, revision: 11, hash: 'new', image: 'shop/web:3', replicas: 2 });
+const rsOld = replicaSet({ deployment: web, revision: 10, hash: 'old', image: 'shop/web:2', replicas: 1 });
+const other = deployment({ name: 'web-canary', uid: 'uid-canary' });
+const rsOther = replicaSet({ deployment: other, revision: 1, hash: 'can', image: 'shop/web:canary' });
+
+const pods = [
+  pod({
+    name: 'web-new-a',
+    owner: rsNew,
+    containers: [
+      {
+        name: 'app',
+        waiting: { reason: 'CrashLoopBackOff', message: 'back-off 5m0s restarting failed container' },
+        restarts: 7,
+        last: { reason: 'OOMKilled', exitCode: 137, finishedMinutesAgo: 3 },
+      },
+      { name: 'proxy' },
+    ],
+    initContainers: [{ name: 'migrate', terminated: { reason: 'Completed', exitCode: 0 } }],
+  }),
+  pod({
+    name: 'web-new-b',
+    owner: rsNew,
+    phase: 'Pending',
+    containers: [
+      {
+        name: 'app',
+        waiting: { reason: 'CreateContainerConfigError', message: 'secret "db" not found; password=hunter2' },
+      },
+    ],
+  }),
+  pod({
+    name: 'web-new-c',
+    owner: rsNew,
+    phase: 'Pending',
+    initContainers: [
+      {
+        name: 'migrate',
+        waiting: { reason: 'ImagePullBackOff', message: 'Back-off pulling image "migrate:bad"' },
+      },
+    ],
+    containers: [{ name: 'app', waiting: { reason: 'PodInitializing' } }],
+  }),
+  pod({ name: 'web-old-a', owner: rsOld, createdMinutesAgo: 600 }),
+  pod({ name: 'web-canary-a', owner: rsOther, labels: { app: 'web' } }),
+];
+
+describe('list_pods', () => {
+  it('shows kubectl STATUS, READY, RESTARTS, owner revision and per-container problems', async () => {
+    mockApi()
+      .get('/api/v1/namespaces/shop/pods')
+      .query({ limit: '500' })
+      .reply(200, { items: pods })
+      .get('/apis/apps/v1/namespaces/shop/replicasets')
+      .query({ limit: '500' })
+      .reply(200, { items: [rsNew, rsOld, rsOther] });
+    const output = await callTool(listPods, { namespace: 'shop' }, kube.context());
+    const lines = output.text.split('\n');
+    expect(lines[0]).toContain("5 Pod(s) in namespace 'shop'");
+    expect(lines[1]!.split(/\s{2,}/)).toEqual([
+      'NAME',
+      'READY',
+      'STATUS',
+      'RESTARTS',
+      'AGE',
+      'NODE',
+      'REPLICASET',
+      'REV',
+      'CONTAINER PROBLEMS',
+    ]);
+    const row = (name: string) => lines.find((l) => l.startsWith(`${name} `))!.split(/\s{2,}/);
+    expect(row('web-new-a')).toEqual([
+      'web-new-a',
+      '1/2',
+      'CrashLoopBackOff',
+      '7 (3m ago)',
+      '60m',
+      'node-1',
+      'web-new',
+      '11',
+      'app: CrashLoopBackOff (last: OOMKilled, exit 137)',
+    ]);
+    expect(row('web-new-b').slice(1, 3)).toEqual(['0/1', 'CreateContainerConfigError']);
+    expect(row('web-new-c')).toEqual([
+      'web-new-c',
+      '0/1',
+      'Init:ImagePullBackOff',
+      '0',
+      '60m',
+      'node-1',
+      'web-new',
+      '11',
+      'init migrate: ImagePullBackOff',
+    ]);
+    expect(row('web-old-a').slice(0, 8)).toEqual([
+      'web-old-a',
+      '1/1',
+      'Running',
+      '0',
+      '10h',
+      'node-1',
+      'web-old',
+      '10',
+    ]);
+
+    const s = output.structured as ListPodsOutput;
+    const a = s.pods.find((p) => p.name === 'web-new-a')!;
+    expect(a.containers.map((c) => [c.type, c.name, c.state, c.reason])).toEqual([
+      ['init', 'migrate', 'terminated', 'Completed'],
+      ['app', 'app', 'waiting', 'CrashLoopBackOff'],
+      ['app', 'proxy', 'running', null],
+    ]);
+    expect(a.containers[1]!.last_termination).toEqual({
+      reason: 'OOMKilled',
+      exit_code: 137,
+      finished_at: new Date(NOW - 3 * 60_000).toISOString(),
+    });
+    expect(a).toMatchObject({
+      replica_set: 'web-new',
+      revision: 11,
+      restarts: 7,
+      ready_containers: 1,
+      total_containers: 2,
+    });
+
+    // Kubelet messages are untrusted and redacted.
+    const block = output.text.slice(output.text.indexOf('----- BEGIN UNTRUSTED DATA'));
+    expect(block).toContain('web-new-b/app: secret "db" not found; password=[REDACTED]');
+    expect(block).toContain('web-new-c/migrate: Back-off pulling image "migrate:bad"');
+    expect(output.text).not.toContain('hunter2');
+  });
+
+  it('with deployment, lists exactly the Pods of that Deployment’s ReplicaSets (owner references)', async () => {
+    mockApi()
+      .get('/apis/apps/v1/namespaces/shop/deployments/web')
+      .reply(200, web)
+      .get('/api/v1/namespaces/shop/pods')
+      .query({ limit: '500', labelSelector: 'app=web' })
+      .reply(200, { items: pods })
+      .get('/apis/apps/v1/namespaces/shop/replicasets')
+      .query({ limit: '500', labelSelector: 'app=web' })
+      .reply(200, { items: [rsNew, rsOld, rsOther] });
+    const output = await callTool(listPods, { namespace: 'shop', deployment: 'web' }, kube.context());
+    const s = output.structured as ListPodsOutput;
+    expect(s.pods.map((p) => p.name)).toEqual(['web-new-a', 'web-new-b', 'web-new-c', 'web-old-a']);
+    expect(s.deployment).toBe('web');
+    expect(output.text.split('\n')[0]).toContain("4 Pod(s) in namespace 'shop' of Deployment 'web'");
+  });
+
+  it('refuses label_selector and deployment together before any API call', async () => {
+    const error = await callToolError(
+      listPods,
+      { namespace: 'shop', deployment: 'web', label_selector: 'app=web' },
+      kube.context(),
+    );
+    expect(error).toMatchObject({ code: 'invalid_input', field: 'deployment' });
+  });
+
+  it('bounds the list at 50 Pods with an "N more" line', async () => {
+    const many = Array.from({ length: 75 }, (_, i) => pod({ name: `p-${String(i).padStart(3, '0')}` }));
+    mockApi()
+      .get('/api/v1/namespaces/shop/pods')
+      .query(true)
+      .reply(200, { items: many })
+      .get('/apis/apps/v1/namespaces/shop/replicasets')
+      .query(true)
+      .reply(200, { items: [] });
+    const output = await callTool(listPods, { namespace: 'shop' }, kube.context());
+    expect(output.text.split('\n').at(-1)).toBe(
+      "… 25 more Pods in namespace 'shop' not shown (narrow with label_selector or deployment).",
+    );
+    expect((output.structured as ListPodsOutput).pods).toHaveLength(50);
+    expect(output.structured).toMatchObject({ total: 75, omitted: 25 });
+  });
+});
