@@ -6,6 +6,7 @@
  * nothing a client sends can crash the server.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parse as parseYaml } from 'yaml';
 import { timingSafeEqual } from 'node:crypto';
 import type { SimulatedCluster } from '../cluster.ts';
 import { qualifiedResource, groupVersion } from '../resources.ts';
@@ -31,6 +32,7 @@ import {
   notFound,
   pathNotFound,
   unauthorized,
+  unsupportedMediaType,
 } from './status.ts';
 import { tableVersionRequested, toTable } from './table.ts';
 import type { IncludeObject } from './table.ts';
@@ -280,6 +282,21 @@ export class ApiHandler {
     if (!text.trim()) {
       if (optional) return undefined;
       throw badRequest('the request body is empty');
+    }
+    const mediaType = (context.request.headers['content-type'] ?? 'application/json')
+      .split(';')[0]!
+      .trim()
+      .toLowerCase();
+    if (mediaType === 'application/yaml') {
+      try {
+        return parseYaml(text);
+      } catch (error) {
+        throw badRequest(`the body of the request is not valid YAML: ${(error as Error).message}`);
+      }
+    }
+    // Patch bodies are JSON whatever their patch type; protobuf is not served.
+    if (mediaType !== 'application/json' && !mediaType.endsWith('+json')) {
+      throw unsupportedMediaType(mediaType, ['application/json', 'application/yaml']);
     }
     try {
       return JSON.parse(text);

@@ -8,6 +8,7 @@
 import type { ResourceType } from '../resources.ts';
 import type { CoreEvent, Deployment, KubeObject, Pod, ReplicaSet } from '../types.ts';
 import { formatLabelSelector } from './selectors.ts';
+import type { EventsV1Event } from './views.ts';
 
 export interface ColumnDefinition {
   name: string;
@@ -157,8 +158,24 @@ function replicaSetCells(object: KubeObject, now: number): Cell[] {
   ];
 }
 
+/** The core Event fields a row needs, read from a core or an events.k8s.io/v1 Event. */
+function coreEventFields(object: KubeObject): CoreEvent {
+  if (object.apiVersion !== 'events.k8s.io/v1') return object as CoreEvent;
+  const v1 = object as EventsV1Event;
+  return {
+    ...v1,
+    involvedObject: v1.regarding,
+    message: v1.note,
+    source: v1.deprecatedSource,
+    firstTimestamp: v1.deprecatedFirstTimestamp,
+    lastTimestamp: v1.deprecatedLastTimestamp,
+    count: v1.series?.count ?? v1.deprecatedCount,
+    reportingComponent: v1.reportingController,
+  };
+}
+
 function eventCells(object: KubeObject, now: number): Cell[] {
-  const event = object as CoreEvent;
+  const event = coreEventFields(object);
   const first = event.firstTimestamp ? since(event.firstTimestamp, now) : since(event.eventTime, now);
   const last = event.lastTimestamp ? since(event.lastTimestamp, now) : first;
   const involved = event.involvedObject;

@@ -4,7 +4,7 @@
  * `autoscaling/v1` Scale of a Deployment or ReplicaSet.
  */
 import type { ResourceType } from '../resources.ts';
-import type { CoreEvent, Deployment, KubeObject } from '../types.ts';
+import type { CoreEvent, Deployment, KubeObject, ObjectReference } from '../types.ts';
 import { formatLabelSelector } from './selectors.ts';
 
 /** MicroTime (RFC 3339 with microseconds) of an RFC 3339 timestamp. */
@@ -12,11 +12,28 @@ function microTime(timestamp: string): string {
   return new Date(timestamp).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }
 
+/** An events.k8s.io/v1 Event as served. */
+export interface EventsV1Event extends KubeObject {
+  eventTime: string;
+  series?: { count: number; lastObservedTime: string };
+  reportingController: string;
+  reportingInstance: string;
+  action?: string;
+  reason: string;
+  regarding: ObjectReference;
+  note: string;
+  type: CoreEvent['type'];
+  deprecatedSource: CoreEvent['source'];
+  deprecatedFirstTimestamp: string;
+  deprecatedLastTimestamp: string;
+  deprecatedCount: number;
+}
+
 /**
  * Core Event → events.k8s.io/v1 Event. Repeated events (count > 1) carry `series`
  * (count, lastObservedTime) like events recorded through the events.k8s.io API do.
  */
-export function toEventsV1(event: CoreEvent): KubeObject {
+export function toEventsV1(event: CoreEvent): EventsV1Event {
   return {
     kind: 'Event',
     apiVersion: 'events.k8s.io/v1',

@@ -19,7 +19,7 @@
  */
 import type { SimClock } from '../clock.ts';
 import type { ObjectStore } from '../store.ts';
-import type { Condition, Deployment, ReplicaSet } from '../types.ts';
+import type { Condition, Deployment, Pod, ReplicaSet } from '../types.ts';
 import type { EventRecorder } from './events.ts';
 import {
   ANNOTATIONS_TO_SKIP,
@@ -32,6 +32,7 @@ import {
   availableReplicaCount,
   byCreation,
   byRevision,
+  controllerOf,
   equalIgnoreHash,
   getCondition,
   isControlledBy,
@@ -168,7 +169,18 @@ export class DeploymentController {
     for (const rs of result.oldRSs) {
       if (specReplicas(rs) > 0) scaledDown = this.#scaleReplicaSet(rs, 0, deployment) || scaledDown;
     }
-    const oldPodsRunning = result.oldRSs.some((rs) => (this.#reload(rs)?.status?.replicas ?? 0) > 0);
+    // `oldPodsRunning`: old Pods count until they are gone, terminating ones included.
+    const oldUids = new Set(result.oldRSs.map((rs) => rs.metadata.uid));
+    const oldPodsRunning =
+      result.oldRSs.some((rs) => (this.#reload(rs).status?.replicas ?? 0) > 0) ||
+      this.#store
+        .peek<Pod>('pods', deployment.metadata.namespace)
+        .some(
+          (pod) =>
+            oldUids.has(controllerOf(pod)?.uid) &&
+            pod.status?.phase !== 'Succeeded' &&
+            pod.status?.phase !== 'Failed',
+        );
     let newRS = result.newRS;
     if (!scaledDown && !oldPodsRunning) {
       newRS ??= this.#getAllReplicaSetsAndSyncRevision(deployment, this.#owned(deployment), true).newRS;

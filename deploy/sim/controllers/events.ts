@@ -22,7 +22,7 @@ export class EventRecorder {
   #clock: SimClock;
   #store: ObjectStore;
   #sequence = 0;
-  #nextExpiry = 0;
+  #expiryTimers = new Set<number>();
   /** Aggregation key (object, reason, message, source) → event name, like the recorder's cache. */
   #byKey = new Map<string, string>();
 
@@ -54,7 +54,7 @@ export class EventRecorder {
     };
     const namespace = object.metadata.namespace ?? 'default';
     const now = this.#clock.timestamp();
-    this.#expire();
+    this.#scheduleExpiry();
     const aggregationKey = JSON.stringify([
       involvedObject.uid,
       fieldPath,
@@ -97,15 +97,22 @@ export class EventRecorder {
     this.#byKey.set(aggregationKey, event.metadata.name);
   }
 
-  /** Deletes events whose last occurrence is older than the TTL (checked once a simulated minute). */
-  #expire(): void {
-    if (this.#clock.now() < this.#nextExpiry) return;
-    this.#nextExpiry = this.#clock.now() + 60_000;
-    const cutoff = this.#clock.now() - EVENT_TTL_MS;
-    for (const event of this.#store.peek<CoreEvent>('events')) {
-      if (Date.parse(event.lastTimestamp) < cutoff) {
-        this.#store.delete('events', event.metadata.namespace, event.metadata.name);
+  /**
+   * Deletes events whose last occurrence is older than the TTL, like etcd's lease expiry: a timer
+   * per simulated minute in which some event's TTL runs out.
+   */
+  #scheduleExpiry(): void {
+    const at = Math.ceil((this.#clock.now() + EVENT_TTL_MS) / 60_000) * 60_000 + 1_000;
+    if (this.#expiryTimers.has(at)) return;
+    this.#expiryTimers.add(at);
+    this.#clock.schedule(at, () => {
+      this.#expiryTimers.delete(at);
+      const cutoff = this.#clock.now() - EVENT_TTL_MS;
+      for (const event of this.#store.peek<CoreEvent>('events')) {
+        if (Date.parse(event.lastTimestamp) < cutoff) {
+          this.#store.delete('events', event.metadata.namespace, event.metadata.name);
+        }
       }
-    }
+    });
   }
 }
