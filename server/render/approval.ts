@@ -1,0 +1,276 @@
+/**
+ * The one renderer of approval requests, shared by the approvals page, the `sentinel approvals`
+ * CLI, webhook notifications, the local investigator and the harness client: what a tired human
+ * needs to judge the call — one sentence ("Roll back Deployment shop/checkout from revision 7
+ * (checkout:2.4.1) to revision 6 (checkout:2.4.0)"), the previewed changes and warnings, the
+ * cluster, the policy reason, the requester and the age.
+ *
+ * `approvalView` does the work once: every string passes through the project's redactor
+ * (tools/redact.ts) and is cleaned of control and invisible characters (tool output and workload
+ * names are untrusted). `renderApprovalText` / `renderApprovalLine` (terminal, logs, the model) and
+ * `renderApprovalHtml` (the page; every value HTML-escaped) only lay it out.
+ */
+import escapeHtml from 'escape-html';
+import type { ApprovalRequest, ApprovalStatus, GrantValidity } from '../gate/approval-request.ts';
+import { humanDuration, oneLine } from '../../tools/format/index.ts';
+import { isSecretName, REDACTED, redact, redactValue } from '../../tools/redact.ts';
+import { describeToolCall, formatArguments, MAX_SENTENCE } from './describe-call.ts';
+
+/** Longest change, warning or reason line shown, in characters. */
+const MAX_LINE = 400;
+/** Most changes and warnings listed before "… N more". */
+const MAX_ITEMS = 30;
+
+export interface RenderOptions {
+  /** The clock for ages and "expires in". Default: now. */
+  now?: Date;
+}
+
+/** An approval request in display form: short, redacted, single-line strings. */
+export interface ApprovalView {
+  id: string;
+  status: ApprovalStatus;
+  tool: string;
+  risk: ApprovalRequest['risk'];
+  /** What the call does, in one sentence (the preview's summary, else built from the arguments). */
+  sentence: string;
+  /** The resolved call, e.g. `rollback_deployment name=checkout namespace=shop to_revision=6`. */
+  call: string;
+  /** One line per previewed change (images, env, resources, replicas); secret env values redacted. */
+  changes: string[];
+  /** One line per preview warning (GitOps or HPA ownership, scaling to 0, ...). */
+  warnings: string[];
+  /** `context kind-sentinel, API server https://127.0.0.1:6443`, or `no cluster configured`. */
+  cluster: string;
+  /** Matched policy rule and why a human must look. */
+  rule: string;
+  policyReason: string;
+  /** Who may decide: identity names and `role:<role>` entries. */
+  approvers: string;
+  /** Longest grant an approver may give: `once` or `a window of 15m`. */
+  maxValidity: string;
+  requester: string;
+  /** The requester's free-text reason, or null. */
+  requesterReason: string | null;
+  createdAt: string;
+  /** kubectl-style age of the request, e.g. `3m20s`. */
+  age: string;
+  expiresAt: string;
+  /** For a pending request, time left (`27m`), or `expired`; null once decided. */
+  expiresIn: string | null;
+  /** `approved by alice 2m ago (once): looks right`, `denied by bob 1m ago: wrong revision`, or null. */
+  decision: string | null;
+  /** One line per execution under this request's grant. */
+  executions: string[];
+}
+
+/** A redacted, cleaned, single-line string of at most `max` characters. */
+function clean(value: string, max = MAX_LINE): string {
+  return oneLine(redact(value).value, max);
+}
+
+function short(value: unknown): string {
+  if (value === undefined || value === null) return '(none)';
+  if (typeof value === 'string') return value === '' ? '""' : value;
+  return JSON.stringify(value);
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const firstString = (record: Record<string, unknown>, keys: readonly string[]): string | undefined => {
+  for (const key of keys) if (typeof record[key] === 'string' && record[key] !== '') return record[key];
+  return undefined;
+};
+
+const firstPresent = (record: Record<string, unknown>, keys: readonly string[]): [boolean, unknown] => {
+  for (const key of keys) if (key in record) return [true, record[key]];
+  return [false, undefined];
+};
+
+/**
+ * One line for a previewed change. Strings are shown as they are; objects as
+ * `<kind> <container> <name>: <from> → <to>` from the fields `kind|type`, `container`,
+ * `name|field|path|resource`, `from|before|old` and `to|after|new`, or their own
+ * `summary|description|message`; anything else as JSON. The values of a change whose name looks
+ * secret (an env var `DB_PASSWORD`) are replaced by `[REDACTED]`.
+ */
+export function describeChange(change: unknown): string {
+  if (typeof change === 'string') return clean(change);
+  if (!isRecord(change)) return clean(short(change));
+  const own = firstString(change, ['summary', 'description', 'message']);
+  if (own !== undefined) return clean(own);
+  const kind = firstString(change, ['kind', 'type']);
+  const container = firstString(change, ['container']);
+  const name = firstString(change, ['name', 'field', 'path', 'resource']);
+  const [hasFrom, from] = firstPresent(change, ['from', 'before', 'old']);
+  const [hasTo, to] = firstPresent(change, ['to', 'after', 'new']);
+  if (!hasFrom && !hasTo) return clean(JSON.stringify(redactValue(change).value));
+  const secret = name !== undefined && isSecretName(name);
+  const shown = (value: unknown) =>
+    secret && value !== undefined && value !== null ? REDACTED : short(redactValue(value).value);
+  const subject = [kind, container && `container ${container}`, name].filter(Boolean).join(' ');
+  return clean(`${subject ? `${subject}: ` : ''}${shown(from)} → ${shown(to)}`);
+}
+
+/** One line for a preview warning: a string, `{code?, message}`, or JSON. */
+export function describeWarning(warning: unknown): string {
+  if (typeof warning === 'string') return clean(warning);
+  if (isRecord(warning)) {
+    const message = firstString(warning, ['message', 'summary', 'description']);
+    const code = firstString(warning, ['code', 'kind', 'type']);
+    if (message !== undefined) return clean(code ? `${code}: ${message}` : message);
+  }
+  return clean(JSON.stringify(redactValue(warning).value));
+}
+
+function bounded(items: readonly unknown[], describe: (item: unknown) => string, noun: string): string[] {
+  const lines = items.slice(0, MAX_ITEMS).map(describe);
+  if (items.length > MAX_ITEMS) lines.push(`… ${items.length - MAX_ITEMS} more ${noun} not shown`);
+  return lines;
+}
+
+function validityText(validity: GrantValidity): string {
+  return validity === 'once' ? 'once' : `a window of ${validity.window}`;
+}
+
+/** What the request's call does, in one redacted line: the preview's summary, else a built sentence. */
+export function approvalSentence(request: Pick<ApprovalRequest, 'tool' | 'arguments' | 'preview'>): string {
+  const summary = request.preview?.summary.trim();
+  return summary ? clean(summary, MAX_SENTENCE) : describeToolCall(request.tool, request.arguments);
+}
+
+function ago(from: string, now: Date): string {
+  return `${humanDuration(now.getTime() - Date.parse(from))} ago`;
+}
+
+/** Builds the display form of `request` (see `ApprovalView`). Pure: the request is not modified. */
+export function approvalView(request: ApprovalRequest, options: RenderOptions = {}): ApprovalView {
+  const now = options.now ?? new Date();
+  const { decision, grant } = request;
+  const expiresMs = Date.parse(request.expires_at) - now.getTime();
+  let decisionText: string | null = null;
+  if (decision) {
+    const verb = decision.decision === 'allow' ? 'approved' : 'denied';
+    const how = decision.decision === 'allow' && grant ? ` (${validityText(grant.validity)})` : '';
+    const fallback = decision.admin_fallback ? ' as admin fallback' : '';
+    const why = decision.reason ? `: ${decision.reason}` : '';
+    decisionText = clean(`${verb} by ${decision.by}${fallback} ${ago(decision.at, now)}${how}${why}`);
+  } else if (request.status === 'withdrawn') {
+    decisionText = `withdrawn by ${clean(request.requester)}`;
+  }
+  return {
+    id: clean(request.id, 80),
+    status: request.status,
+    tool: clean(request.tool, 80),
+    risk: request.risk,
+    sentence: approvalSentence(request),
+    call: clean(`${request.tool} ${formatArguments(request.arguments)}`.trim()),
+    changes: bounded(request.preview?.changes ?? [], describeChange, 'changes'),
+    warnings: bounded(request.preview?.warnings ?? [], describeWarning, 'warnings'),
+    cluster: request.cluster
+      ? clean(`context ${request.cluster.context}, API server ${request.cluster.server}`)
+      : 'no cluster configured',
+    rule: clean(request.policy.rule, 120),
+    policyReason: clean(request.policy.reason),
+    approvers: clean(request.policy.approvers.join(', ') || 'admins only'),
+    maxValidity: validityText(request.policy.validity),
+    requester: clean(request.requester, 80),
+    requesterReason: request.reason ? clean(request.reason) : null,
+    createdAt: request.created_at,
+    age: humanDuration(now.getTime() - Date.parse(request.created_at)),
+    expiresAt: request.expires_at,
+    expiresIn: request.status === 'pending' ? (expiresMs > 0 ? humanDuration(expiresMs) : 'expired') : null,
+    decision: decisionText,
+    executions: request.executions.map((execution) =>
+      clean(
+        `${execution.id} ${execution.status} ${ago(execution.started_at, now)}${execution.outcome ? `: ${execution.outcome}` : ''}`,
+      ),
+    ),
+  };
+}
+
+/** Status with its timing: `pending, expires in 27m`, `denied`, ... */
+function statusText(view: ApprovalView): string {
+  if (view.status !== 'pending') return view.status;
+  return view.expiresIn === 'expired' ? 'pending, expired' : `pending, expires in ${view.expiresIn}`;
+}
+
+/**
+ * One line per request for lists: `<id>  <status>  <age>  <requester>  <sentence>`, e.g.
+ * `apr_0123456789abcdef  pending  3m  investigator  Roll back Deployment shop/checkout ...`.
+ */
+export function renderApprovalLine(request: ApprovalRequest, options: RenderOptions = {}): string {
+  const view = approvalView(request, options);
+  return [view.id, view.status.padEnd(9), view.age.padEnd(6), view.requester, view.sentence].join('  ');
+}
+
+/**
+ * The full plain-text rendering (terminal, notifications' fallback text, the model):
+ *
+ *   Roll back Deployment shop/checkout from revision 7 (checkout:2.4.1) to revision 6 (checkout:2.4.0)
+ *   Request:    apr_0123456789abcdef (pending, expires in 27m)
+ *   Cluster:    context kind-sentinel, API server https://127.0.0.1:6443
+ *   Requester:  investigator, 3m ago: "checkout returns 502 since 02:10"
+ *   Policy:     rule prod-destructive: production changes need a human (approvers: role:approver; at most once)
+ *   Changes:
+ *     - container checkout: image checkout:2.4.1 → checkout:2.4.0
+ *   Warnings:
+ *     - ...
+ *   Decision:   denied by alice 1m ago: wrong revision
+ *   Call:       rollback_deployment name=checkout namespace=shop to_revision=6
+ */
+export function renderApprovalText(request: ApprovalRequest, options: RenderOptions = {}): string {
+  const view = approvalView(request, options);
+  const lines = [
+    view.sentence,
+    `Request:    ${view.id} (${statusText(view)})`,
+    `Cluster:    ${view.cluster}`,
+    `Requester:  ${view.requester}, ${view.age} ago${view.requesterReason ? `: "${view.requesterReason}"` : ''}`,
+    `Policy:     rule ${view.rule}: ${view.policyReason} (approvers: ${view.approvers}; at most ${view.maxValidity})`,
+  ];
+  if (view.changes.length > 0) lines.push('Changes:', ...view.changes.map((line) => `  - ${line}`));
+  if (view.warnings.length > 0) lines.push('Warnings:', ...view.warnings.map((line) => `  - ${line}`));
+  if (view.decision) lines.push(`Decision:   ${view.decision}`);
+  if (view.executions.length > 0) lines.push('Executions:', ...view.executions.map((line) => `  - ${line}`));
+  lines.push(`Call:       ${view.call}`);
+  return lines.join('\n');
+}
+
+const e = (value: string): string => escapeHtml(value);
+
+function htmlList(className: string, title: string, items: readonly string[]): string {
+  if (items.length === 0) return '';
+  return `<h4>${e(title)}</h4><ul class="${className}">${items.map((item) => `<li>${e(item)}</li>`).join('')}</ul>`;
+}
+
+/**
+ * The request as an HTML fragment for the approvals page: an `<article class="approval">` with
+ * `data-id` and `data-status`, the sentence as its heading, then a definition list of the facts and
+ * lists of changes and warnings. Every value is HTML-escaped; the fragment has no scripts, styles or
+ * actions (the page adds its own controls).
+ */
+export function renderApprovalHtml(request: ApprovalRequest, options: RenderOptions = {}): string {
+  const view = approvalView(request, options);
+  const facts: [string, string][] = [
+    ['Request', `${view.id} (${statusText(view)})`],
+    ['Cluster', view.cluster],
+    [
+      'Requester',
+      `${view.requester}, ${view.age} ago${view.requesterReason ? `: “${view.requesterReason}”` : ''}`,
+    ],
+    ['Policy', `rule ${view.rule}: ${view.policyReason}`],
+    ['Approvers', `${view.approvers} (at most ${view.maxValidity})`],
+    ...(view.decision ? ([['Decision', view.decision]] as [string, string][]) : []),
+    ['Call', view.call],
+  ];
+  return [
+    `<article class="approval status-${e(view.status)}" data-id="${e(view.id)}" data-status="${e(view.status)}" aria-labelledby="sentence-${e(view.id)}">`,
+    `<h3 class="sentence" id="sentence-${e(view.id)}">${e(view.sentence)}</h3>`,
+    `<dl class="facts">${facts.map(([term, value]) => `<dt>${e(term)}</dt><dd>${e(value)}</dd>`).join('')}</dl>`,
+    htmlList('changes', 'Changes', view.changes),
+    htmlList('warnings', 'Warnings', view.warnings),
+    htmlList('executions', 'Executions', view.executions),
+    '</article>',
+  ].join('');
+}

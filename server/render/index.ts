@@ -1,0 +1,17 @@
+/**
+ * Public entry of the approval renderer (see approval.ts): the one way every surface — approvals
+ * page, `sentinel approvals` CLI, webhook notifications, local investigator, harness client — shows
+ * an approval request or a tool call to a human. Plain-text and HTML-safe forms; all redacted.
+ */
+export {
+  approvalSentence,
+  approvalView,
+  describeChange,
+  describeWarning,
+  renderApprovalHtml,
+  renderApprovalLine,
+  renderApprovalText,
+  type ApprovalView,
+  type RenderOptions,
+} from './approval.ts';
+export { describeToolCall, formatArguments, MAX_SENTENCE } from './describe-call.ts';

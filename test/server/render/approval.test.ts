@@ -1,0 +1,222 @@
+import { describe, expect, it } from 'vitest';
+import {
+  approvalView,
+  describeChange,
+  describeWarning,
+  renderApprovalHtml,
+  renderApprovalLine,
+  renderApprovalText,
+} from '../../../server/render/index.ts';
+import { approvalFixture, FIXTURE_NOW, FIXTURES } from '../../helpers/approvals.ts';
+
+const now = FIXTURE_NOW;
+
+describe('approval renderer', () => {
+  it('renders a pending rollback as one sentence plus the facts a human judges', () => {
+    expect(renderApprovalText(FIXTURES.rollback_deployment, { now })).toBe(
+      [
+        'Roll back Deployment shop/checkout from revision 7 (checkout:2.4.1) to revision 6 (checkout:2.4.0)',
+        'Request:    apr_0123456789abcdef (pending, expires in 26m)',
+        'Cluster:    context kind-sentinel, API server https://127.0.0.1:6443',
+        'Requester:  investigator, 3m20s ago: "checkout returns 502 since 02:10"',
+        'Policy:     rule prod-destructive: Destructive changes in shop need a human. (approvers: role:approver; at most once)',
+        'Changes:',
+        '  - image container checkout: checkout:2.4.1 → checkout:2.4.0',
+        '  - env container checkout FEATURE_FLAGS: new-cart → (none)',
+        '  - env container checkout DB_PASSWORD: [REDACTED] → [REDACTED]',
+        '  - resources container checkout limits.memory: 512Mi → 256Mi',
+        'Warnings:',
+        '  - gitops: Deployment shop/checkout is managed by Argo CD (label app.kubernetes.io/instance); it may undo a direct change.',
+        'Call:       rollback_deployment name=checkout namespace=shop to_revision=6',
+      ].join('\n'),
+    );
+  });
+
+  it.each([
+    [
+      'restart_service',
+      'Restart Deployment shop/checkout (rolling restart of 3 Pods)',
+      ['annotation kubectl.kubernetes.io/restartedAt: (none) → 2025-01-31T02:13:00Z'],
+      [],
+    ],
+    [
+      'scale_deployment',
+      'Scale Deployment shop/checkout from 3 to 0 replicas',
+      ['replicas: 3 → 0'],
+      [
+        'Scaling to 0 removes every Pod of shop/checkout: it will serve nothing.',
+        'hpa: HorizontalPodAutoscaler shop/checkout targets this Deployment and may change replicas.',
+      ],
+    ],
+    ['pause_rollout', 'Pause the rollout of Deployment shop/checkout', ['spec.paused: false → true'], []],
+    ['resume_rollout', 'Resume the rollout of Deployment shop/checkout', ['spec.paused: true → false'], []],
+  ] as const)('renders %s with its preview', (tool, sentence, changes, warnings) => {
+    const view = approvalView(FIXTURES[tool], { now });
+    expect(view.sentence).toBe(sentence);
+    expect(view.changes).toEqual(changes);
+    expect(view.warnings).toEqual(warnings);
+    expect(view.call).toBe(
+      `${tool} name=checkout namespace=shop${tool === 'scale_deployment' ? ' replicas=0' : ''}`,
+    );
+  });
+
+  it('builds the sentence from the arguments when there is no preview', () => {
+    const view = approvalView(approvalFixture({ preview: null }), { now });
+    expect(view.sentence).toBe('Roll back Deployment shop/checkout to revision 6');
+    expect(view.changes).toEqual([]);
+  });
+
+  it('redacts secrets everywhere: summary, reason, changes, warnings, arguments', () => {
+    const request = approvalFixture({
+      reason: 'token=abcdef123456 leaked, rotate',
+      arguments: { namespace: 'shop', name: 'checkout', api_key: 'AKIAABCDEFGHIJKLMNOP' },
+      preview: {
+        summary: 'Roll back using Authorization: Bearer abcdefghijklmnop1234',
+        changes: [
+          { kind: 'env', container: 'app', name: 'STRIPE_SECRET_KEY', from: 'sk_live_1', to: 'sk_live_2' },
+          { kind: 'env', container: 'app', name: 'DATABASE_URL', from: 'postgres://u:pw123@db/x', to: null },
+          'set password=hunter2 on container app',
+        ],
+        warnings: [{ message: 'ghp_abcdefghijklmnopqrstuvwxyz0123456789 seen in annotation' }],
+        effect: null,
+        text: '',
+      },
+    });
+    const text = renderApprovalText(request, { now });
+    const html = renderApprovalHtml(request, { now });
+    for (const secret of [
+      'abcdef123456',
+      'AKIAABCDEFGHIJKLMNOP',
+      'abcdefghijklmnop1234',
+      'sk_live',
+      'pw123',
+      'hunter2',
+      'ghp_',
+    ]) {
+      expect(text).not.toContain(secret);
+      expect(html).not.toContain(secret);
+    }
+    expect(text).toContain('env container app STRIPE_SECRET_KEY: [REDACTED] → [REDACTED]');
+    expect(text).toContain('DATABASE_URL: postgres://u:[REDACTED]@db/x → (none)');
+    expect(text).toContain('Requester:  investigator, 3m20s ago: "token=[REDACTED] leaked, rotate"');
+  });
+
+  it('cleans control characters and keeps every line on one line', () => {
+    const request = approvalFixture({
+      requester: 'eve\u001b[2J',
+      preview: {
+        summary: 'Roll back\nDeployment \u202eshop/checkout',
+        changes: ['line one\r\nline two'],
+        warnings: [],
+        effect: null,
+        text: '',
+      },
+    });
+    const view = approvalView(request, { now });
+    expect(view.sentence).toBe('Roll back Deployment shop/checkout');
+    expect(view.requester).toBe('eve');
+    expect(view.changes).toEqual(['line one line two']);
+  });
+
+  it('bounds long change lists with an explicit "more" line', () => {
+    const changes = Array.from({ length: 35 }, (_, i) => `change ${i}`);
+    const view = approvalView(
+      approvalFixture({ preview: { summary: 's', changes, warnings: [], effect: null, text: '' } }),
+      { now },
+    );
+    expect(view.changes).toHaveLength(31);
+    expect(view.changes.at(-1)).toBe('… 5 more changes not shown');
+  });
+
+  it('shows decisions, withdrawal, expiry and executions', () => {
+    const denied = approvalView(
+      approvalFixture({
+        status: 'denied',
+        decision: {
+          decision: 'deny',
+          by: 'alice',
+          at: '2025-01-31T02:12:20.000Z',
+          reason: 'wrong revision',
+          admin_fallback: false,
+        },
+      }),
+      { now },
+    );
+    expect(denied.decision).toBe('denied by alice 60s ago: wrong revision');
+    expect(denied.expiresIn).toBeNull();
+
+    const approved = approvalView(
+      approvalFixture({
+        status: 'executed',
+        decision: {
+          decision: 'allow',
+          by: 'root',
+          at: '2025-01-31T02:11:20.000Z',
+          reason: null,
+          admin_fallback: true,
+        },
+        grant: { validity: { window: '15m' }, expires_at: '2025-01-31T02:26:20.000Z' },
+        executions: [
+          {
+            id: 'exe_0000000000000001',
+            status: 'succeeded',
+            arguments: {},
+            started_at: '2025-01-31T02:13:00.000Z',
+            finished_at: '2025-01-31T02:13:01.000Z',
+            outcome: 'Rolled back shop/checkout to revision 6',
+          },
+        ],
+      }),
+      { now },
+    );
+    expect(approved.decision).toBe('approved by root as admin fallback 2m ago (a window of 15m)');
+    expect(approved.executions).toEqual([
+      'exe_0000000000000001 succeeded 20s ago: Rolled back shop/checkout to revision 6',
+    ]);
+
+    expect(approvalView(approvalFixture({ status: 'withdrawn' }), { now }).decision).toBe(
+      'withdrawn by investigator',
+    );
+    expect(approvalView(approvalFixture(), { now: new Date('2025-01-31T03:00:00Z') }).expiresIn).toBe(
+      'expired',
+    );
+    expect(approvalView(approvalFixture({ cluster: null }), { now }).cluster).toBe('no cluster configured');
+  });
+
+  it('renders one line per request for lists', () => {
+    expect(renderApprovalLine(FIXTURES.scale_deployment, { now })).toBe(
+      'apr_2222222222222222  pending    3m20s   investigator  Scale Deployment shop/checkout from 3 to 0 replicas',
+    );
+  });
+
+  it('escapes every value in the HTML form', () => {
+    const request = approvalFixture({
+      requester: '<img src=x onerror=alert(1)>',
+      preview: {
+        summary: 'Roll back "a" & <b>b</b>',
+        changes: ['<script>x</script>'],
+        warnings: [],
+        effect: null,
+        text: '',
+      },
+    });
+    const html = renderApprovalHtml(request, { now });
+    expect(html).not.toMatch(/<img|<script|<b>/);
+    expect(html).toContain(
+      '<h3 class="sentence" id="sentence-apr_0123456789abcdef">Roll back &quot;a&quot; &amp; &lt;b&gt;b&lt;/b&gt;</h3>',
+    );
+    expect(html).toContain('<li>&lt;script&gt;x&lt;/script&gt;</li>');
+    expect(html).toContain('data-status="pending"');
+  });
+});
+
+describe('describeChange / describeWarning', () => {
+  it('formats the shapes tools report and falls back to JSON', () => {
+    expect(describeChange({ summary: 'image a → b' })).toBe('image a → b');
+    expect(describeChange({ before: 1, after: 2, path: '/spec/replicas' })).toBe('/spec/replicas: 1 → 2');
+    expect(describeChange({ weird: true })).toBe('{"weird":true}');
+    expect(describeChange(42)).toBe('42');
+    expect(describeWarning({ code: 'x' })).toBe('{"code":"x"}');
+    expect(describeWarning({ message: 'owned by Flux' })).toBe('owned by Flux');
+  });
+});
