@@ -49,8 +49,10 @@ export {
   errorResult,
   type ExecuteFn,
   type ExecuteOverrides,
+  type GateNote,
   type ToolCall,
   type ToolCallMiddleware,
+  type ToolCallNotes,
   type ToolCallPipeline,
   type ToolCallRequest,
 } from './pipeline.ts';

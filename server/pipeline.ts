@@ -18,6 +18,24 @@ import type { Identity } from './identity.ts';
 
 export type { Identity, Role } from './identity.ts';
 
+/**
+ * What the approval gate decided about a call. The gate writes it to `call.notes.gate`; the audit
+ * log and metrics, which wrap the gate, read it (a held or denied result alone does not say which
+ * rule matched, and an allowed call's result says nothing about the policy).
+ */
+export interface GateNote {
+  /** The matched policy rule (`default:<risk>` when no rule matched). */
+  rule: string;
+  decision: 'allow' | 'ask' | 'deny';
+  /** The approval request that held the call, or whose grant let it through. */
+  approvalRequestId?: string;
+}
+
+/** Facts middlewares leave for each other about one call (one object for the whole chain). */
+export interface ToolCallNotes {
+  gate?: GateNote;
+}
+
 /** One `tools/call` as the middlewares see it. */
 export interface ToolCall {
   /** Per HTTP request (or stdio message) id; also in every log line of the request. */
@@ -29,6 +47,8 @@ export interface ToolCall {
   args: Record<string, unknown>;
   /** Undefined when no cluster is configured. */
   cluster: ClusterIdentity | undefined;
+  /** Shared by every middleware of this call: `next({ args })` keeps the same object. */
+  notes: ToolCallNotes;
 }
 
 export interface ExecuteOverrides {
@@ -152,6 +172,7 @@ export function createToolCallPipeline(options: ToolCallPipelineOptions): ToolCa
         tool,
         args,
         cluster: connection.configured ? connection.cluster : undefined,
+        notes: {},
       };
       toolLog.info(subjectOf(args), 'tool call');
       result = await dispatch(0, call, {});

@@ -8,9 +8,11 @@ import type { Logger } from 'pino';
 import type { KubeConnection } from '../tools/kube/types.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import type { RouteMounter } from './app.ts';
+import type { ApprovalsHub } from './gate/events.ts';
 import type { IdentityStore } from './identity-store.ts';
 import type { ToolCallMiddleware } from './pipeline.ts';
 import { gatePlugin } from './gate/plugin.ts';
+import { surfacesPlugin } from './surfaces.ts';
 
 /** What a plugin may use when the server starts. */
 export interface ServerPluginContext {
@@ -24,19 +26,29 @@ export interface ServerPluginContext {
   policyFile: string | undefined;
   /** `http` or `stdio`; routes are ignored in stdio mode. */
   transport: 'http' | 'stdio';
+  /** Where the gate publishes approval events and its service, and the surfaces find them. */
+  approvals: ApprovalsHub;
 }
 
 /** What a plugin adds. `close` runs on shutdown, in reverse plugin order. */
 export interface ServerPluginParts {
   middlewares?: ToolCallMiddleware[];
   routes?: RouteMounter[];
+  /**
+   * Called once the HTTP server listens, with its base URL (`http://127.0.0.1:7070`); returns lines
+   * `sentinel serve` prints to the terminal (e.g. the approvals page's one-time login URL).
+   */
+  announce?: (baseUrl: string) => string[];
   close?: () => Promise<void> | void;
 }
 
 export type ServerPlugin = (context: ServerPluginContext) => ServerPluginParts | Promise<ServerPluginParts>;
 
-/** Plugins of `sentinel serve`, in order (the approval gate first, so it wraps everything else). */
-export const serverPlugins: ServerPlugin[] = [gatePlugin];
+/**
+ * Plugins of `sentinel serve`, in order. The surfaces (metrics and audit middlewares) come first so
+ * they wrap the approval gate and see held and denied calls; the gate wraps the tool handlers.
+ */
+export const serverPlugins: ServerPlugin[] = [surfacesPlugin, gatePlugin];
 
 /**
  * Starts the plugins in order; returns their middlewares and routes (in plugin order) and a `close`
@@ -51,6 +63,7 @@ export async function startPlugins(
   return {
     middlewares: started.flatMap((parts) => parts.middlewares ?? []),
     routes: started.flatMap((parts) => parts.routes ?? []),
+    announce: (baseUrl) => started.flatMap((parts) => parts.announce?.(baseUrl) ?? []),
     close: async () => {
       for (const parts of [...started].reverse()) await parts.close?.();
     },

@@ -9,6 +9,7 @@ import { allTools } from '../tools/index.ts';
 import type { KubeConnection } from '../tools/kube/types.ts';
 import { createRegistry, type ToolRegistry } from '../tools/registry.ts';
 import { createServerApp } from './app.ts';
+import { createApprovalsHub } from './gate/events.ts';
 import { allowedHostNames, checkBindAddress, isLoopbackHost, type ServeOptions } from './config.ts';
 import { defaultTokensFile, localTokenFile, resolveDataDir } from './data-dir.ts';
 import { LOCAL_IDENTITY_NAME } from './identity.ts';
@@ -132,6 +133,8 @@ function startupBanner(facts: {
   identityCount: number;
   connection: KubeConnection;
   plainRemote: boolean;
+  /** Lines from the plugins (e.g. the approvals page's login URL). */
+  announced: string[];
 }): string {
   const { url, supplied, generatedToken, connection } = facts;
   const lines = [`Sentinel MCP server listening on ${url}/mcp (health: ${url}/healthz)`];
@@ -150,6 +153,7 @@ function startupBanner(facts: {
     connection.configured
       ? `Cluster: context '${connection.cluster.context}' at ${connection.cluster.server}${connection.source ? ` (from ${connection.source})` : ''}.`
       : `Cluster: not configured. ${connection.reason}`,
+    ...facts.announced,
   );
   if (facts.plainRemote) {
     lines.push(
@@ -211,6 +215,7 @@ export async function startServe(
     kube,
     logger,
     transport: options.stdio ? 'stdio' : 'http',
+    approvals: createApprovalsHub(logger),
   });
   warnUpstreamTrust(identities, logger, io);
 
@@ -258,6 +263,7 @@ export async function startServe(
   );
   io.stderr(
     startupBanner({
+      announced: plugins.announce(server.url),
       url: server.url,
       supplied,
       generatedToken,

@@ -1,0 +1,125 @@
+/**
+ * Audit entries from what the server saw: a finished `tools/call` (with the gate's note and the
+ * approval request involved) or an approval lifecycle event. Arguments, errors and reasons are
+ * redacted before they are stored.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { oneLine } from '../../tools/format/index.ts';
+import { redact, redactValue } from '../../tools/redact.ts';
+import { callOutcome, resultError } from '../call-outcome.ts';
+import type { ApprovalRequest } from '../gate/approval-request.ts';
+import type { ApprovalEvent } from '../gate/events.ts';
+import type { ToolCall } from '../pipeline.ts';
+import type { AuditEntry } from './record.ts';
+
+/** Longest error message or reason stored, in characters. */
+const MAX_MESSAGE = 500;
+
+/** Identity recorded for what the server does on its own (expiring requests). */
+export const SYSTEM_ACTOR = 'sentinel';
+
+const cleanText = (text: string): string => oneLine(redact(text).value, MAX_MESSAGE);
+
+/** The approval request id the gate put on a result's `_meta`, if any. */
+export function approvalRequestIdOf(result: CallToolResult): string | undefined {
+  const id = result._meta?.approval_request_id;
+  return typeof id === 'string' ? id : undefined;
+}
+
+export interface FinishedCall {
+  call: ToolCall;
+  result: CallToolResult;
+  startedAt: Date;
+  durationMs: number;
+  /** The approval request the call was held by or ran under, when there is one. */
+  approval?: ApprovalRequest;
+}
+
+/**
+ * The entry of one finished call. Rule and decision come from the gate's note (`call.notes.gate`);
+ * without one, from the approval request (`ask`) or a policy denial's `_meta.policy_rule` (`deny`).
+ */
+export function toolCallEntry({ call, result, startedAt, durationMs, approval }: FinishedCall): AuditEntry {
+  const note = call.notes.gate;
+  const outcome = callOutcome(result);
+  const policyRule = typeof result._meta?.policy_rule === 'string' ? result._meta.policy_rule : undefined;
+  const error = resultError(result, outcome);
+  return {
+    kind: 'tool_call',
+    time: startedAt.toISOString(),
+    request_id: call.requestId,
+    identity: call.identity.name,
+    cluster: call.cluster ? { context: call.cluster.context, server: call.cluster.server } : null,
+    tool: call.tool.name,
+    arguments: redactValue(call.args).value,
+    rule: note?.rule ?? approval?.policy.rule ?? policyRule ?? null,
+    decision: note?.decision ?? (approval ? 'ask' : policyRule ? 'deny' : null),
+    approval_request_id: note?.approvalRequestId ?? approvalRequestIdOf(result) ?? null,
+    approver: approval?.decision?.by ?? null,
+    decision_time: approval?.decision?.at ?? null,
+    reason: null,
+    outcome,
+    duration_ms: Math.round(durationMs * 1000) / 1000,
+    error: error && { code: error.code, message: cleanText(error.message) },
+  };
+}
+
+/**
+ * The entry of an approval event, or undefined for `approval_reused` (the held call's own record
+ * already names the request). An expiry after approval (a grant that ended unused) is
+ * `grant_expired`.
+ */
+export function approvalEventEntry(event: ApprovalEvent, now: Date): AuditEntry | undefined {
+  const { request } = event;
+  const { decision } = request;
+  const common = {
+    kind: 'approval' as const,
+    request_id: null,
+    cluster: request.cluster,
+    tool: request.tool,
+    arguments: redactValue(request.arguments).value,
+    rule: request.policy.rule,
+    approval_request_id: request.id,
+    approver: decision?.by ?? null,
+    decision_time: decision?.at ?? null,
+    reason: decision?.reason ? cleanText(decision.reason) : null,
+    duration_ms: null,
+    error: null,
+  };
+  switch (event.type) {
+    case 'approval_reused':
+      return undefined;
+    case 'approval_created':
+      return {
+        ...common,
+        time: request.created_at,
+        identity: request.created_by,
+        decision: decision ? (decision.decision === 'allow' ? 'allow' : 'deny') : 'ask',
+        outcome: 'created',
+      };
+    case 'approval_decided':
+      return {
+        ...common,
+        time: decision?.at ?? now.toISOString(),
+        identity: decision?.by ?? SYSTEM_ACTOR,
+        decision: decision?.decision === 'deny' ? 'deny' : 'allow',
+        outcome: decision?.decision === 'deny' ? 'denied' : 'approved',
+      };
+    case 'approval_withdrawn':
+      return {
+        ...common,
+        time: now.toISOString(),
+        identity: request.requester,
+        decision: 'ask',
+        outcome: 'withdrawn',
+      };
+    case 'approval_expired':
+      return {
+        ...common,
+        time: now.toISOString(),
+        identity: SYSTEM_ACTOR,
+        decision: decision ? (decision.decision === 'allow' ? 'allow' : 'deny') : 'ask',
+        outcome: decision ? 'grant_expired' : 'expired',
+      };
+  }
+}

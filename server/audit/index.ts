@@ -1,0 +1,21 @@
+/**
+ * Public entry of the audit log: hash-chained records of every `tools/call` and approval event in
+ * `<data-dir>/audit.sqlite`, the middleware and plugin that write them, and `sentinel audit`.
+ */
+export {
+  AuditEntrySchema,
+  AuditRecordSchema,
+  canonicalJson,
+  GENESIS_HASH,
+  hashRecord,
+  verifyChain,
+  type AuditEntry,
+  type AuditRecord,
+  type ChainBreak,
+  type ChainReport,
+} from './record.ts';
+export { AUDIT_FILE, openAuditLog, type AuditLog, type OpenAuditLogOptions } from './store.ts';
+export { approvalEventEntry, toolCallEntry, SYSTEM_ACTOR, type FinishedCall } from './entries.ts';
+export { createAuditMiddleware, type AuditMiddlewareOptions } from './middleware.ts';
+export { auditEventListener } from './listener.ts';
+export { parseSince, registerAuditCommands } from './cli.ts';

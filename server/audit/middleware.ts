@@ -1,0 +1,52 @@
+/**
+ * The audit `tools/call` middleware: one record per call that reaches the middlewares, written
+ * after the call finishes (so it carries the outcome and duration). It must wrap the approval gate
+ * (come before it in the plugin list) to see held and denied calls.
+ */
+import type { Logger } from 'pino';
+import type { ApprovalRequest } from '../gate/approval-request.ts';
+import type { ToolCallMiddleware } from '../pipeline.ts';
+import { approvalRequestIdOf, toolCallEntry } from './entries.ts';
+import type { AuditLog } from './store.ts';
+
+export interface AuditMiddlewareOptions {
+  log: AuditLog;
+  logger?: Logger;
+  /** Clock for the record's `time`. Default `() => new Date()`. */
+  now?: () => Date;
+  /**
+   * Finds the approval request a result names (`_meta.approval_request_id`), for its rule, approver
+   * and decision time. Undefined when the server runs without a gate.
+   */
+  approval?: (id: string) => Promise<ApprovalRequest | undefined>;
+  /** Called when a record could not be written (after logging it), e.g. to count it. */
+  onWriteError?: (error: unknown) => void;
+}
+
+/**
+ * Builds the middleware. A failure to write the record is logged at error level and never changes
+ * the call's result (the call already ran; failing it afterwards would misreport what happened).
+ */
+export function createAuditMiddleware(options: AuditMiddlewareOptions): ToolCallMiddleware {
+  const { log, logger, approval } = options;
+  const now = options.now ?? (() => new Date());
+  return async function auditLog(call, next) {
+    const startedAt = now();
+    const started = performance.now();
+    const result = await next();
+    const durationMs = performance.now() - started;
+    try {
+      const id = call.notes.gate?.approvalRequestId ?? approvalRequestIdOf(result);
+      const request = id !== undefined && approval ? await approval(id).catch(() => undefined) : undefined;
+      log.append(
+        toolCallEntry({ call, result, startedAt, durationMs, ...(request && { approval: request }) }),
+      );
+    } catch (error) {
+      logger?.error(
+        { err: error, tool: call.tool.name, requestId: call.requestId },
+        'audit record not written',
+      );
+    }
+    return result;
+  };
+}

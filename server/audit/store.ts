@@ -1,0 +1,147 @@
+/**
+ * The audit log on disk: `<data-dir>/audit.sqlite`, embedded SQLite through `node:sqlite`.
+ *
+ * Why SQLite rather than a JSON Lines file: appending needs the previous record's hash, and SQLite
+ * gives that read and the insert as one transaction (`BEGIN IMMEDIATE`), so two processes on the
+ * same data dir (the server and a CLI, or two servers by mistake) never fork the chain; a crash
+ * leaves whole records, never a torn line; `--since` is an index range instead of a scan; and it is
+ * the same engine and settings (WAL, `synchronous=NORMAL`, busy timeout) as the approval store.
+ * Triggers refuse UPDATE and DELETE, so the log is append-only through SQL; whoever edits the file
+ * by other means breaks the hash chain, which `verify` detects.
+ *
+ * Each row keeps the record's canonical JSON exactly as hashed, so `export` prints what was signed.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { SentinelError } from '../../tools/errors.ts';
+import {
+  canonicalJson,
+  GENESIS_HASH,
+  hashRecord,
+  verifyChain,
+  type AuditEntry,
+  type AuditRecord,
+  type ChainReport,
+} from './record.ts';
+
+/** File name of the audit log inside the data directory. */
+export const AUDIT_FILE = 'audit.sqlite';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS audit_log (
+  seq  INTEGER PRIMARY KEY,
+  time TEXT NOT NULL,
+  hash TEXT NOT NULL,
+  json TEXT NOT NULL
+) STRICT;
+CREATE INDEX IF NOT EXISTS audit_log_time ON audit_log (time);
+CREATE TRIGGER IF NOT EXISTS audit_log_no_update BEFORE UPDATE ON audit_log
+  BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS audit_log_no_delete BEFORE DELETE ON audit_log
+  BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+`;
+
+export interface AuditLog {
+  /** Absolute path of the SQLite file. */
+  readonly file: string;
+  /** Appends one record after the current last one and returns it (with `seq` and hashes). */
+  append(entry: AuditEntry): AuditRecord;
+  /**
+   * Stored records in order, as their canonical JSON text; with `since` (ISO 8601), only records
+   * whose `time` is at or after it.
+   */
+  rows(options?: { since?: string }): Iterable<{ seq: number; json: string }>;
+  /** Stored records in order, parsed (see `rows`). */
+  records(options?: { since?: string }): AuditRecord[];
+  /** Recomputes the whole chain (see `verifyChain`). */
+  verify(): ChainReport;
+  close(): void;
+}
+
+export interface OpenAuditLogOptions {
+  /**
+   * Open an existing log only: throws `SentinelError('not_found')` when the file does not exist
+   * (`audit export|verify` must not create an empty log and call it intact).
+   */
+  mustExist?: boolean;
+}
+
+/**
+ * Opens (creating when needed, unless `mustExist`) the audit log in `dataDir`. Throws
+ * `SentinelError('not_found')` for a missing log with `mustExist`, `unavailable` when the file
+ * cannot be opened.
+ */
+export function openAuditLog(dataDir: string, options: OpenAuditLogOptions = {}): AuditLog {
+  const file = join(dataDir, AUDIT_FILE);
+  const missing = () =>
+    new SentinelError(
+      'not_found',
+      `No audit log in ${dataDir} (no ${AUDIT_FILE}); pass the server's --data-dir.`,
+      {
+        field: '--data-dir',
+      },
+    );
+  if (options.mustExist && !existsSync(file)) throw missing();
+  let db: DatabaseSync;
+  try {
+    if (!options.mustExist) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    db = new DatabaseSync(file);
+  } catch (error) {
+    throw new SentinelError(
+      'unavailable',
+      `Cannot open the audit log ${file}: ${(error as Error).message}.`,
+      {
+        cause: error,
+      },
+    );
+  }
+  db.exec('PRAGMA busy_timeout = 5000');
+  if (options.mustExist) {
+    const exists = db.prepare("SELECT 1 AS found FROM sqlite_master WHERE name = 'audit_log'").get();
+    if (!exists) {
+      db.close();
+      throw missing();
+    }
+  }
+  db.exec('PRAGMA journal_mode = WAL');
+  db.exec('PRAGMA synchronous = NORMAL');
+  db.exec(SCHEMA);
+
+  const last = db.prepare('SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1');
+  const insert = db.prepare('INSERT INTO audit_log (seq, time, hash, json) VALUES (?, ?, ?, ?)');
+  const all = db.prepare('SELECT seq, json FROM audit_log ORDER BY seq');
+  const since = db.prepare('SELECT seq, json FROM audit_log WHERE time >= ? ORDER BY seq');
+
+  const rows = (options: { since?: string } = {}) =>
+    (options.since === undefined ? all.iterate() : since.iterate(options.since)) as Iterable<{
+      seq: number;
+      json: string;
+    }>;
+
+  return {
+    file,
+    append(entry) {
+      db.exec('BEGIN IMMEDIATE');
+      try {
+        const previous = last.get() as { seq: number; hash: string } | undefined;
+        const unsigned = {
+          ...entry,
+          seq: (previous?.seq ?? 0) + 1,
+          prev_hash: previous?.hash ?? GENESIS_HASH,
+        };
+        const record: AuditRecord = { ...unsigned, hash: hashRecord(unsigned) };
+        insert.run(record.seq, record.time, record.hash, canonicalJson(record));
+        db.exec('COMMIT');
+        return record;
+      } catch (error) {
+        db.exec('ROLLBACK');
+        throw error;
+      }
+    },
+    rows,
+    records: (options) => [...rows(options)].map((row) => JSON.parse(row.json) as AuditRecord),
+    verify: () => verifyChain(rows()),
+    close: () => db.close(),
+  };
+}

@@ -1,0 +1,101 @@
+/**
+ * How the approval gate and the approver surfaces (notifications, metrics, audit, the approvals page)
+ * meet inside one server, without importing each other: an `ApprovalsHub` that `sentinel serve`
+ * creates and hands to every plugin (`ServerPluginContext.approvals`).
+ *
+ * The gate plugin (1) publishes every lifecycle change — pass `hub.publish` as the gate's `onEvent`
+ * (events other than the ones below are ignored) — and (2) provides its approvals service with
+ * `hub.provide(service)`. Surfaces subscribe to events and call `hub.service()` at request time.
+ */
+import type { Logger } from 'pino';
+import { SentinelError } from '../../tools/errors.ts';
+import type { Identity } from '../identity.ts';
+import type { ApprovalListQuery, ApprovalRequest, ApproveBody } from './approval-request.ts';
+
+/**
+ * A change of an approval request. `approval_created`: a new pending request (a call was held);
+ * `approval_reused`: an identical held call found the pending one; `approval_decided`: approved or
+ * denied (`request.decision`); `approval_withdrawn`; `approval_expired`: a pending request expired
+ * unanswered, or an approved grant ended unused (`request.decision` is then set).
+ */
+export interface ApprovalEvent {
+  type:
+    'approval_created' | 'approval_reused' | 'approval_decided' | 'approval_withdrawn' | 'approval_expired';
+  request: ApprovalRequest;
+}
+
+export const APPROVAL_EVENT_TYPES: readonly ApprovalEvent['type'][] = [
+  'approval_created',
+  'approval_reused',
+  'approval_decided',
+  'approval_withdrawn',
+  'approval_expired',
+];
+
+/** Receives events synchronously, in the gate's call path: it must be quick and must not throw. */
+export type ApprovalEventListener = (event: ApprovalEvent) => void;
+
+/**
+ * What the surfaces need of the gate's approvals service (the gate's `ApprovalsService` satisfies
+ * it). Methods throw `SentinelError`: `not_found`, `forbidden` (e.g. deciding one's own request),
+ * `conflict` (already decided), `approval_expired`, `invalid_input`.
+ */
+export interface ApprovalsApi {
+  /** Newest first. */
+  list(query: ApprovalListQuery): Promise<ApprovalRequest[]>;
+  get(id: string): Promise<ApprovalRequest>;
+  approve(id: string, approver: Identity, body: ApproveBody): Promise<ApprovalRequest>;
+  deny(id: string, approver: Identity, reason: string): Promise<ApprovalRequest>;
+  withdraw(id: string, requester: Identity): Promise<ApprovalRequest>;
+}
+
+export interface ApprovalsHub {
+  /** Adds a listener; returns a function that removes it. */
+  subscribe(listener: ApprovalEventListener): () => void;
+  /** Delivers an event to every listener; a listener that throws is logged and skipped. */
+  publish(event: { type: string }): void;
+  /** Called once by the gate plugin when it starts. */
+  provide(service: ApprovalsApi): void;
+  /** The gate's service; throws `SentinelError('unavailable')` when the server runs without a gate. */
+  service(): ApprovalsApi;
+  /** Whether a gate provided its service. */
+  hasService(): boolean;
+}
+
+const isApprovalEvent = (event: { type: string }): event is ApprovalEvent =>
+  (APPROVAL_EVENT_TYPES as readonly string[]).includes(event.type) && 'request' in event;
+
+/** A hub with no listeners and no service yet. */
+export function createApprovalsHub(logger?: Logger): ApprovalsHub {
+  const listeners = new Set<ApprovalEventListener>();
+  let provided: ApprovalsApi | undefined;
+  return {
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    publish(event) {
+      if (!isApprovalEvent(event)) return;
+      for (const listener of listeners) {
+        try {
+          listener(event);
+        } catch (error) {
+          logger?.warn({ err: error, event: event.type }, 'approval event listener failed');
+        }
+      }
+    },
+    provide(service) {
+      provided = service;
+    },
+    service() {
+      if (!provided) {
+        throw new SentinelError(
+          'unavailable',
+          'This server runs without the approval gate, so there are no approval requests.',
+        );
+      }
+      return provided;
+    },
+    hasService: () => provided !== undefined,
+  };
+}

@@ -1,0 +1,90 @@
+/**
+ * The approver surfaces and the evidence as one server plugin: Prometheus metrics (`/metrics`), the
+ * hash-chained audit log, webhook notifications of new approval requests, and the approvals page
+ * (`/ui/approvals`, with the one-time login URL `sentinel serve` prints).
+ *
+ * Its middlewares (metrics, then audit) must wrap the approval gate to see held and denied calls,
+ * so this plugin comes before the gate in `serverPlugins`. Approval events and the approvals service
+ * come from the gate through the `ApprovalsHub`.
+ */
+import { auditEventListener, createAuditMiddleware, openAuditLog } from './audit/index.ts';
+import { LOCAL_IDENTITY_NAME } from './identity.ts';
+import {
+  approvalMetricsListener,
+  createMetrics,
+  createMetricsMiddleware,
+  metricsRoute,
+  type MetricsOptions,
+  type SentinelMetrics,
+} from './metrics/index.ts';
+import { createNotifier, type NotifierOptions } from './notify/index.ts';
+import type { ServerPlugin } from './plugins.ts';
+import {
+  createSessionStore,
+  createUiRouter,
+  PAGE_PATH,
+  UI_PREFIX,
+  type SessionStoreOptions,
+} from './ui/index.ts';
+
+export interface SurfacesOptions {
+  metrics?: MetricsOptions;
+  notifications?: Pick<NotifierOptions, 'timeoutMs' | 'retries' | 'minBackoffMs'>;
+  sessions?: SessionStoreOptions;
+  /** Receives the metrics when the plugin starts (tests read them). */
+  onMetrics?: (metrics: SentinelMetrics) => void;
+}
+
+/** Builds the plugin (see the module comment). */
+export function createSurfacesPlugin(options: SurfacesOptions = {}): ServerPlugin {
+  return ({ dataDir, approvals, identities, logger }) => {
+    const metrics = createMetrics(options.metrics);
+    options.onMetrics?.(metrics);
+    const countAuditFailure = () => metrics.auditWriteFailures.inc();
+    const log = openAuditLog(dataDir);
+    let baseUrl: string | undefined;
+    const notifier = createNotifier({
+      identities,
+      pageUrl: () => (baseUrl === undefined ? undefined : `${baseUrl}${PAGE_PATH}`),
+      metrics,
+      logger,
+      ...options.notifications,
+    });
+    const sessions = createSessionStore(options.sessions);
+    const ui = createUiRouter({ approvals, identities, sessions, logger });
+    const subscriptions = [
+      approvals.subscribe(approvalMetricsListener(metrics)),
+      approvals.subscribe(auditEventListener(log, { logger, onWriteError: countAuditFailure })),
+      approvals.subscribe(notifier.listener),
+    ];
+    return {
+      middlewares: [
+        createMetricsMiddleware(metrics),
+        createAuditMiddleware({
+          log,
+          logger,
+          onWriteError: countAuditFailure,
+          approval: async (id) => (approvals.hasService() ? approvals.service().get(id) : undefined),
+        }),
+      ],
+      routes: [metricsRoute(metrics), (app) => app.use(ui.router)],
+      announce: (url) => {
+        baseUrl = url;
+        const ticket = sessions.issueTicket(LOCAL_IDENTITY_NAME);
+        return [
+          `Approvals page: ${url}${PAGE_PATH}; one-time login link (15 minutes, identity '${LOCAL_IDENTITY_NAME}'):`,
+          `${url}${UI_PREFIX}/login?ticket=${ticket}`,
+        ];
+      },
+      close: async () => {
+        ui.close();
+        for (const unsubscribe of subscriptions) unsubscribe();
+        await notifier.close();
+        log.close();
+      },
+    };
+  };
+}
+
+/** The plugin with default settings, as `sentinel serve` runs it. */
+export const surfacesPlugin: ServerPlugin = createSurfacesPlugin();

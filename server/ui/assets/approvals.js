@@ -1,0 +1,157 @@
+// The approvals page's behaviour: live lists over Server-Sent Events, Allow / Deny with a reason,
+// errors shown where the human is looking. Served from /ui/assets (no inline code: the page's CSP
+// allows only this script). Items arrive rendered by the server; this script never builds request
+// markup itself, it only places the server's fragments by id.
+/* global document, window, EventSource */
+'use strict';
+
+const csrf = document.querySelector('meta[name="csrf-token"]').getAttribute('content');
+const statusLine = document.getElementById('status');
+const connection = document.getElementById('connection');
+const lists = { pending: document.getElementById('pending'), history: document.getElementById('history') };
+
+function announce(text) {
+  statusLine.textContent = text;
+}
+
+// An item is left alone while the human is working in it (focus inside, deny form open).
+function busy(li) {
+  return li.contains(document.activeElement) || li.classList.contains('denying');
+}
+
+function place(list, items) {
+  const existing = new Map([...list.children].map((li) => [li.dataset.id, li]));
+  const wanted = new Set(items.map((item) => item.id));
+  for (const [id, li] of existing) if (!wanted.has(id)) li.remove();
+  let previous = null;
+  for (const item of items) {
+    let li = existing.get(item.id);
+    if (!li) {
+      li = document.createElement('li');
+      li.dataset.id = item.id;
+      li.tabIndex = -1;
+    }
+    if (li.dataset.hash !== item.hash && !busy(li)) {
+      li.innerHTML = item.html;
+      li.dataset.hash = item.hash;
+    }
+    const after = previous ? previous.nextSibling : list.firstChild;
+    if (li !== after) list.insertBefore(li, after);
+    previous = li;
+  }
+}
+
+function render(snapshot) {
+  place(lists.pending, snapshot.pending);
+  place(lists.history, snapshot.history);
+  document.getElementById('pending-count').textContent = `(${snapshot.pending.length})`;
+  document.getElementById('pending-empty').hidden = snapshot.pending.length > 0;
+}
+
+function showError(li, message) {
+  const slot = li.querySelector('.error');
+  slot.textContent = message;
+  slot.hidden = false;
+}
+
+// After a decision, focus the next pending request (or the heading) so the keyboard user goes on.
+function focusNext(li) {
+  const next = li.nextElementSibling || li.previousElementSibling;
+  const target = next
+    ? next.querySelector('button.allow') || next
+    : document.getElementById('pending-heading');
+  target.focus();
+}
+
+async function decide(li, action, body) {
+  const id = li.dataset.id;
+  const buttons = li.querySelectorAll('button');
+  buttons.forEach((button) => (button.disabled = true));
+  try {
+    const response = await fetch(`/ui/api/approvals/${encodeURIComponent(id)}/${action}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-csrf-token': csrf },
+      body: JSON.stringify(body),
+      credentials: 'same-origin',
+    });
+    const answer = await response.json().catch(() => ({}));
+    if (response.status === 401) {
+      window.location.assign('/ui/login');
+      return;
+    }
+    if (!response.ok) {
+      const message = (answer.error && answer.error.message) || `The server answered ${response.status}.`;
+      showError(li, message);
+      announce(`Not decided: ${message}`);
+      return;
+    }
+    li.classList.remove('denying');
+    focusNext(li);
+    li.remove();
+    announce(`${id} ${answer.status}.`);
+  } catch {
+    showError(li, 'The server could not be reached; nothing was decided. Try again.');
+  } finally {
+    buttons.forEach((button) => (button.disabled = false));
+  }
+}
+
+function openDeny(li, open) {
+  const form = li.querySelector('.deny-form');
+  const toggle = li.querySelector('button.deny');
+  form.hidden = !open;
+  toggle.setAttribute('aria-expanded', String(open));
+  li.classList.toggle('denying', open);
+  (open ? form.querySelector('textarea') : toggle).focus();
+}
+
+lists.pending.addEventListener('click', (event) => {
+  const button = event.target.closest('button[data-action]');
+  if (!button) return;
+  const li = button.closest('li');
+  const action = button.dataset.action;
+  if (action === 'allow') {
+    const select = li.querySelector('select[name="validity"]');
+    const value = select ? select.value : 'once';
+    decide(li, 'approve', value === 'once' ? {} : { validity: { window: value } });
+  } else if (action === 'deny') {
+    openDeny(li, true);
+  } else if (action === 'cancel') {
+    openDeny(li, false);
+  }
+});
+
+lists.pending.addEventListener('submit', (event) => {
+  event.preventDefault();
+  const form = event.target;
+  const li = form.closest('li');
+  const reason = form.querySelector('textarea').value.trim();
+  if (reason === '') {
+    showError(li, 'A reason is required to deny: the requester is told why.');
+    form.querySelector('textarea').focus();
+    return;
+  }
+  decide(li, 'deny', { reason });
+});
+
+lists.pending.addEventListener('keydown', (event) => {
+  if (event.key !== 'Escape') return;
+  const li = event.target.closest('li.denying');
+  if (li) openDeny(li, false);
+});
+
+function connect() {
+  const source = new EventSource('/ui/events');
+  source.addEventListener('open', () => (connection.textContent = 'Live updates: connected.'));
+  source.addEventListener('snapshot', (event) => render(JSON.parse(event.data)));
+  source.addEventListener('failure', (event) => announce(JSON.parse(event.data).message));
+  source.addEventListener('logout', () => {
+    source.close();
+    window.location.assign('/ui/login');
+  });
+  source.addEventListener('error', () => {
+    connection.textContent = 'Live updates: reconnecting…';
+  });
+}
+
+connect();

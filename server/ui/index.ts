@@ -1,0 +1,12 @@
+/** Public entry of the approvals web page: router, sessions and login tickets, page HTML. */
+export { createUiRouter, SESSION_COOKIE, type UiRouter, type UiRouterOptions } from './router.ts';
+export { createSessionStore, type Session, type SessionStore, type SessionStoreOptions } from './sessions.ts';
+export {
+  approvalsPage,
+  loginPage,
+  pageItem,
+  PAGE_PATH,
+  UI_PREFIX,
+  type PageItem,
+  type Snapshot,
+} from './page.ts';

@@ -1,0 +1,144 @@
+/**
+ * The approvals page's HTML: the login form, the page shell and one list item per request. The
+ * request itself is rendered by the one approval renderer (`renderApprovalHtml`); this module adds
+ * the controls. Everything interpolated is HTML-escaped; the page loads only its own script and
+ * stylesheet (no inline code, so the Content-Security-Policy forbids everything else).
+ */
+import escapeHtml from 'escape-html';
+import { createHash } from 'node:crypto';
+import type { ApprovalRequest } from '../gate/approval-request.ts';
+import { renderApprovalHtml } from '../render/index.ts';
+
+/** Path prefix of the page and its endpoints. */
+export const UI_PREFIX = '/ui';
+export const PAGE_PATH = `${UI_PREFIX}/approvals`;
+
+const e = (value: string) => escapeHtml(value);
+
+function layout(title: string, body: string, head = ''): string {
+  return [
+    '<!doctype html>',
+    '<html lang="en">',
+    '<head>',
+    '<meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<title>${e(title)}</title>`,
+    `<link rel="stylesheet" href="${UI_PREFIX}/assets/approvals.css">`,
+    head,
+    '</head>',
+    `<body>${body}</body>`,
+    '</html>',
+  ].join('\n');
+}
+
+/** The login form: an approver token, posted to `/ui/login`. `problem` is shown as an alert. */
+export function loginPage(problem?: string): string {
+  return layout(
+    'Sign in · Sentinel approvals',
+    [
+      '<main class="login">',
+      '<h1>Sentinel approvals</h1>',
+      problem ? `<p class="error" role="alert">${e(problem)}</p>` : '',
+      `<form method="post" action="${UI_PREFIX}/login">`,
+      '<label for="token">Approver token</label>',
+      '<input id="token" name="token" type="password" autocomplete="off" required autofocus>',
+      '<button type="submit">Sign in</button>',
+      '</form>',
+      '<p class="hint">Use the one-time login URL <code>sentinel serve</code> printed, or a token of an identity with the approver or admin role (<code>sentinel tokens add NAME --role approver</code>).</p>',
+      '</main>',
+    ].join('\n'),
+  );
+}
+
+/** One request as the page lists it: its id, a digest of its HTML (to skip unchanged items), and the HTML. */
+export interface PageItem {
+  id: string;
+  hash: string;
+  html: string;
+}
+
+/** Allow/Deny controls of a pending request (validity choice only when the rule allows a window). */
+function controls(request: ApprovalRequest): string {
+  const id = e(request.id);
+  const validity = request.policy.validity;
+  const choice =
+    validity === 'once'
+      ? ''
+      : [
+          `<label for="validity-${id}">Grant</label>`,
+          `<select id="validity-${id}" name="validity">`,
+          '<option value="once" selected>once (this exact call)</option>',
+          `<option value="${e(validity.window)}">for ${e(validity.window)} (same tool and rule)</option>`,
+          '</select>',
+        ].join('');
+  return [
+    `<div class="actions" role="group" aria-label="Decide ${id}">`,
+    choice,
+    '<button type="button" class="allow" data-action="allow">Allow</button>',
+    `<button type="button" class="deny" data-action="deny" aria-expanded="false" aria-controls="deny-${id}">Deny…</button>`,
+    '</div>',
+    `<form class="deny-form" id="deny-${id}" hidden>`,
+    `<label for="reason-${id}">Why deny? (shown to the requester)</label>`,
+    `<textarea id="reason-${id}" name="reason" required maxlength="2000" rows="2"></textarea>`,
+    '<button type="submit" class="deny-confirm">Deny request</button>',
+    '<button type="button" data-action="cancel">Cancel</button>',
+    '</form>',
+  ].join('');
+}
+
+/** The list item for `request`: the rendered request, controls when pending, an error slot. */
+export function pageItem(request: ApprovalRequest, now: Date): PageItem {
+  const html = [
+    renderApprovalHtml(request, { now }),
+    request.status === 'pending' ? controls(request) : '',
+    '<p class="error" role="alert" hidden></p>',
+  ].join('');
+  return { id: request.id, hash: createHash('sha256').update(html).digest('hex').slice(0, 16), html };
+}
+
+function items(list: readonly PageItem[]): string {
+  return list
+    .map((item) => `<li data-id="${e(item.id)}" data-hash="${e(item.hash)}" tabindex="-1">${item.html}</li>`)
+    .join('');
+}
+
+export interface Snapshot {
+  pending: PageItem[];
+  history: PageItem[];
+}
+
+/** The page for a signed-in approver, with the current lists (live updates then come over SSE). */
+export function approvalsPage(options: { identity: string; csrf: string; snapshot: Snapshot }): string {
+  const { identity, csrf, snapshot } = options;
+  return layout(
+    'Sentinel approvals',
+    [
+      '<a class="skip" href="#pending-heading">Skip to pending requests</a>',
+      '<header>',
+      '<h1>Sentinel approvals</h1>',
+      `<form method="post" action="${UI_PREFIX}/logout" class="signout">`,
+      `<span>Signed in as <strong>${e(identity)}</strong></span>`,
+      `<input type="hidden" name="csrf" value="${e(csrf)}">`,
+      '<button type="submit">Sign out</button>',
+      '</form>',
+      '</header>',
+      '<main>',
+      '<p id="status" role="status" aria-live="polite"></p>',
+      '<section aria-labelledby="pending-heading">',
+      `<h2 id="pending-heading" tabindex="-1">Pending <span id="pending-count">(${snapshot.pending.length})</span></h2>`,
+      `<p id="pending-empty"${snapshot.pending.length > 0 ? ' hidden' : ''}>No pending approval requests.</p>`,
+      `<ol id="pending" class="approvals">${items(snapshot.pending)}</ol>`,
+      '</section>',
+      '<section aria-labelledby="history-heading">',
+      '<h2 id="history-heading">Recently decided</h2>',
+      `<ol id="history" class="approvals">${items(snapshot.history)}</ol>`,
+      '</section>',
+      '</main>',
+      '<footer><p id="connection" aria-live="polite">Live updates: connecting…</p></footer>',
+    ].join('\n'),
+    [
+      `<meta name="csrf-token" content="${e(csrf)}">`,
+      `<script src="${UI_PREFIX}/assets/approvals.js" defer></script>`,
+    ].join('\n'),
+  );
+}

@@ -1,0 +1,361 @@
+/**
+ * The approvals web page at `/ui/approvals` and its endpoints, for approvers (identities with the
+ * `approver` or `admin` role):
+ *
+ *   GET  /ui/login?ticket=…          one-time login URL → session cookie, 303 to the page
+ *   GET  /ui/login                   login form; POST /ui/login {token} → session cookie
+ *   POST /ui/logout                  (CSRF) ends the session
+ *   GET  /ui/approvals               the page (303 to the login form without a session)
+ *   GET  /ui/events                  Server-Sent Events: `snapshot` (pending and recent requests) on
+ *                                    connect, on every approval event and every 30 s; `logout`
+ *   GET  /ui/api/approvals           the same snapshot as JSON
+ *   POST /ui/api/approvals/:id/approve {validity?}   (CSRF)
+ *   POST /ui/api/approvals/:id/deny    {reason}      (CSRF)
+ *
+ * Sessions are HttpOnly, SameSite=Strict cookies scoped to `/ui` (Secure over HTTPS); every
+ * state-changing request must carry the session's CSRF token (`X-CSRF-Token` header, or a `csrf`
+ * form field). Decisions go through the gate's approvals service, which enforces who may decide
+ * (never the requester); its refusals come back as `{ error: { code, message } }` for the page to
+ * show. Every response carries a strict Content-Security-Policy and no-store caching.
+ */
+import { parse as parseCookies } from 'cookie';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { readFileSync } from 'node:fs';
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+import { SentinelError, toSentinelError, type ErrorCode } from '../../tools/errors.ts';
+import { ApproveBodySchema, DenyBodySchema, type ApprovalRequest } from '../gate/approval-request.ts';
+import type { ApprovalsHub } from '../gate/events.ts';
+import { hasRole, type Identity } from '../identity.ts';
+import type { IdentityStore } from '../identity-store.ts';
+import { approvalsPage, loginPage, pageItem, PAGE_PATH, UI_PREFIX, type Snapshot } from './page.ts';
+import type { Session, SessionStore } from './sessions.ts';
+
+export const SESSION_COOKIE = 'sentinel_session';
+/** Decided requests shown under "Recently decided". */
+const HISTORY_SIZE = 20;
+/** Full refresh interval of the live stream (ages, expiries), ms. */
+const REFRESH_MS = 30_000;
+
+const CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "connect-src 'self'",
+  "img-src 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+].join('; ');
+
+const STATUS: Partial<Record<ErrorCode, number>> = {
+  invalid_input: 422,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  approval_expired: 410,
+  unavailable: 503,
+};
+
+const asset = (name: string) => readFileSync(new URL(`./assets/${name}`, import.meta.url), 'utf8');
+
+export interface UiRouterOptions {
+  approvals: ApprovalsHub;
+  identities: Pick<IdentityStore, 'get' | 'lookupByToken'>;
+  sessions: SessionStore;
+  logger?: Logger;
+  now?: () => Date;
+}
+
+export interface UiRouter {
+  router: Router;
+  /** Ends the live streams (on shutdown). */
+  close(): void;
+}
+
+const mayDecide = (identity: Identity) => hasRole(identity, 'approver') || hasRole(identity, 'admin');
+
+export function createUiRouter(options: UiRouterOptions): UiRouter {
+  const { approvals, identities, sessions, logger } = options;
+  const now = options.now ?? (() => new Date());
+  const script = asset('approvals.js');
+  const styles = asset('approvals.css');
+  const streams = new Set<{ send: () => Promise<void>; end: () => void }>();
+
+  const router = express.Router();
+  router.use((_req, res, next) => {
+    res.setHeader('Content-Security-Policy', CSP);
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('Referrer-Policy', 'no-referrer');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('X-Frame-Options', 'DENY');
+    next();
+  });
+
+  const startSession = (req: Request, res: Response, identity: Identity) => {
+    const session = sessions.create(identity.name);
+    res.cookie(SESSION_COOKIE, session.id, {
+      httpOnly: true,
+      sameSite: 'strict',
+      secure: req.secure,
+      path: UI_PREFIX,
+      maxAge: sessions.cookieMaxAgeSeconds * 1000,
+    });
+    logger?.info({ identity: identity.name }, 'approvals page: signed in');
+    res.redirect(303, PAGE_PATH);
+  };
+
+  /** The session and its (still valid) identity, or undefined. */
+  const current = (req: Request): { session: Session; identity: Identity } | undefined => {
+    const id = parseCookies(req.headers.cookie ?? '')[SESSION_COOKIE];
+    const session = id ? sessions.touch(id) : undefined;
+    if (!session) return undefined;
+    const identity = identities.get(session.identity);
+    if (!identity || !mayDecide(identity)) {
+      sessions.destroy(session.id);
+      return undefined;
+    }
+    return { session, identity };
+  };
+
+  const requireSession = (mode: 'page' | 'api') => (req: Request, res: Response, next: NextFunction) => {
+    const found = current(req);
+    if (found) {
+      res.locals.session = found.session;
+      res.locals.identity = found.identity;
+      req.identity = found.identity;
+      next();
+    } else if (mode === 'page') {
+      res.redirect(303, `${UI_PREFIX}/login`);
+    } else {
+      res
+        .status(401)
+        .json({ error: { code: 'unauthorized', message: 'Your session ended; sign in again.' } });
+    }
+  };
+
+  const requireCsrf = (req: Request, res: Response, next: NextFunction) => {
+    const session = res.locals.session as Session;
+    const presented = req.get('x-csrf-token') ?? (req.body as { csrf?: unknown } | undefined)?.csrf;
+    if (sessions.checkCsrf(session, presented)) {
+      next();
+      return;
+    }
+    res.status(403).json({
+      error: { code: 'forbidden', message: 'Missing or wrong CSRF token; reload the page and try again.' },
+    });
+  };
+
+  const snapshot = async (): Promise<Snapshot> => {
+    const service = approvals.service();
+    const time = now();
+    const all = await service.list({});
+    return {
+      pending: all
+        .filter((request) => request.status === 'pending')
+        .map((request) => pageItem(request, time)),
+      history: all
+        .filter((request) => request.status !== 'pending')
+        .slice(0, HISTORY_SIZE)
+        .map((request) => pageItem(request, time)),
+    };
+  };
+
+  const fail = (res: Response, error: unknown) => {
+    const failure = toSentinelError(error);
+    if (failure.code === 'internal') logger?.error({ err: error }, 'approvals page request failed');
+    res.status(STATUS[failure.code] ?? 500).json({ error: { code: failure.code, message: failure.message } });
+  };
+
+  router.get(`${UI_PREFIX}/assets/approvals.js`, (_req, res) => {
+    res.type('text/javascript').send(script);
+  });
+  router.get(`${UI_PREFIX}/assets/approvals.css`, (_req, res) => {
+    res.type('text/css').send(styles);
+  });
+  router.get([UI_PREFIX, `${UI_PREFIX}/`], (_req, res) => res.redirect(303, PAGE_PATH));
+
+  router.get(`${UI_PREFIX}/login`, (req, res) => {
+    const ticket = typeof req.query.ticket === 'string' ? req.query.ticket : undefined;
+    if (ticket === undefined) {
+      res.type('html').send(loginPage());
+      return;
+    }
+    const name = sessions.redeemTicket(ticket);
+    const identity = name === undefined ? undefined : identities.get(name);
+    if (!identity || !mayDecide(identity)) {
+      res
+        .status(401)
+        .type('html')
+        .send(loginPage('This login link was already used or has expired. Sign in with an approver token.'));
+      return;
+    }
+    startSession(req, res, identity);
+  });
+
+  router.post(`${UI_PREFIX}/login`, express.urlencoded({ extended: false, limit: '8kb' }), (req, res) => {
+    const token = (req.body as { token?: unknown } | undefined)?.token;
+    const identity = typeof token === 'string' && token !== '' ? identities.lookupByToken(token) : undefined;
+    if (!identity) {
+      res.status(401).type('html').send(loginPage('Unknown or revoked token.'));
+      return;
+    }
+    if (!mayDecide(identity)) {
+      res
+        .status(403)
+        .type('html')
+        .send(
+          loginPage(`Identity '${identity.name}' is not an approver; this page is for approvers and admins.`),
+        );
+      return;
+    }
+    startSession(req, res, identity);
+  });
+
+  router.post(
+    `${UI_PREFIX}/logout`,
+    express.urlencoded({ extended: false, limit: '8kb' }),
+    requireSession('api'),
+    requireCsrf,
+    (_req, res) => {
+      sessions.destroy((res.locals.session as Session).id);
+      res.clearCookie(SESSION_COOKIE, { path: UI_PREFIX });
+      res.redirect(303, `${UI_PREFIX}/login`);
+    },
+  );
+
+  router.get(PAGE_PATH, requireSession('page'), async (_req, res) => {
+    const { session, identity } = {
+      session: res.locals.session as Session,
+      identity: res.locals.identity as Identity,
+    };
+    try {
+      res
+        .type('html')
+        .send(approvalsPage({ identity: identity.name, csrf: session.csrf, snapshot: await snapshot() }));
+    } catch (error) {
+      const failure = toSentinelError(error);
+      res
+        .status(STATUS[failure.code] ?? 500)
+        .type('html')
+        .send(loginPage(failure.message));
+    }
+  });
+
+  router.get(`${UI_PREFIX}/api/approvals`, requireSession('api'), async (_req, res) => {
+    try {
+      res.json(await snapshot());
+    } catch (error) {
+      fail(res, error);
+    }
+  });
+
+  router.get(`${UI_PREFIX}/events`, requireSession('api'), (req, res) => {
+    res.writeHead(200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-store',
+      Connection: 'keep-alive',
+      'X-Accel-Buffering': 'no',
+    });
+    const write = (event: string, data: unknown) =>
+      res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    let sending: Promise<void> | undefined;
+    let again = false;
+    const stream = {
+      // Coalesces bursts: at most one snapshot in flight, and one more after it if events arrived.
+      send: async () => {
+        if (sending) {
+          again = true;
+          return sending;
+        }
+        sending = (async () => {
+          do {
+            again = false;
+            if (!current(req)) {
+              write('logout', { message: 'Your session ended; sign in again.' });
+              stream.end();
+              return;
+            }
+            try {
+              write('snapshot', await snapshot());
+            } catch (error) {
+              const failure = toSentinelError(error);
+              write('failure', { code: failure.code, message: failure.message });
+            }
+          } while (again);
+        })().finally(() => (sending = undefined));
+        return sending;
+      },
+      end: () => {
+        clearInterval(timer);
+        unsubscribe();
+        streams.delete(stream);
+        res.end();
+      },
+    };
+    const timer = setInterval(() => void stream.send(), REFRESH_MS);
+    timer.unref();
+    const unsubscribe = approvals.subscribe(() => void stream.send());
+    streams.add(stream);
+    req.on('close', () => stream.end());
+    void stream.send();
+  });
+
+  const decide = (action: (request: Request, identity: Identity) => Promise<ApprovalRequest>) => [
+    requireSession('api'),
+    express.json({ limit: '16kb' }),
+    requireCsrf,
+    async (req: Request, res: Response) => {
+      try {
+        const request = await action(req, res.locals.identity as Identity);
+        res.json({ request: pageItem(request, now()), status: request.status });
+      } catch (error) {
+        fail(res, error);
+      }
+    },
+  ];
+
+  const parse = <S extends z.ZodType>(schema: S, body: unknown): z.infer<S> => {
+    const parsed = schema.safeParse(body ?? {});
+    if (parsed.success) return parsed.data;
+    const issue = parsed.error.issues[0]!;
+    const field = issue.path.map(String).join('.') || '(body)';
+    throw new SentinelError('invalid_input', `${field}: ${issue.message}.`, { field });
+  };
+
+  router.post(
+    `${UI_PREFIX}/api/approvals/:id/approve`,
+    ...decide((req, identity) =>
+      approvals.service().approve(String(req.params.id), identity, parse(ApproveBodySchema, req.body)),
+    ),
+  );
+  router.post(
+    `${UI_PREFIX}/api/approvals/:id/deny`,
+    ...decide((req, identity) =>
+      approvals.service().deny(String(req.params.id), identity, parse(DenyBodySchema, req.body).reason),
+    ),
+  );
+  // Malformed JSON and oversized bodies on the page's endpoints answer in the page's error shape.
+  router.use(
+    UI_PREFIX,
+    (error: { status?: number; message?: string }, _req: Request, res: Response, next: NextFunction) => {
+      if (res.headersSent || typeof error.status !== 'number') {
+        next(error);
+        return;
+      }
+      res
+        .status(error.status)
+        .json({
+          error: { code: 'invalid_input', message: 'The request body is not valid JSON or is too large.' },
+        });
+    },
+  );
+
+  return {
+    router,
+    close: () => {
+      for (const stream of [...streams]) stream.end();
+    },
+  };
+}
