@@ -337,6 +337,8 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
       cluster: call.cluster?.context,
       identity,
     });
+    // For the audit log and metrics, which wrap the gate (server/pipeline.ts, `GateNote`).
+    call.notes.gate = { rule: verdict.rule, decision: verdict.decision };
     if (verdict.decision === 'deny') return policyDeniedResult(tool.name, verdict);
     const changes = tool.risk !== 'read' && !verdict.dryRun;
     if (verdict.decision === 'allow' && !changes) {

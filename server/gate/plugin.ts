@@ -59,7 +59,7 @@ export function previewWith(kube: () => KubeConnection): PreviewFn {
 }
 
 export const gatePlugin: ServerPlugin = async (context) => {
-  const { registry, identities, kube, logger } = context;
+  const { registry, identities, kube, logger, approvals } = context;
   const policyFile = context.policyFile ?? DEFAULT_POLICY_PATH;
   const loaded = loadPolicyFile(policyFile, registry);
   for (const warning of loaded.warnings) logger.warn({ policy: policyFile }, warning);
@@ -77,7 +77,10 @@ export const gatePlugin: ServerPlugin = async (context) => {
     },
     preview: previewWith(kube),
     upstreamGated: upstreamGatedBySpec(logger),
+    // Notifications, metrics, audit and the approvals page follow the requests through the hub.
+    onEvent: (event) => approvals.publish(event),
   });
+  approvals.provide(gate.approvals);
   const connection = kube();
   const report = await gate.reconcile(connection.configured ? connection.reader : undefined);
   if (report.applied.length + report.notApplied.length + report.unresolved.length > 0) {

@@ -1,0 +1,186 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PendingResultMetaSchema } from '../../../server/gate/index.ts';
+import { connectClient } from '../../helpers/server.ts';
+import { startGateServer, type GateServer } from '../gate/fixtures/serve.ts';
+
+const checkout = { namespace: 'shop', name: 'checkout' };
+
+describe('approvals page endpoints (sentinel serve with the gate)', () => {
+  let s: GateServer;
+  let agent: Client;
+  let samToken: string;
+  beforeAll(async () => {
+    s = await startGateServer();
+    agent = await connectClient(s.url, s.tokens.agent);
+    samToken = (await import('../../../server/identity-store.ts'))
+      .createIdentityStore({ tokensFile: `${s.dataDir}/tokens.yaml` })
+      .add({ name: 'sam', roles: ['caller', 'approver'] }).token;
+  });
+  afterAll(async () => {
+    await agent?.close();
+    await s?.close();
+  });
+
+  const get = (path: string, cookie?: string) =>
+    fetch(`${s.url}${path}`, { redirect: 'manual', headers: cookie ? { cookie } : {} });
+  const post = (
+    path: string,
+    options: { cookie?: string; csrf?: string; json?: unknown; form?: Record<string, string> },
+  ) =>
+    fetch(`${s.url}${path}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        ...(options.cookie && { cookie: options.cookie }),
+        ...(options.csrf && { 'x-csrf-token': options.csrf }),
+        ...(options.json !== undefined && { 'content-type': 'application/json' }),
+        ...(options.form && { 'content-type': 'application/x-www-form-urlencoded' }),
+      },
+      body: options.form ? new URLSearchParams(options.form).toString() : JSON.stringify(options.json ?? {}),
+    });
+  const cookieOf = (response: Response) => response.headers.get('set-cookie')!.split(';')[0]!;
+
+  async function signIn(token: string): Promise<{ cookie: string; csrf: string }> {
+    const response = await post('/ui/login', { form: { token } });
+    expect(response.status).toBe(303);
+    const cookie = cookieOf(response);
+    const page = await (await get('/ui/approvals', cookie)).text();
+    return { cookie, csrf: /<meta name="csrf-token" content="([^"]+)">/.exec(page)![1]! };
+  }
+
+  async function hold(client: Client, replicas: number): Promise<string> {
+    const held = await client.callTool({ name: 'scale_deployment', arguments: { ...checkout, replicas } });
+    return PendingResultMetaSchema.parse(held._meta).approval_request_id;
+  }
+
+  it('sends a visitor without a session to the login form (page) or answers 401 (API, events)', async () => {
+    const page = await get('/ui/approvals');
+    expect(page.status).toBe(303);
+    expect(page.headers.get('location')).toBe('/ui/login');
+    expect((await get('/ui/api/approvals')).status).toBe(401);
+    expect((await get('/ui/events')).status).toBe(401);
+    const login = await get('/ui/login');
+    expect(login.status).toBe(200);
+    expect(await login.text()).toContain('<input id="token" name="token" type="password"');
+    expect(login.headers.get('content-security-policy')).toContain("default-src 'none'; script-src 'self'");
+    expect(login.headers.get('cache-control')).toBe('no-store');
+    expect(login.headers.get('referrer-policy')).toBe('no-referrer');
+  });
+
+  it('exchanges the one-time login URL for an HttpOnly, SameSite=Strict session cookie, once', async () => {
+    const printed = s.stderr.join('');
+    const url = /(http:\/\/127\.0\.0\.1:\d+\/ui\/login\?ticket=[\w-]+)/.exec(printed)?.[1];
+    expect(printed).toContain(`Approvals page: ${s.url}/ui/approvals`);
+    expect(url).toBeDefined();
+    const first = await fetch(url!, { redirect: 'manual' });
+    expect(first.status).toBe(303);
+    expect(first.headers.get('location')).toBe('/ui/approvals');
+    const setCookie = first.headers.get('set-cookie')!;
+    expect(setCookie).toMatch(
+      /^sentinel_session=[\w-]{43}; Max-Age=1800; Path=\/ui; Expires=.*; HttpOnly; SameSite=Strict$/,
+    );
+    const page = await get('/ui/approvals', cookieOf(first));
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('Signed in as <strong>local</strong>');
+    const again = await fetch(url!, { redirect: 'manual' });
+    expect(again.status).toBe(401);
+    expect(await again.text()).toContain('This login link was already used or has expired.');
+  });
+
+  it('takes an approver token in the login form; refuses unknown tokens and non-approvers', async () => {
+    expect((await post('/ui/login', { form: { token: 'nope-nope-nope' } })).status).toBe(401);
+    const caller = await post('/ui/login', { form: { token: s.tokens.agent } });
+    expect(caller.status).toBe(403);
+    expect(await caller.text()).toContain('Identity &#39;agent&#39; is not an approver');
+    const { cookie } = await signIn(s.tokens.alice);
+    expect(await (await get('/ui/approvals', cookie)).text()).toContain(
+      'Signed in as <strong>alice</strong>',
+    );
+  });
+
+  it('shows a held call rendered, and decides it only with the CSRF token', async () => {
+    const id = await hold(agent, 4);
+    const { cookie, csrf } = await signIn(s.tokens.alice);
+    const page = await (await get('/ui/approvals', cookie)).text();
+    expect(page).toContain(`data-id="${id}"`);
+    expect(page).toContain('Scale Deployment shop/checkout from 3 to 4 replicas');
+
+    const noToken = await post(`/ui/api/approvals/${id}/deny`, { cookie, json: { reason: 'no' } });
+    expect(noToken.status).toBe(403);
+    expect((await noToken.json()).error.message).toMatch(/CSRF token/);
+    expect(
+      (await post(`/ui/api/approvals/${id}/deny`, { cookie, csrf: 'x'.repeat(43), json: { reason: 'no' } }))
+        .status,
+    ).toBe(403);
+    const noReason = await post(`/ui/api/approvals/${id}/deny`, { cookie, csrf, json: {} });
+    expect(noReason.status).toBe(422);
+    expect((await noReason.json()).error).toMatchObject({
+      code: 'invalid_input',
+      message: expect.stringMatching(/^reason: /),
+    });
+
+    const denied = await post(`/ui/api/approvals/${id}/deny`, {
+      cookie,
+      csrf,
+      json: { reason: 'not during the sale' },
+    });
+    expect(denied.status).toBe(200);
+    const body = await denied.json();
+    expect(body.status).toBe('denied');
+    expect(body.request.html).toContain('denied by alice');
+    const again = await post(`/ui/api/approvals/${id}/approve`, { cookie, csrf, json: {} });
+    expect(again.status).toBe(409);
+    expect((await again.json()).error.message).toMatch(/already denied/);
+  });
+
+  it('refuses, with the gate’s message, an approver deciding their own request', async () => {
+    const sam = await connectClient(s.url, samToken);
+    try {
+      const id = await hold(sam, 6);
+      const { cookie, csrf } = await signIn(samToken);
+      const own = await post(`/ui/api/approvals/${id}/approve`, { cookie, csrf, json: {} });
+      expect(own.status).toBe(403);
+      const { error } = await own.json();
+      expect(error.code).toBe('forbidden');
+      expect(error.message).toMatch(/sam/);
+    } finally {
+      await sam.close();
+    }
+  });
+
+  it('streams snapshots over SSE', async () => {
+    const { cookie } = await signIn(s.tokens.alice);
+    const controller = new AbortController();
+    const response = await fetch(`${s.url}/ui/events`, { headers: { cookie }, signal: controller.signal });
+    expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    const reader = response.body!.getReader();
+    let text = '';
+    while (!text.includes('\n\n')) text += new TextDecoder().decode((await reader.read()).value);
+    expect(text).toMatch(/^event: snapshot\ndata: \{"pending":\[/);
+    const id = await hold(agent, 7);
+    while (!text.includes(id)) text += new TextDecoder().decode((await reader.read()).value);
+    controller.abort();
+  });
+
+  it('signs out with the CSRF token and forgets the session', async () => {
+    const { cookie, csrf } = await signIn(s.tokens.alice);
+    expect((await post('/ui/logout', { cookie, form: { csrf: 'wrong' } })).status).toBe(403);
+    const out = await post('/ui/logout', { cookie, form: { csrf } });
+    expect(out.status).toBe(303);
+    expect(out.headers.get('set-cookie')).toMatch(/^sentinel_session=; Path=\/ui; Expires=Thu, 01 Jan 1970/);
+    expect((await get('/ui/api/approvals', cookie)).status).toBe(401);
+  });
+
+  it('serves /metrics to token holders only', async () => {
+    expect((await fetch(`${s.url}/metrics`)).status).toBe(401);
+    const metrics = await fetch(`${s.url}/metrics`, {
+      headers: { authorization: `Bearer ${s.tokens.agent}` },
+    });
+    expect(metrics.status).toBe(200);
+    expect(metrics.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    const text = await metrics.text();
+    expect(text).toMatch(/sentinel_tool_calls_total\{tool="scale_deployment",outcome="held"\} \d+/);
+    expect(text).toContain('process_cpu_user_seconds_total');
+  });
+});
