@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { SentinelError } from '../tools/errors.ts';
 import { registerServerCommands } from '../server/cli.ts';
 import { registerGateCommands } from '../server/gate/cli.ts';
+import { registerSurfacesCommands } from '../server/surfaces-cli.ts';
 import { registerHarnessCommand } from './harness/register-command.ts';
 import { registerInvestigateCommand } from './investigate-command.ts';
 import { registerSimCommand } from '../deploy/sim/cli.ts';
@@ -25,6 +26,7 @@ const registrars: CommandRegistrar[] = [
   registerHarnessCommand,
   registerInvestigateCommand,
   registerSimCommand,
+  registerSurfacesCommands,
 ];
 
 /** Builds the program with every subcommand registered. Exported for tests. */

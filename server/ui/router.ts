@@ -344,11 +344,9 @@ export function createUiRouter(options: UiRouterOptions): UiRouter {
         next(error);
         return;
       }
-      res
-        .status(error.status)
-        .json({
-          error: { code: 'invalid_input', message: 'The request body is not valid JSON or is too large.' },
-        });
+      res.status(error.status).json({
+        error: { code: 'invalid_input', message: 'The request body is not valid JSON or is too large.' },
+      });
     },
   );
 

@@ -171,7 +171,11 @@ describe('audit and metrics through the approval gate', () => {
           .values.filter((v) => !('le' in v.labels))
           .map((v) => [
             Object.values(v.labels).join('/') +
-              (v.metricName?.endsWith('_count') ? ':count' : v.metricName?.endsWith('_sum') ? ':sum' : ''),
+              ((v as { metricName?: string }).metricName?.endsWith('_count')
+                ? ':count'
+                : (v as { metricName?: string }).metricName?.endsWith('_sum')
+                  ? ':sum'
+                  : ''),
             v.value,
           ]),
       );

@@ -1,6 +1,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
 import { PendingResultMetaSchema } from '../../../server/gate/index.ts';
+import { createIdentityStore } from '../../../server/identity-store.ts';
 import { connectClient } from '../../helpers/server.ts';
 import { startGateServer, type GateServer } from '../gate/fixtures/serve.ts';
 
@@ -13,9 +15,10 @@ describe('approvals page endpoints (sentinel serve with the gate)', () => {
   beforeAll(async () => {
     s = await startGateServer();
     agent = await connectClient(s.url, s.tokens.agent);
-    samToken = (await import('../../../server/identity-store.ts'))
-      .createIdentityStore({ tokensFile: `${s.dataDir}/tokens.yaml` })
-      .add({ name: 'sam', roles: ['caller', 'approver'] }).token;
+    samToken = createIdentityStore({ tokensFile: join(s.dataDir, 'tokens.yaml') }).add({
+      name: 'sam',
+      roles: ['caller', 'approver'],
+    }).token;
   });
   afterAll(async () => {
     await agent?.close();
@@ -39,6 +42,8 @@ describe('approvals page endpoints (sentinel serve with the gate)', () => {
       },
       body: options.form ? new URLSearchParams(options.form).toString() : JSON.stringify(options.json ?? {}),
     });
+  type Answer = { error: { code: string; message: string }; status: string; request: { html: string } };
+  const answer = async (response: Response) => (await response.json()) as Answer;
   const cookieOf = (response: Response) => response.headers.get('set-cookie')!.split(';')[0]!;
 
   async function signIn(token: string): Promise<{ cookie: string; csrf: string }> {
@@ -108,14 +113,14 @@ describe('approvals page endpoints (sentinel serve with the gate)', () => {
 
     const noToken = await post(`/ui/api/approvals/${id}/deny`, { cookie, json: { reason: 'no' } });
     expect(noToken.status).toBe(403);
-    expect((await noToken.json()).error.message).toMatch(/CSRF token/);
+    expect((await answer(noToken)).error.message).toMatch(/CSRF token/);
     expect(
       (await post(`/ui/api/approvals/${id}/deny`, { cookie, csrf: 'x'.repeat(43), json: { reason: 'no' } }))
         .status,
     ).toBe(403);
     const noReason = await post(`/ui/api/approvals/${id}/deny`, { cookie, csrf, json: {} });
     expect(noReason.status).toBe(422);
-    expect((await noReason.json()).error).toMatchObject({
+    expect((await answer(noReason)).error).toMatchObject({
       code: 'invalid_input',
       message: expect.stringMatching(/^reason: /),
     });
@@ -126,12 +131,12 @@ describe('approvals page endpoints (sentinel serve with the gate)', () => {
       json: { reason: 'not during the sale' },
     });
     expect(denied.status).toBe(200);
-    const body = await denied.json();
+    const body = await answer(denied);
     expect(body.status).toBe('denied');
     expect(body.request.html).toContain('denied by alice');
     const again = await post(`/ui/api/approvals/${id}/approve`, { cookie, csrf, json: {} });
     expect(again.status).toBe(409);
-    expect((await again.json()).error.message).toMatch(/already denied/);
+    expect((await answer(again)).error.message).toMatch(/already denied/);
   });
 
   it('refuses, with the gate’s message, an approver deciding their own request', async () => {
@@ -141,7 +146,7 @@ describe('approvals page endpoints (sentinel serve with the gate)', () => {
       const { cookie, csrf } = await signIn(samToken);
       const own = await post(`/ui/api/approvals/${id}/approve`, { cookie, csrf, json: {} });
       expect(own.status).toBe(403);
-      const { error } = await own.json();
+      const { error } = await answer(own);
       expect(error.code).toBe('forbidden');
       expect(error.message).toMatch(/sam/);
     } finally {

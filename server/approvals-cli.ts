@@ -1,0 +1,148 @@
+/**
+ * `sentinel approvals list|show|approve|deny|withdraw`: decide approval requests on a running
+ * server from the terminal. Human output (the one approval renderer) by default, `--json` for the
+ * API's own JSON. The token comes from `--token`, else SENTINEL_TOKEN, else `<data-dir>/local.token`
+ * (the token `sentinel serve` generated for identity `local` on this machine).
+ */
+import { Option, type Command } from 'commander';
+import { existsSync, readFileSync } from 'node:fs';
+import { SentinelError } from '../tools/errors.ts';
+import { createApprovalsClient, DEFAULT_SERVER_URL, type ApprovalsClient } from './approvals-client.ts';
+import { dataDirOption, localTokenFile, resolveDataDir } from './data-dir.ts';
+import {
+  APPROVAL_STATUSES,
+  DurationSchema,
+  type ApprovalRequest,
+  type ApprovalStatus,
+} from './gate/approval-request.ts';
+import { approvalSentence, renderApprovalLine, renderApprovalText } from './render/index.ts';
+
+interface ConnectionFlags {
+  server: string;
+  token?: string;
+  dataDir?: string;
+  json: boolean;
+}
+
+/** The token to use: `--token`/SENTINEL_TOKEN (commander resolves both), else the local token file. */
+function tokenFor(flags: ConnectionFlags): string {
+  if (flags.token) return flags.token;
+  const file = localTokenFile(resolveDataDir(flags.dataDir));
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  throw new SentinelError(
+    'invalid_input',
+    `No token: pass --token or set SENTINEL_TOKEN (an identity with the approver role to decide; any identity to list), or run on the machine where \`sentinel serve\` wrote ${file}.`,
+    { field: '--token' },
+  );
+}
+
+function clientFor(flags: ConnectionFlags): ApprovalsClient {
+  return createApprovalsClient({ server: flags.server, token: tokenFor(flags) });
+}
+
+function print(flags: ConnectionFlags, value: unknown, human: () => string): void {
+  process.stdout.write(flags.json ? `${JSON.stringify(value, null, 2)}\n` : `${human()}\n`);
+}
+
+/** `--server`, `--token`, `--data-dir`, `--json` on every subcommand. */
+function withConnection(command: Command): Command {
+  return command
+    .addOption(
+      new Option('--server <url>', 'Sentinel server base URL')
+        .env('SENTINEL_SERVER')
+        .default(DEFAULT_SERVER_URL),
+    )
+    .addOption(new Option('--token <token>', 'bearer token of your identity').env('SENTINEL_TOKEN'))
+    .addOption(dataDirOption())
+    .option('--json', 'print the API’s JSON instead of text', false);
+}
+
+const decidedLine = (verb: string, request: ApprovalRequest) =>
+  `${verb} ${request.id} (now ${request.status}): ${approvalSentence(request)}`;
+
+/** Adds `sentinel approvals` and its subcommands. */
+export function registerApprovalsCommands(program: Command): void {
+  const approvals = program
+    .command('approvals')
+    .description('List and decide approval requests on a running Sentinel server (`sentinel serve`).');
+
+  withConnection(
+    approvals
+      .command('list')
+      .description('List approval requests, newest first (default: pending ones).')
+      .addOption(new Option('--status <status>', 'only requests in this status').choices(APPROVAL_STATUSES))
+      .option('--all', 'every status, not only pending', false)
+      .option('--tool <name>', 'only requests for this tool')
+      .option('--requester <identity>', 'only requests made by this identity (e.g. yours, to withdraw one)'),
+  ).action(
+    async (
+      flags: ConnectionFlags & { status?: ApprovalStatus; all: boolean; tool?: string; requester?: string },
+    ) => {
+      const status = flags.status ?? (flags.all ? undefined : 'pending');
+      const list = await clientFor(flags).list({
+        ...(status && { status }),
+        ...(flags.tool && { tool: flags.tool }),
+        ...(flags.requester && { requester: flags.requester }),
+      });
+      print(flags, { approvals: list }, () =>
+        list.length === 0
+          ? `No ${status ?? ''} approval requests.`.replace('  ', ' ')
+          : list.map((request) => renderApprovalLine(request)).join('\n'),
+      );
+    },
+  );
+
+  withConnection(
+    approvals.command('show <id>').description('Show one request: what it does, why, who asked.'),
+  ).action(async (id: string, flags: ConnectionFlags) => {
+    const request = await clientFor(flags).get(id);
+    print(flags, request, () => renderApprovalText(request));
+  });
+
+  withConnection(
+    approvals
+      .command('approve <id>')
+      .description('Allow the request (a once grant by default): the requester’s identical retry then runs.')
+      .option(
+        '--window <duration>',
+        'grant a window (e.g. 15m) instead of once, if the policy rule allows it',
+      ),
+  ).action(async (id: string, flags: ConnectionFlags & { window?: string }) => {
+    if (flags.window !== undefined && !DurationSchema.safeParse(flags.window).success) {
+      throw new SentinelError(
+        'invalid_input',
+        `--window '${flags.window}' must be a duration such as 15m or 1h.`,
+        {
+          field: '--window',
+        },
+      );
+    }
+    const request = await clientFor(flags).approve(
+      id,
+      flags.window ? { validity: { window: flags.window } } : {},
+    );
+    print(flags, request, () => decidedLine('Approved', request));
+  });
+
+  withConnection(
+    approvals
+      .command('deny <id>')
+      .description('Deny the request; the reason is shown to the requester.')
+      .requiredOption('--reason <text>', 'why (required)'),
+  ).action(async (id: string, flags: ConnectionFlags & { reason: string }) => {
+    if (flags.reason.trim() === '') {
+      throw new SentinelError('invalid_input', '--reason must not be empty: the requester is told why.', {
+        field: '--reason',
+      });
+    }
+    const request = await clientFor(flags).deny(id, flags.reason);
+    print(flags, request, () => decidedLine('Denied', request));
+  });
+
+  withConnection(
+    approvals.command('withdraw <id>').description('Withdraw a pending request you made (requester only).'),
+  ).action(async (id: string, flags: ConnectionFlags) => {
+    const request = await clientFor(flags).withdraw(id);
+    print(flags, request, () => decidedLine('Withdrew', request));
+  });
+}

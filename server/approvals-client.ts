@@ -1,0 +1,157 @@
+/**
+ * A client of a running server's approvals API (`GET /approvals`, `GET /approvals/{id}`,
+ * `POST /approvals/{id}/approve|deny|withdraw`) with a bearer token, for `sentinel approvals` and
+ * anything else that decides requests from outside the server. Answers are validated with the
+ * shapes in `server/gate/approval-request.ts`; an error answer becomes a `SentinelError` with the
+ * server's own code and message (e.g. `forbidden`: "… cannot decide a request it made").
+ */
+import type { z } from 'zod';
+import { SentinelError, type ErrorCode } from '../tools/errors.ts';
+import {
+  ApiErrorSchema,
+  ApprovalListSchema,
+  ApprovalRequestSchema,
+  type ApprovalListQuery,
+  type ApprovalRequest,
+  type ApproveBody,
+} from './gate/approval-request.ts';
+
+/** Where `sentinel serve` listens by default. */
+export const DEFAULT_SERVER_URL = 'http://127.0.0.1:7070';
+
+const CODES: readonly ErrorCode[] = [
+  'invalid_input',
+  'not_found',
+  'forbidden',
+  'unauthorized',
+  'conflict',
+  'unavailable',
+  'timeout',
+  'refused',
+  'approval_expired',
+];
+
+export interface ApprovalsClientOptions {
+  /** Server base URL (`http://127.0.0.1:7070`); a trailing `/mcp` is accepted. */
+  server: string;
+  token: string;
+  /** Deadline per request, in ms. Default 15 000. */
+  timeoutMs?: number;
+}
+
+export interface ApprovalsClient {
+  readonly baseUrl: string;
+  list(query?: ApprovalListQuery): Promise<ApprovalRequest[]>;
+  get(id: string): Promise<ApprovalRequest>;
+  approve(id: string, body?: ApproveBody): Promise<ApprovalRequest>;
+  deny(id: string, reason: string): Promise<ApprovalRequest>;
+  withdraw(id: string): Promise<ApprovalRequest>;
+}
+
+/** The server's base URL from `--server`; throws `invalid_input` naming `--server`. */
+export function serverBaseUrl(server: string): string {
+  let url: URL;
+  try {
+    url = new URL(server);
+  } catch {
+    url = new URL('invalid:');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new SentinelError(
+      'invalid_input',
+      `--server '${server}' is not an http(s) URL; expected e.g. ${DEFAULT_SERVER_URL}.`,
+      { field: '--server' },
+    );
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, '').replace(/\/mcp$/, '')}`;
+}
+
+/** Builds the client. Throws `invalid_input` for a bad `server` URL. */
+export function createApprovalsClient(options: ApprovalsClientOptions): ApprovalsClient {
+  const baseUrl = serverBaseUrl(options.server);
+  const timeoutMs = options.timeoutMs ?? 15_000;
+
+  async function call<S extends z.ZodType>(
+    method: string,
+    path: string,
+    schema: S,
+    body?: unknown,
+  ): Promise<z.infer<S>> {
+    let response: Response;
+    let text: string;
+    try {
+      response = await fetch(`${baseUrl}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${options.token}`,
+          accept: 'application/json',
+          ...(body !== undefined && { 'content-type': 'application/json' }),
+        },
+        ...(body !== undefined && { body: JSON.stringify(body) }),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      text = await response.text();
+    } catch (error) {
+      const timedOut = (error as Error).name === 'TimeoutError';
+      throw new SentinelError(
+        timedOut ? 'timeout' : 'unavailable',
+        timedOut
+          ? `The Sentinel server at ${baseUrl} did not answer ${method} ${path} within ${timeoutMs / 1000} s.`
+          : `Cannot reach the Sentinel server at ${baseUrl} (${(error as Error).message}); is \`sentinel serve\` running there? Set --server or SENTINEL_SERVER.`,
+        { cause: error },
+      );
+    }
+    let json: unknown;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
+    if (!response.ok) {
+      if (response.status === 401) {
+        throw new SentinelError(
+          'unauthorized',
+          `The Sentinel server at ${baseUrl} does not accept this token (401); pass --token or SENTINEL_TOKEN.`,
+        );
+      }
+      const failure = ApiErrorSchema.safeParse(json);
+      if (failure.success) {
+        const { code, message, field } = failure.data.error;
+        throw new SentinelError(
+          CODES.includes(code as ErrorCode) ? (code as ErrorCode) : 'unavailable',
+          message,
+          {
+            ...(field && { field }),
+          },
+        );
+      }
+      throw new SentinelError(
+        'unavailable',
+        `The Sentinel server answered ${method} ${path} with HTTP ${response.status}.`,
+      );
+    }
+    const parsed = schema.safeParse(json);
+    if (!parsed.success) {
+      throw new SentinelError(
+        'unavailable',
+        `The Sentinel server's answer to ${method} ${path} is not an approvals API response; is ${baseUrl} a Sentinel server?`,
+      );
+    }
+    return parsed.data;
+  }
+
+  const path = (id: string, action = '') => `/approvals/${encodeURIComponent(id)}${action}`;
+  return {
+    baseUrl,
+    async list(query = {}) {
+      const search = new URLSearchParams(
+        Object.entries(query).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+      ).toString();
+      return (await call('GET', `/approvals${search ? `?${search}` : ''}`, ApprovalListSchema)).approvals;
+    },
+    get: (id) => call('GET', path(id), ApprovalRequestSchema),
+    approve: (id, body = {}) => call('POST', path(id, '/approve'), ApprovalRequestSchema, body),
+    deny: (id, reason) => call('POST', path(id, '/deny'), ApprovalRequestSchema, { reason }),
+    withdraw: (id) => call('POST', path(id, '/withdraw'), ApprovalRequestSchema, {}),
+  };
+}

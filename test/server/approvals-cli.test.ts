@@ -1,0 +1,130 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  ApprovalListSchema,
+  ApprovalRequestSchema,
+  PendingResultMetaSchema,
+} from '../../server/gate/index.ts';
+import { runCli } from '../helpers/cli.ts';
+import { connectClient, tempDataDir } from '../helpers/server.ts';
+import { startGateServer, type GateServer } from './gate/fixtures/serve.ts';
+
+const checkout = { namespace: 'shop', name: 'checkout' };
+
+describe('sentinel approvals, against a live server', () => {
+  let s: GateServer;
+  let agent: Client;
+  beforeAll(async () => {
+    s = await startGateServer();
+    agent = await connectClient(s.url, s.tokens.agent);
+  });
+  afterAll(async () => {
+    await agent?.close();
+    await s?.close();
+  });
+
+  const cli = (token: string, ...args: string[]) =>
+    runCli(['approvals', ...args, '--server', s.url, '--token', token]);
+  async function hold(replicas: number): Promise<string> {
+    const held = await agent.callTool({ name: 'scale_deployment', arguments: { ...checkout, replicas } });
+    return PendingResultMetaSchema.parse(held._meta).approval_request_id;
+  }
+
+  it('lists pending requests, one rendered line each, and shows one in full', async () => {
+    const id = await hold(2);
+    const list = await cli(s.tokens.alice, 'list');
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(
+      new RegExp(
+        `^${id}  pending    0s      agent  Scale Deployment shop/checkout from 3 to 2 replicas$`,
+        'm',
+      ),
+    );
+    const show = await cli(s.tokens.alice, 'show', id);
+    expect(show.stdout.split('\n').slice(0, 3)).toEqual([
+      'Scale Deployment shop/checkout from 3 to 2 replicas',
+      `Request:    ${id} (pending, expires in 29m)`,
+      'Cluster:    context kind-sentinel, API server https://127.0.0.1:6443',
+    ]);
+    expect(show.stdout).toContain('  - spec.replicas: 3 → 2');
+    const json = await cli(s.tokens.alice, 'show', id, '--json');
+    expect(ApprovalRequestSchema.parse(JSON.parse(json.stdout)).id).toBe(id);
+  });
+
+  it('approves and denies; the requester’s retry then runs once', async () => {
+    const id = await hold(5);
+    const approved = await cli(s.tokens.alice, 'approve', id);
+    expect(approved).toMatchObject({ code: 0, stderr: '' });
+    expect(approved.stdout).toBe(
+      `Approved ${id} (now approved): Scale Deployment shop/checkout from 3 to 5 replicas\n`,
+    );
+    const run = await agent.callTool({ name: 'scale_deployment', arguments: { ...checkout, replicas: 5 } });
+    expect(run._meta).toMatchObject({ approval_status: 'executed', approval_request_id: id });
+
+    const other = await hold(1);
+    const denied = await cli(s.tokens.alice, 'deny', other, '--reason', 'one replica cannot take the load');
+    expect(denied.stdout).toMatch(
+      /^Denied apr_\w+ \(now denied\): Scale Deployment shop\/checkout from 5 to 1 replicas\n$/,
+    );
+    const history = await cli(s.tokens.alice, 'list', '--status', 'denied', '--json');
+    expect(ApprovalListSchema.parse(JSON.parse(history.stdout)).approvals.map((a) => a.id)).toContain(other);
+  });
+
+  it('shows the server’s refusal clearly: own request, already decided, unknown id, no reason', async () => {
+    const id = await hold(8);
+    const own = await cli(s.tokens.agent, 'approve', id);
+    expect(own.code).toBe(1);
+    expect(own.stderr).toMatch(/^sentinel: .*agent.*\n$/);
+    expect(own.stdout).toBe('');
+    await cli(s.tokens.alice, 'deny', id, '--reason', 'no');
+    const again = await cli(s.tokens.root, 'approve', id);
+    expect(again.stderr).toMatch(/already denied/);
+    expect((await cli(s.tokens.alice, 'show', 'apr_0000000000000000')).stderr).toMatch(/does not exist/);
+    const blank = await cli(s.tokens.alice, 'deny', id, '--reason', '  ');
+    expect(blank).toMatchObject({
+      code: 2,
+      stderr: 'sentinel: --reason must not be empty: the requester is told why.\n',
+    });
+    expect((await cli(s.tokens.alice, 'approve', id, '--window', 'soon')).stderr).toMatch(
+      /--window 'soon' must be a duration/,
+    );
+  });
+
+  it('lets a requester list and withdraw their own pending request', async () => {
+    const id = await hold(9);
+    const mine = await cli(s.tokens.agent, 'list', '--requester', 'agent');
+    expect(mine.stdout).toContain(id);
+    expect((await cli(s.tokens.alice, 'withdraw', id)).stderr).toMatch(/^sentinel: /);
+    const withdrawn = await cli(s.tokens.agent, 'withdraw', id);
+    expect(withdrawn.stdout).toMatch(new RegExp(`^Withdrew ${id} \\(now withdrawn\\)`));
+    expect((await cli(s.tokens.agent, 'list', '--requester', 'agent')).stdout).not.toContain(id);
+  });
+
+  it('reports a bad token, an unreachable server and a missing token plainly', async () => {
+    expect((await cli('wrong-token-000000', 'list')).stderr).toMatch(/does not accept this token \(401\)/);
+    const down = await runCli(['approvals', 'list', '--server', 'http://127.0.0.1:9', '--token', 'x']);
+    expect(down.stderr).toMatch(
+      /^sentinel: Cannot reach the Sentinel server at http:\/\/127\.0\.0\.1:9 .*sentinel serve/,
+    );
+    expect((await runCli(['approvals', 'list', '--server', 'ftp://x', '--token', 'x'])).stderr).toMatch(
+      /is not an http\(s\) URL/,
+    );
+    const empty = tempDataDir();
+    try {
+      const previous = process.env.SENTINEL_TOKEN;
+      delete process.env.SENTINEL_TOKEN;
+      const none = await runCli(['approvals', 'list', '--server', s.url, '--data-dir', empty.dir]);
+      if (previous !== undefined) process.env.SENTINEL_TOKEN = previous;
+      expect(none).toMatchObject({
+        code: 2,
+        stderr: expect.stringMatching(/^sentinel: No token: pass --token/),
+      });
+      writeFileSync(join(empty.dir, 'local.token'), `${s.tokens.alice}\n`);
+      expect((await runCli(['approvals', 'list', '--server', s.url, '--data-dir', empty.dir])).code).toBe(0);
+    } finally {
+      empty.cleanup();
+    }
+  });
+});

@@ -1,0 +1,109 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DatabaseSync } from 'node:sqlite';
+import { join } from 'node:path';
+import {
+  AUDIT_FILE,
+  AuditRecordSchema,
+  openAuditLog,
+  parseSince,
+  type AuditEntry,
+} from '../../../server/audit/index.ts';
+import { runCli } from '../../helpers/cli.ts';
+import { tempDataDir } from '../../helpers/server.ts';
+
+const entry = (time: string, tool: string): AuditEntry => ({
+  kind: 'tool_call',
+  time,
+  request_id: 'r',
+  identity: 'agent',
+  cluster: null,
+  tool,
+  arguments: {},
+  rule: 'default:read',
+  decision: 'allow',
+  approval_request_id: null,
+  approver: null,
+  decision_time: null,
+  reason: null,
+  outcome: 'succeeded',
+  duration_ms: 1,
+  error: null,
+});
+
+describe('sentinel audit export|verify', () => {
+  let dir: string;
+  let cleanup: () => void;
+  beforeEach(() => {
+    ({ dir, cleanup } = tempDataDir());
+    const log = openAuditLog(dir);
+    log.append(entry('2025-01-31T01:00:00.000Z', 'first'));
+    log.append(entry('2025-01-31T02:00:00.000Z', 'second'));
+    log.append(entry('2025-01-31T03:00:00.000Z', 'third'));
+    log.close();
+  });
+  afterEach(() => cleanup());
+
+  it('exports JSON Lines, oldest first, optionally since a time', async () => {
+    const all = await runCli(['audit', 'export', '--data-dir', dir]);
+    expect(all.code).toBe(0);
+    const lines = all.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => AuditRecordSchema.parse(JSON.parse(line)));
+    expect(lines.map((r) => [r.seq, r.tool])).toEqual([
+      [1, 'first'],
+      [2, 'second'],
+      [3, 'third'],
+    ]);
+    const since = await runCli([
+      'audit',
+      'export',
+      '--since',
+      '2025-01-31T03:30:00+02:00',
+      '--data-dir',
+      dir,
+    ]);
+    expect(
+      since.stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line).tool),
+    ).toEqual(['second', 'third']);
+    const bad = await runCli(['audit', 'export', '--since', 'yesterday', '--data-dir', dir]);
+    expect(bad).toMatchObject({ code: 2, stderr: expect.stringMatching(/--since 'yesterday' is neither/) });
+  });
+
+  it('verifies an intact chain, then reports the first edited record and exits 1', async () => {
+    const ok = await runCli(['audit', 'verify', '--data-dir', dir]);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toMatch(/: 3 records, chain intact\. Head hash [0-9a-f]{64} /);
+
+    const db = new DatabaseSync(join(dir, AUDIT_FILE));
+    db.exec('DROP TRIGGER audit_log_no_update');
+    db.exec(
+      `UPDATE audit_log SET json = replace(json, '"identity":"agent"', '"identity":"alice"') WHERE seq = 2`,
+    );
+    db.close();
+    const broken = await runCli(['audit', 'verify', '--data-dir', dir]);
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toMatch(
+      /: record 2 breaks the chain: its content does not match its hash .* the record was edited\. Records 1-1 are intact\.\n$/,
+    );
+  });
+
+  it('refuses a data dir without an audit log', async () => {
+    const empty = tempDataDir();
+    try {
+      const result = await runCli(['audit', 'verify', '--data-dir', empty.dir]);
+      expect(result).toMatchObject({ code: 1, stderr: expect.stringMatching(/^sentinel: No audit log in /) });
+    } finally {
+      empty.cleanup();
+    }
+  });
+
+  it('parses --since as a time or a duration back from now', () => {
+    const now = new Date('2025-01-31T04:00:00.000Z');
+    expect(parseSince('2h', now)).toBe('2025-01-31T02:00:00.000Z');
+    expect(parseSince('2025-01-31', now)).toBe('2025-01-31T00:00:00.000Z');
+  });
+});
