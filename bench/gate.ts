@@ -2,7 +2,9 @@
  * Benchmark: what the approval gate costs a read tool. `tools/call` of `get_cluster_version` through
  * the full MCP Streamable HTTP path (SDK client → Express → auth → MCP server → pipeline → handler),
  * against an in-process fake of the Kubernetes call, on two servers in the same process and run:
- * gate off (no middleware) and gate on (the production plugin: shipped policy, SQLite store).
+ * gate off (no middleware) and gate on (the production plugins of `sentinel serve`: metrics and the
+ * hash-chained audit log, which write one SQLite record per call, then the gate with the shipped
+ * policy and its SQLite store).
  *
  * Rounds alternate off/on so drift hits both alike. Latency is measured one call at a time (p50/p99
  * in ms, pooled over rounds); throughput with `BENCH_CONCURRENCY` clients for `BENCH_SECONDS` per
@@ -20,10 +22,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { createServerApp } from '../server/app.ts';
-import { gatePlugin } from '../server/gate/plugin.ts';
+import { createApprovalsHub } from '../server/gate/events.ts';
 import { createIdentityStore } from '../server/identity-store.ts';
 import { listen } from '../server/listen.ts';
-import type { ServerPluginParts } from '../server/plugins.ts';
+import { serverPlugins, startPlugins, type ServerPluginParts } from '../server/plugins.ts';
 import { allTools, createRegistry } from '../tools/index.ts';
 import type { KubeConnection, KubeReader, KubeWriter } from '../tools/kube/types.ts';
 
@@ -48,7 +50,7 @@ async function startServer(dataDir: string, gate: boolean) {
   const registry = createRegistry(allTools);
   const identities = createIdentityStore({ tokensFile: join(dataDir, 'tokens.yaml'), startupToken: TOKEN });
   const parts: ServerPluginParts = gate
-    ? await gatePlugin({
+    ? await startPlugins(serverPlugins, {
         dataDir,
         policyFile: undefined,
         registry,
@@ -56,6 +58,7 @@ async function startServer(dataDir: string, gate: boolean) {
         kube: () => kube,
         logger,
         transport: 'http',
+        approvals: createApprovalsHub(logger),
       })
     : {};
   const { app } = createServerApp({
