@@ -9,6 +9,9 @@ import type { ResourceType } from '../resources.ts';
 import type { CoreEvent, Deployment, KubeObject, Pod, ReplicaSet } from '../types.ts';
 import { formatLabelSelector } from './selectors.ts';
 import type { EventsV1Event } from './views.ts';
+import { humanDuration } from '../../../tools/format/age.ts';
+import { podSummary } from '../../../tools/kube/pod-status.ts';
+import type { Pod as KubePod } from '../../../tools/kube/types.ts';
 
 export interface ColumnDefinition {
   name: string;
@@ -39,27 +42,6 @@ const column = (
   priority,
 });
 
-/** `duration.HumanDuration` (k8s.io/apimachinery/pkg/util/duration). */
-export function humanDuration(milliseconds: number): string {
-  const seconds = Math.floor(milliseconds / 1000);
-  if (seconds < -1) return '<invalid>';
-  if (seconds < 0) return '0s';
-  if (seconds < 120) return `${seconds}s`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 10) return seconds % 60 === 0 ? `${minutes}m` : `${minutes}m${seconds % 60}s`;
-  if (minutes < 180) return `${minutes}m`;
-  const hours = Math.floor(minutes / 60);
-  if (hours < 8) return minutes % 60 === 0 ? `${hours}h` : `${hours}h${minutes % 60}m`;
-  if (hours < 48) return `${hours}h`;
-  if (hours < 24 * 8)
-    return hours % 24 === 0 ? `${Math.floor(hours / 24)}d` : `${Math.floor(hours / 24)}d${hours % 24}h`;
-  if (hours < 24 * 365 * 2) return `${Math.floor(hours / 24)}d`;
-  const days = Math.floor(hours / 24);
-  if (hours < 24 * 365 * 8)
-    return days % 365 === 0 ? `${Math.floor(days / 365)}y` : `${Math.floor(days / 365)}y${days % 365}d`;
-  return `${Math.floor(days / 365)}y`;
-}
-
 /** `translateTimestampSince`: `<unknown>` for a missing time. */
 function since(timestamp: string | null | undefined, now: number): string {
   if (!timestamp) return '<unknown>';
@@ -78,46 +60,16 @@ function containersAndImages(
 /** printPod: READY, STATUS (CrashLoopBackOff, ImagePullBackOff, Terminating, ...), RESTARTS "n (age ago)". */
 function podCells(object: KubeObject, now: number): Cell[] {
   const pod = object as Pod;
-  const statuses = pod.status?.containerStatuses ?? [];
-  let reason: string = pod.status?.reason || pod.status?.phase || 'Pending';
-  let restarts = 0;
-  let ready = 0;
-  let lastRestart = 0;
-  let hasRunning = false;
-  for (let index = statuses.length - 1; index >= 0; index--) {
-    const status = statuses[index]!;
-    restarts += status.restartCount;
-    if ('terminated' in status.lastState) {
-      lastRestart = Math.max(lastRestart, Date.parse(status.lastState.terminated.finishedAt));
-    }
-    const state = status.state;
-    if ('waiting' in state && state.waiting.reason) reason = state.waiting.reason;
-    else if ('terminated' in state && state.terminated.reason) reason = state.terminated.reason;
-    else if ('terminated' in state) {
-      reason = state.terminated.signal
-        ? `Signal:${state.terminated.signal}`
-        : `ExitCode:${state.terminated.exitCode}`;
-    } else if (status.ready && 'running' in state) {
-      hasRunning = true;
-      ready++;
-    }
-  }
-  if (reason === 'Completed' && hasRunning) {
-    reason = pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')
-      ? 'Running'
-      : 'NotReady';
-  }
-  if (pod.metadata.deletionTimestamp && pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed') {
-    reason = 'Terminating';
-  }
+  // podSummary reads timestamps through timeOf, so the wire JSON (string timestamps) works as is.
+  const summary = podSummary(pod as unknown as KubePod);
   const restartsText =
-    restarts !== 0 && lastRestart
-      ? `${restarts} (${humanDuration(now - lastRestart)} ago)`
-      : String(restarts);
+    summary.lastRestartAt !== undefined
+      ? `${summary.restarts} (${humanDuration(now - summary.lastRestartAt)} ago)`
+      : String(summary.restarts);
   return [
     pod.metadata.name,
-    `${ready}/${pod.spec.containers.length}`,
-    reason,
+    `${summary.readyContainers}/${summary.totalContainers}`,
+    summary.status,
     restartsText,
     age(pod, now),
     pod.status?.podIP ?? '<none>',

@@ -136,6 +136,10 @@ describe('simulator via client-node', () => {
     expect(previous).toContain('invalid configuration: payments.idempotencyKeyHeader is required');
     const tail = await core.readNamespacedPodLog({ name, namespace: NS, tailLines: 1 });
     expect(tail.trim().split('\n')).toHaveLength(1);
+    expect(await core.readNamespacedPodLog({ name, namespace: NS, limitBytes: 12 })).toBe('{"level":"in');
+    // The last run ended minutes ago: nothing in the last second, all of it in the last hour.
+    expect(await core.readNamespacedPodLog({ name, namespace: NS, sinceSeconds: 1 })).toBe('');
+    expect(await core.readNamespacedPodLog({ name, namespace: NS, sinceSeconds: 3600 })).toBe(previous);
 
     const healthy = (await core.listNamespacedPod({ namespace: NS })).items.find(
       (pod) => pod.spec?.containers[0]?.image === GOOD,

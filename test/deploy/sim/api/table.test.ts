@@ -1,8 +1,8 @@
 /**
- * Server-side printing: kubectl's age format and pod STATUS logic.
+ * Server-side printing: pod STATUS, READY and RESTARTS cells, and the Accept header of a Table request.
  */
 import { describe, expect, it } from 'vitest';
-import { humanDuration, tableVersionRequested, toTable } from '../../../../deploy/sim/api/table.ts';
+import { tableVersionRequested, toTable } from '../../../../deploy/sim/api/table.ts';
 import { findResourceType } from '../../../../deploy/sim/resources.ts';
 import type { Pod } from '../../../../deploy/sim/types.ts';
 
@@ -23,22 +23,6 @@ function cells(object: Pod) {
 }
 
 describe('table printing', () => {
-  it('formats ages like duration.HumanDuration', () => {
-    const cases: [number, string][] = [
-      [-5_000, '<invalid>'],
-      [59_000, '59s'],
-      [119_000, '119s'],
-      [125_000, '2m5s'],
-      [600_000, '10m'],
-      [3 * 3_600_000 + 120_000, '3h2m'],
-      [30 * 3_600_000, '30h'],
-      [3 * 86_400_000 + 3_600_000, '3d1h'],
-      [20 * 86_400_000, '20d'],
-      [3 * 365 * 86_400_000, '3y'],
-    ];
-    for (const [ms, text] of cases) expect(humanDuration(ms), text).toBe(text);
-  });
-
   it('prints pod STATUS and RESTARTS as kubectl does', () => {
     const crashing = pod({
       containerStatuses: [
