@@ -61,7 +61,9 @@ describe('sentinel investigate --harness (command line)', () => {
 
     expect(process.exitCode).toBeUndefined();
     expect(out).toBe('Revision 7 crashes; rolling back.\nCheckout is healthy.\n');
-    expect(err).toContain('Roll back Deployment shop/checkout from revision 7 to revision 6?');
+    expect(err).toContain(
+      'Roll back Deployment shop/checkout from revision 7 (checkout:2.4.1) to revision 6 (checkout:2.4.0)?',
+    );
     expect(err).toContain('    would roll back shop/checkout: revision 7 → 6');
     expect(sentinel.toolCalls).toEqual([
       {

@@ -45,7 +45,9 @@ export async function startSentinelStandIn(timeline?: string[]) {
         toolCalls.push({ name: 'rollback_deployment', args, authorization: req.headers.authorization });
         return {
           content: [{ type: 'text', text: `would roll back ${args.namespace}/${args.name}: revision 7 → 6` }],
-          structuredContent: { from: { revision: 7 }, to: { revision: 6 } },
+          structuredContent: {
+            summary: `Roll back Deployment ${args.namespace}/${args.name} from revision 7 (checkout:2.4.1) to revision 6 (checkout:2.4.0)`,
+          },
         };
       },
     );

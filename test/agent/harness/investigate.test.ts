@@ -81,13 +81,22 @@ class RecordingGrants implements ServerGrantClient {
       return {
         text: 'Deployment shop/checkout: revision 7 → 6\ncontainer checkout: image registry.example/shop/checkout:2.4.1 → registry.example/shop/checkout:2.4.0',
         structured: {
-          from: { revision: 7, images: ['registry.example/shop/checkout:2.4.1'] },
-          to: { revision: 6, images: ['registry.example/shop/checkout:2.4.0'] },
+          tool: 'rollback_deployment',
+          status: 'preview',
+          summary:
+            'Roll back Deployment shop/checkout from revision 7 (checkout:2.4.1) to revision 6 (checkout:2.4.0)',
         },
       };
     }
     if (call.tool === 'scale_deployment')
-      return { text: 'replicas 2 → 4', structured: { from: { replicas: 2 }, to: { replicas: 4 } } };
+      return {
+        text: 'replicas 2 → 4',
+        structured: {
+          tool: 'scale_deployment',
+          status: 'preview',
+          summary: 'Scale Deployment shop/cart from 2 to 4 replicas',
+        },
+      };
     return undefined;
   }
 
@@ -306,7 +315,7 @@ describe('sentinel investigate in harness mode (fake TrueForge)', () => {
     await runHarnessInvestigation(options({ grants, prompter: scriptedPrompter(['y']) }));
     expect(stderr).toContain('[sub-1] subagent thread started: rollout fixer');
     expect(stderr).toContain(
-      '\n[sub-1] Restart the Pods of shop/checkout (rolling restart, like `kubectl rollout restart`)?\n',
+      '\n[sub-1] Restart shop/checkout (rolling restart, like `kubectl rollout restart`)?\n',
     );
     expect(stdout).toContain('[sub-1] Restarting checkout.');
     expect(grants.preapproved).toEqual([

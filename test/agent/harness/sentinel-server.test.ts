@@ -61,7 +61,10 @@ describe('SentinelServerClient', () => {
       });
       expect(preview).toEqual({
         text: 'would roll back shop/checkout: revision 7 → 6',
-        structured: { from: { revision: 7 }, to: { revision: 6 } },
+        structured: {
+          summary:
+            'Roll back Deployment shop/checkout from revision 7 (checkout:2.4.1) to revision 6 (checkout:2.4.0)',
+        },
       });
       expect(
         await client.preview({ tool: 'restart_service', arguments: { namespace: 'shop', name: 'checkout' } }),
