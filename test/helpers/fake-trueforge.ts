@@ -11,7 +11,10 @@
  *   tool_call_id, wrong thread, or a user.message while approvals are pending → 422, bad status → 400.
  *
  * Turns are scripted: each POST of a turn takes the next script, which returns the steps to play.
+ * With `executeApprovedCalls`, allowed calls really go to the registered MCP server.
  */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -91,6 +94,13 @@ export interface FakeTrueForgeOptions {
    * harness whose state drifted, e.g. the agent was edited mid-pause): decisions then get 422.
    */
   hiddenPending?: { threadId: string; toolCallId: string }[];
+  /**
+   * Act on decisions like a live harness: each allowed call is sent to its MCP server (the registered
+   * connector's URL and headers, `tools/call {name, arguments}` and nothing else) and its result text
+   * becomes the `tool.response`; a denied call never reaches the server and gets the deny text the
+   * model was observed to receive. These responses come before the script's steps.
+   */
+  executeApprovedCalls?: boolean;
 }
 
 export class FakeTrueForge {
@@ -99,6 +109,8 @@ export class FakeTrueForge {
   readonly mcpServers = new Map<string, Record<string, unknown>>();
   readonly agents = new Map<string, { id: string; name: string; manifest: Record<string, unknown> }>();
   readonly sessions = new Map<string, { agentName: string; turns: FakeTurn[] }>();
+  /** Calls sent to MCP servers (with `executeApprovedCalls`), with their results. */
+  readonly executed: { name: string; result: unknown }[] = [];
   private readonly scripts: TurnScript[] = [];
   private readonly options: FakeTrueForgeOptions;
   private readonly server = createServer((req, res) => {
@@ -278,9 +290,10 @@ export class FakeTrueForge {
       persisted: [],
       pending: [],
     };
+    const responses = this.options.executeApprovedCalls ? await this.decide(session, input) : [];
     if (last) last.pending = [];
     session.turns.push(turn);
-    this.play(turn, script({ turnId, input, previousTurnId: previous }));
+    this.play(turn, [...responses, ...script({ turnId, input, previousTurnId: previous })]);
     if (body.stream === false)
       return send(res, 200, { data: { ...turnJson(turn), state: { status: 'running' } } });
     const limit = this.options.dropStreamAfter;
@@ -397,6 +410,49 @@ export class FakeTrueForge {
     emit({ type: 'turn.done', id: this.nextId('ev'), created_at: now, thread_id: null, state: turn.state });
   }
 
+  /** The tool.response of each decided call: allowed ones executed on their MCP server. */
+  private async decide(session: { turns: FakeTurn[] }, input: TurnInputItem[]): Promise<Step[]> {
+    const steps: Step[] = [];
+    for (const item of input.filter((i) => i.type === 'user.tool_approval')) {
+      const call = callOf(session.turns, item.tool_call_id!);
+      const thread = item.thread_id;
+      if (item.approval?.status !== 'allow') {
+        const text = `{"error":"User denied tool call: ${item.approval?.reason || 'no reason provided'}"}`;
+        steps.push({
+          kind: 'tool.response',
+          thread,
+          callId: item.tool_call_id!,
+          content: JSON.stringify({ error: [{ type: 'text', text }] }),
+        });
+        continue;
+      }
+      const connector = this.mcpServers.get(call.tool_info.server_name);
+      if (!connector)
+        throw new Error(`fake harness: no MCP server '${call.tool_info.server_name}' registered`);
+      const auth = connector.auth as { headers?: Record<string, string> } | undefined;
+      const client = new Client({ name: 'tfy-agent-mcp-client', version: '0' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(String(connector.url)), {
+          requestInit: { headers: auth?.headers ?? {} },
+        }),
+      );
+      try {
+        const result = await client.callTool({
+          name: call.tool_info.name,
+          arguments: JSON.parse(call.function.arguments) as Record<string, unknown>,
+        });
+        const content = (result.content as { type: string; text?: string }[])
+          .map((part) => part.text ?? '')
+          .join('\n');
+        this.executed.push({ name: call.tool_info.name, result });
+        steps.push({ kind: 'tool.response', thread, callId: item.tool_call_id!, content });
+      } finally {
+        await client.close();
+      }
+    }
+    return steps;
+  }
+
   /** The id of the message (this turn's or an earlier one's) that carried the call. */
   private sourceOf(turn: FakeTurn, callId: string): string {
     const session = this.sessions.get(turn.sessionId)!;
@@ -408,6 +464,23 @@ export class FakeTrueForge {
     }
     throw new Error(`fake harness: no message carries ${callId}`);
   }
+}
+
+interface MergedCall {
+  id: string;
+  function: { name: string; arguments: string };
+  tool_info: { name: string; server_name: string };
+}
+
+/** The merged tool call with this id in the session's persisted messages. */
+function callOf(turns: FakeTurn[], callId: string): MergedCall {
+  for (const turn of turns) {
+    for (const event of turn.persisted) {
+      const call = (event.tool_calls as MergedCall[] | undefined)?.find((c) => c.id === callId);
+      if (event.type === 'model.message' && call) return call;
+    }
+  }
+  throw new Error(`fake harness: no message carries ${callId}`);
 }
 
 function argumentsText(call: ScriptedCall): string {
