@@ -5,11 +5,11 @@
  */
 import { z } from 'zod';
 import { defineTool, toolInput } from '../define-tool.ts';
-import { bound, moreLine, oneLine, untrustedBlock } from '../format/index.ts';
+import { age, bound, moreLine, oneLine, untrustedBlock } from '../format/index.ts';
 import { mergeEvents } from '../kube/index.ts';
 import { NamespaceSchema } from '../params.ts';
 import { redact } from '../redact.ts';
-import { ClusterSchema, clusterLine } from './common.ts';
+import { ClusterSchema, TimestampSchema, clusterLine } from './common.ts';
 import { FINDING_SCORES, triage, type EventReference, type WorkloadTriage } from './triage/findings.ts';
 
 /** Workloads shown before "N more". */
@@ -47,6 +47,9 @@ export const TriageOutputSchema = z.object({
         summary: z.string(),
         likely_cause: z.string(),
         pods_affected: z.number().int(),
+        since: TimestampSchema.describe(
+          'When the problem was first seen: earliest Warning event or Available=False transition, else the failing Pods’ creation',
+        ),
         findings: z.array(
           z.object({
             kind: FindingKindSchema,
@@ -60,6 +63,13 @@ export const TriageOutputSchema = z.object({
         rollout: z
           .object({
             current_revision: z.number().int().nullable(),
+            current_revision_created: TimestampSchema,
+            started_with_rollout: z
+              .boolean()
+              .describe(
+                'Whether the problem began with the current revision’s rollout (within 15 minutes of it)',
+              ),
+            paused: z.boolean(),
             failing_revisions: z.array(z.number().int()),
             previous_revision: z
               .object({
@@ -142,6 +152,7 @@ function toOutput(w: WorkloadTriage, rank: number): TriageOutput['workloads'][nu
     summary: w.summary,
     likely_cause: w.likelyCause,
     pods_affected: w.podsAffected,
+    since: w.since === undefined ? null : new Date(w.since).toISOString(),
     findings: shown.map((f) => ({
       kind: f.kind,
       score: f.score,
@@ -153,6 +164,12 @@ function toOutput(w: WorkloadTriage, rank: number): TriageOutput['workloads'][nu
     rollout: w.rollout
       ? {
           current_revision: w.rollout.currentRevision,
+          current_revision_created:
+            w.rollout.currentRevisionCreated === undefined
+              ? null
+              : new Date(w.rollout.currentRevisionCreated).toISOString(),
+          started_with_rollout: w.rollout.startedWithRollout,
+          paused: w.rollout.paused,
           failing_revisions: w.rollout.failingRevisions,
           previous_revision: w.rollout.previousRevision
             ? {
@@ -176,6 +193,12 @@ function render(r: TriageOutput): string {
       `${w.rank}. [${w.severity}] ${w.kind} ${w.name} — ${w.summary} (${w.pods_affected} Pod(s) affected)`,
     );
     lines.push(`   Likely cause: ${w.likely_cause}.`);
+    const since = w.since ? `first seen ${age(w.since)} ago` : 'first seen: unknown';
+    const rollout =
+      w.rollout?.current_revision != null && w.rollout.current_revision_created
+        ? `; revision ${w.rollout.current_revision} rolled out ${age(w.rollout.current_revision_created)} ago`
+        : '';
+    lines.push(`   Since: ${since}${rollout}.`);
     for (const f of w.findings) lines.push(`   - ${f.evidence}${f.event_ref ? ` [${f.event_ref}]` : ''}`);
     if (w.omitted_findings > 0) lines.push(`   - … ${w.omitted_findings} more finding(s)`);
   }

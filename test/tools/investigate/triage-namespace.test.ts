@@ -224,18 +224,28 @@ describe('triage_namespace', () => {
     expect(checkout.findings.map((f) => f.kind)).toEqual(['rollout_stuck', 'crash_loop', 'unavailable']);
     expect(checkout.rollout).toEqual({
       current_revision: 7,
+      current_revision_created: ago(20),
+      started_with_rollout: true,
+      paused: false,
       failing_revisions: [7],
       previous_revision: { revision: 6, images: ['shop/checkout:2.4.0'], ready_replicas: 2 },
     });
     expect(checkout.likely_cause).toBe(
-      'containers crash-loop because they are killed for exceeding their memory limit (last terminated OOMKilled); the failing Pods all belong to the current revision 7; the previous revision 6 (shop/checkout:2.4.0) has 2 ready replica(s)',
+      'containers crash-loop because they are killed for exceeding their memory limit (last terminated OOMKilled); it started with revision 7: only its Pods fail, and the previous revision 6 (shop/checkout:2.4.0) has 2 ready replica(s)',
     );
+    expect(checkout.since).toBe(ago(60));
     expect(checkout.findings[1]!.evidence).toBe(
       'Pod checkout-r7-a container app: CrashLoopBackOff, 6 restarts, last terminated OOMKilled (exit 137)',
     );
     expect(s.workloads[2]!.findings.map((f) => f.evidence)).toContain(
       'Pod cart-1-0 container app: ImagePullBackOff for image shop/cart:typo',
     );
+    // With a single revision there is no earlier one to compare with.
+    expect(s.workloads[2]!.likely_cause).toBe(
+      'an image cannot be pulled (wrong tag or name, or no registry access)',
+    );
+    // Probe failures began with the event's first sighting.
+    expect(s.workloads[0]!.since).toBe(ago(20));
     expect(s.workloads[0]!.findings.find((f) => f.kind === 'probe_failure')).toMatchObject({
       evidence: 'Pod search-1-0: readiness probe failing ×30',
       event_ref: 'E1',
@@ -336,6 +346,126 @@ describe('triage_namespace', () => {
     expect(s.workloads[0]!.findings).toHaveLength(6);
     expect(s.workloads[0]!.omitted_findings).toBe(2);
     expect(output.text).toContain('   - … 2 more finding(s)');
+  });
+
+  it('tells a problem that came with the current rollout from one that did not, and flags a paused rollout', async () => {
+    // api: revision 2 has been current for two days; its Pods started failing readiness 10 minutes ago.
+    const api = deployment({
+      name: 'api',
+      image: 'shop/api:2',
+      revision: 2,
+      replicas: 2,
+      available: 0,
+      ready: 0,
+    });
+    const api2 = replicaSet({
+      deployment: api,
+      revision: 2,
+      hash: 'a2',
+      image: 'shop/api:2',
+      replicas: 2,
+      createdMinutesAgo: 2 * 24 * 60,
+    });
+    const api1 = replicaSet({
+      deployment: api,
+      revision: 1,
+      hash: 'a1',
+      image: 'shop/api:1',
+      createdMinutesAgo: 5 * 24 * 60,
+    });
+    const apiPods = [0, 1].map((i) =>
+      pod({ name: `api-a2-${i}`, owner: api2, containers: [{ name: 'app', ready: false, running: true }] }),
+    );
+    const unhealthy = apiPods.map((p, i) => ({
+      metadata: { uid: `u${i}`, name: `${p.metadata!.name}.u${i}`, namespace: 'shop' },
+      involvedObject: { kind: 'Pod', name: p.metadata!.name },
+      type: 'Warning',
+      reason: 'Unhealthy',
+      message: 'Readiness probe failed: HTTP probe failed with statuscode: 503',
+      count: 60,
+      firstTimestamp: ago(10),
+      lastTimestamp: ago(0),
+    }));
+    // cart: revision 4 rolled out and paused after one of three Pods; the new Pod crash-loops.
+    const cart = deployment({
+      name: 'cart',
+      image: 'shop/cart:4',
+      revision: 4,
+      replicas: 3,
+      updated: 1,
+      available: 2,
+      ready: 2,
+      current: 3,
+      paused: true,
+    });
+    const cart4 = replicaSet({
+      deployment: cart,
+      revision: 4,
+      hash: 'c4',
+      image: 'shop/cart:4',
+      replicas: 1,
+      ready: 0,
+      createdMinutesAgo: 8,
+    });
+    const cart3 = replicaSet({
+      deployment: cart,
+      revision: 3,
+      hash: 'c3',
+      image: 'shop/cart:3',
+      replicas: 2,
+      ready: 2,
+      createdMinutesAgo: 3000,
+    });
+    const cartPods = [
+      pod({
+        name: 'cart-c4-0',
+        owner: cart4,
+        createdMinutesAgo: 8,
+        containers: [
+          {
+            name: 'app',
+            waiting: { reason: 'CrashLoopBackOff' },
+            restarts: 4,
+            last: { reason: 'Error', exitCode: 1 },
+          },
+        ],
+      }),
+      pod({ name: 'cart-c3-0', owner: cart3, createdMinutesAgo: 3000 }),
+      pod({ name: 'cart-c3-1', owner: cart3, createdMinutesAgo: 3000 }),
+    ];
+    serveNamespace({
+      deployments: [api, cart],
+      replicaSets: [api2, api1, cart4, cart3],
+      pods: [...apiPods, ...cartPods],
+      events: unhealthy,
+    });
+    const s = (await callTool(triageNamespace, { namespace: 'shop' }, kube.context()))
+      .structured as TriageOutput;
+    const byName = Object.fromEntries(s.workloads.map((w) => [w.name, w]));
+
+    expect(byName.api!.rollout).toMatchObject({
+      current_revision: 2,
+      started_with_rollout: false,
+      paused: false,
+    });
+    expect(byName.api!.since).toBe(ago(10));
+    expect(byName.api!.likely_cause).toBe(
+      'containers run but fail their health probes; revision 2 was current long before the problem began, so no rollout brought it',
+    );
+
+    expect(byName.cart!.rollout).toMatchObject({
+      current_revision: 4,
+      started_with_rollout: true,
+      paused: true,
+      failing_revisions: [4],
+    });
+    expect(byName.cart!.findings.map((f) => f.kind)).toContain('rollout_paused');
+    expect(byName.cart!.findings.find((f) => f.kind === 'rollout_paused')!.evidence).toBe(
+      'rollout of revision 4 is paused (spec.paused) with 1 of 3 replicas updated',
+    );
+    expect(byName.cart!.likely_cause).toMatch(
+      /it started with revision 4: only its Pods fail.*; the rollout is paused \(spec\.paused\)/,
+    );
   });
 
   it('reports a healthy namespace plainly', async () => {

@@ -6,6 +6,7 @@
 import {
   TIMED_OUT_REASON,
   conditionOf,
+  timeOf,
   containerStates,
   controllerOf,
   newReplicaSetOf,
@@ -32,6 +33,7 @@ export const FINDING_SCORES = {
   oom_killed: 75,
   container_failed: 70,
   unschedulable: 70,
+  rollout_paused: 60,
   probe_failure: 50,
 } as const;
 export type FindingKind = keyof typeof FINDING_SCORES;
@@ -68,9 +70,16 @@ export interface WorkloadTriage {
   likelyCause: string;
   findings: Finding[];
   podsAffected: number;
+  /** When the problem was first seen (ms since epoch): earliest Warning event or Available=False transition, else the failing Pods' creation. */
+  since: number | undefined;
   /** Deployments only: current revision, revisions of the failing Pods, and the rollback target kubectl would pick. */
   rollout?: {
     currentRevision: number | null;
+    /** When the current ReplicaSet was created (ms since epoch). */
+    currentRevisionCreated: number | undefined;
+    /** Whether the problem began with the current revision's rollout (within 15 minutes of it). */
+    startedWithRollout: boolean;
+    paused: boolean;
     failingRevisions: number[];
     previousRevision: { revision: number; images: string[]; readyReplicas: number } | null;
   };
@@ -84,6 +93,9 @@ export interface TriageResult {
 
 const IMAGE_PULL = new Set(['ErrImagePull', 'ImagePullBackOff', 'InvalidImageName', 'ErrImageNeverPull']);
 const CONFIG_ERROR = new Set(['CreateContainerConfigError', 'CreateContainerError', 'RunContainerError']);
+
+/** How long before the first sign of a problem a rollout may have started and still be linked to it. */
+const ROLLOUT_LEAD_MS = 15 * 60_000;
 
 /** Ranks: score, then Pods affected, then kind and name. */
 function byRank(a: WorkloadTriage, b: WorkloadTriage): number {
@@ -108,12 +120,22 @@ export function triage(input: {
   const deploymentByUid = new Map(input.deployments.map((d) => [d.metadata?.uid, d]));
   const groups = new Map<
     string,
-    { kind: string; name: string; findings: Finding[]; pods: Set<string>; deployment?: Deployment }
+    {
+      kind: string;
+      name: string;
+      findings: Finding[];
+      pods: Set<string>;
+      deployment?: Deployment;
+      /** First-seen times of its Warning events and of Available=False. */
+      signals: number[];
+      /** Creation times of its failing Pods. */
+      podTimes: number[];
+    }
   >();
   const group = (kind: string, name: string) => {
     const key = `${kind}/${name}`;
     let g = groups.get(key);
-    if (!g) groups.set(key, (g = { kind, name, findings: [], pods: new Set() }));
+    if (!g) groups.set(key, (g = { kind, name, findings: [], pods: new Set(), signals: [], podTimes: [] }));
     return g;
   };
   for (const d of input.deployments) group('Deployment', d.metadata?.name ?? '').deployment = d;
@@ -141,10 +163,12 @@ export function triage(input: {
       workloadOfOwner(ref?.kind, ref?.uid, ref?.name) ??
       (ref ? group(ref.kind, ref.name) : group('Pod', name));
     podWorkload.set(name, g);
-    for (const finding of podFindings(pod)) {
+    const findings = podFindings(pod);
+    for (const finding of findings) {
       g.findings.push(finding);
       g.pods.add(name);
     }
+    if (findings.length > 0) g.podTimes.push(timeOf(pod.metadata?.creationTimestamp));
   }
 
   for (const g of groups.values()) if (g.deployment) g.findings.unshift(...deploymentFindings(g.deployment));
@@ -152,8 +176,6 @@ export function triage(input: {
   const eventMessages: EventReference[] = [];
   for (const event of input.events) {
     if (event.type !== 'Warning') continue;
-    const finding = eventFinding(event);
-    if (!finding) continue;
     const g =
       event.object.kind === 'Pod'
         ? podWorkload.get(event.object.name)
@@ -163,6 +185,9 @@ export function triage(input: {
             ? groups.get(`Deployment/${event.object.name}`)
             : undefined;
     if (!g) continue;
+    if (event.firstSeen > 0) g.signals.push(event.firstSeen);
+    const finding = eventFinding(event);
+    if (!finding) continue;
     const ref = eventMessages.length + 1;
     eventMessages.push({
       ref: `E${ref}`,
@@ -189,8 +214,13 @@ export function triage(input: {
     }
     const findings = [...g.findings].sort((a, b) => b.score - a.score);
     const score = findings[0]!.score;
+    const available = g.deployment && conditionOf(g.deployment, 'Available');
+    if (available?.status === 'False') g.signals.push(timeOf(available.lastTransitionTime));
+    const signals = g.signals.filter((t) => t > 0);
+    const podTimes = g.podTimes.filter((t) => t > 0);
+    const since = signals.length ? Math.min(...signals) : podTimes.length ? Math.min(...podTimes) : undefined;
     const rollout = g.deployment
-      ? rolloutContext(g.deployment, input.replicaSets, input.pods, g.pods)
+      ? rolloutContext(g.deployment, input.replicaSets, input.pods, g.pods, since)
       : undefined;
     workloads.push({
       kind: g.kind,
@@ -201,6 +231,7 @@ export function triage(input: {
       likelyCause: likelyCause(findings, rollout),
       findings,
       podsAffected: g.pods.size,
+      since,
       ...(rollout && { rollout }),
     });
   }
@@ -227,6 +258,13 @@ function deploymentFindings(d: Deployment): Finding[] {
       kind: 'unavailable',
       score,
       evidence: `${available} of ${desired} replicas available${available_ ? ` (Available=${available_.status}${available_.reason ? ` ${available_.reason}` : ''})` : ''}`,
+    });
+  }
+  if (verdict.state === 'paused') {
+    findings.push({
+      kind: 'rollout_paused',
+      score: FINDING_SCORES.rollout_paused,
+      evidence: `rollout of revision ${revisionOf(d) ?? '?'} is paused (spec.paused) with ${d.status?.updatedReplicas ?? 0} of ${desired} replicas updated`,
     });
   }
   const replicaFailure = conditionOf(d, 'ReplicaFailure');
@@ -346,7 +384,8 @@ function rolloutContext(
   allReplicaSets: readonly ReplicaSet[],
   pods: readonly Pod[],
   failingPods: Set<string>,
-) {
+  since: number | undefined,
+): NonNullable<WorkloadTriage['rollout']> {
   const owned = replicaSetsOf(d, allReplicaSets);
   const current = newReplicaSetOf(d, owned);
   const revisionByRs = new Map(owned.map((rs) => [rs.metadata?.uid, revisionOf(rs)]));
@@ -357,8 +396,14 @@ function rolloutContext(
     if (revision !== undefined) failing.add(revision);
   }
   const target = rollbackTarget(d, owned);
+  const created = timeOf(current?.metadata?.creationTimestamp) || undefined;
   return {
     currentRevision: current ? (revisionOf(current) ?? null) : null,
+    currentRevisionCreated: created,
+    // The problem came with the rollout when the current ReplicaSet is not much older than the problem.
+    startedWithRollout:
+      created !== undefined && since !== undefined ? created >= since - ROLLOUT_LEAD_MS : false,
+    paused: d.spec?.paused ?? false,
     failingRevisions: [...failing].sort((a, b) => a - b),
     previousRevision: target.found
       ? {
@@ -394,13 +439,19 @@ function likelyCause(findings: Finding[], rollout: WorkloadTriage['rollout']): s
     (has('probe_failure') && 'containers run but fail their health probes') ||
     (has('rollout_stuck') && 'the new revision does not become available within its progress deadline') ||
     'fewer replicas are available than desired';
-  if (!rollout || rollout.currentRevision === null) return cause;
-  const failingOnlyNew =
-    rollout.failingRevisions.length > 0 &&
-    rollout.failingRevisions.every((r) => r === rollout.currentRevision);
-  if (!failingOnlyNew) return cause;
-  const previous = rollout.previousRevision
-    ? `; the previous revision ${rollout.previousRevision.revision} (${rollout.previousRevision.images.join(', ')}) has ${rollout.previousRevision.readyReplicas} ready replica(s)`
+  const paused = rollout?.paused
+    ? '; the rollout is paused (spec.paused), so it will not progress or change until resumed'
     : '';
-  return `${cause}; the failing Pods all belong to the current revision ${rollout.currentRevision}${previous}`;
+  // Rollout context is worth saying only when there is an earlier revision to compare with.
+  if (!rollout?.previousRevision || rollout.currentRevision === null) return `${cause}${paused}`;
+  const { currentRevision, previousRevision: previous } = rollout;
+  const failingOnlyCurrent =
+    rollout.failingRevisions.length > 0 && rollout.failingRevisions.every((r) => r === currentRevision);
+  if (rollout.startedWithRollout && failingOnlyCurrent) {
+    return `${cause}; it started with revision ${currentRevision}: only its Pods fail, and the previous revision ${previous.revision} (${previous.images.join(', ')}) has ${previous.readyReplicas} ready replica(s)${paused}`;
+  }
+  if (!rollout.startedWithRollout && rollout.currentRevisionCreated !== undefined) {
+    return `${cause}; revision ${currentRevision} was current long before the problem began, so no rollout brought it${paused}`;
+  }
+  return `${cause}${paused}`;
 }

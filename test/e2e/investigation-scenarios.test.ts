@@ -1,0 +1,168 @@
+/**
+ * The investigation tools end to end, on every bundled incident scenario: the server app with a real
+ * MCP client, talking to the simulator through the unchanged Kubernetes layer. Each scenario's
+ * `expected` outcome says what the evidence must show: the culprit, whether the problem came with the
+ * current revision's rollout, the revision a rollback would return to, a paused rollout, or nothing.
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listScenarios, startSimulator, type Simulator } from '../../deploy/sim/index.ts';
+import { allTools } from '../../tools/index.ts';
+import { connectKube } from '../../tools/kube/index.ts';
+import { connectClient, startTestServer, type TestServer } from '../helpers/server.ts';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const INVESTIGATION_TOOLS = [
+  'get_cluster_version',
+  'triage_namespace',
+  'list_deployments',
+  'get_deployment',
+  'get_rollout_history',
+  'get_rollout_status',
+  'list_pods',
+  'get_pod_logs',
+  'list_events',
+];
+
+describe.each(listScenarios())('scenario %s', (scenario) => {
+  let dir: string;
+  let sim: Simulator;
+  let server: TestServer;
+  let client: Client;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'sentinel-investigate-e2e-'));
+    sim = await startSimulator({ scenario, timeScale: 0, kubeconfigPath: join(dir, 'kubeconfig') });
+    const kube = connectKube({ kubeconfig: sim.kubeconfigPath });
+    expect(kube.configured).toBe(true);
+    server = await startTestServer({ kube });
+    client = await connectClient(server.url, server.token);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await server?.close();
+    await sim?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function call(name: string, args: Record<string, unknown>): Promise<{ text: string; data: Json }> {
+    const result = await client.callTool({ name, arguments: args });
+    const text = (result.content as { type: string; text: string }[]).map((c) => c.text).join('\n');
+    expect(result.isError, text).toBeFalsy();
+    expect(text.split('\n')[0]).toContain(`Cluster '${sim.contextName}' (${sim.url})`);
+    return { text, data: result.structuredContent as Json };
+  }
+
+  const expected = () => sim.scenario.expected;
+
+  it('lists the investigation tools as read-only', async () => {
+    const { tools } = await client.listTools();
+    for (const name of INVESTIGATION_TOOLS) {
+      const tool = tools.find((t) => t.name === name);
+      expect(tool, name).toBeDefined();
+      expect(tool!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+      expect(allTools.find((t) => t.name === name)!.risk).toBe('read');
+    }
+  });
+
+  it('triage_namespace points at the culprit with the evidence the expected action needs', async () => {
+    const { data } = await call('triage_namespace', { namespace: 'shop' });
+    expect(data.cluster).toEqual({ context: sim.contextName, server: sim.url });
+    expect(data.list_operations).toBe(5);
+    const { culprit, action, toRevision } = expected();
+    if (action === 'none') {
+      expect(data.workloads).toEqual([]);
+      return;
+    }
+    const workload = data.workloads.find((w: Json) => w.kind === culprit!.kind && w.name === culprit!.name);
+    expect(
+      workload,
+      `${culprit!.kind} ${culprit!.name} among ${JSON.stringify(data.workloads.map((w: Json) => w.name))}`,
+    ).toBeDefined();
+    // A rollback culprit is the one workload whose problem came with a rollout that has an earlier revision.
+    const recent = data.workloads.filter(
+      (w: Json) => w.rollout?.started_with_rollout && w.rollout.previous_revision,
+    );
+    if (action === 'rollback') {
+      expect(recent.map((w: Json) => w.name)).toEqual([culprit!.name]);
+      expect(workload.rollout.previous_revision.revision).toBe(toRevision);
+      expect(workload.rollout.failing_revisions).toEqual([workload.rollout.current_revision]);
+    } else {
+      expect(data.workloads[0].name).toBe(culprit!.name);
+    }
+    if (action === 'restart') expect(workload.rollout.started_with_rollout).toBe(false);
+    if (action === 'refused:deployment-paused') {
+      expect(workload.rollout.paused).toBe(true);
+      expect(workload.findings.map((f: Json) => f.kind)).toContain('rollout_paused');
+    }
+  });
+
+  it('the culprit Deployment reads consistently across the tools', async () => {
+    const { culprit, action, toRevision } = expected();
+    const name = culprit?.name ?? 'checkout';
+    const deployment = (await call('get_deployment', { namespace: 'shop', name })).data;
+    const history = (await call('get_rollout_history', { namespace: 'shop', name })).data;
+    const status = (await call('get_rollout_status', { namespace: 'shop', name })).data;
+    const listed = (await call('list_deployments', { namespace: 'shop' })).data.deployments.find(
+      (d: Json) => d.name === name,
+    );
+    const pods = (await call('list_pods', { namespace: 'shop', deployment: name })).data.pods;
+
+    const current = history.revisions.find((r: Json) => r.current);
+    expect(current.revision).toBe(deployment.revision);
+    expect(listed.revision).toBe(deployment.revision);
+    expect(history.revisions.map((r: Json) => r.revision)).toEqual(
+      [...history.revisions.map((r: Json) => r.revision)].sort((a: number, b: number) => b - a),
+    );
+    expect(listed.images).toEqual(current.images);
+    expect(pods.length).toBe(deployment.replicas.total);
+    expect(pods.filter((p: Json) => p.revision === current.revision).length).toBe(
+      deployment.replicas.updated,
+    );
+    if (toRevision !== undefined)
+      expect(history.revisions.map((r: Json) => r.revision)).toContain(toRevision);
+
+    const verdict: Record<string, string> = {
+      none: 'complete',
+      rollback: action === 'rollback' && status.reason ? 'failed' : 'progressing',
+      restart: 'progressing',
+      'refused:deployment-paused': 'paused',
+    };
+    expect(status.state).toBe(verdict[action]);
+    if (status.state === 'failed') expect(status.reason).toBe('ProgressDeadlineExceeded');
+  });
+
+  it('get_pod_logs shows why a crash-looping container died (previous instance)', async () => {
+    const pods = (await call('list_pods', { namespace: 'shop' })).data.pods as Json[];
+    const crashing = pods.flatMap((p) =>
+      p.containers
+        .filter((c: Json) => c.reason === 'CrashLoopBackOff' && c.last_termination)
+        .map((c: Json) => [p.name, c.name]),
+    );
+    if (crashing.length === 0) return;
+    const [pod, container] = crashing[0]!;
+    const fateLogs = sim.scenario.fates.flatMap((f) =>
+      'logs' in f.fate && (f.fate.kind === 'crashLoop' || f.fate.kind === 'oomKilled')
+        ? (f.fate.logs ?? [])
+        : [],
+    );
+    const { text, data } = await call('get_pod_logs', { namespace: 'shop', pod, container, previous: true });
+    expect(data.previous).toBe(true);
+    expect(data.lines).toBeGreaterThan(0);
+    expect(fateLogs).toContain(data.log.trim().split('\n').at(-1));
+    expect(text).toContain('BEGIN UNTRUSTED DATA');
+  });
+
+  it('list_events merges both APIs and shows the warnings', async () => {
+    const { data } = await call('list_events', { namespace: 'shop', warnings_only: true });
+    expect(data.events.every((e: Json) => e.type === 'Warning')).toBe(true);
+    if (expected().action === 'none') expect(data.total).toBe(0);
+    else expect(data.total).toBeGreaterThan(0);
+    // The simulator serves every event in both APIs: merged, each counts once.
+    for (const event of data.events) expect(event.api).toBe('both');
+  });
+});
