@@ -1,0 +1,119 @@
+/**
+ * The remediation tools call exactly the Kubernetes methods they declare (REMEDIATION_KUBE_METHODS,
+ * which the remediation Role is checked against): every path — dry run, execution, a Service name,
+ * a 409 — is run against a recording client.
+ */
+import { describe, expect, it } from 'vitest';
+import { SentinelError } from '../../../tools/errors.ts';
+import type { Tool, ToolContext } from '../../../tools/define-tool.ts';
+import type { Deployment, KubeReader, KubeWriter, ReplicaSet } from '../../../tools/kube/types.ts';
+import { remediationTools } from '../../../tools/remediate/index.ts';
+import { REMEDIATION_KUBE_METHODS, remediationOperations } from '../../../tools/remediate/operations.ts';
+import { deployment, replicaSet } from '../../helpers/fixtures.ts';
+import { fakeKube } from '../../helpers/server.ts';
+
+type Scenario = {
+  args: Record<string, unknown>;
+  dryRun?: boolean;
+  serviceOnly?: boolean;
+  conflict?: boolean;
+};
+
+const SCENARIOS: Record<string, Scenario[]> = {
+  rollback_deployment: [{ args: {}, dryRun: true }, { args: {} }, { args: {}, conflict: true }],
+  restart_service: [{ args: {}, dryRun: true }, { args: {} }, { args: {}, serviceOnly: true }],
+  scale_deployment: [{ args: { replicas: 1 }, dryRun: true }, { args: { replicas: 1, reason: 'r' } }],
+  pause_rollout: [{ args: {}, dryRun: true }, { args: {} }],
+  resume_rollout: [{ args: {}, dryRun: true }, { args: {} }],
+};
+
+async function callsOf(tool: Tool, scenario: Scenario): Promise<Set<string>> {
+  const calls = new Set<string>();
+  const dep = deployment({ name: 'web', revision: 2, paused: tool.name === 'resume_rollout' }) as Deployment;
+  const sets = [1, 2].map((revision) =>
+    replicaSet({ deployment: dep as never, revision, hash: `h${revision}`, image: `shop/web:${revision}` }),
+  ) as ReplicaSet[];
+  sets[1]!.spec!.template = structuredClone(dep.spec!.template) as never;
+  const notFound = () => new SentinelError('not_found', 'not found');
+  const reader: Partial<KubeReader> = {
+    getDeployment: async () => {
+      if (scenario.serviceOnly) throw notFound();
+      return dep;
+    },
+    listReplicaSets: async () => sets,
+    getService: async () => ({ metadata: { name: 'web' }, spec: { selector: { app: 'web' } } }),
+    listDeployments: async () => [dep],
+    listHorizontalPodAutoscalers: async () => [],
+  };
+  const writer: Partial<KubeWriter> = {
+    patchDeploymentJson: async () => {
+      if (scenario.conflict) throw new SentinelError('conflict', '409');
+      return dep;
+    },
+    patchDeploymentStrategic: async () => dep,
+    patchDeploymentScale: async () => ({ spec: { replicas: 1 } }),
+  };
+  const record = <T extends object>(impl: T): T =>
+    Object.fromEntries(
+      Object.entries(impl).map(([name, fn]) => [
+        name,
+        (...args: unknown[]) => {
+          calls.add(name);
+          return (fn as (...a: unknown[]) => unknown)(...args);
+        },
+      ]),
+    ) as T;
+  const kube = fakeKube(record(reader), record(writer));
+  const ctx: ToolContext = {
+    kube: kube.reader,
+    cluster: kube.cluster,
+    signal: new AbortController().signal,
+    dryRun: scenario.dryRun === true,
+    ...(!scenario.dryRun && { writer: kube.writer }),
+  };
+  const args = tool.input.parse({
+    namespace: 'shop',
+    name: 'web',
+    ...scenario.args,
+    dry_run: scenario.dryRun,
+  });
+  await tool.handler(args, ctx).catch((error: unknown) => {
+    if (!(scenario.conflict && error instanceof SentinelError && error.code === 'conflict')) throw error;
+  });
+  return calls;
+}
+
+describe('Kubernetes calls of the remediation tools', () => {
+  it('declares every tool', () => {
+    expect(Object.keys(REMEDIATION_KUBE_METHODS).sort()).toEqual(remediationTools.map((t) => t.name).sort());
+  });
+
+  it.each(remediationTools.map((tool) => [tool.name, tool] as const))(
+    '%s calls exactly the methods it declares',
+    async (name, tool) => {
+      const seen = new Set<string>();
+      for (const scenario of SCENARIOS[name]!) {
+        const calls = await callsOf(tool as Tool, scenario);
+        if (scenario.dryRun) {
+          // a dry run reads only
+          expect([...calls].filter((method) => method.startsWith('patch'))).toEqual([]);
+        }
+        for (const call of calls) seen.add(call);
+      }
+      const declared = REMEDIATION_KUBE_METHODS[name as keyof typeof REMEDIATION_KUBE_METHODS];
+      expect([...seen].sort()).toEqual([...declared.reader, ...declared.writer].sort());
+    },
+  );
+
+  it('needs these API operations', () => {
+    expect(remediationOperations().map((op) => `${op.verb} ${op.group || 'core'}/${op.resource}`)).toEqual([
+      'get core/services',
+      'get apps/deployments',
+      'list apps/deployments',
+      'patch apps/deployments',
+      'patch apps/deployments/scale',
+      'list apps/replicasets',
+      'list autoscaling/horizontalpodautoscalers',
+    ]);
+  });
+});
