@@ -235,3 +235,60 @@ describeWithTool('kubectl', 'remediation tools on the simulator match kubectl', 
     );
   });
 });
+
+describeWithTool(
+  'kubectl',
+  'remediation tools on a paused Deployment refuse as kubectl does',
+  (kubectlPath) => {
+    let dir: string;
+    let sim: Simulator;
+    beforeAll(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'sentinel-remediate-paused-'));
+      sim = await startSimulator({
+        scenario: 'paused-rollout',
+        timeScale: 0,
+        kubeconfigPath: join(dir, 'kubeconfig'),
+      });
+    });
+    afterAll(async () => {
+      await sim?.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('refuses the rollback and the restart, changing nothing, like kubectl rollout undo|restart', async () => {
+      const connection = connectKube({ kubeconfig: sim.kubeconfigPath });
+      if (!connection.configured) throw new Error(connection.reason);
+      const before = sim.mutationLog.length;
+      for (const tool of [rollbackDeployment, restartService] as Tool[]) {
+        const error = await tool
+          .handler(tool.input.parse({ namespace: 'shop', name: 'checkout' }), {
+            kube: connection.reader,
+            writer: connection.writer,
+            cluster: connection.cluster,
+            signal: new AbortController().signal,
+            dryRun: false,
+          })
+          .then(
+            () => undefined,
+            (e: unknown) => e as { code?: string; message?: string },
+          );
+        expect(error?.code, tool.name).toBe('refused');
+        expect(error?.message).toContain('resume_rollout');
+      }
+      const kubectl = (...args: string[]) =>
+        run(kubectlPath, ['--kubeconfig', sim.kubeconfigPath!, '-n', 'shop', ...args], {
+          env: { ...process.env, HOME: dir },
+        }).then(
+          () => '',
+          (e: { stderr: string }) => e.stderr,
+        );
+      expect(await kubectl('rollout', 'undo', 'deployment/checkout')).toContain(
+        'you cannot rollback a paused deployment',
+      );
+      expect(await kubectl('rollout', 'restart', 'deployment/checkout')).toContain(
+        "can't restart paused deployment",
+      );
+      expect(sim.mutationLog.length).toBe(before);
+    });
+  },
+);
