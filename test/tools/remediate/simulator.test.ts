@@ -89,14 +89,21 @@ describeWithTool('kubectl', 'remediation tools on the simulator match kubectl', 
     key.startsWith('sentinel.dev/') || key === 'kubernetes.io/change-cause';
   const without = (map: Json | undefined, drop: (key: string) => boolean) =>
     Object.fromEntries(Object.entries(map ?? {}).filter(([key]) => !drop(key)));
-  /** A template with restartedAt's value (a wall-clock time) replaced by its format. */
+  /**
+   * A template with restartedAt's value (a wall-clock time) replaced by its format, and the
+   * pod-template-hash that depends on it by a placeholder: the two sides restart at different seconds.
+   */
   const template = (spec: Json) => {
-    const annotations = spec.metadata?.annotations ?? {};
+    const { annotations = {}, labels = {} } = spec.metadata ?? {};
     if (!(RESTARTED_AT in annotations)) return spec;
     expect(annotations[RESTARTED_AT]).toMatch(RFC3339_UTC);
     return {
       ...spec,
-      metadata: { ...spec.metadata, annotations: { ...annotations, [RESTARTED_AT]: 'RFC 3339' } },
+      metadata: {
+        ...spec.metadata,
+        annotations: { ...annotations, [RESTARTED_AT]: 'RFC 3339' },
+        ...('pod-template-hash' in labels && { labels: { ...labels, 'pod-template-hash': 'hash' } }),
+      },
     };
   };
 
