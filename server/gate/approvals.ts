@@ -23,9 +23,10 @@ import {
   type FreezeState,
   type GrantValidity,
 } from './approval-request.ts';
-import { callKey, matchedArguments } from './canonical.ts';
-import { newId, type GateCore } from './gate.ts';
-import { resolutionFromDryRun } from './preview.ts';
+import { matchedArguments } from './canonical.ts';
+import type { GateCore } from './gate.ts';
+import { requestRecord, resolveCall } from './new-request.ts';
+import { resultText } from './preview.ts';
 import type { TransitionResult } from './store/types.ts';
 
 /** Runs a tool's dry run outside an MCP call (read-only client), for `POST /approvals`. */
@@ -93,14 +94,14 @@ function grantFor(validity: GrantValidity, now: Date, requestTtlMs: number): App
   return { validity, expires_at: new Date(now.getTime() + lasts).toISOString() };
 }
 
+const notFound = (id: string) =>
+  new SentinelError('not_found', `Approval request '${id}' does not exist; GET /approvals lists them.`);
+
 function transitionOrThrow(result: TransitionResult, id: string): ApprovalRequest {
   if (result.ok) return result.request;
   switch (result.reason) {
     case 'not_found':
-      throw new SentinelError(
-        'not_found',
-        `Approval request '${id}' does not exist; GET /approvals lists them.`,
-      );
+      throw notFound(id);
     case 'expired':
       throw new SentinelError(
         'approval_expired',
@@ -120,11 +121,7 @@ export function createApprovalsService(core: GateCore, options: ApprovalsOptions
   async function load(id: string): Promise<ApprovalRequest> {
     await expire();
     const request = await store.get(id);
-    if (!request)
-      throw new SentinelError(
-        'not_found',
-        `Approval request '${id}' does not exist; GET /approvals lists them.`,
-      );
+    if (!request) throw notFound(id);
     return request;
   }
 
@@ -250,59 +247,44 @@ export function createApprovalsService(core: GateCore, options: ApprovalsOptions
       }
       if (verdict.decision === 'allow')
         return { approval_required: false, decision: 'allow', rule: verdict.rule };
-      const policyRecord: ApprovalPolicy = {
-        rule: verdict.rule,
-        rules: verdict.rules,
-        reason: verdict.reason,
-        validity: verdict.validity,
-        approvers: verdict.approvers,
-      };
-      const right = authorizeDecider({ requester: body.requester, policy: policyRecord }, who, '(new)');
+      const right = authorizeDecider({ requester: body.requester, policy: verdict }, who, '(new)');
       const validity = body.validity ?? 'once';
       checkValidity(validity, verdict.validity);
-      let resolution = { arguments: matchedArguments(args), preview: null } as ReturnType<
-        typeof resolutionFromDryRun
-      >;
-      if (tool.supportsDryRun && options.preview && !verdict.dryRun) {
-        const dry = await options.preview(tool, { ...args, dry_run: true });
-        if (dry.isError) {
-          const text = dry.content.map((item) => (item.type === 'text' ? item.text : '')).join(' ');
-          throw new SentinelError('invalid_input', `The dry run of this call fails: ${text}`, {
-            field: 'arguments',
-          });
-        }
-        resolution = resolutionFromDryRun(tool, args, dry);
+      const preview = options.preview;
+      const resolved = preview
+        ? await resolveCall(tool, args, verdict, (dryArgs) => preview(tool, dryArgs))
+        : { resolution: { arguments: matchedArguments(args), preview: null } };
+      if ('failed' in resolved) {
+        const message =
+          resolved.failed instanceof Error ? resolved.failed.message : resultText(resolved.failed);
+        throw new SentinelError('invalid_input', `The dry run of this call fails: ${message}`, {
+          field: 'arguments',
+        });
       }
       const now = core.now();
-      const request = await store.insert({
-        request: {
-          id: newId('apr'),
-          status: 'approved',
+      const request = await store.insert(
+        requestRecord({
           requester: body.requester,
-          created_by: who.name,
-          cluster: cluster ?? null,
-          tool: tool.name,
-          risk: tool.risk,
-          arguments: resolution.arguments,
-          requested_arguments: matchedArguments(args),
-          reason: typeof args.reason === 'string' ? args.reason : null,
-          policy: policyRecord,
-          preview: resolution.preview,
-          created_at: now.toISOString(),
-          expires_at: new Date(now.getTime() + policy.settings.requestTtlMs).toISOString(),
-          decision: {
-            decision: 'allow',
-            by: who.name,
-            at: now.toISOString(),
-            reason: null,
-            admin_fallback: right === 'fallback',
+          createdBy: who.name,
+          cluster,
+          tool,
+          args,
+          resolution: resolved.resolution,
+          verdict,
+          now,
+          requestTtlMs: policy.settings.requestTtlMs,
+          approval: {
+            decision: {
+              decision: 'allow',
+              by: who.name,
+              at: now.toISOString(),
+              reason: null,
+              admin_fallback: right === 'fallback',
+            },
+            grant: grantFor(validity, now, policy.settings.requestTtlMs),
           },
-          grant: grantFor(validity, now, policy.settings.requestTtlMs),
-        },
-        requestedKey: callKey(tool.name, args),
-        resolvedKey: callKey(tool.name, resolution.arguments),
-        scope: verdict.scope,
-      });
+        }),
+      );
       core.emit({ type: 'approval_created', request });
       core.emit({ type: 'approval_decided', request });
       return request;

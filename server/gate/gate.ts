@@ -9,7 +9,6 @@
  * says `approval_status: "pending"`. A retry after approval consumes the grant atomically, re-checks
  * the target (stale → not executed), and executes the resolved call once, stamped with the request id.
  */
-import { randomBytes } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { Tool } from '../../tools/define-tool.ts';
@@ -31,6 +30,8 @@ import {
   withExecutedMeta,
 } from './messages.ts';
 import type { CompiledPolicy, Verdict } from './policy/evaluate.ts';
+import { newId } from './ids.ts';
+import { requestRecord, resolveCall } from './new-request.ts';
 import { effectDifference, resolutionFromDryRun } from './preview.ts';
 import type { ApprovalStore, BeginExecution, CallBinding, StoredExecution } from './store/types.ts';
 
@@ -63,11 +64,6 @@ export interface GateOptions {
    */
   upstreamGated?: (tool: Tool) => boolean;
   onEvent?: (event: GateEvent) => void;
-}
-
-/** `apr_` / `exe_` followed by 16 hex digits. */
-export function newId(prefix: 'apr' | 'exe'): string {
-  return `${prefix}_${randomBytes(8).toString('hex')}`;
 }
 
 /** The gate's shared state, used by the middleware and by the approvals service. */
@@ -258,58 +254,29 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
   }
 
   /** Resolves a held call through its dry run and records (or reuses) the pending request. */
-  async function hold(
-    call: ToolCall,
-    next: ExecuteFn,
-    args: Record<string, unknown>,
-    verdict: Verdict,
-    key: string,
-  ) {
+  async function hold(call: ToolCall, next: ExecuteFn, args: Record<string, unknown>, verdict: Verdict) {
     const { tool } = call;
-    let resolution = { arguments: matchedArguments(args), preview: null } as ReturnType<
-      typeof resolutionFromDryRun
-    >;
-    if (tool.supportsDryRun && !verdict.dryRun) {
-      const dry = await next({ args: { ...args, dry_run: true }, dryRun: true });
-      if (dry.isError) return dry;
-      try {
-        resolution = resolutionFromDryRun(tool, args, dry);
-      } catch (error) {
-        logger?.error({ err: error, tool: tool.name }, 'dry-run preview breaks the contract');
-        return gateErrorResult(`${toSentinelError(error).message} The call was not run; nothing changed.`);
-      }
+    const resolved = await resolveCall(tool, args, verdict, (dryArgs) =>
+      next({ args: dryArgs, dryRun: true }),
+    );
+    if ('failed' in resolved) {
+      if (!(resolved.failed instanceof Error)) return resolved.failed;
+      logger?.error({ err: resolved.failed, tool: tool.name }, 'dry-run preview breaks the contract');
+      return gateErrorResult(`${resolved.failed.message} The call was not run; nothing changed.`);
     }
     const now = core.now();
     const { request, reused } = await store.createOrReusePending(
-      {
-        request: {
-          id: newId('apr'),
-          status: 'pending',
-          requester: call.identity.name,
-          created_by: call.identity.name,
-          cluster: call.cluster ?? null,
-          tool: tool.name,
-          risk: tool.risk,
-          arguments: resolution.arguments,
-          requested_arguments: matchedArguments(args),
-          reason: typeof args.reason === 'string' ? args.reason : null,
-          policy: {
-            rule: verdict.rule,
-            rules: verdict.rules,
-            reason: verdict.reason,
-            validity: verdict.validity,
-            approvers: verdict.approvers,
-          },
-          preview: resolution.preview,
-          created_at: now.toISOString(),
-          expires_at: new Date(now.getTime() + policy.settings.requestTtlMs).toISOString(),
-          decision: null,
-          grant: null,
-        },
-        requestedKey: key,
-        resolvedKey: callKey(tool.name, resolution.arguments),
-        scope: verdict.scope,
-      },
+      requestRecord({
+        requester: call.identity.name,
+        createdBy: call.identity.name,
+        cluster: call.cluster,
+        tool,
+        args,
+        resolution: resolved.resolution,
+        verdict,
+        now,
+        requestTtlMs: policy.settings.requestTtlMs,
+      }),
       now,
     );
     core.emit({ type: reused ? 'approval_reused' : 'approval_created', request });
@@ -390,6 +357,6 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
         { dryRun: verdict.dryRun },
       );
     }
-    return hold(call, next, args, verdict, key);
+    return hold(call, next, args, verdict);
   };
 }

@@ -264,6 +264,18 @@ export function openSqliteStore(options: { dataDir: string } | { file: string })
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'executing', ?, ?, ?, ?)`,
   );
 
+  /** Applies `update` to a request that is pending and unexpired at `now`, in one transaction. */
+  const transitionPending = (id: string, now: Date, update: () => void): TransitionResult =>
+    transaction((): TransitionResult => {
+      expire(now.toISOString());
+      const current = getRequest(id);
+      if (!current) return { ok: false, reason: 'not_found' };
+      if (current.status === 'expired') return { ok: false, reason: 'expired', request: current };
+      if (current.status !== 'pending') return { ok: false, reason: 'not_pending', request: current };
+      update();
+      return { ok: true, request: getRequest(id)! };
+    });
+
   const store: ApprovalStore = {
     async createOrReusePending(input, now) {
       return transaction(() => {
@@ -306,35 +318,25 @@ export function openSqliteStore(options: { dataDir: string } | { file: string })
     },
 
     async decide(id, decision: ApprovalDecision, grant: ApprovalGrant | null, now) {
-      return transaction((): TransitionResult => {
-        expire(now.toISOString());
-        const current = getRequest(id);
-        if (!current) return { ok: false, reason: 'not_found' };
-        if (current.status === 'expired') return { ok: false, reason: 'expired', request: current };
-        if (current.status !== 'pending') return { ok: false, reason: 'not_pending', request: current };
-        db.prepare(
-          `UPDATE approval_requests SET status = ?, decision_json = ?, grant_json = ?, grant_expires_at = ? WHERE id = ?`,
-        ).run(
-          decision.decision === 'allow' ? 'approved' : 'denied',
-          JSON.stringify(decision),
-          json(grant),
-          grant?.expires_at ?? null,
-          id,
-        );
-        return { ok: true, request: getRequest(id)! };
-      });
+      return transitionPending(id, now, () =>
+        db
+          .prepare(
+            `UPDATE approval_requests SET status = ?, decision_json = ?, grant_json = ?, grant_expires_at = ? WHERE id = ?`,
+          )
+          .run(
+            decision.decision === 'allow' ? 'approved' : 'denied',
+            JSON.stringify(decision),
+            json(grant),
+            grant?.expires_at ?? null,
+            id,
+          ),
+      );
     },
 
     async withdraw(id, now) {
-      return transaction((): TransitionResult => {
-        expire(now.toISOString());
-        const current = getRequest(id);
-        if (!current) return { ok: false, reason: 'not_found' };
-        if (current.status === 'expired') return { ok: false, reason: 'expired', request: current };
-        if (current.status !== 'pending') return { ok: false, reason: 'not_pending', request: current };
-        db.prepare(`UPDATE approval_requests SET status = 'withdrawn' WHERE id = ?`).run(id);
-        return { ok: true, request: getRequest(id)! };
-      });
+      return transitionPending(id, now, () =>
+        db.prepare(`UPDATE approval_requests SET status = 'withdrawn' WHERE id = ?`).run(id),
+      );
     },
 
     async expireDue(now) {

@@ -1,0 +1,84 @@
+/**
+ * What a held call and an approver's `POST /approvals` share: resolving the call through its dry run
+ * and building the approval request record with the keys retries are matched by.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ClusterIdentity, Tool } from '../../tools/define-tool.ts';
+import { toSentinelError } from '../../tools/errors.ts';
+import type { ApprovalDecision, ApprovalGrant } from './approval-request.ts';
+import { callKey, matchedArguments } from './canonical.ts';
+import { newId } from './ids.ts';
+import type { Verdict } from './policy/evaluate.ts';
+import { resolutionFromDryRun, type Resolution } from './preview.ts';
+import type { NewApprovalRequest } from './store/types.ts';
+
+/**
+ * Resolves a call: runs its dry run (tools that support one, unless the call is itself a preview)
+ * and reads the resolved arguments and preview from it. A failing dry run, or one that breaks the
+ * preview contract, comes back as `{ failed }` — the call cannot be approved as it stands.
+ */
+export async function resolveCall(
+  tool: Tool,
+  args: Record<string, unknown>,
+  verdict: Verdict,
+  dryRun: (args: Record<string, unknown>) => Promise<CallToolResult>,
+): Promise<{ resolution: Resolution } | { failed: CallToolResult | Error }> {
+  if (!tool.supportsDryRun || verdict.dryRun)
+    return { resolution: { arguments: matchedArguments(args), preview: null } };
+  const dry = await dryRun({ ...args, dry_run: true });
+  if (dry.isError) return { failed: dry };
+  try {
+    return { resolution: resolutionFromDryRun(tool, args, dry) };
+  } catch (error) {
+    return { failed: toSentinelError(error) };
+  }
+}
+
+export interface RequestRecordInput {
+  requester: string;
+  createdBy: string;
+  cluster: ClusterIdentity | undefined;
+  tool: Tool;
+  /** The call as made (parsed, defaults applied). */
+  args: Record<string, unknown>;
+  resolution: Resolution;
+  verdict: Verdict;
+  now: Date;
+  requestTtlMs: number;
+  /** For a request approved as it is created. */
+  approval?: { decision: ApprovalDecision; grant: ApprovalGrant };
+}
+
+/** The record of a new approval request: pending, or approved when `approval` is given. */
+export function requestRecord(input: RequestRecordInput): NewApprovalRequest {
+  const { tool, args, resolution, verdict, now } = input;
+  return {
+    request: {
+      id: newId('apr'),
+      status: input.approval ? 'approved' : 'pending',
+      requester: input.requester,
+      created_by: input.createdBy,
+      cluster: input.cluster ?? null,
+      tool: tool.name,
+      risk: tool.risk,
+      arguments: resolution.arguments,
+      requested_arguments: matchedArguments(args),
+      reason: typeof args.reason === 'string' ? args.reason : null,
+      policy: {
+        rule: verdict.rule,
+        rules: verdict.rules,
+        reason: verdict.reason,
+        validity: verdict.validity,
+        approvers: verdict.approvers,
+      },
+      preview: resolution.preview,
+      created_at: now.toISOString(),
+      expires_at: new Date(now.getTime() + input.requestTtlMs).toISOString(),
+      decision: input.approval?.decision ?? null,
+      grant: input.approval?.grant ?? null,
+    },
+    requestedKey: callKey(tool.name, args),
+    resolvedKey: callKey(tool.name, resolution.arguments),
+    scope: verdict.scope,
+  };
+}
