@@ -162,6 +162,17 @@ export function stricterValidity(a: GrantValidity, b: GrantValidity): GrantValid
   return durationMs(a.window) <= durationMs(b.window) ? a : b;
 }
 
+/** sha256 of `text`, memoised: scopes repeat (one per tool default, one per set of matched rules). */
+const scopes = new Map<string, string>();
+function scopeOf(text: string): string {
+  let scope = scopes.get(text);
+  if (scope === undefined) {
+    scope = sha256(text);
+    if (scopes.size < 10_000) scopes.set(text, scope);
+  }
+  return scope;
+}
+
 function defaultVerdict(query: PolicyQuery, dryRun: boolean): Verdict {
   const base = { validity: 'once' as const, approvers: DEFAULT_APPROVERS, dryRun };
   if (!query.tool) {
@@ -172,7 +183,7 @@ function defaultVerdict(query: PolicyQuery, dryRun: boolean): Verdict {
       rule,
       rules: [rule],
       reason: `Tool '${query.toolName}' is not registered on this server.`,
-      scope: sha256(rule),
+      scope: scopeOf(rule),
     };
   }
   const rule = `default:${query.tool.risk}`;
@@ -183,7 +194,7 @@ function defaultVerdict(query: PolicyQuery, dryRun: boolean): Verdict {
       rule,
       rules: [rule],
       reason: 'Read-only tool.',
-      scope: sha256(rule),
+      scope: scopeOf(rule),
     };
   }
   return {
@@ -192,7 +203,7 @@ function defaultVerdict(query: PolicyQuery, dryRun: boolean): Verdict {
     rule,
     rules: [rule],
     reason: `${query.tool.risk === 'destructive' ? 'Destructive' : 'Write'} tool: a human approves every change.`,
-    scope: sha256(`${rule}:${query.tool.name}`),
+    scope: scopeOf(`${rule}:${query.tool.name}`),
   };
 }
 
@@ -224,7 +235,7 @@ export function compilePolicy(file: PolicyFile): CompiledPolicy {
         validity: winners.map((rule) => rule.validity).reduce(stricterValidity),
         approvers: first.approvers,
         dryRun,
-        scope: sha256(matched.map((rule) => rule.fingerprint).join(',')),
+        scope: scopeOf(matched.map((rule) => rule.fingerprint).join(',')),
       };
     },
   };
