@@ -25,6 +25,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { createServerApp } from '../server/app.ts';
 import { createApprovalsHub } from '../server/gate/events.ts';
+import { gatePlugin } from '../server/gate/plugin.ts';
 import { createIdentityStore } from '../server/identity-store.ts';
 import { listen } from '../server/listen.ts';
 import { serverPlugins, startPlugins, type ServerPluginParts } from '../server/plugins.ts';
@@ -140,11 +141,12 @@ async function middlewareAlone(dataDir: string, calls: number) {
     kube: () => kube,
     logger,
     transport: 'http',
+    approvals: createApprovalsHub(logger),
   });
   const gate = parts.middlewares![0]!;
   const tool = registry.get(TOOL)!;
   const result = { content: [{ type: 'text' as const, text: 'ok' }] };
-  const call = { requestId: 'bench', identity: identities.get('local')!, tool, args: {}, cluster };
+  const call = { requestId: 'bench', identity: identities.get('local')!, tool, args: {}, cluster, notes: {} };
   const next = async () => result;
   for (let i = 0; i < 20_000; i += 1) await gate(call, next);
   const samples = new Float64Array(calls);
