@@ -1,0 +1,156 @@
+/**
+ * The parts of the investigation tools' `structuredContent` the playbook reads, parsed at the
+ * boundary (what arrives over MCP is untyped). Only the fields used are declared; everything else
+ * passes through. Field meanings are the tools' own (tools/investigate/*.ts).
+ */
+import { z } from 'zod';
+
+const Time = z.string().nullable();
+
+/** `triage_namespace`. */
+export const TriageSchema = z.object({
+  namespace: z.string(),
+  workloads: z.array(
+    z.object({
+      kind: z.string(),
+      name: z.string(),
+      severity: z.string(),
+      summary: z.string(),
+      likely_cause: z.string(),
+      findings: z.array(z.object({ kind: z.string(), evidence: z.string(), pod: z.string().nullable() })),
+      rollout: z
+        .object({
+          current_revision: z.number().nullable(),
+          failing_revisions: z.array(z.number()),
+          previous_revision: z
+            .object({ revision: z.number(), images: z.array(z.string()), ready_replicas: z.number() })
+            .nullable(),
+        })
+        .nullable(),
+    }),
+  ),
+});
+export type Triage = z.infer<typeof TriageSchema>;
+export type TriageWorkload = Triage['workloads'][number];
+
+/** `get_deployment`. */
+export const DeploymentViewSchema = z.object({
+  namespace: z.string(),
+  name: z.string(),
+  revision: z.number().nullable(),
+  paused: z.boolean(),
+  replicas: z.object({ desired: z.number(), ready: z.number(), available: z.number(), updated: z.number() }),
+  conditions: z.array(
+    z.object({
+      type: z.string(),
+      status: z.string(),
+      reason: z.string().nullable(),
+      message: z.string().nullable(),
+    }),
+  ),
+  containers: z.array(
+    z.object({ name: z.string(), image: z.string(), limits: z.record(z.string(), z.string()) }),
+  ),
+});
+export type DeploymentView = z.infer<typeof DeploymentViewSchema>;
+
+/** `get_rollout_history` (newest first). */
+export const HistorySchema = z.object({
+  revisions: z.array(
+    z.object({
+      revision: z.number(),
+      current: z.boolean(),
+      replica_set: z.string(),
+      images: z.array(z.string()),
+      change_cause: z.string().nullable(),
+      created: Time,
+      replicas: z.number(),
+      ready: z.number(),
+    }),
+  ),
+});
+export type History = z.infer<typeof HistorySchema>;
+export type RevisionView = History['revisions'][number];
+
+/** `list_pods`. */
+export const PodsSchema = z.object({
+  pods: z.array(
+    z.object({
+      name: z.string(),
+      phase: z.string(),
+      status: z.string(),
+      ready_containers: z.number(),
+      total_containers: z.number(),
+      restarts: z.number(),
+      created: Time,
+      revision: z.number().nullable(),
+      containers: z.array(
+        z.object({
+          name: z.string(),
+          type: z.string(),
+          image: z.string().nullable(),
+          state: z.string(),
+          reason: z.string().nullable(),
+          ready: z.boolean(),
+          restarts: z.number(),
+          last_termination: z
+            .object({ reason: z.string().nullable(), exit_code: z.number(), finished_at: Time })
+            .nullable(),
+          problem: z.string().nullable(),
+        }),
+      ),
+    }),
+  ),
+});
+export type PodView = z.infer<typeof PodsSchema>['pods'][number];
+
+/** `list_events` (newest first). */
+export const EventsSchema = z.object({
+  events: z.array(
+    z.object({
+      type: z.string(),
+      reason: z.string(),
+      object: z.object({ kind: z.string(), name: z.string() }),
+      count: z.number(),
+      first_seen: Time,
+      last_seen: Time,
+      message: z.string(),
+    }),
+  ),
+});
+export type EventView = z.infer<typeof EventsSchema>['events'][number];
+
+/** `get_pod_logs`. */
+export const LogsSchema = z.object({
+  pod: z.string(),
+  container: z.string(),
+  previous: z.boolean(),
+  log: z.string(),
+});
+export type LogsView = z.infer<typeof LogsSchema>;
+
+/** `get_rollout_status`. */
+export const RolloutStatusSchema = z.object({
+  state: z.enum(['complete', 'progressing', 'failed', 'paused']),
+  message: z.string(),
+  revision: z.number().nullable(),
+});
+export type RolloutStatusView = z.infer<typeof RolloutStatusSchema>;
+
+/** A remediation tool's dry run (tools/remediate/plan.ts `RemediationOutputSchema`). */
+export const RemediationPreviewSchema = z.object({
+  status: z.string(),
+  summary: z.string(),
+  resolved_arguments: z.record(z.string(), z.unknown()),
+});
+export type RemediationPreview = z.infer<typeof RemediationPreviewSchema>;
+
+/** Parses `structured` with `schema`; undefined when it is absent or does not fit. */
+export function parseStructured<S extends z.ZodType>(
+  schema: S,
+  structured: Record<string, unknown> | null | undefined,
+): z.infer<S> | undefined {
+  if (!structured) return undefined;
+  const parsed = schema.safeParse(structured);
+  return parsed.success ? parsed.data : undefined;
+}

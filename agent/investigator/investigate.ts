@@ -1,0 +1,274 @@
+/**
+ * The local investigator's run: triage → evidence → decide → preview → request → wait → execute →
+ * verify, as a sequence of named steps over the MCP server (DESIGN.md, "Local mode"). Each step's
+ * calls are computed from the saved results of the steps before it, and the record is saved after
+ * every transition, so `run` continues any saved investigation from where it stopped — in this
+ * process or another one.
+ */
+import { SentinelError, toSentinelError } from '../../tools/errors.ts';
+import type { ApprovalRequest } from '../../server/gate/approval-request.ts';
+import {
+  DeploymentViewSchema,
+  EventsSchema,
+  HistorySchema,
+  LogsSchema,
+  parseStructured,
+  PodsSchema,
+  RemediationPreviewSchema,
+  RolloutStatusSchema,
+  TriageSchema,
+} from './evidence.ts';
+import type { ToolCaller } from './mcp-client.ts';
+import type { Action, Investigation, Step } from './model.ts';
+import { chooseSuspect, crashedContainers, decide, type Sourced, type SuspectEvidence } from './playbook.ts';
+import { describeCall, planStep, runStep, type PlannedCall } from './steps.ts';
+
+/** Longest `reason` a remediation call carries (the tools accept 500 characters). */
+const MAX_REASON = 500;
+
+export interface InvestigatorContext {
+  caller: ToolCaller;
+  /** Waits for a human decision on a request (see wait.ts). */
+  waitForDecision(requestId: string): Promise<ApprovalRequest>;
+  getApproval(requestId: string): Promise<ApprovalRequest>;
+  /** Persists the record. */
+  save(investigation: Investigation): void;
+  /** Progress for people (stderr). */
+  progress(line: string): void;
+  /** Epoch ms of "now" as the cluster sees it (default Date.now). */
+  clusterNow?: () => number;
+  /** How many `get_rollout_status` polls verify a remediation (default 8). */
+  verifyAttempts?: number;
+  /** `wait_seconds` of each verification poll (default 15; the tool allows 0-45). */
+  verifyWaitSeconds?: number;
+}
+
+/**
+ * Runs or resumes `investigation` until it is `done` or `failed` (saved either way), and returns
+ * it. Throws only when it cannot go on and must not be marked failed: the server is unreachable, or
+ * the wait for a decision was interrupted (the record stays `awaiting_approval`, resumable).
+ */
+export async function runInvestigation(
+  investigation: Investigation,
+  context: InvestigatorContext,
+): Promise<Investigation> {
+  const inv = investigation;
+  const save = () => context.save(inv);
+  if (inv.status === 'done' || inv.status === 'failed') return inv;
+  inv.status = 'running';
+  save();
+  try {
+    await advance(inv, context);
+    inv.status = 'done';
+  } catch (error) {
+    const failure = toSentinelError(error);
+    if (failure.code === 'unavailable' || failure.code === 'timeout') {
+      inv.status = inv.pending_approval_ids.length > 0 ? 'awaiting_approval' : 'running';
+      save();
+      throw failure;
+    }
+    inv.status = 'failed';
+    inv.error = failure.message;
+  }
+  save();
+  return inv;
+}
+
+/** Runs the step named `name` (or resumes the saved one) and returns it. */
+async function step(
+  inv: Investigation,
+  context: InvestigatorContext,
+  name: string,
+  calls: () => PlannedCall[],
+): Promise<Step> {
+  let current = inv.steps.find((s) => s.name === name);
+  if (current && current.finished_at !== null) return current;
+  if (!current) {
+    current = await planStep(name, calls(), context.caller);
+    inv.steps.push(current);
+  }
+  const saved = current;
+  const track = () => {
+    inv.pending_approval_ids = inv.steps.flatMap((s) =>
+      s.calls.filter((c) => c.status === 'held').map((c) => c.approval_request_id!),
+    );
+    inv.status = inv.pending_approval_ids.length > 0 ? 'awaiting_approval' : 'running';
+    context.save(inv);
+  };
+  track();
+  return runStep(saved, {
+    caller: context.caller,
+    waitForDecision: context.waitForDecision,
+    getApproval: context.getApproval,
+    save: track,
+    progress: context.progress,
+  });
+}
+
+/** The structured output of a step's call to `tool`, with the call as its source. */
+function output(s: Step | undefined, tool: string): Sourced<Record<string, unknown>> | undefined {
+  const call = s?.calls.find((c) => c.tool === tool && c.status === 'succeeded');
+  return call?.structured ? { value: call.structured, source: describeCall(call) } : undefined;
+}
+
+function sourced<T>(
+  raw: Sourced<Record<string, unknown>> | undefined,
+  parse: (value: Record<string, unknown>) => T | undefined,
+): Sourced<T> | undefined {
+  const value = raw && parse(raw.value);
+  return raw && value !== undefined ? { value, source: raw.source } : undefined;
+}
+
+async function advance(inv: Investigation, context: InvestigatorContext): Promise<void> {
+  const { namespace } = inv;
+  // Triage.
+  const triageStep = await step(inv, context, 'triage', () => [
+    { tool: 'triage_namespace', arguments: { namespace } },
+  ]);
+  const triage = sourced(output(triageStep, 'triage_namespace'), (v) => parseStructured(TriageSchema, v));
+  if (!triage && !inv.deployment) {
+    throw new SentinelError(
+      'unavailable',
+      `triage_namespace gave no usable result for namespace '${namespace}': ${triageStep.calls[0]?.text ?? 'no answer'}`,
+    );
+  }
+
+  // Evidence about the suspect.
+  const name = chooseSuspect(triage?.value, inv.deployment ?? undefined);
+  let suspect: SuspectEvidence | undefined;
+  if (name) {
+    const evidence = await step(inv, context, `evidence:${name}`, () => [
+      { tool: 'get_deployment', arguments: { namespace, name } },
+      { tool: 'get_rollout_history', arguments: { namespace, name } },
+      { tool: 'list_pods', arguments: { namespace, deployment: name } },
+      { tool: 'list_events', arguments: { namespace, warnings_only: true } },
+    ]);
+    const pods = sourced(output(evidence, 'list_pods'), (v) => parseStructured(PodsSchema, v)?.pods);
+    const crashed = crashedContainers(pods?.value ?? []);
+    const logs =
+      crashed.length === 0
+        ? undefined
+        : await step(inv, context, `logs:${name}`, () =>
+            crashed.map(({ pod, container }) => ({
+              tool: 'get_pod_logs',
+              arguments: { namespace, pod, container, previous: true, tail_lines: 50 },
+            })),
+          );
+    suspect = {
+      name,
+      triage: triage?.value.workloads.find((w) => w.kind === 'Deployment' && w.name === name),
+      deployment: sourced(output(evidence, 'get_deployment'), (v) =>
+        parseStructured(DeploymentViewSchema, v),
+      ),
+      history: sourced(
+        output(evidence, 'get_rollout_history'),
+        (v) => parseStructured(HistorySchema, v)?.revisions,
+      ),
+      pods,
+      events: sourced(output(evidence, 'list_events'), (v) => parseStructured(EventsSchema, v)?.events),
+      logs: (logs?.calls ?? []).flatMap((call) => {
+        const value = call.status === 'succeeded' ? parseStructured(LogsSchema, call.structured) : undefined;
+        return value ? [{ value, source: describeCall(call) }] : [];
+      }),
+    };
+  }
+
+  // Decide (pure; saved so a resumed run proposes exactly the same call).
+  inv.decision ??= decide({ namespace, triage, suspect, now: (context.clusterNow ?? Date.now)() });
+  context.save(inv);
+  const { decision } = inv;
+  context.progress(`Diagnosis: ${decision.diagnosis}`);
+  if (!decision.remediation) return;
+
+  // Preview (a dry run the gate allows), then the real call, held for approval.
+  const remediation = decision.remediation;
+  const previewStep = await step(inv, context, 'preview', () => [
+    { tool: remediation.tool, arguments: { ...remediation.arguments, dry_run: true } },
+  ]);
+  const previewCall = previewStep.calls[0]!;
+  const preview = parseStructured(RemediationPreviewSchema, previewCall.structured);
+  inv.action ??= {
+    ...remediation,
+    status: 'previewed',
+    preview: preview?.summary ?? null,
+    approval_request_id: null,
+    decided_by: null,
+    decision_reason: null,
+    outcome: null,
+  };
+  const action = inv.action;
+  if (previewCall.status !== 'succeeded' || !preview) {
+    action.status = 'failed';
+    action.outcome = firstLine(previewCall.text) ?? 'the dry run gave no preview';
+    return;
+  }
+  context.progress(`Proposed: ${preview.summary}`);
+  if (preview.status === 'no_op') {
+    action.status = 'failed';
+    action.outcome = `Nothing to do: ${preview.summary}`;
+    return;
+  }
+  const reason =
+    decision.diagnosis.length > MAX_REASON
+      ? `${decision.diagnosis.slice(0, MAX_REASON - 1)}…`
+      : decision.diagnosis;
+  const remediate = await step(inv, context, 'remediate', () => [
+    { tool: remediation.tool, arguments: { ...remediation.arguments, reason } },
+  ]);
+  await settleAction(action, remediate, context);
+  context.save(inv);
+  if (action.status !== 'executed') return;
+
+  // Verify: the rollout settles (bounded polls).
+  const attempts = context.verifyAttempts ?? 8;
+  const waitSeconds = context.verifyWaitSeconds ?? 15;
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    const poll = await step(inv, context, `verify:${attempt}`, () => [
+      {
+        tool: 'get_rollout_status',
+        arguments: { namespace, name: String(remediation.arguments.name), wait_seconds: waitSeconds },
+      },
+    ]);
+    const status = parseStructured(RolloutStatusSchema, poll.calls[0]?.structured);
+    inv.verification = {
+      healthy: status?.state === 'complete',
+      state: status?.state ?? 'unknown',
+      message: status?.message ?? firstLine(poll.calls[0]?.text ?? null) ?? 'no answer',
+      attempts: attempt,
+    };
+    context.save(inv);
+    context.progress(
+      `Verification ${attempt}/${attempts}: ${inv.verification.state} — ${inv.verification.message}`,
+    );
+    if (status && status.state !== 'progressing') return;
+  }
+}
+
+/** Sets the action's status from the remediation step, with who decided and what came of it. */
+async function settleAction(action: Action, remediate: Step, context: InvestigatorContext): Promise<void> {
+  const call = remediate.calls[0]!;
+  action.approval_request_id = call.approval_request_id;
+  if (call.approval_request_id) {
+    const request = await context.getApproval(call.approval_request_id);
+    action.decided_by = request.decision?.by ?? null;
+    action.decision_reason = request.decision?.reason ?? null;
+  }
+  action.outcome = firstLine(call.text);
+  action.status =
+    remediate.status === 'done'
+      ? 'executed'
+      : remediate.status === 'declined'
+        ? 'declined'
+        : remediate.status === 'awaiting_approval'
+          ? 'awaiting_approval'
+          : 'failed';
+}
+
+function firstLine(text: string | null): string | null {
+  return (
+    text
+      ?.split('\n')
+      .find((line) => line.trim() !== '')
+      ?.trim() ?? null
+  );
+}

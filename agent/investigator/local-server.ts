@@ -1,0 +1,48 @@
+/**
+ * An in-process Sentinel server for investigations run without `--server`: the same server as
+ * `sentinel serve` (gate, approvals API, audit), bound to 127.0.0.1 on a free port, with a fresh
+ * startup token for the human (identity `local`) that is never written to disk. Its log goes to
+ * `<data-dir>/logs/server.log` so the terminal shows only the investigation.
+ */
+import { join } from 'node:path';
+import pino from 'pino';
+import { createLogger, generateToken, parseServeOptions, startServe } from '../../server/index.ts';
+import type { KubeConnection } from '../../tools/kube/types.ts';
+
+export interface LocalServerOptions {
+  dataDir: string;
+  /** kubeconfig file and context (the default cluster when absent, like kubectl). */
+  kubeconfig?: string | undefined;
+  context?: string | undefined;
+  /** A cluster connection to use instead (tests). */
+  kube?: KubeConnection;
+}
+
+export interface LocalServer {
+  /** `http://127.0.0.1:<port>`. */
+  url: string;
+  /** The human's token (identity `local`, every role). */
+  token: string;
+  /** Where the server logs. */
+  logFile: string;
+  close(): Promise<void>;
+}
+
+/** Starts the server. Throws what `startServe` throws (`SentinelError`). */
+export async function startLocalServer(options: LocalServerOptions): Promise<LocalServer> {
+  const token = generateToken();
+  const logFile = join(options.dataDir, 'logs', 'server.log');
+  const logger = createLogger({ destination: pino.destination({ dest: logFile, mkdir: true, sync: true }) });
+  const running = await startServe(
+    parseServeOptions({
+      host: '127.0.0.1',
+      port: 0,
+      dataDir: options.dataDir,
+      ...(options.kubeconfig !== undefined && { kubeconfig: options.kubeconfig }),
+      ...(options.context !== undefined && { context: options.context }),
+    }),
+    { stderr: () => {}, env: { SENTINEL_TOKEN: token } },
+    { logger, ...(options.kube && { kube: options.kube }) },
+  );
+  return { url: running.url!, token, logFile, close: () => running.close() };
+}

@@ -1,0 +1,178 @@
+/**
+ * The investigation report: summary, culprit, the evidence lines that support the diagnosis (quoted
+ * exactly as the tools returned them, with the call that returned each), the action and its
+ * verification. Markdown for people, a JSON object with `--json`.
+ */
+import { z } from 'zod';
+import {
+  ActionStatusSchema,
+  DecisionSchema,
+  EvidenceSchema,
+  ObjectRefSchema,
+  VerificationSchema,
+  type Investigation,
+} from './model.ts';
+
+export const ReportSchema = z.object({
+  id: z.string(),
+  symptom: z.string(),
+  namespace: z.string(),
+  status: z.string(),
+  /** One or two sentences: what was wrong and what was done. */
+  summary: z.string(),
+  culprit: ObjectRefSchema.nullable(),
+  cause: z.string().nullable(),
+  diagnosis: z.string(),
+  evidence: z.array(EvidenceSchema),
+  action: z.object({
+    kind: DecisionSchema.shape.action,
+    refusal: z.string().nullable(),
+    explanation: z.string(),
+    call: z.object({ tool: z.string(), arguments: z.record(z.string(), z.unknown()) }).nullable(),
+    preview: z.string().nullable(),
+    status: ActionStatusSchema.nullable(),
+    approval_request_id: z.string().nullable(),
+    decided_by: z.string().nullable(),
+    decision_reason: z.string().nullable(),
+    outcome: z.string().nullable(),
+  }),
+  verification: VerificationSchema.nullable(),
+  pending_approval_ids: z.array(z.string()),
+  error: z.string().nullable(),
+});
+export type Report = z.infer<typeof ReportSchema>;
+
+/** The one-paragraph summary of where the investigation stands. */
+function summarize(inv: Investigation): string {
+  const { decision, action, verification } = inv;
+  if (inv.status === 'failed') return `The investigation failed: ${inv.error ?? 'unknown error'}`;
+  if (!decision) return 'The investigation has not reached a diagnosis yet.';
+  if (!action) {
+    return decision.action === 'none'
+      ? `${decision.diagnosis} No remediation proposed.`
+      : `${decision.diagnosis} No remediation: ${decision.explanation}`;
+  }
+  const proposal = action.preview ?? `${action.tool} ${JSON.stringify(action.arguments)}`;
+  switch (action.status) {
+    case 'executed': {
+      const by = action.decided_by
+        ? ` after ${action.decided_by} approved it (${action.approval_request_id})`
+        : '';
+      const result = verification
+        ? verification.healthy
+          ? ` Verified: the rollout is complete and the Deployment is healthy (${verification.message}).`
+          : ` Verification: not healthy yet — ${verification.state}: ${verification.message}.`
+        : '';
+      return `${decision.diagnosis} Done: ${proposal}${by}.${result}`;
+    }
+    case 'declined':
+      return `${decision.diagnosis} Proposed: ${proposal}. The human declined it${action.decided_by ? ` (${action.decided_by}: ${action.decision_reason ?? 'no reason given'})` : `: ${action.outcome ?? ''}`}. Nothing was changed.`;
+    case 'awaiting_approval':
+    case 'previewed':
+      return `${decision.diagnosis} Proposed: ${proposal}; waiting for approval (${inv.pending_approval_ids.join(', ') || 'not requested yet'}).`;
+    case 'failed':
+      return `${decision.diagnosis} Proposed: ${proposal}; it did not run: ${action.outcome ?? 'unknown reason'}.`;
+  }
+}
+
+/** The report of an investigation in its current state. */
+export function buildReport(inv: Investigation): Report {
+  const { decision, action } = inv;
+  return {
+    id: inv.id,
+    symptom: inv.symptom,
+    namespace: inv.namespace,
+    status: inv.status,
+    summary: summarize(inv),
+    culprit: decision?.culprit ?? null,
+    cause: decision?.cause ?? null,
+    diagnosis: decision?.diagnosis ?? '',
+    evidence: decision?.evidence ?? [],
+    action: {
+      kind: decision?.action ?? 'none',
+      refusal: decision?.refusal ?? null,
+      explanation: decision?.explanation ?? '',
+      call: decision?.remediation ?? null,
+      preview: action?.preview ?? null,
+      status: action?.status ?? null,
+      approval_request_id: action?.approval_request_id ?? null,
+      decided_by: action?.decided_by ?? null,
+      decision_reason: action?.decision_reason ?? null,
+      outcome: action?.outcome ?? null,
+    },
+    verification: inv.verification,
+    pending_approval_ids: inv.pending_approval_ids,
+    error: inv.error,
+  };
+}
+
+/** Markdown that code-quotes a line from the cluster (backticks in it cannot end the quote). */
+function quote(line: string): string {
+  const longest = Math.max(0, ...(line.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  return `${fence}${longest > 0 ? ' ' : ''}${line}${longest > 0 ? ' ' : ''}${fence}`;
+}
+
+/** The report as Markdown for people. */
+export function renderMarkdown(report: Report): string {
+  const lines = [
+    `# Investigation ${report.id}`,
+    '',
+    `**Symptom:** ${report.symptom} (namespace \`${report.namespace}\`)`,
+    '',
+    '## Summary',
+    '',
+    report.summary,
+    '',
+    '## Culprit',
+    '',
+    report.culprit
+      ? `${report.culprit.kind} \`${report.culprit.namespace}/${report.culprit.name}\`${report.cause ? ` — ${report.cause.replace(/_/g, ' ')}` : ''}`
+      : 'None found.',
+  ];
+  if (report.evidence.length > 0) {
+    lines.push('', '## Evidence', '');
+    let source = '';
+    for (const item of report.evidence) {
+      if (item.source !== source) {
+        source = item.source;
+        lines.push(`- from \`${source}\`:`);
+      }
+      lines.push(`  - ${quote(item.line)}`);
+    }
+  }
+  lines.push('', '## Action', '');
+  const { action } = report;
+  if (!action.call) {
+    lines.push(
+      action.kind === 'refused'
+        ? `No remediation (refused: ${action.refusal}). ${action.explanation}`
+        : `No remediation. ${action.explanation}`,
+    );
+  } else {
+    lines.push(`Proposed: ${action.preview ?? `\`${action.call.tool}\``}`, '');
+    lines.push(`- Why: ${action.explanation}`);
+    lines.push(`- Call: \`${action.call.tool} ${JSON.stringify(action.call.arguments)}\``);
+    if (action.approval_request_id) lines.push(`- Approval request: \`${action.approval_request_id}\``);
+    lines.push(
+      `- Status: ${action.status ?? 'not proposed'}${action.decided_by ? ` (decided by ${action.decided_by}${action.decision_reason ? `: ${action.decision_reason}` : ''})` : ''}`,
+    );
+    if (action.outcome) lines.push(`- Outcome: ${action.outcome}`);
+  }
+  if (report.verification) {
+    const v = report.verification;
+    lines.push(
+      '',
+      '## Verification',
+      '',
+      `${v.healthy ? 'Healthy' : 'Not healthy'}: rollout ${v.state} — ${v.message} (after ${v.attempts} check(s)).`,
+    );
+  }
+  if (report.pending_approval_ids.length > 0) {
+    lines.push(
+      '',
+      `Waiting for approval: ${report.pending_approval_ids.map((id) => `\`${id}\``).join(', ')}. Resume with \`sentinel investigate --resume ${report.id}\`.`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,156 @@
+/**
+ * One local investigation from the command line: opens (or resumes) the record, connects to the
+ * Sentinel server as `investigator` (starting an in-process server when no URL is given), decides how
+ * the human approves, runs the playbook, and returns the report.
+ */
+import { SentinelError } from '../../tools/errors.ts';
+import { createIdentityStore, defaultTokensFile } from '../../server/index.ts';
+import type { KubeConnection } from '../../tools/kube/types.ts';
+import type { ApprovalPrompter } from '../harness/prompter.ts';
+import { sentinelEndpoints } from '../harness/sentinel-server.ts';
+import { approvalsClient } from './approvals-client.ts';
+import { humanToken, investigatorToken } from './identity.ts';
+import { runInvestigation } from './investigate.ts';
+import { startLocalServer, type LocalServer } from './local-server.ts';
+import { mcpToolCaller } from './mcp-client.ts';
+import { newInvestigation, type Investigation, type ServerTarget } from './model.ts';
+import { buildReport, type Report } from './report.ts';
+import { openInvestigationStore } from './store.ts';
+import { waitForDecision, type DecisionMode } from './wait.ts';
+
+export interface LocalInvestigationOptions {
+  symptom?: string | undefined;
+  namespace?: string | undefined;
+  deployment?: string | undefined;
+  /** The Sentinel server (MCP or base URL); absent: an in-process server. */
+  server?: string | undefined;
+  /** The human's token (an approver); default `<data-dir>/local.token`, or the in-process server's. */
+  token?: string | undefined;
+  dataDir: string;
+  kubeconfig?: string | undefined;
+  context?: string | undefined;
+  /** A cluster connection for the in-process server (tests, the demo). */
+  kube?: KubeConnection;
+  /** Approve every request at once. */
+  yes?: boolean | undefined;
+  /** Continue this investigation. */
+  resume?: string | undefined;
+  /** Asks y/N at the terminal; absent: decisions come from elsewhere (unless `yes`). */
+  prompter?: ApprovalPrompter | undefined;
+  /** Where progress goes (stderr). */
+  progress: NodeJS.WritableStream;
+  /** Milliseconds between approval polls (default 1000). */
+  pollMs?: number;
+  /** Verification: polls and `wait_seconds` per poll (defaults 8 and 15). */
+  verifyAttempts?: number;
+  verifyWaitSeconds?: number;
+  /** Epoch ms "now" as the cluster sees it (simulated clusters have their own clock). */
+  clusterNow?: () => number;
+  /** Called once the investigation has an id (before any call), e.g. to print how to resume. */
+  onStart?: (investigation: Investigation) => void;
+}
+
+export interface LocalInvestigationResult {
+  investigation: Investigation;
+  report: Report;
+}
+
+/** Loads the investigation to resume, or creates a new one from the options. */
+function openOrCreate(
+  options: LocalInvestigationOptions,
+  store: ReturnType<typeof openInvestigationStore>,
+): Investigation {
+  if (options.resume) return store.load(options.resume);
+  if (!options.symptom?.trim()) {
+    throw new SentinelError(
+      'invalid_input',
+      'Say what is wrong: sentinel investigate "<symptom>" --namespace <ns>.',
+      {
+        field: 'symptom',
+      },
+    );
+  }
+  if (!options.namespace) {
+    throw new SentinelError(
+      'invalid_input',
+      '--namespace is required: the namespace to investigate, e.g. --namespace shop.',
+      {
+        field: 'namespace',
+      },
+    );
+  }
+  const server: ServerTarget = options.server
+    ? { kind: 'url', url: options.server }
+    : { kind: 'in-process', kubeconfig: options.kubeconfig ?? null, context: options.context ?? null };
+  return newInvestigation({
+    symptom: options.symptom.trim(),
+    namespace: options.namespace,
+    deployment: options.deployment,
+    server,
+  });
+}
+
+/**
+ * Runs (or resumes) a local investigation to its end and returns the record and the report. Throws
+ * `SentinelError`: `invalid_input` for missing or bad options (naming the flag), `unavailable` when
+ * the server cannot be used, `timeout` when the wait for a decision was interrupted (the
+ * investigation stays resumable).
+ */
+export async function runLocalInvestigation(
+  options: LocalInvestigationOptions,
+): Promise<LocalInvestigationResult> {
+  const store = openInvestigationStore(options.dataDir);
+  const investigation = openOrCreate(options, store);
+  const target = options.server ? ({ kind: 'url', url: options.server } as const) : investigation.server;
+  const identities = createIdentityStore({ tokensFile: defaultTokensFile(options.dataDir) });
+  const investigatorBearer = investigatorToken(identities, options.dataDir);
+
+  let local: LocalServer | undefined;
+  try {
+    if (target.kind === 'in-process') {
+      local = await startLocalServer({
+        dataDir: options.dataDir,
+        kubeconfig: options.kubeconfig ?? target.kubeconfig ?? undefined,
+        context: options.context ?? target.context ?? undefined,
+        ...(options.kube && { kube: options.kube }),
+      });
+    }
+    const endpoints = sentinelEndpoints(local ? `${local.url}/mcp` : (target as { url: string }).url);
+    const human = options.token || local?.token || humanToken(undefined, options.dataDir);
+    if (options.yes && !human) {
+      throw new SentinelError(
+        'invalid_input',
+        '--yes approves with your token, and none was found: pass --token or set SENTINEL_TOKEN (an approver).',
+        { field: 'token' },
+      );
+    }
+    // Reading a request needs any valid token; deciding needs the human's.
+    const approvals = approvalsClient({ url: endpoints.approvals, token: human ?? investigatorBearer });
+    const mode: DecisionMode = options.yes
+      ? { kind: 'auto-approve' }
+      : human && options.prompter
+        ? { kind: 'prompt', prompter: options.prompter }
+        : { kind: 'wait' };
+    const caller = mcpToolCaller({ url: endpoints.mcp, token: investigatorBearer });
+    store.save(investigation);
+    options.onStart?.(investigation);
+    try {
+      await runInvestigation(investigation, {
+        caller,
+        waitForDecision: (id) =>
+          waitForDecision(id, { approvals, mode, progress: options.progress, pollMs: options.pollMs }),
+        getApproval: (id) => approvals.get(id),
+        save: (record) => store.save(record),
+        progress: (line) => options.progress.write(`${line}\n`),
+        ...(options.clusterNow && { clusterNow: options.clusterNow }),
+        ...(options.verifyAttempts !== undefined && { verifyAttempts: options.verifyAttempts }),
+        ...(options.verifyWaitSeconds !== undefined && { verifyWaitSeconds: options.verifyWaitSeconds }),
+      });
+    } finally {
+      await caller.close();
+    }
+    return { investigation, report: buildReport(investigation) };
+  } finally {
+    await local?.close();
+  }
+}

@@ -1,0 +1,224 @@
+/**
+ * Steps: batches of tool calls that run all together or not at all. If any call of a step needs
+ * approval, no other call of the step runs until every held call is decided; a denial (or an expiry)
+ * abandons the whole step, approved siblings included (their unused grants expire).
+ *
+ * Order within a step: the calls that may change something are submitted first — the gate holds
+ * those that need approval (nothing runs) — then, once every held call is approved, they are retried
+ * with identical arguments (the gate executes each once), and only then do the step's read calls
+ * run. A change call the operator's policy allows outright runs when submitted: it needs no approval.
+ *
+ * Every transition is saved before the next call, so a step resumes where it stopped: held calls
+ * are waited for again, approved calls are retried unless the server shows they already ran.
+ */
+import type { ApprovalRequest } from '../../server/gate/approval-request.ts';
+import { SentinelError } from '../../tools/errors.ts';
+import type { CallOutcome, ToolCaller } from './mcp-client.ts';
+import type { CallRecord, CallStatus, Step } from './model.ts';
+
+/** A call as the playbook plans it. */
+export interface PlannedCall {
+  tool: string;
+  arguments: Record<string, unknown>;
+}
+
+export interface StepContext {
+  caller: ToolCaller;
+  /** Waits until the request is decided; returns it as it then is. */
+  waitForDecision(requestId: string): Promise<ApprovalRequest>;
+  /** Reads a request (to learn whether an approved call already ran before a restart). */
+  getApproval(requestId: string): Promise<ApprovalRequest>;
+  /** Persists the investigation (called after every transition). */
+  save(): void;
+  /** Progress for people (stderr). */
+  progress(line: string): void;
+  now?: () => Date;
+}
+
+/** Longest result text kept in the transcript, in characters. */
+export const MAX_TRANSCRIPT_TEXT = 8000;
+
+/** A new step record for `calls`, every call `not_run`. Read-only calls are marked from the tool list. */
+export async function planStep(
+  name: string,
+  calls: PlannedCall[],
+  caller: ToolCaller,
+  now = new Date(),
+): Promise<Step> {
+  const tools = await caller.tools();
+  return {
+    name,
+    status: 'running',
+    started_at: now.toISOString(),
+    finished_at: null,
+    calls: calls.map((call) => {
+      const info = tools.get(call.tool);
+      if (!info) {
+        throw new SentinelError(
+          'not_found',
+          `The Sentinel server does not offer the tool '${call.tool}' the playbook needs; is it an older version?`,
+          { field: 'tool' },
+        );
+      }
+      return {
+        tool: call.tool,
+        arguments: call.arguments,
+        read_only: info.readOnly,
+        status: 'not_run',
+        approval_request_id: null,
+        text: null,
+        structured: null,
+      };
+    }),
+  };
+}
+
+/** Records an answer on a call record. */
+function record(call: CallRecord, outcome: CallOutcome): CallStatus {
+  call.text =
+    outcome.text.length > MAX_TRANSCRIPT_TEXT
+      ? `${outcome.text.slice(0, MAX_TRANSCRIPT_TEXT)}…`
+      : outcome.text;
+  call.structured = 'structured' in outcome ? outcome.structured : null;
+  if (outcome.requestId) call.approval_request_id = outcome.requestId;
+  const status: Record<CallOutcome['kind'], CallStatus> = {
+    result: 'succeeded',
+    error: 'failed',
+    held: 'held',
+    declined: 'declined',
+    stale: 'expired',
+    frozen: 'declined',
+    in_progress: 'failed',
+    replayed: 'failed',
+  };
+  call.status = status[outcome.kind];
+  return call.status;
+}
+
+/** One line naming a call, e.g. `rollback_deployment namespace=shop name=checkout to_revision=2`. */
+export function describeCall(call: PlannedCall): string {
+  const args = Object.entries(call.arguments)
+    .map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`)
+    .join(' ');
+  return args ? `${call.tool} ${args}` : call.tool;
+}
+
+/** How a decided request ends for its call. */
+function settle(call: CallRecord, request: ApprovalRequest): CallStatus {
+  settleStatus(call, request);
+  return call.status;
+}
+
+function settleStatus(call: CallRecord, request: ApprovalRequest): void {
+  switch (request.status) {
+    case 'approved':
+      call.status = 'approved';
+      return;
+    case 'denied':
+      call.status = 'declined';
+      call.text = `Approval request ${request.id} was denied by ${request.decision?.by ?? 'an approver'}: ${request.decision?.reason ?? 'no reason given'}`;
+      return;
+    case 'executing':
+    case 'executed':
+    case 'failed':
+    case 'stale': {
+      const execution = request.executions.at(-1);
+      call.status =
+        request.status === 'executed' ? 'succeeded' : request.status === 'stale' ? 'expired' : 'failed';
+      if (request.status === 'executing') call.status = 'approved';
+      call.text = execution?.outcome ?? call.text;
+      return;
+    }
+    default:
+      call.status = 'expired';
+      call.text = `Approval request ${request.id} is ${request.status}; the call was not run.`;
+  }
+}
+
+/**
+ * Runs (or resumes) `step` to its end: `done`, `declined` or `failed`. Returns the step. Throws what
+ * the caller or the waiter throws (unreachable server, interrupted wait); the step is saved as far
+ * as it got.
+ */
+export async function runStep(step: Step, context: StepContext): Promise<Step> {
+  const now = context.now ?? (() => new Date());
+  const finish = (status: Step['status']) => {
+    step.status = status;
+    step.finished_at = now().toISOString();
+    context.save();
+    return step;
+  };
+  const changes = step.calls.filter((call) => !call.read_only);
+  const reads = step.calls.filter((call) => call.read_only);
+
+  // 1. Submit the change calls; the gate holds the ones that need approval.
+  for (const call of changes) {
+    if (call.status !== 'not_run') continue;
+    context.progress(`→ ${describeCall(call)}`);
+    const status = record(call, await context.caller.call(call.tool, call.arguments));
+    context.save();
+    if (status === 'held') context.progress(`  held for approval: request ${call.approval_request_id}`);
+  }
+  if (changes.some((call) => call.status === 'declined')) return finish('declined');
+  if (changes.some((call) => call.status === 'failed' || call.status === 'expired')) return finish('failed');
+
+  const afterChanges = await settleHeld(step, changes, context);
+  if (afterChanges !== 'done') return finish(afterChanges);
+  if (changes.some((call) => call.status !== 'succeeded')) return finish('failed');
+
+  // 4. The read calls, together (a read the policy holds waits like any other held call).
+  const pendingReads = reads.filter((call) => call.status === 'not_run');
+  for (const call of pendingReads) context.progress(`→ ${describeCall(call)}`);
+  const answers = await Promise.all(
+    pendingReads.map((call) => context.caller.call(call.tool, call.arguments)),
+  );
+  pendingReads.forEach((call, index) => record(call, answers[index]!));
+  context.save();
+  // A read that failed is evidence too (e.g. no previous container instance): the step still ends.
+  return finish(await settleHeld(step, reads, context));
+}
+
+/**
+ * 2. Waits for every held call of `calls` — one "no" (or an expiry) ends the step — then 3. retries
+ * the approved ones with identical arguments: the gate executes each once.
+ */
+async function settleHeld(
+  step: Step,
+  calls: CallRecord[],
+  context: StepContext,
+): Promise<'done' | 'declined' | 'failed'> {
+  if (calls.some((call) => call.status === 'held')) {
+    step.status = 'awaiting_approval';
+    context.save();
+  }
+  for (const call of calls) {
+    if (call.status !== 'held') continue;
+    const status = settle(call, await context.waitForDecision(call.approval_request_id!));
+    context.save();
+    if (status === 'declined') return 'declined';
+    if (status === 'expired' || status === 'failed') return 'failed';
+  }
+  step.status = 'running';
+  for (const call of calls) {
+    if (call.status !== 'approved') continue;
+    // After a restart the retry may already have happened: the server knows.
+    const request = await context.getApproval(call.approval_request_id!);
+    if (request.status !== 'approved') {
+      const status = settle(call, request);
+      context.save();
+      if (status === 'approved') {
+        throw new SentinelError(
+          'conflict',
+          `Approval request ${request.id} is executing right now; resume the investigation once it has finished.`,
+        );
+      }
+      continue;
+    }
+    context.progress(`→ ${describeCall(call)} (approved: ${call.approval_request_id})`);
+    record(call, await context.caller.call(call.tool, call.arguments));
+    context.save();
+  }
+  if (calls.some((call) => call.status === 'declined')) return 'declined';
+  if (calls.some((call) => call.status === 'expired')) return 'failed';
+  return 'done';
+}

@@ -1,0 +1,119 @@
+/**
+ * Waiting for a human's decision on an approval request: a client-side loop that polls
+ * `GET /approvals/{id}` (never a blocking tool call). When the user at the terminal can approve, it
+ * shows the rendered request and asks y/N (or approves at once with `--yes`), deciding through the
+ * approvals API with the user's token; otherwise it shows the request id and waits for a decision
+ * made elsewhere (approvals page, `sentinel approvals`), with a spinner on stderr.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import yoctoSpinner from 'yocto-spinner';
+import { SentinelError } from '../../tools/errors.ts';
+import type { ApprovalRequest } from '../../server/gate/approval-request.ts';
+import type { ApprovalPrompter } from '../harness/prompter.ts';
+import type { ApprovalsApi } from './approvals-client.ts';
+import { renderRequest } from './render.ts';
+
+/** How the human decides. */
+export type DecisionMode =
+  /** Approve every request at once (`--yes`, scripted runs). */
+  | { kind: 'auto-approve' }
+  /** Ask y/N at the terminal. */
+  | { kind: 'prompt'; prompter: ApprovalPrompter }
+  /** Someone decides elsewhere; just wait. */
+  | { kind: 'wait' };
+
+export interface WaitOptions {
+  /** The approvals API with the human's token (reading works with any valid token). */
+  approvals: ApprovalsApi;
+  mode: DecisionMode;
+  /** Where progress goes (stderr). */
+  progress: NodeJS.WritableStream;
+  /** Milliseconds between polls (default 1000). */
+  pollMs?: number;
+  /** Stops waiting (the request stays pending on the server). */
+  signal?: AbortSignal;
+  now?: () => Date;
+}
+
+/** Reason recorded when the user answers "no" without typing one. */
+export const DEFAULT_DENY_REASON = 'Declined at the terminal by the on-call engineer.';
+
+/**
+ * Waits until request `id` is no longer pending and returns it as it then is (`approved`, `denied`,
+ * `expired`, `withdrawn`, or already `executing`/`executed`). Throws `SentinelError`: `timeout` when
+ * `signal` aborts; the approvals API's errors for reads.
+ */
+export async function waitForDecision(id: string, options: WaitOptions): Promise<ApprovalRequest> {
+  const { approvals, progress } = options;
+  const pollMs = options.pollMs ?? 1000;
+  const now = options.now ?? (() => new Date());
+  let request = await approvals.get(id);
+  if (request.status !== 'pending') return request;
+
+  const decided = await decideHere(request, options);
+  if (decided) return decided;
+
+  const spinner = yoctoSpinner({
+    text: `Waiting for a decision on approval request ${id} (approve it on the approvals page or with \`sentinel approvals approve ${id}\`; Ctrl-C stops waiting, the request stays pending)`,
+    stream: progress as NodeJS.WriteStream,
+    handleSignals: false,
+  }).start();
+  try {
+    while (request.status === 'pending') {
+      if (Date.parse(request.expires_at) <= now().getTime()) {
+        // The server's sweep marks it expired; until then, it can no longer be approved anyway.
+        request = { ...request, status: 'expired' };
+        break;
+      }
+      try {
+        await sleep(pollMs, undefined, { signal: options.signal });
+      } catch {
+        throw new SentinelError(
+          'timeout',
+          `Stopped waiting for approval request ${id}; it is still pending. Resume the investigation to keep waiting.`,
+        );
+      }
+      request = await approvals.get(id);
+    }
+  } finally {
+    spinner.stop(`Approval request ${id}: ${request.status}`);
+  }
+  return request;
+}
+
+/**
+ * Decides at the terminal when the mode allows it; returns the decided request, or undefined when
+ * the decision must come from elsewhere (no answer, or the user's token may not decide).
+ */
+async function decideHere(
+  request: ApprovalRequest,
+  options: WaitOptions,
+): Promise<ApprovalRequest | undefined> {
+  const { approvals, progress, mode } = options;
+  if (mode.kind === 'wait') {
+    progress.write(`${renderRequest(request)}\n`);
+    return undefined;
+  }
+  try {
+    if (mode.kind === 'auto-approve') {
+      progress.write(`${renderRequest(request)}\nApproving (--yes).\n`);
+      return await approvals.approve(request.id);
+    }
+    progress.write(`${renderRequest(request)}\n`);
+    const answer = await mode.prompter.confirm('Approve this call?');
+    if (answer === undefined) return undefined;
+    if (answer) return await approvals.approve(request.id);
+    const reason = (await mode.prompter.ask('Reason for declining (Enter for none): '))?.trim();
+    return await approvals.deny(request.id, reason || DEFAULT_DENY_REASON);
+  } catch (error) {
+    // Someone else decided first, or this token may not decide: fall back to watching the request.
+    if (
+      error instanceof SentinelError &&
+      ['forbidden', 'conflict', 'unauthorized', 'approval_expired'].includes(error.code)
+    ) {
+      progress.write(`Cannot decide here: ${error.message}\n`);
+      return undefined;
+    }
+    throw error;
+  }
+}
