@@ -137,7 +137,7 @@ const TRIAGE: Triage = {
 };
 
 function input(
-  suspect: Partial<SuspectEvidence> & { pods: PodView[] },
+  suspect: Omit<Partial<SuspectEvidence>, 'pods'> & { pods: PodView[] },
   triage: Triage = TRIAGE,
 ): PlaybookInput {
   return {
