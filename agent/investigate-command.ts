@@ -1,7 +1,7 @@
 /**
  * `sentinel investigate "<symptom>"`: one command, two investigators. With `--harness` (or
  * SENTINEL_HARNESS_URL) the TrueForge harness runs the agent (agent/harness/); without it, the local
- * investigator will run (not available yet).
+ * deterministic investigator runs (agent/investigator/).
  */
 import { Option, type Command } from 'commander';
 import { dataDirOption } from '../server/index.ts';
@@ -13,19 +13,26 @@ import {
   timeoutOption,
 } from './harness/cli-options.ts';
 import { investigateWithHarness, type HarnessInvestigateCliOptions } from './harness/investigate-command.ts';
+import { investigateLocally, succeeded, type LocalInvestigateCliOptions } from './investigator/command.ts';
+import { addLocalInvestigateOptions } from './investigator/cli-options.ts';
 
-type InvestigateCliOptions = Omit<HarnessInvestigateCliOptions, 'harness'> & { harness?: string };
+type InvestigateCliOptions = Omit<HarnessInvestigateCliOptions, 'harness'> &
+  Omit<LocalInvestigateCliOptions, 'server'> & { harness?: string };
 
 /** Adds `sentinel investigate`. */
 export function registerInvestigateCommand(program: Command): void {
-  program
+  const command = program
     .command('investigate')
     .description('Investigate a symptom in the cluster; remediations run only after you approve them')
     .argument('[symptom]', 'what is wrong, e.g. "checkout returns 502 since 02:10"')
     .addOption(harnessUrlOption())
     .addOption(harnessTokenOption())
     .option('--resume-session <session-id>', 'continue a harness session (pending approvals included)')
-    .addOption(serverUrlOption('Sentinel MCP URL, for previews and approvals'))
+    .addOption(
+      serverUrlOption(
+        'Sentinel MCP URL, for previews and approvals (local investigator: default an in-process server)',
+      ),
+    )
     .addOption(
       new Option('--token <token>', 'your Sentinel token (an approver; default <data-dir>/local.token)').env(
         'SENTINEL_TOKEN',
@@ -33,8 +40,9 @@ export function registerInvestigateCommand(program: Command): void {
     )
     .addOption(dataDirOption())
     .option('-y, --yes', 'approve every proposed call without asking (scripted runs)')
-    .addOption(timeoutOption())
-    .action(async (symptom: string | undefined, options: InvestigateCliOptions) => {
+    .addOption(timeoutOption());
+  addLocalInvestigateOptions(command).action(
+    async (symptom: string | undefined, options: InvestigateCliOptions, self: Command) => {
       const { harness } = options;
       if (harness) {
         const result = await investigateWithHarness(symptom, { ...options, harness });
@@ -50,10 +58,14 @@ export function registerInvestigateCommand(program: Command): void {
           },
         );
       }
-      throw new SentinelError(
-        'invalid_input',
-        'The local investigator is not available yet: pass --harness <url> or set SENTINEL_HARNESS_URL.',
-        { field: 'harness' },
+      // Without an explicit --server the local investigator starts its own server in-process.
+      const server = self.getOptionValueSource('server') === 'default' ? undefined : options.server;
+      const report = await investigateLocally(
+        symptom,
+        { ...options, server },
+        { stdout: process.stdout, stderr: process.stderr },
       );
-    });
+      if (!succeeded(report)) process.exitCode = 1;
+    },
+  );
 }
