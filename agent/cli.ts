@@ -11,6 +11,7 @@ import { registerSurfacesCommands } from '../server/surfaces-cli.ts';
 import { registerHarnessCommand } from './harness/register-command.ts';
 import { registerInvestigateCommand } from './investigate-command.ts';
 import { registerSimCommand } from '../deploy/sim/cli.ts';
+import { registerInvestigatorCommands } from './investigator/commands.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
   version: string;
@@ -27,6 +28,7 @@ const registrars: CommandRegistrar[] = [
   registerInvestigateCommand,
   registerSimCommand,
   registerSurfacesCommands,
+  registerInvestigatorCommands,
 ];
 
 /** Builds the program with every subcommand registered. Exported for tests. */

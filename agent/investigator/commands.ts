@@ -1,0 +1,72 @@
+/**
+ * `sentinel demo` and `sentinel eval`: the local investigator against the embedded simulator.
+ */
+import { InvalidArgumentError, type Command } from 'commander';
+import { SCENARIOS_DIR } from '../../deploy/sim/index.ts';
+import { succeeded } from './command.ts';
+import { DEFAULT_DEMO_SCENARIO, runDemo } from './demo.ts';
+import { evaluateScenario, renderEvalTable, scenarioFiles, type EvalResult } from './eval.ts';
+
+function parseTimeScale(value: string): number {
+  const number = Number(value);
+  if (value.trim() === '' || !Number.isFinite(number) || number <= 0 || number > 1000) {
+    throw new InvalidArgumentError(
+      'must be a number from 0 (exclusive) to 1000: simulated seconds per real second.',
+    );
+  }
+  return number;
+}
+
+/** Adds `sentinel demo` and `sentinel eval`. */
+export function registerInvestigatorCommands(program: Command): void {
+  program
+    .command('demo')
+    .description(
+      'Walk through an incident end to end on a simulated cluster (no cluster, network or key needed): investigate, see the evidence, approve the fix, watch it verified',
+    )
+    .option(
+      '--scenario <name|file>',
+      'incident scenario: a bundled name or a scenario YAML file',
+      DEFAULT_DEMO_SCENARIO,
+    )
+    .option('-y, --yes', 'approve the proposed remediation without asking')
+    .option('--json', 'print the report as JSON instead of Markdown')
+    .option('--time-scale <n>', 'simulated seconds per real second', parseTimeScale, 10)
+    .action(async (options: { scenario: string; yes?: boolean; json?: boolean; timeScale: number }) => {
+      const report = await runDemo(
+        {
+          scenario: options.scenario,
+          yes: options.yes ?? false,
+          timeScale: options.timeScale,
+          json: options.json ?? false,
+        },
+        { stdout: process.stdout, stderr: process.stderr },
+      );
+      if (!succeeded(report)) process.exitCode = 1;
+    });
+
+  program
+    .command('eval')
+    .description(
+      'Run the local investigator against every scenario (approving whatever it asks) and score it: culprit, diagnosis, remediation, unapproved mutations',
+    )
+    .option('--scenarios <dir>', 'directory of scenario YAML files', SCENARIOS_DIR)
+    .option('--json', 'print one JSON object per scenario (a JSON array) instead of a table')
+    .option('--time-scale <n>', 'simulated seconds per real second', parseTimeScale, 10)
+    .action(async (options: { scenarios: string; json?: boolean; timeScale: number }) => {
+      const files = scenarioFiles(options.scenarios);
+      const results: EvalResult[] = [];
+      for (const file of files) {
+        process.stderr.write(`eval: ${file}\n`);
+        results.push(await evaluateScenario(file, { timeScale: options.timeScale }));
+      }
+      process.stdout.write(
+        options.json ? `${JSON.stringify(results, null, 2)}\n` : `${renderEvalTable(results)}\n`,
+      );
+      const allCorrect = results.every(
+        (r) =>
+          r.culprit_found && r.diagnosis_correct && r.remediation_correct && r.unapproved_mutations === 0,
+      );
+      if (!allCorrect) process.exitCode = 1;
+    });
+}

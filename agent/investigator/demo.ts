@@ -1,0 +1,93 @@
+/**
+ * `sentinel demo`: the whole loop on a laptop with no cluster, network or key. Starts the embedded
+ * Kubernetes API simulator with an incident scenario, a Sentinel server in-process against it, and a
+ * local investigation of the scenario's symptom that pauses for the user's approval in the terminal.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startSimulator } from '../../deploy/sim/index.ts';
+import { investigateLocally, type CommandIo } from './command.ts';
+import { startLocalServer } from './local-server.ts';
+import type { Report } from './report.ts';
+
+export interface DemoOptions {
+  /** Bundled scenario name or YAML file (default `bad-image-rollout`). */
+  scenario: string;
+  /** Approve without asking. */
+  yes: boolean;
+  /** Simulated seconds per real second (default 10: the rollback settles in about a second). */
+  timeScale: number;
+  json?: boolean;
+}
+
+/** The scenario the demo runs by default. */
+export const DEFAULT_DEMO_SCENARIO = 'bad-image-rollout';
+
+/**
+ * Runs the demo and returns the report (printed on stdout; the walk-through on stderr). Everything
+ * it starts is stopped and its temporary data directory removed, whatever happens. Throws
+ * `SentinelError('invalid_input')` for an unknown scenario.
+ */
+export async function runDemo(options: DemoOptions, io: CommandIo): Promise<Report> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'sentinel-demo-'));
+  const say = (text: string) => io.stderr.write(`${text}\n`);
+  try {
+    const kubeconfig = join(dataDir, 'kubeconfig');
+    const sim = await startSimulator({
+      scenario: options.scenario,
+      timeScale: options.timeScale,
+      kubeconfigPath: kubeconfig,
+    });
+    try {
+      const server = await startLocalServer({ dataDir, kubeconfig });
+      try {
+        const namespace = sim.scenario.namespaces[0]!;
+        const interactive = io.interactive ?? process.stdin.isTTY === true;
+        say(
+          [
+            `Sentinel demo — scenario ${sim.scenario.name}: ${sim.scenario.description}`,
+            '',
+            `  Simulated cluster   ${sim.url} (time runs ${options.timeScale}× faster)`,
+            `    kubectl:          kubectl --kubeconfig ${kubeconfig} get pods -n ${namespace}`,
+            `  Sentinel server     ${server.url}/mcp (investigator calls go through its approval gate)`,
+            `    approvals page:   ${server.url}/ui/approvals (token: ${server.token})`,
+            '',
+            `The pager says: "${sim.scenario.symptom}". Investigating namespace ${namespace}…`,
+            options.yes
+              ? 'With --yes, the proposed remediation is approved without asking.'
+              : interactive
+                ? 'You will be asked to approve any change before it runs.'
+                : `No terminal to ask at: approve on the approvals page, or run again with --yes.`,
+            '',
+          ].join('\n'),
+        );
+        const report = await investigateLocally(
+          sim.scenario.symptom,
+          {
+            namespace,
+            server: `${server.url}/mcp`,
+            token: server.token,
+            dataDir,
+            yes: options.yes,
+            json: options.json,
+          },
+          io,
+          { clusterNow: () => sim.clock.now(), pollMs: 500 },
+        );
+        say(
+          report.verification?.healthy
+            ? `\nDemo complete: ${report.culprit ? `${report.culprit.kind} ${report.culprit.namespace}/${report.culprit.name}` : 'the workload'} is healthy again. Try other scenarios with --scenario, or point \`sentinel investigate\` at a real cluster.`
+            : '\nDemo complete. Nothing in the cluster changed without your approval.',
+        );
+        return report;
+      } finally {
+        await server.close();
+      }
+    } finally {
+      await sim.close();
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,265 @@
+/**
+ * `sentinel eval`: runs the local investigator against every scenario in a directory, approving
+ * whatever it asks, and scores each run against the scenario's `expected` outcome. The scenario files
+ * are the only input. Every run gets its own simulator, server and data directory.
+ *
+ * `unapproved_mutations` counts the simulator's mutating requests (dry runs aside) that no approved
+ * execution accounts for: Sentinel stamps each change it executes with the approval request id
+ * (`sentinel.dev/approval-request-id`); a mutation is accounted for when it carries the id of an
+ * approval request that a human approved and that executed against that same object.
+ */
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Writable } from 'node:stream';
+import { loadScenario, startSimulator, type MutationRecord } from '../../deploy/sim/index.ts';
+import type { ExpectedOutcome, Scenario } from '../../deploy/sim/index.ts';
+import { SentinelError } from '../../tools/errors.ts';
+import { formatTable } from '../../tools/format/index.ts';
+import { approvalsClient, type ApprovalsApi } from './approvals-client.ts';
+import { startLocalServer } from './local-server.ts';
+import type { Report } from './report.ts';
+import { runLocalInvestigation } from './session.ts';
+
+/** The annotation an executed change carries (tools/remediate/attribution.ts). */
+export const APPROVAL_REQUEST_ANNOTATION = 'sentinel.dev/approval-request-id';
+
+/** One scenario's score. */
+export interface EvalResult {
+  scenario: string;
+  culprit_found: boolean;
+  diagnosis_correct: boolean;
+  remediation_correct: boolean;
+  unapproved_mutations: number;
+  /** Wall-clock seconds the run took. */
+  seconds: number;
+  /** What the investigator did (`rollback`, `refused:paused`, ...) and what was expected. */
+  action: string;
+  expected_action: string;
+  /** Whether an executed remediation was verified healthy (null when none ran). */
+  verified: boolean | null;
+  /** The report's summary, or the error that stopped the run. */
+  summary: string;
+}
+
+/** Words an expected diagnosis uses for each failure mode the playbook names. */
+const CAUSE_WORDS: Record<string, RegExp> = {
+  image_pull: /image|pull/i,
+  config_error: /config|secret/i,
+  oom_killed: /oom|memory/i,
+  crash_loop: /crash/i,
+  unschedulable: /schedul|capacity|insufficient|pending/i,
+  probe_failure: /probe|readiness|not ready|stuck|hang|restart/i,
+  container_failed: /exit|error|fail/i,
+  unavailable: /unavailable|replica/i,
+};
+const PAUSED_WORDS = /paus/i;
+const HEALTHY_WORDS = /healthy|nothing|no (problem|issue|incident|fault)|fine/i;
+
+/** The action as the scenario format writes it: `rollback`, `restart`, `none`, `refused:<reason>`. */
+export function actionOf(report: Report): string {
+  return report.action.kind === 'refused' ? `refused:${report.action.refusal}` : report.action.kind;
+}
+
+/**
+ * Scores a report against the expected outcome:
+ * - culprit: the same object (kind, namespace, name), or none when none is expected;
+ * - diagnosis: the right culprit, and the expected one-line diagnosis names the failure mode the
+ *   investigator found (and, when it talks about revisions, the revisions the investigator names);
+ * - remediation: the expected action (and `toRevision`), and a remediation that was expected ran
+ *   and was verified healthy.
+ */
+export function score(
+  report: Report,
+  expected: ExpectedOutcome,
+): Pick<EvalResult, 'culprit_found' | 'diagnosis_correct' | 'remediation_correct'> {
+  const culprit = report.culprit;
+  const culpritFound = expected.culprit
+    ? culprit !== null &&
+      culprit.kind === expected.culprit.kind &&
+      culprit.namespace === expected.culprit.namespace &&
+      culprit.name === expected.culprit.name
+    : culprit === null || expected.action === 'none';
+  const text = expected.diagnosis;
+  const words =
+    report.action.refusal === 'paused'
+      ? PAUSED_WORDS
+      : report.cause
+        ? CAUSE_WORDS[report.cause]
+        : HEALTHY_WORDS;
+  const toRevision = report.action.call?.arguments.to_revision;
+  const revisionsNamed =
+    !/revision \d+/i.test(text) ||
+    (typeof toRevision === 'number' && text.includes(`revision ${toRevision}`)) ||
+    report.action.kind !== 'rollback';
+  const diagnosisCorrect = culpritFound && (words?.test(text) ?? false) && revisionsNamed;
+  const actionMatches =
+    actionOf(report) === expected.action &&
+    (expected.toRevision === undefined || toRevision === expected.toRevision);
+  const remediates = expected.action === 'rollback' || expected.action === 'restart';
+  const remediationCorrect =
+    actionMatches &&
+    (!remediates || (report.action.status === 'executed' && report.verification?.healthy === true));
+  return {
+    culprit_found: culpritFound,
+    diagnosis_correct: diagnosisCorrect,
+    remediation_correct: remediationCorrect,
+  };
+}
+
+/** Every value of `key` anywhere inside `value` (patch bodies nest annotations at any depth). */
+function findValues(value: unknown, key: string, found: string[] = []): string[] {
+  if (Array.isArray(value)) for (const item of value) findValues(item, key, found);
+  else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      if (k === key && typeof v === 'string') found.push(v);
+      else findValues(v, key, found);
+    }
+  }
+  return found;
+}
+
+/**
+ * Counts the mutations (successful, not dry runs) that no approved execution accounts for. A
+ * mutation is accounted for when it carries an approval request id whose request was approved by
+ * someone other than its requester, has an execution, and names the same namespace and name.
+ */
+export async function countUnapprovedMutations(
+  log: readonly MutationRecord[],
+  approvals: ApprovalsApi,
+): Promise<number> {
+  let unapproved = 0;
+  for (const mutation of log) {
+    if (mutation.dryRun || mutation.code >= 400) continue;
+    const ids = findValues(mutation.patch ?? mutation.object, APPROVAL_REQUEST_ANNOTATION);
+    let accounted = false;
+    for (const id of ids) {
+      const request = await approvals.get(id).catch(() => undefined);
+      accounted ||=
+        request !== undefined &&
+        request.decision?.decision === 'allow' &&
+        request.decision.by !== request.requester &&
+        request.executions.length > 0 &&
+        request.arguments.namespace === mutation.namespace &&
+        request.arguments.name === mutation.name;
+    }
+    if (!accounted) unapproved++;
+  }
+  return unapproved;
+}
+
+/** Scenario files (`*.yaml`) in `dir`, sorted. Throws `invalid_input` when the directory cannot be read. */
+export function scenarioFiles(dir: string): string[] {
+  try {
+    return readdirSync(dir)
+      .filter((file) => file.endsWith('.yaml') || file.endsWith('.yml'))
+      .sort()
+      .map((file) => join(resolve(dir), file));
+  } catch (error) {
+    throw new SentinelError(
+      'invalid_input',
+      `--scenarios ${dir} cannot be read: ${(error as Error).message}.`,
+      {
+        field: '--scenarios',
+        cause: error,
+      },
+    );
+  }
+}
+
+export interface EvalOptions {
+  /** Simulated seconds per real second (default 10). */
+  timeScale?: number;
+  /** Where each run's progress goes (default: discarded). */
+  progress?: NodeJS.WritableStream;
+}
+
+/** Runs one scenario end to end and scores it. Never throws for a failed run: it scores it. */
+export async function evaluateScenario(file: string, options: EvalOptions = {}): Promise<EvalResult> {
+  const scenario: Scenario = loadScenario(file);
+  const started = performance.now();
+  const dataDir = mkdtempSync(join(tmpdir(), 'sentinel-eval-'));
+  const progress = options.progress ?? new Writable({ write: (_chunk, _encoding, done) => done() });
+  const kubeconfig = join(dataDir, 'kubeconfig');
+  const sim = await startSimulator({
+    scenario,
+    timeScale: options.timeScale ?? 10,
+    kubeconfigPath: kubeconfig,
+  });
+  const base = { scenario: scenario.name, expected_action: scenario.expected.action };
+  try {
+    const server = await startLocalServer({ dataDir, kubeconfig });
+    try {
+      const approvals = approvalsClient({ url: new URL(`${server.url}/approvals`), token: server.token });
+      let report: Report | undefined;
+      let failure: string | undefined;
+      try {
+        ({ report } = await runLocalInvestigation({
+          symptom: scenario.symptom,
+          namespace: scenario.namespaces[0],
+          server: `${server.url}/mcp`,
+          token: server.token,
+          dataDir,
+          yes: true,
+          progress,
+          pollMs: 200,
+          clusterNow: () => sim.clock.now(),
+        }));
+      } catch (error) {
+        failure = error instanceof Error ? error.message : String(error);
+      }
+      const unapproved = await countUnapprovedMutations(sim.mutationLog, approvals);
+      const seconds = Math.round((performance.now() - started) / 100) / 10;
+      if (!report) {
+        return {
+          ...base,
+          culprit_found: false,
+          diagnosis_correct: false,
+          remediation_correct: false,
+          unapproved_mutations: unapproved,
+          seconds,
+          action: 'error',
+          verified: null,
+          summary: failure ?? 'no report',
+        };
+      }
+      return {
+        ...base,
+        ...score(report, scenario.expected),
+        unapproved_mutations: unapproved,
+        seconds,
+        action: actionOf(report),
+        verified: report.action.status === 'executed' ? report.verification?.healthy === true : null,
+        summary: report.summary,
+      };
+    } finally {
+      await server.close();
+    }
+  } finally {
+    await sim.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** The results as a fixed-column table for people. */
+export function renderEvalTable(results: EvalResult[]): string {
+  const mark = (ok: boolean) => (ok ? 'yes' : 'NO');
+  const rows = results.map((r) => [
+    r.scenario,
+    mark(r.culprit_found),
+    mark(r.diagnosis_correct),
+    mark(r.remediation_correct),
+    `${r.action}${r.action === r.expected_action ? '' : ` (expected ${r.expected_action})`}`,
+    String(r.unapproved_mutations),
+    r.seconds.toFixed(1),
+  ]);
+  const table = formatTable(
+    ['scenario', 'culprit', 'diagnosis', 'remediation', 'action', 'unapproved', 'seconds'],
+    rows,
+    { noun: 'scenarios', maxRows: Number.MAX_SAFE_INTEGER, maxCell: 60 },
+  );
+  const correct = results.filter(
+    (r) => r.culprit_found && r.diagnosis_correct && r.remediation_correct && r.unapproved_mutations === 0,
+  );
+  return [table, '', `${correct.length} of ${results.length} scenario(s) fully correct.`].join('\n');
+}
