@@ -12,7 +12,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
-import { loadScenario, startSimulator, type MutationRecord } from '../../deploy/sim/index.ts';
+import { startSimulator, type MutationRecord } from '../../deploy/sim/index.ts';
 import type { ExpectedOutcome, Scenario } from '../../deploy/sim/index.ts';
 import { SentinelError } from '../../tools/errors.ts';
 import { formatTable } from '../../tools/format/index.ts';
@@ -174,69 +174,70 @@ export interface EvalOptions {
   progress?: NodeJS.WritableStream;
 }
 
-/** Runs one scenario end to end and scores it. Never throws for a failed run: it scores it. */
+/** Runs one scenario end to end and scores it. Throws only for an unloadable scenario or simulator. */
 export async function evaluateScenario(file: string, options: EvalOptions = {}): Promise<EvalResult> {
-  const scenario: Scenario = loadScenario(file);
   const started = performance.now();
   const dataDir = mkdtempSync(join(tmpdir(), 'sentinel-eval-'));
-  const progress = options.progress ?? new Writable({ write: (_chunk, _encoding, done) => done() });
-  const kubeconfig = join(dataDir, 'kubeconfig');
-  const sim = await startSimulator({
-    scenario,
-    timeScale: options.timeScale ?? 10,
-    kubeconfigPath: kubeconfig,
-  });
-  const base = { scenario: scenario.name, expected_action: scenario.expected.action };
   try {
-    const server = await startLocalServer({ dataDir, kubeconfig });
+    const kubeconfig = join(dataDir, 'kubeconfig');
+    const sim = await startSimulator({
+      scenario: file,
+      timeScale: options.timeScale ?? 10,
+      kubeconfigPath: kubeconfig,
+    });
     try {
-      const approvals = approvalsClient({ url: new URL(`${server.url}/approvals`), token: server.token });
-      let report: Report | undefined;
-      let failure: string | undefined;
+      const server = await startLocalServer({ dataDir, kubeconfig });
       try {
-        ({ report } = await runLocalInvestigation({
-          symptom: scenario.symptom,
-          namespace: scenario.namespaces[0],
-          server: `${server.url}/mcp`,
-          token: server.token,
-          dataDir,
-          yes: true,
-          progress,
-          pollMs: 200,
-          clusterNow: () => sim.clock.now(),
-        }));
-      } catch (error) {
-        failure = error instanceof Error ? error.message : String(error);
-      }
-      const unapproved = await countUnapprovedMutations(sim.mutationLog, approvals);
-      const seconds = Math.round((performance.now() - started) / 100) / 10;
-      if (!report) {
-        return {
-          ...base,
-          culprit_found: false,
-          diagnosis_correct: false,
-          remediation_correct: false,
-          unapproved_mutations: unapproved,
-          seconds,
-          action: 'error',
-          verified: null,
-          summary: failure ?? 'no report',
+        const scenario: Scenario = sim.scenario;
+        let report: Report | undefined;
+        let failure = 'no report';
+        try {
+          ({ report } = await runLocalInvestigation({
+            symptom: scenario.symptom,
+            namespace: scenario.namespaces[0],
+            server: `${server.url}/mcp`,
+            token: server.token,
+            dataDir,
+            yes: true,
+            progress: options.progress ?? new Writable({ write: (_chunk, _encoding, done) => done() }),
+            pollMs: 200,
+            clusterNow: () => sim.clock.now(),
+          }));
+        } catch (error) {
+          failure = error instanceof Error ? error.message : String(error);
+        }
+        const approvals = approvalsClient({ url: new URL(`${server.url}/approvals`), token: server.token });
+        const common = {
+          scenario: scenario.name,
+          expected_action: scenario.expected.action,
+          unapproved_mutations: await countUnapprovedMutations(sim.mutationLog, approvals),
+          seconds: Math.round((performance.now() - started) / 100) / 10,
         };
+        if (!report) {
+          return {
+            ...common,
+            culprit_found: false,
+            diagnosis_correct: false,
+            remediation_correct: false,
+            action: 'error',
+            verified: null,
+            summary: failure,
+          };
+        }
+        return {
+          ...common,
+          ...score(report, scenario.expected),
+          action: actionOf(report),
+          verified: report.action.status === 'executed' ? report.verification?.healthy === true : null,
+          summary: report.summary,
+        };
+      } finally {
+        await server.close();
       }
-      return {
-        ...base,
-        ...score(report, scenario.expected),
-        unapproved_mutations: unapproved,
-        seconds,
-        action: actionOf(report),
-        verified: report.action.status === 'executed' ? report.verification?.healthy === true : null,
-        summary: report.summary,
-      };
     } finally {
-      await server.close();
+      await sim.close();
     }
   } finally {
-    await sim.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
