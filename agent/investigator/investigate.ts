@@ -23,6 +23,9 @@ import type { Action, Investigation, Step } from './model.ts';
 import { chooseSuspect, crashedContainers, decide, type Sourced, type SuspectEvidence } from './playbook.ts';
 import { describeCall, planStep, runStep, type PlannedCall } from './steps.ts';
 
+/** Evidence lines shown on stderr before the proposal (the report has them all). */
+const MAX_EVIDENCE_SHOWN = 8;
+
 /** Longest `reason` a remediation call carries (the tools accept 500 characters). */
 const MAX_REASON = 500;
 
@@ -178,6 +181,16 @@ async function advance(inv: Investigation, context: InvestigatorContext): Promis
   context.save(inv);
   const { decision } = inv;
   context.progress(`Diagnosis: ${decision.diagnosis}`);
+  if (decision.evidence.length > 0) {
+    context.progress('Evidence:');
+    for (const item of decision.evidence.slice(0, MAX_EVIDENCE_SHOWN)) context.progress(`  ${item.line}`);
+    if (decision.evidence.length > MAX_EVIDENCE_SHOWN) {
+      context.progress(`  … ${decision.evidence.length - MAX_EVIDENCE_SHOWN} more line(s) in the report`);
+    }
+  }
+  context.progress(
+    decision.remediation ? `Plan: ${decision.explanation}` : `No remediation: ${decision.explanation}`,
+  );
   if (!decision.remediation) return;
 
   // Preview (a dry run the gate allows), then the real call, held for approval.
@@ -253,7 +266,8 @@ async function settleAction(action: Action, remediate: Step, context: Investigat
     action.decided_by = request.decision?.by ?? null;
     action.decision_reason = request.decision?.reason ?? null;
   }
-  action.outcome = firstLine(call.text);
+  const summary = call.structured?.summary;
+  action.outcome = typeof summary === 'string' ? summary : firstLine(call.text);
   action.status =
     remediate.status === 'done'
       ? 'executed'

@@ -9,12 +9,12 @@
  *    Deployment is refused by `kubectl rollout undo` too, and resuming it is a human's call.
  * 3. Unschedulable Pods → refused (`unschedulable`): the cluster lacks room or no node matches;
  *    neither a rollback nor a restart creates capacity.
- * 4. Roll back when the failing Pods all belong to the newest revision, the failures began after it
- *    rolled out (within `RECENT_CHANGE_MS` of it), and an earlier revision was healthy (it has ready
+ * 4. Roll back when the failing Pods all belong to the newest revision, it rolled out recently (within
+ *    `RECENT_CHANGE_MS`) and the failures began after it, and an earlier revision was healthy (it has ready
  *    Pods, or served at least `HEALTHY_SERVICE_MS` before being replaced, with no failing Pods) →
  *    target that revision (the highest such below the newest, as `kubectl rollout undo` would).
- * 5. Restart when Pods of an unchanged template (no rollout within `RECENT_CHANGE_MS` before the
- *    failures) run but fail their readiness probes: their processes are stuck, fresh ones start clean.
+ * 5. Restart when Pods of an unchanged template (no rollout within `RECENT_CHANGE_MS`) run but fail
+ *    their readiness probes: their processes are stuck, fresh ones start clean.
  * 6. Otherwise refused, saying why: OOM kills or crashes with no recent change (`oom-no-recent-change`,
  *    `crash-no-recent-change`), a failing newest revision with no healthy one to return to
  *    (`no-healthy-revision`), or a failure the tools cannot fix (`not-fixable`).
@@ -30,8 +30,8 @@ import type {
   TriageWorkload,
 } from './evidence.ts';
 
-/** Failures that start within this long after a rollout are attributed to it (2 hours). */
-export const RECENT_CHANGE_MS = 2 * 3600_000;
+/** A rollout this recent (6 hours) is a suspect for failures of its Pods that began after it. */
+export const RECENT_CHANGE_MS = 6 * 3600_000;
 /** An earlier revision that served this long without failing Pods counts as healthy (10 minutes). */
 export const HEALTHY_SERVICE_MS = 10 * 60_000;
 /** Evidence lines kept per source kind. */
@@ -290,12 +290,13 @@ export function decide(input: PlaybookInput): Decision {
   const onlyNewest =
     newest !== undefined && failing.length > 0 && [...failingRevisions].every((r) => r === newest.revision);
   const rolledOut = ms(newest?.created);
+  // A recent change: the newest revision rolled out within RECENT_CHANGE_MS, and no failure is
+  // older than it (its Pods cannot have failed before they existed; older failures point elsewhere).
   const recentChange =
     onlyNewest &&
     Number.isFinite(rolledOut) &&
-    Number.isFinite(failureStart) &&
-    failureStart >= rolledOut &&
-    failureStart - rolledOut <= RECENT_CHANGE_MS;
+    now - rolledOut <= RECENT_CHANGE_MS &&
+    (!Number.isFinite(failureStart) || failureStart >= rolledOut);
 
   // 4. Roll back.
   if (newest && recentChange) {

@@ -27,8 +27,7 @@ export function renderRequest(request: ApprovalRequest): string {
 
 function describe(item: unknown): string {
   if (typeof item === 'string') return item;
-  const summary =
-    (item as { summary?: unknown; message?: unknown } | null)?.summary ??
-    (item as { message?: unknown } | null)?.message;
+  const fields = (item ?? {}) as { text?: unknown; summary?: unknown; message?: unknown };
+  const summary = fields.text ?? fields.summary ?? fields.message;
   return typeof summary === 'string' ? summary : JSON.stringify(item);
 }

@@ -35,6 +35,9 @@ export interface StepContext {
   now?: () => Date;
 }
 
+/** Longest argument value shown in a call's one-line description, in characters. */
+const MAX_ARGUMENT_TEXT = 60;
+
 /** Longest result text kept in the transcript, in characters. */
 export const MAX_TRANSCRIPT_TEXT = 8000;
 
@@ -98,7 +101,10 @@ function record(call: CallRecord, outcome: CallOutcome): CallStatus {
 /** One line naming a call, e.g. `rollback_deployment namespace=shop name=checkout to_revision=2`. */
 export function describeCall(call: PlannedCall): string {
   const args = Object.entries(call.arguments)
-    .map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`)
+    .map(([key, value]) => {
+      const text = typeof value === 'string' ? value : JSON.stringify(value);
+      return `${key}=${text.length > MAX_ARGUMENT_TEXT ? `${text.slice(0, MAX_ARGUMENT_TEXT - 1)}…` : text}`;
+    })
     .join(' ');
   return args ? `${call.tool} ${args}` : call.tool;
 }

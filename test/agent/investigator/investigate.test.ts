@@ -1,0 +1,257 @@
+/**
+ * The local investigator end to end: the real tools, the real gate and approvals API in an
+ * in-process server, against the Kubernetes API simulator. Scenarios are written here (besides the
+ * bundled bad-image-rollout) so each playbook rule meets real tool output; `sentinel eval` (eval.test.ts)
+ * scores every bundled scenario.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ApprovalPrompter } from '../../../agent/harness/prompter.ts';
+import {
+  runLocalInvestigation,
+  type LocalInvestigationOptions,
+} from '../../../agent/investigator/session.ts';
+import { renderMarkdown } from '../../../agent/investigator/report.ts';
+import { capture, startIncident, type Incident } from '../../helpers/incident.ts';
+
+const IMAGE = 'registry.example.com/shop/checkout';
+
+/** A shop/checkout scenario: revision 1 three days ago, then `changes`, with `fates`. */
+function checkoutScenario(name: string, changes: unknown[], fates: unknown[]): Record<string, unknown> {
+  return {
+    name,
+    description: `test scenario ${name}`,
+    symptom: 'checkout is failing',
+    namespaces: ['shop'],
+    deployments: [
+      {
+        at: '-3d',
+        manifest: {
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
+          metadata: { name: 'checkout', namespace: 'shop', labels: { app: 'checkout' } },
+          spec: {
+            replicas: 2,
+            selector: { matchLabels: { app: 'checkout' } },
+            strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 1 } },
+            template: {
+              metadata: { labels: { app: 'checkout' } },
+              spec: {
+                containers: [
+                  {
+                    name: 'checkout',
+                    image: `${IMAGE}:2.4.0`,
+                    resources: { limits: { memory: '512Mi' } },
+                    readinessProbe: { httpGet: { path: '/healthz', port: 8080 }, periodSeconds: 5 },
+                  },
+                ],
+              },
+            },
+          },
+        },
+        changes,
+      },
+    ],
+    fates,
+    expected: { diagnosis: 'written by the test', action: 'none' },
+  };
+}
+
+const newImage = (at: string) => ({
+  at,
+  changeCause: 'deploy checkout 2.4.1',
+  patch: { spec: { template: { spec: { containers: [{ name: 'checkout', image: `${IMAGE}:2.4.1` }] } } } },
+});
+const crashLoop = {
+  match: { image: `${IMAGE}:2.4.1` },
+  fate: { kind: 'crashLoop', runSeconds: 2, logs: ['{"level":"fatal","msg":"invalid configuration"}'] },
+};
+
+/** Answers y/N questions from a script; records what was asked. */
+function scriptedPrompter(answers: (string | undefined)[]): ApprovalPrompter & { asked: string[] } {
+  const asked: string[] = [];
+  return {
+    asked,
+    async ask(question) {
+      asked.push(question);
+      return answers.shift();
+    },
+    async confirm(question) {
+      asked.push(question);
+      const answer = answers.shift();
+      return answer === undefined ? undefined : /^y/i.test(answer);
+    },
+    close() {},
+  };
+}
+
+describe('local investigator against the simulator', () => {
+  let incident: Incident | undefined;
+  afterEach(async () => {
+    await incident?.close();
+    incident = undefined;
+  });
+
+  const investigate = async (extra: Partial<LocalInvestigationOptions> = {}) => {
+    const progress = capture();
+    const running = incident!;
+    const result = await runLocalInvestigation({
+      symptom: running.sim.scenario.symptom,
+      namespace: 'shop',
+      server: `${running.server.url}/mcp`,
+      token: running.server.token,
+      dataDir: running.dataDir,
+      progress,
+      pollMs: 50,
+      verifyWaitSeconds: 5,
+      clusterNow: () => running.sim.clock.now(),
+      ...extra,
+    });
+    return { ...result, progress: progress.text() };
+  };
+
+  it('rolls back a bad rollout after approval, executes it once, and verifies it healthy', async () => {
+    incident = await startIncident('bad-image-rollout');
+    const { investigation, report, progress } = await investigate({ yes: true });
+
+    expect(report.culprit).toEqual({ kind: 'Deployment', namespace: 'shop', name: 'checkout' });
+    expect(report.action).toMatchObject({
+      kind: 'rollback',
+      call: {
+        tool: 'rollback_deployment',
+        arguments: { namespace: 'shop', name: 'checkout', to_revision: 2 },
+      },
+      status: 'executed',
+      decided_by: 'local',
+    });
+    expect(report.verification).toMatchObject({ healthy: true, state: 'complete' });
+    expect(report.evidence).toContainEqual({
+      source: expect.stringMatching(
+        /^get_pod_logs namespace=shop pod=checkout-\S+ container=checkout previous=true/,
+      ),
+      line: '{"level":"fatal","msg":"invalid configuration: payments.idempotencyKeyHeader is required (new in 2.4.1)"}',
+    });
+
+    // The gate held the investigator's call; the human (local) approved it; one execution.
+    const request = await incident.approvals.get(report.action.approval_request_id!);
+    expect(request).toMatchObject({
+      requester: 'investigator',
+      status: 'executed',
+      tool: 'rollback_deployment',
+    });
+    expect(request.decision).toMatchObject({ decision: 'allow', by: 'local' });
+    expect(request.executions).toHaveLength(1);
+    const changes = incident.mutations();
+    expect(changes).toHaveLength(1);
+    expect(changes[0]).toMatchObject({
+      verb: 'patch',
+      resource: 'deployments.apps',
+      namespace: 'shop',
+      name: 'checkout',
+    });
+    expect(JSON.stringify(changes[0]!.patch)).toContain(request.id);
+
+    // The transcript: triage, evidence, logs, preview, the held-then-approved call, verification.
+    expect(investigation.steps.map((s) => s.name)).toEqual([
+      'triage',
+      'evidence:checkout',
+      'logs:checkout',
+      'preview',
+      'remediate',
+      'verify:1',
+    ]);
+    expect(investigation.pending_approval_ids).toEqual([]);
+    expect(progress).toContain('Evidence:');
+    expect(progress).toContain(`held for approval: request ${request.id}`);
+    expect(renderMarkdown(report)).toContain('## Verification\n\nHealthy: rollout complete');
+  });
+
+  it('asks at the terminal, and a "no" changes nothing and is reported as declined', async () => {
+    incident = await startIncident('bad-image-rollout');
+    const prompter = scriptedPrompter(['n', 'try a config fix first']);
+    const { report, progress } = await investigate({ prompter });
+
+    expect(prompter.asked).toEqual(['Approve this call?', 'Reason for declining (Enter for none): ']);
+    expect(progress).toContain('Roll back Deployment shop/checkout from revision 3');
+    expect(report.action).toMatchObject({
+      kind: 'rollback',
+      status: 'declined',
+      decided_by: 'local',
+      decision_reason: 'try a config fix first',
+    });
+    expect(report.verification).toBeNull();
+    expect(report.summary).toContain(
+      'The human declined it (local: try a config fix first). Nothing was changed.',
+    );
+    expect(incident.mutations()).toEqual([]);
+    const request = await incident.approvals.get(report.action.approval_request_id!);
+    expect(request.status).toBe('denied');
+  });
+
+  it('refuses to act on a paused Deployment and says why, without requesting anything', async () => {
+    incident = await startIncident(
+      checkoutScenario(
+        'paused',
+        [newImage('-14m'), { at: '-10m', patch: { spec: { paused: true } } }],
+        [crashLoop],
+      ),
+    );
+    const { report, investigation } = await investigate({ yes: true });
+
+    expect(report.culprit).toEqual({ kind: 'Deployment', namespace: 'shop', name: 'checkout' });
+    expect(report.action).toMatchObject({ kind: 'refused', refusal: 'paused', call: null, status: null });
+    expect(report.action.explanation).toMatch(/paused/);
+    expect(report.evidence).toContainEqual({
+      source: 'get_deployment namespace=shop name=checkout',
+      line: 'Deployment shop/checkout is paused (spec.paused: true)',
+    });
+    expect(investigation.steps.every((s) => s.calls.every((c) => c.read_only))).toBe(true);
+    expect(incident.mutations()).toEqual([]);
+  });
+
+  it('refuses OOM kills when nothing changed recently', async () => {
+    incident = await startIncident(
+      checkoutScenario(
+        'oom-steady',
+        [],
+        [{ match: { labels: { app: 'checkout' } }, fate: { kind: 'oomKilled', runSeconds: 30 } }],
+      ),
+    );
+    const { report } = await investigate({ yes: true });
+    expect(report.cause).toBe('oom_killed');
+    expect(report.action).toMatchObject({ kind: 'refused', refusal: 'oom-no-recent-change', call: null });
+    expect(incident.mutations()).toEqual([]);
+  });
+
+  it('restarts Pods of an unchanged template that stopped being ready, then verifies them healthy', async () => {
+    incident = await startIncident(
+      checkoutScenario(
+        'stuck',
+        [],
+        [
+          {
+            match: { labels: { app: 'checkout' }, createdBefore: '-1h' },
+            fate: { kind: 'readinessFailure', since: '-20m' },
+          },
+        ],
+      ),
+    );
+    const { report } = await investigate({ yes: true });
+    expect(report.cause).toBe('probe_failure');
+    expect(report.action).toMatchObject({
+      kind: 'restart',
+      call: { tool: 'restart_service', arguments: { namespace: 'shop', name: 'checkout' } },
+      status: 'executed',
+    });
+    expect(report.verification).toMatchObject({ healthy: true });
+    expect(incident.mutations()).toHaveLength(1);
+  });
+
+  it('proposes nothing for a healthy namespace', async () => {
+    incident = await startIncident(checkoutScenario('healthy', [], []));
+    const { report, investigation } = await investigate({ yes: true });
+    expect(report).toMatchObject({ culprit: null, cause: null, status: 'done' });
+    expect(report.action).toMatchObject({ kind: 'none', call: null });
+    expect(report.summary).toBe('Nothing in namespace shop is unhealthy. No remediation proposed.');
+    expect(investigation.steps.map((s) => s.name)).toEqual(['triage']);
+  });
+});
