@@ -15,8 +15,13 @@ import { capture, startIncident, type Incident } from '../../helpers/incident.ts
 
 const IMAGE = 'registry.example.com/shop/checkout';
 
-/** A shop/checkout scenario: revision 1 three days ago, then `changes`, with `fates`. */
-function checkoutScenario(name: string, changes: unknown[], fates: unknown[]): Record<string, unknown> {
+/** A shop/checkout scenario: revision 1 at `createdAt` (default three days ago), then `changes`, with `fates`. */
+function checkoutScenario(
+  name: string,
+  changes: unknown[],
+  fates: unknown[],
+  createdAt = '-3d',
+): Record<string, unknown> {
   return {
     name,
     description: `test scenario ${name}`,
@@ -24,7 +29,7 @@ function checkoutScenario(name: string, changes: unknown[], fates: unknown[]): R
     namespaces: ['shop'],
     deployments: [
       {
-        at: '-3d',
+        at: createdAt,
         manifest: {
           apiVersion: 'apps/v1',
           kind: 'Deployment',
@@ -214,6 +219,7 @@ describe('local investigator against the simulator', () => {
         'oom-steady',
         [],
         [{ match: { labels: { app: 'checkout' } }, fate: { kind: 'oomKilled', runSeconds: 30 } }],
+        '-7h', // long enough ago not to be a recent change; short, so the replay is quick
       ),
     );
     const { report } = await investigate({ yes: true });

@@ -1,0 +1,171 @@
+/**
+ * Local investigations across processes: a real `sentinel investigate` child process killed while it
+ * waits for approval, and another one resuming it; the investigator's identity.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { approvalsClient } from '../../../agent/investigator/approvals-client.ts';
+import { investigatorTokenFile } from '../../../agent/investigator/identity.ts';
+import type { Report } from '../../../agent/investigator/report.ts';
+import { openInvestigationStore } from '../../../agent/investigator/store.ts';
+import { runLocalInvestigation } from '../../../agent/investigator/session.ts';
+import { capture, startIncident, type Incident } from '../../helpers/incident.ts';
+
+const SENTINEL = fileURLToPath(new URL('../../../bin/sentinel.js', import.meta.url));
+
+/** Starts `sentinel <args>` with no terminal (stdin ignored) and no Sentinel variables from the test's environment. */
+function sentinel(args: string[]): ChildProcess & { output: () => { stdout: string; stderr: string } } {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('SENTINEL_')));
+  const child = spawn(process.execPath, [SENTINEL, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return Object.assign(child, { output: () => ({ stdout, stderr }) });
+}
+
+function exited(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode);
+    else child.once('exit', (code) => resolve(code));
+  });
+}
+
+async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('local investigations across processes', () => {
+  let incident: Incident | undefined;
+  let child: ChildProcess | undefined;
+  afterEach(async () => {
+    if (child && child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await exited(child);
+    }
+    child = undefined;
+    await incident?.close();
+    incident = undefined;
+  });
+
+  it('resumes after the process is killed while waiting for approval, and executes the call once', async () => {
+    incident = await startIncident('bad-image-rollout');
+    const { dataDir } = incident;
+    const mcp = `${incident.server.url}/mcp`;
+    child = sentinel([
+      'investigate',
+      'checkout returns 502',
+      '-n',
+      'shop',
+      '--server',
+      mcp,
+      '--data-dir',
+      dataDir,
+    ]);
+
+    const store = openInvestigationStore(dataDir);
+    const waiting = await until('an investigation waiting for approval', () => {
+      const [id] = store.list();
+      const investigation = id ? store.load(id) : undefined;
+      return investigation?.status === 'awaiting_approval' ? investigation : undefined;
+    });
+    const [requestId] = waiting.pending_approval_ids;
+    await until('the wait loop', () =>
+      child!.output().stderr.includes('Waiting for a decision') ? true : undefined,
+    );
+    expect(child.output().stderr).toContain(`Resume with: sentinel investigate --resume ${waiting.id}`);
+    child.kill('SIGKILL');
+    await exited(child);
+    expect(incident.mutations()).toEqual([]);
+
+    // Approved elsewhere (the approvals page, another terminal) while no investigator runs.
+    await incident.approvals.approve(requestId!);
+
+    child = sentinel([
+      'investigate',
+      '--resume',
+      waiting.id,
+      '--server',
+      mcp,
+      '--data-dir',
+      dataDir,
+      '--json',
+    ]);
+    const code = await exited(child);
+    const { stdout, stderr } = child.output();
+    expect(code, stderr).toBe(0);
+    const report = JSON.parse(stdout) as Report;
+    expect(report).toMatchObject({ id: waiting.id, status: 'done', pending_approval_ids: [] });
+    expect(report.action).toMatchObject({
+      status: 'executed',
+      approval_request_id: requestId,
+      decided_by: 'local',
+    });
+    expect(report.verification).toMatchObject({ healthy: true });
+    expect(stderr).toContain(`Investigation ${waiting.id} (resumed)`);
+
+    const request = await incident.approvals.get(requestId!);
+    expect(request.executions).toHaveLength(1);
+    expect(incident.mutations()).toHaveLength(1);
+    // The resumed run did not repeat the steps the first one finished.
+    expect(store.load(waiting.id).steps.map((s) => s.name)).toEqual([
+      'triage',
+      'evidence:checkout',
+      'logs:checkout',
+      'preview',
+      'remediate',
+      'verify:1',
+    ]);
+  });
+
+  it('calls as `investigator`, an identity that can never approve its own request', async () => {
+    incident = await startIncident('bad-image-rollout');
+    const progress = capture();
+    const run = runLocalInvestigation({
+      symptom: 'checkout returns 502',
+      namespace: 'shop',
+      server: `${incident.server.url}/mcp`,
+      dataDir: incident.dataDir,
+      progress,
+      pollMs: 50,
+    });
+    const store = openInvestigationStore(incident.dataDir);
+    const waiting = await until('a held call', () => {
+      const [id] = store.list();
+      const investigation = id ? store.load(id) : undefined;
+      return investigation?.pending_approval_ids.length ? investigation : undefined;
+    });
+    const token = readFileSync(investigatorTokenFile(incident.dataDir), 'utf8').trim();
+    const asInvestigator = approvalsClient({ url: new URL(`${incident.server.url}/approvals`), token });
+    const requestId = waiting.pending_approval_ids[0]!;
+    expect((await asInvestigator.get(requestId)).requester).toBe('investigator');
+    await expect(asInvestigator.approve(requestId)).rejects.toMatchObject({ code: 'forbidden' });
+
+    await incident.approvals.deny(requestId, 'not during the sale');
+    const { report } = await run;
+    expect(report.action).toMatchObject({ status: 'declined', decision_reason: 'not during the sale' });
+    expect(incident.mutations()).toEqual([]);
+  });
+
+  it('refuses --yes without a token to approve with', async () => {
+    incident = await startIncident('bad-image-rollout');
+    await expect(
+      runLocalInvestigation({
+        symptom: 'x',
+        namespace: 'shop',
+        server: `${incident.server.url}/mcp`,
+        dataDir: incident.dataDir,
+        yes: true,
+        progress: capture(),
+      }),
+    ).rejects.toMatchObject({ code: 'invalid_input', field: 'token' });
+  });
+});
