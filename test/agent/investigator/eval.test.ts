@@ -64,7 +64,9 @@ describe('sentinel eval', () => {
   });
 });
 
-function report(overrides: Partial<Report> & { action?: Partial<Report['action']> } = {}): Report {
+function report(
+  overrides: Omit<Partial<Report>, 'action'> & { action?: Partial<Report['action']> } = {},
+): Report {
   const { action, ...rest } = overrides;
   return {
     id: 'inv_0000000000000000',

@@ -45,7 +45,7 @@ async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 20
 
 describe('local investigations across processes', () => {
   let incident: Incident | undefined;
-  let child: ChildProcess | undefined;
+  let child: ReturnType<typeof sentinel> | undefined;
   afterEach(async () => {
     if (child && child.exitCode === null && child.signalCode === null) {
       child.kill('SIGKILL');
