@@ -33,7 +33,7 @@ function exited(child: ChildProcess): Promise<number | null> {
   });
 }
 
-async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 20_000): Promise<T> {
+async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = probe();
@@ -124,7 +124,7 @@ describe('local investigations across processes', () => {
       'remediate',
       'verify:1',
     ]);
-  });
+  }, 120_000); // two CLI processes start (each loads the whole CLI): slow on a loaded machine
 
   it('calls as `investigator`, an identity that can never approve its own request', async () => {
     incident = await startIncident('bad-image-rollout');
