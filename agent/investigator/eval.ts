@@ -33,7 +33,7 @@ export interface EvalResult {
   unapproved_mutations: number;
   /** Wall-clock seconds the run took. */
   seconds: number;
-  /** What the investigator did (`rollback`, `refused:paused`, ...) and what was expected. */
+  /** What the investigator did (`rollback`, `refused:deployment-paused`, ...) and what was expected. */
   action: string;
   expected_action: string;
   /** Whether an executed remediation was verified healthy (null when none ran). */
@@ -64,8 +64,8 @@ export function actionOf(report: Report): string {
 /**
  * Scores a report against the expected outcome:
  * - culprit: the same object (kind, namespace, name), or none when none is expected;
- * - diagnosis: the right culprit, and the expected one-line diagnosis names the failure mode the
- *   investigator found (and, when it talks about revisions, the revisions the investigator names);
+ * - diagnosis: the right culprit, the expected one-line diagnosis names the failure mode the
+ *   investigator found, and every revision it names the investigator's diagnosis names too;
  * - remediation: the expected action (and `toRevision`), and a remediation that was expected ran
  *   and was verified healthy.
  */
@@ -82,16 +82,17 @@ export function score(
     : culprit === null || expected.action === 'none';
   const text = expected.diagnosis;
   const words =
-    report.action.refusal === 'paused'
+    report.action.refusal === 'deployment-paused'
       ? PAUSED_WORDS
       : report.cause
         ? CAUSE_WORDS[report.cause]
         : HEALTHY_WORDS;
   const toRevision = report.action.call?.arguments.to_revision;
-  const revisionsNamed =
-    !/revision \d+/i.test(text) ||
-    (typeof toRevision === 'number' && text.includes(`revision ${toRevision}`)) ||
-    report.action.kind !== 'rollback';
+  // Every revision the expected diagnosis names, the investigator's diagnosis names too.
+  const named = (diagnosis: string) =>
+    new Set([...diagnosis.matchAll(/revision (\d+)/gi)].map((match) => match[1]));
+  const ours = named(report.diagnosis);
+  const revisionsNamed = [...named(text)].every((revision) => ours.has(revision));
   const diagnosisCorrect = culpritFound && (words?.test(text) ?? false) && revisionsNamed;
   const actionMatches =
     actionOf(report) === expected.action &&

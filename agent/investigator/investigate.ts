@@ -137,7 +137,7 @@ async function advance(inv: Investigation, context: InvestigatorContext): Promis
   }
 
   // Evidence about the suspect.
-  const name = chooseSuspect(triage?.value, inv.deployment ?? undefined);
+  const name = chooseSuspect(triage?.value, inv.deployment ?? undefined, inv.symptom);
   let suspect: SuspectEvidence | undefined;
   if (name) {
     const evidence = await step(inv, context, `evidence:${name}`, () => [

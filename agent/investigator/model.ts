@@ -96,7 +96,7 @@ export type RemediationCall = z.infer<typeof RemediationCallSchema>;
  * - `rollback` / `restart`: `remediation` holds the call to propose;
  * - `none`: nothing needs (or can usefully get) a remediation; `explanation` says why;
  * - `refused`: something is wrong but the tools must not or cannot fix it (`refusal` names why:
- *   e.g. `paused`, `unschedulable`, `oom-no-recent-change`).
+ *   e.g. `deployment-paused`, `unschedulable`, `oom-no-recent-change`).
  */
 export const DecisionSchema = z.object({
   action: z.enum(['rollback', 'restart', 'none', 'refused']),

@@ -5,7 +5,7 @@
  *
  * Rules, for the suspect Deployment (the one named by the user, else the worst one triage ranks):
  * 1. Nothing failing → no remediation.
- * 2. A paused Deployment → refused (`paused`): its rollout is held on purpose; a rollback of a paused
+ * 2. A paused Deployment → refused (`deployment-paused`): its rollout is held on purpose; a rollback of a paused
  *    Deployment is refused by `kubectl rollout undo` too, and resuming it is a human's call.
  * 3. Unschedulable Pods → refused (`unschedulable`): the cluster lacks room or no node matches;
  *    neither a rollback nor a restart creates capacity.
@@ -265,7 +265,7 @@ export function decide(input: PlaybookInput): Decision {
       'refused',
       `${what}, and its rollout is paused.`,
       `The Deployment is paused: someone stopped its rollout on purpose. Sentinel does not roll back a paused Deployment (kubectl rollout undo refuses too) and will not resume it on its own; resuming or rolling back is a human's decision — resume_rollout, then investigate again.`,
-      { refusal: 'paused' },
+      { refusal: 'deployment-paused' },
     );
   }
   // 3. Unschedulable.
@@ -365,10 +365,23 @@ export function decide(input: PlaybookInput): Decision {
   );
 }
 
-/** The suspect Deployment: the one the user named, else the worst Deployment triage ranks. */
-export function chooseSuspect(triage: Triage | undefined, named: string | undefined): string | undefined {
+/**
+ * The suspect Deployment: the one the user named; else the worst-ranked unhealthy Deployment whose
+ * name the symptom mentions (the on-call report says which service hurts; other broken workloads
+ * in the namespace may be unrelated); else the worst Deployment triage ranks.
+ */
+export function chooseSuspect(
+  triage: Triage | undefined,
+  named: string | undefined,
+  symptom = '',
+): string | undefined {
   if (named) return named;
-  return triage?.workloads.find((w) => w.kind === 'Deployment')?.name;
+  const deployments = triage?.workloads.filter((w) => w.kind === 'Deployment') ?? [];
+  const words = new Set(symptom.toLowerCase().split(/[^a-z0-9-]+/));
+  const mentioned = deployments.find(
+    (w) => words.has(w.name) || w.name.split('-').every((part) => words.has(part)),
+  );
+  return (mentioned ?? deployments[0])?.name;
 }
 
 /** Crashed containers worth reading the previous logs of: at most `limit`, one per Pod. */

@@ -76,7 +76,8 @@ function report(
     summary: '',
     culprit: { kind: 'Deployment', namespace: 'shop', name: 'checkout' },
     cause: 'crash_loop',
-    diagnosis: '',
+    diagnosis:
+      'Deployment shop/checkout (revision 3 (checkout:2.4.1)) crash-loops since its rollout 14 minutes ago; revision 2 (checkout:2.4.0) was healthy.',
     evidence: [],
     verification: { healthy: true, state: 'complete', message: 'ok', attempts: 1 },
     pending_approval_ids: [],
@@ -134,16 +135,24 @@ describe('score', () => {
         report({ action: { call: { tool: 'rollback_deployment', arguments: { to_revision: 1 } } } }),
         EXPECTED,
       ),
-    ).toMatchObject({ diagnosis_correct: false, remediation_correct: false });
+    ).toMatchObject({ diagnosis_correct: true, remediation_correct: false });
+    expect(
+      score(report({ diagnosis: 'Revision 4 crash-loops; revision 2 was healthy.' }), EXPECTED),
+    ).toMatchObject({
+      diagnosis_correct: false,
+      remediation_correct: true,
+    });
   });
 
   it('matches refusals by reason and a healthy namespace by its absent culprit', () => {
     const paused = {
       culprit: EXPECTED.culprit,
       diagnosis: 'The rollout is paused mid-way.',
-      action: 'refused:paused',
+      action: 'refused:deployment-paused',
     };
-    const refused = report({ action: { kind: 'refused', refusal: 'paused', call: null, status: null } });
+    const refused = report({
+      action: { kind: 'refused', refusal: 'deployment-paused', call: null, status: null },
+    });
     expect(score(refused, paused)).toEqual({
       culprit_found: true,
       diagnosis_correct: true,

@@ -203,7 +203,12 @@ describe('local investigator against the simulator', () => {
     const { report, investigation } = await investigate({ yes: true });
 
     expect(report.culprit).toEqual({ kind: 'Deployment', namespace: 'shop', name: 'checkout' });
-    expect(report.action).toMatchObject({ kind: 'refused', refusal: 'paused', call: null, status: null });
+    expect(report.action).toMatchObject({
+      kind: 'refused',
+      refusal: 'deployment-paused',
+      call: null,
+      status: null,
+    });
     expect(report.action.explanation).toMatch(/paused/);
     expect(report.evidence).toContainEqual({
       source: 'get_deployment namespace=shop name=checkout',

@@ -284,7 +284,7 @@ describe('decide', () => {
       }),
     );
     expect(decision.action).toBe('refused');
-    expect(decision.refusal).toBe('paused');
+    expect(decision.refusal).toBe('deployment-paused');
     expect(decision.evidence).toContainEqual({
       source: 'get_deployment namespace=shop name=checkout',
       line: 'Deployment shop/checkout is paused (spec.paused: true)',
@@ -398,6 +398,16 @@ describe('helpers', () => {
     expect(chooseSuspect(TRIAGE, undefined)).toBe('checkout');
     expect(chooseSuspect(TRIAGE, 'payments')).toBe('payments');
     expect(chooseSuspect({ namespace: 'shop', workloads: [] }, undefined)).toBeUndefined();
+    const neighbours: Triage = {
+      namespace: 'shop',
+      workloads: [
+        { ...TRIAGE.workloads[0]!, name: 'report-builder' },
+        { ...TRIAGE.workloads[0]!, name: 'checkout' },
+      ],
+    };
+    expect(chooseSuspect(neighbours, undefined, 'Checkout returns 502 since 02:10')).toBe('checkout');
+    expect(chooseSuspect(neighbours, undefined, 'the report builder is stuck')).toBe('report-builder');
+    expect(chooseSuspect(neighbours, undefined, 'everything is slow')).toBe('report-builder');
   });
 
   it('reads previous logs of at most two crashed containers', () => {
