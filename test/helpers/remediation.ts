@@ -4,9 +4,11 @@
  * can prove a dry run sent nothing).
  */
 import nock from 'nock';
-import type { ToolContext } from '../../tools/define-tool.ts';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
+import type { ToolContext, ToolOutput } from '../../tools/define-tool.ts';
 import type { Deployment, ReplicaSet } from '../../tools/kube/types.ts';
-import { mockApi, type TestCluster } from './kube.ts';
+import type { RemediationOutput } from '../../tools/remediate/plan.ts';
+import { connectTestCluster, isolateNetwork, mockApi, type TestCluster } from './kube.ts';
 
 export const APPS = '/apis/apps/v1/namespaces';
 
@@ -62,3 +64,33 @@ export function edit<T>(fixture: T, change: (copy: T) => void): T {
   change(copy);
   return copy;
 }
+
+/**
+ * Registers the hooks of a nock-backed remediation test file: network isolated, a cluster connected
+ * to the fake API server, and per test a fresh record of requests no interceptor matched. Returns
+ * live references (read them inside tests).
+ */
+export function useMockedCluster(): { cluster: TestCluster; unexpected: string[] } {
+  const state = { unexpected: [] as string[] } as { cluster: TestCluster; unexpected: string[] };
+  let recorder: ReturnType<typeof recordUnexpectedRequests> | undefined;
+  beforeAll(() => {
+    isolateNetwork();
+    state.cluster = connectTestCluster();
+  });
+  beforeEach(() => {
+    recorder = recordUnexpectedRequests();
+    state.unexpected = recorder.requests;
+  });
+  afterEach(() => {
+    recorder?.stop();
+    nock.cleanAll();
+  });
+  afterAll(() => {
+    state.cluster?.remove();
+    nock.enableNetConnect();
+  });
+  return state;
+}
+
+/** The structured output of a remediation tool. */
+export const structured = (output: ToolOutput): RemediationOutput => output.structured as RemediationOutput;

@@ -1,21 +1,17 @@
-import nock from 'nock';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { pauseRollout } from '../../../tools/remediate/pause-rollout.ts';
-import type { RemediationOutput } from '../../../tools/remediate/plan.ts';
 import type { Deployment, ReplicaSet } from '../../../tools/kube/types.ts';
 import { deployment, replicaSet } from '../../helpers/fixtures.ts';
-import { connectTestCluster, isolateNetwork, type TestCluster } from '../../helpers/kube.ts';
 import {
   APPS,
   dryRunContext,
   edit,
   executeContext,
   mockObserve,
-  recordUnexpectedRequests,
+  structured,
+  useMockedCluster,
 } from '../../helpers/remediation.ts';
 import { callTool } from '../../helpers/tools.ts';
-
-const structured = (output: { structured?: unknown }) => output.structured as RemediationOutput;
 
 function checkout(extra: { paused?: boolean; updated?: number } = {}) {
   const dep = deployment({
@@ -30,23 +26,7 @@ function checkout(extra: { paused?: boolean; updated?: number } = {}) {
   return { dep, sets };
 }
 
-let cluster: TestCluster;
-let unexpected: ReturnType<typeof recordUnexpectedRequests>;
-beforeAll(() => {
-  isolateNetwork();
-  cluster = connectTestCluster();
-});
-beforeEach(() => {
-  unexpected = recordUnexpectedRequests();
-});
-afterEach(() => {
-  unexpected.stop();
-  nock.cleanAll();
-});
-afterAll(() => {
-  cluster.remove();
-  nock.enableNetConnect();
-});
+const api = useMockedCluster();
 
 describe('pause_rollout', () => {
   it('is a reversible write tool with dry runs', () => {
@@ -62,10 +42,10 @@ describe('pause_rollout', () => {
       await callTool(
         pauseRollout,
         { namespace: 'shop', name: 'checkout', dry_run: true },
-        dryRunContext(cluster),
+        dryRunContext(api.cluster),
       ),
     );
-    expect(unexpected.requests).toEqual([]);
+    expect(api.unexpected).toEqual([]);
     expect(result).toMatchObject({
       status: 'preview',
       summary:
@@ -98,7 +78,7 @@ describe('pause_rollout', () => {
       await callTool(
         pauseRollout,
         { namespace: 'shop', name: 'checkout', reason: 'hold the canary' },
-        executeContext(cluster, 'ar-3'),
+        executeContext(api.cluster, 'ar-3'),
       ),
     );
     scope.done();
@@ -112,9 +92,9 @@ describe('pause_rollout', () => {
     const output = await callTool(
       pauseRollout,
       { namespace: 'shop', name: 'checkout' },
-      executeContext(cluster, 'ar-4'),
+      executeContext(api.cluster, 'ar-4'),
     );
-    expect(unexpected.requests).toEqual([]);
+    expect(api.unexpected).toEqual([]);
     expect(structured(output)).toMatchObject({
       status: 'no_op',
       summary: 'Deployment shop/checkout is already paused',

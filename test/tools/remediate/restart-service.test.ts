@@ -1,16 +1,8 @@
-import nock from 'nock';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { planRestart, restartService, rfc3339 } from '../../../tools/remediate/restart-service.ts';
-import type { RemediationOutput } from '../../../tools/remediate/plan.ts';
 import type { Deployment, ReplicaSet } from '../../../tools/kube/types.ts';
 import { deployment, replicaSet } from '../../helpers/fixtures.ts';
-import {
-  connectTestCluster,
-  isolateNetwork,
-  mockApi,
-  statusBody,
-  type TestCluster,
-} from '../../helpers/kube.ts';
+import { mockApi, statusBody } from '../../helpers/kube.ts';
 import {
   APPS,
   dryRunContext,
@@ -18,11 +10,10 @@ import {
   executeContext,
   listOf,
   mockObserve,
-  recordUnexpectedRequests,
+  structured,
+  useMockedCluster,
 } from '../../helpers/remediation.ts';
 import { callTool, callToolError } from '../../helpers/tools.ts';
-
-const structured = (output: { structured?: unknown }) => output.structured as RemediationOutput;
 
 function checkout(extra: { paused?: boolean; name?: string } = {}) {
   const dep = deployment({
@@ -48,23 +39,9 @@ const service = (selector?: Record<string, string>) => ({
   spec: { ...(selector && { selector }), ports: [{ port: 80 }] },
 });
 
-let cluster: TestCluster;
-let unexpected: ReturnType<typeof recordUnexpectedRequests>;
-beforeAll(() => {
-  isolateNetwork();
-  cluster = connectTestCluster();
-});
-beforeEach(() => {
-  unexpected = recordUnexpectedRequests();
-});
+const api = useMockedCluster();
 afterEach(() => {
-  unexpected.stop();
-  nock.cleanAll();
   vi.useRealTimers();
-});
-afterAll(() => {
-  cluster.remove();
-  nock.enableNetConnect();
 });
 
 describe('restart_service', () => {
@@ -84,9 +61,9 @@ describe('restart_service', () => {
     const output = await callTool(
       restartService,
       { namespace: 'shop', name: 'checkout', dry_run: true },
-      dryRunContext(cluster),
+      dryRunContext(api.cluster),
     );
-    expect(unexpected.requests).toEqual([]);
+    expect(api.unexpected).toEqual([]);
     const result = structured(output);
     expect(result).toMatchObject({
       status: 'preview',
@@ -129,7 +106,7 @@ describe('restart_service', () => {
     const output = await callTool(
       restartService,
       { namespace: 'shop', name: 'checkout' },
-      executeContext(cluster, 'ar-7'),
+      executeContext(api.cluster, 'ar-7'),
     );
     scope.done();
     expect(body).toEqual({
@@ -162,9 +139,9 @@ describe('restart_service', () => {
     const error = await callToolError(
       restartService,
       { namespace: 'shop', name: 'checkout' },
-      executeContext(cluster),
+      executeContext(api.cluster),
     );
-    expect(unexpected.requests).toEqual([]);
+    expect(api.unexpected).toEqual([]);
     expect(error.code).toBe('conflict');
     expect(error.message).toContain('already restarted within the past second');
   });
@@ -175,9 +152,9 @@ describe('restart_service', () => {
     const error = await callToolError(
       restartService,
       { namespace: 'shop', name: 'checkout' },
-      executeContext(cluster),
+      executeContext(api.cluster),
     );
-    expect(unexpected.requests).toEqual([]);
+    expect(api.unexpected).toEqual([]);
     expect(error.code).toBe('refused');
     expect(error.message).toContain("can't restart paused deployment");
     expect(error.message).toContain('resume_rollout');
@@ -203,7 +180,7 @@ describe('restart_service', () => {
       await callTool(
         restartService,
         { namespace: 'shop', name: 'checkout', dry_run: true },
-        dryRunContext(cluster),
+        dryRunContext(api.cluster),
       ),
     );
     scope.done();
@@ -230,9 +207,9 @@ describe('restart_service', () => {
     const error = await callToolError(
       restartService,
       { namespace: 'shop', name: 'checkout' },
-      executeContext(cluster),
+      executeContext(api.cluster),
     );
-    expect(unexpected.requests).toEqual([]);
+    expect(api.unexpected).toEqual([]);
     expect(error.code).toBe('invalid_input');
     expect(error.field).toBe('name');
     expect(error.message).toBe(
@@ -248,8 +225,13 @@ describe('restart_service', () => {
         .reply(404, statusBody(404, 'NotFound', 'x'));
     notFound().get('/api/v1/namespaces/shop/services/checkout').reply(200, service());
     expect(
-      (await callToolError(restartService, { namespace: 'shop', name: 'checkout' }, dryRunContext(cluster)))
-        .message,
+      (
+        await callToolError(
+          restartService,
+          { namespace: 'shop', name: 'checkout' },
+          dryRunContext(api.cluster),
+        )
+      ).message,
     ).toContain('has no selector');
     notFound()
       .get('/api/v1/namespaces/shop/services/checkout')
@@ -260,7 +242,7 @@ describe('restart_service', () => {
     const none = await callToolError(
       restartService,
       { namespace: 'shop', name: 'checkout' },
-      dryRunContext(cluster),
+      dryRunContext(api.cluster),
     );
     expect(none.code).toBe('not_found');
     expect(none.message).toContain('selects the Pods of no Deployment');
@@ -270,7 +252,7 @@ describe('restart_service', () => {
     const neither = await callToolError(
       restartService,
       { namespace: 'shop', name: 'checkout' },
-      dryRunContext(cluster),
+      dryRunContext(api.cluster),
     );
     expect(neither.code).toBe('not_found');
     expect(neither.message).toBe(

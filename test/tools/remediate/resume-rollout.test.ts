@@ -1,21 +1,17 @@
-import nock from 'nock';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { resumeRollout } from '../../../tools/remediate/resume-rollout.ts';
-import type { RemediationOutput } from '../../../tools/remediate/plan.ts';
 import type { Deployment, ReplicaSet } from '../../../tools/kube/types.ts';
 import { deployment, replicaSet } from '../../helpers/fixtures.ts';
-import { connectTestCluster, isolateNetwork, type TestCluster } from '../../helpers/kube.ts';
 import {
   APPS,
   dryRunContext,
   edit,
   executeContext,
   mockObserve,
-  recordUnexpectedRequests,
+  structured,
+  useMockedCluster,
 } from '../../helpers/remediation.ts';
 import { callTool } from '../../helpers/tools.ts';
-
-const structured = (output: { structured?: unknown }) => output.structured as RemediationOutput;
 
 /** A paused Deployment at revision 7 whose template was changed (to `image`) while paused. */
 function paused(image = 'shop/checkout:2.4.1') {
@@ -31,23 +27,7 @@ function paused(image = 'shop/checkout:2.4.1') {
   return { dep, sets };
 }
 
-let cluster: TestCluster;
-let unexpected: ReturnType<typeof recordUnexpectedRequests>;
-beforeAll(() => {
-  isolateNetwork();
-  cluster = connectTestCluster();
-});
-beforeEach(() => {
-  unexpected = recordUnexpectedRequests();
-});
-afterEach(() => {
-  unexpected.stop();
-  nock.cleanAll();
-});
-afterAll(() => {
-  cluster.remove();
-  nock.enableNetConnect();
-});
+const api = useMockedCluster();
 
 describe('resume_rollout', () => {
   it('is a reversible write tool with dry runs', () => {
@@ -62,10 +42,10 @@ describe('resume_rollout', () => {
       await callTool(
         resumeRollout,
         { namespace: 'shop', name: 'checkout', dry_run: true },
-        dryRunContext(cluster),
+        dryRunContext(api.cluster),
       ),
     );
-    expect(unexpected.requests).toEqual([]);
+    expect(api.unexpected).toEqual([]);
     expect(result).toMatchObject({
       status: 'preview',
       summary:
@@ -92,7 +72,7 @@ describe('resume_rollout', () => {
     const output = await callTool(
       resumeRollout,
       { namespace: 'shop', name: 'checkout' },
-      executeContext(cluster),
+      executeContext(api.cluster),
     );
     scope.done();
     const result = structured(output);
@@ -110,9 +90,9 @@ describe('resume_rollout', () => {
     const output = await callTool(
       resumeRollout,
       { namespace: 'shop', name: 'checkout' },
-      executeContext(cluster, 'ar-5'),
+      executeContext(api.cluster, 'ar-5'),
     );
-    expect(unexpected.requests).toEqual([]);
+    expect(api.unexpected).toEqual([]);
     expect(structured(output)).toMatchObject({
       status: 'no_op',
       summary: 'Deployment shop/checkout is not paused',

@@ -1,23 +1,16 @@
-import nock from 'nock';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { rollbackDeployment } from '../../../tools/remediate/rollback-deployment.ts';
-import type { RemediationOutput } from '../../../tools/remediate/plan.ts';
 import type { Deployment, ReplicaSet } from '../../../tools/kube/types.ts';
 import { deployment, podTemplate, replicaSet } from '../../helpers/fixtures.ts';
-import {
-  connectTestCluster,
-  isolateNetwork,
-  mockApi,
-  statusBody,
-  type TestCluster,
-} from '../../helpers/kube.ts';
+import { mockApi, statusBody } from '../../helpers/kube.ts';
 import {
   APPS,
   dryRunContext,
   edit,
   executeContext,
   mockObserve,
-  recordUnexpectedRequests,
+  structured,
+  useMockedCluster,
 } from '../../helpers/remediation.ts';
 import { callTool, callToolError } from '../../helpers/tools.ts';
 
@@ -65,25 +58,7 @@ function patched(dep: Deployment, template: unknown): Deployment {
   });
 }
 
-const structured = (output: { structured?: unknown }) => output.structured as RemediationOutput;
-
-let cluster: TestCluster;
-let unexpected: ReturnType<typeof recordUnexpectedRequests>;
-beforeAll(() => {
-  isolateNetwork();
-  cluster = connectTestCluster();
-});
-beforeEach(() => {
-  unexpected = recordUnexpectedRequests();
-});
-afterEach(() => {
-  unexpected.stop();
-  nock.cleanAll();
-});
-afterAll(() => {
-  cluster.remove();
-  nock.enableNetConnect();
-});
+const api = useMockedCluster();
 
 describe('rollback_deployment', () => {
   it('is destructive, not idempotent, supports dry runs, and rejects bad input before any call', () => {
@@ -105,10 +80,10 @@ describe('rollback_deployment', () => {
     const output = await callTool(
       rollbackDeployment,
       { namespace: 'shop', name: 'checkout', dry_run: true },
-      dryRunContext(cluster),
+      dryRunContext(api.cluster),
     );
     scope.done();
-    expect(unexpected.requests).toEqual([]);
+    expect(api.unexpected).toEqual([]);
     const result = structured(output);
     expect(result).toMatchObject({
       tool: 'rollback_deployment',
@@ -155,14 +130,14 @@ describe('rollback_deployment', () => {
       await callTool(
         rollbackDeployment,
         { namespace: 'shop', name: 'checkout', dry_run: true },
-        dryRunContext(cluster),
+        dryRunContext(api.cluster),
       ),
     );
     const again = structured(
       await callTool(
         rollbackDeployment,
         { ...first.resolved_arguments, dry_run: true },
-        dryRunContext(cluster),
+        dryRunContext(api.cluster),
       ),
     );
     expect(again.effect).toEqual(first.effect);
@@ -200,7 +175,7 @@ describe('rollback_deployment', () => {
     const output = await callTool(
       rollbackDeployment,
       { namespace: 'shop', name: 'checkout', reason: 'checkout 502s since 02:10' },
-      executeContext(cluster, 'ar-42'),
+      executeContext(api.cluster, 'ar-42'),
     );
     scope.done();
     const changeCause =
@@ -274,7 +249,7 @@ describe('rollback_deployment', () => {
     const error = await callToolError(
       rollbackDeployment,
       { namespace: 'shop', name: 'checkout' },
-      executeContext(cluster),
+      executeContext(api.cluster),
     );
     scope.done();
     expect(error.code).toBe('conflict');
@@ -293,10 +268,10 @@ describe('rollback_deployment', () => {
     const error = await callToolError(
       rollbackDeployment,
       { namespace: 'shop', name: 'checkout' },
-      executeContext(cluster),
+      executeContext(api.cluster),
     );
     scope.done();
-    expect(unexpected.requests).toEqual([]);
+    expect(api.unexpected).toEqual([]);
     expect(error.code).toBe('refused');
     expect(error.message).toContain('is paused');
     expect(error.message).toContain('resume_rollout {"namespace":"shop","name":"checkout"}');
@@ -309,9 +284,9 @@ describe('rollback_deployment', () => {
     const error = await callToolError(
       rollbackDeployment,
       { namespace: 'shop', name: 'checkout', to_revision: 3 },
-      executeContext(cluster),
+      executeContext(api.cluster),
     );
-    expect(unexpected.requests).toEqual([]);
+    expect(api.unexpected).toEqual([]);
     expect(error.code).toBe('not_found');
     expect(error.field).toBe('to_revision');
     expect(error.message).toContain(
@@ -326,9 +301,9 @@ describe('rollback_deployment', () => {
     const output = await callTool(
       rollbackDeployment,
       { namespace: 'shop', name: 'checkout', to_revision: 7 },
-      executeContext(cluster, 'ar-1'),
+      executeContext(api.cluster, 'ar-1'),
     );
-    expect(unexpected.requests).toEqual([]);
+    expect(api.unexpected).toEqual([]);
     const result = structured(output);
     expect(result.status).toBe('no_op');
     expect(result.summary).toBe(
@@ -345,9 +320,9 @@ describe('rollback_deployment', () => {
     const error = await callToolError(
       rollbackDeployment,
       { namespace: 'shop', name: 'checkout' },
-      executeContext(cluster),
+      executeContext(api.cluster),
     );
-    expect(unexpected.requests).toEqual([]);
+    expect(api.unexpected).toEqual([]);
     expect(error.code).toBe('not_found');
     expect(error.message).toBe(
       'Deployment shop/checkout has no earlier revision to roll back to (revisions: 1); nothing was sent.',
@@ -361,7 +336,7 @@ describe('rollback_deployment', () => {
       await callTool(
         rollbackDeployment,
         { namespace: 'shop', name: 'checkout', dry_run: true },
-        dryRunContext(cluster),
+        dryRunContext(api.cluster),
       ),
     );
     expect(result.resolved_arguments).toEqual({ namespace: 'shop', name: 'checkout', to_revision: 9 });
@@ -391,7 +366,7 @@ describe('rollback_deployment', () => {
       await callTool(
         rollbackDeployment,
         { namespace: 'shop', name: 'checkout', dry_run: true },
-        dryRunContext(cluster),
+        dryRunContext(api.cluster),
       ),
     );
     expect(result.summary).toBe(
@@ -404,7 +379,7 @@ describe('rollback_deployment', () => {
     const error = await callToolError(
       rollbackDeployment,
       { namespace: 'shop', name: 'checkout', to_revision: 6, dry_run: true },
-      dryRunContext(cluster),
+      dryRunContext(api.cluster),
     );
     expect(error.message).toContain('its revisions are 5, 7, 8');
   });
@@ -432,7 +407,7 @@ describe('rollback_deployment', () => {
     const output = await callTool(
       rollbackDeployment,
       { namespace: 'shop', name: 'checkout', dry_run: true },
-      dryRunContext(cluster),
+      dryRunContext(api.cluster),
     );
     const texts = structured(output).changes.map((c) => c.text);
     expect(texts).toEqual([
@@ -460,7 +435,7 @@ describe('rollback_deployment', () => {
       await callTool(
         rollbackDeployment,
         { namespace: 'shop', name: 'checkout', dry_run: true },
-        dryRunContext(cluster),
+        dryRunContext(api.cluster),
       ),
     );
     expect(result.warnings.map((w) => w.kind)).toEqual(['owner_reference', 'argo_cd']);
@@ -474,7 +449,7 @@ describe('rollback_deployment', () => {
     const error = await callToolError(
       rollbackDeployment,
       { namespace: 'shop', name: 'checkout' },
-      dryRunContext(cluster),
+      dryRunContext(api.cluster),
     );
     expect(error.code).toBe('not_found');
     expect(error.message).toContain("Deployment 'checkout' in namespace 'shop' not found");

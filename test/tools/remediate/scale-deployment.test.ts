@@ -1,29 +1,21 @@
-import nock from 'nock';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { maxReplicasFrom, scaleDeployment } from '../../../tools/remediate/scale-deployment.ts';
-import type { RemediationOutput } from '../../../tools/remediate/plan.ts';
 import type { Deployment } from '../../../tools/kube/types.ts';
 import { deployment } from '../../helpers/fixtures.ts';
-import {
-  connectTestCluster,
-  isolateNetwork,
-  mockApi,
-  statusBody,
-  type TestCluster,
-} from '../../helpers/kube.ts';
+import { mockApi, statusBody } from '../../helpers/kube.ts';
 import {
   APPS,
   dryRunContext,
   edit,
   executeContext,
   listOf,
-  recordUnexpectedRequests,
+  structured,
+  useMockedCluster,
 } from '../../helpers/remediation.ts';
 import { callTool, callToolError } from '../../helpers/tools.ts';
 
 const PATH = `${APPS}/shop/deployments/checkout`;
 const HPAS = '/apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers';
-const structured = (output: { structured?: unknown }) => output.structured as RemediationOutput;
 
 const checkout = () => deployment({ name: 'checkout', replicas: 3, generation: 4 }) as Deployment;
 const hpa = (target: string, min: number, max: number) => ({
@@ -46,23 +38,7 @@ function mockRead(dep: Deployment, autoscalers: unknown[] = []) {
     .reply(200, listOf('HorizontalPodAutoscalerList', autoscalers, 'autoscaling/v2'));
 }
 
-let cluster: TestCluster;
-let unexpected: ReturnType<typeof recordUnexpectedRequests>;
-beforeAll(() => {
-  isolateNetwork();
-  cluster = connectTestCluster();
-});
-beforeEach(() => {
-  unexpected = recordUnexpectedRequests();
-});
-afterEach(() => {
-  unexpected.stop();
-  nock.cleanAll();
-});
-afterAll(() => {
-  cluster.remove();
-  nock.enableNetConnect();
-});
+const api = useMockedCluster();
 
 describe('scale_deployment', () => {
   it('is destructive and accepts 0 to the configured maximum (default 50)', () => {
@@ -91,10 +67,10 @@ describe('scale_deployment', () => {
     const output = await callTool(
       scaleDeployment,
       { namespace: 'shop', name: 'checkout', replicas: 0, dry_run: true },
-      dryRunContext(cluster),
+      dryRunContext(api.cluster),
     );
     scope.done();
-    expect(unexpected.requests).toEqual([]);
+    expect(api.unexpected).toEqual([]);
     const result = structured(output);
     expect(result).toMatchObject({
       status: 'preview',
@@ -120,7 +96,7 @@ describe('scale_deployment', () => {
       await callTool(
         scaleDeployment,
         { namespace: 'shop', name: 'checkout', replicas: 20, dry_run: true },
-        dryRunContext(cluster),
+        dryRunContext(api.cluster),
       ),
     );
     expect(result.warnings).toEqual([
@@ -159,7 +135,7 @@ describe('scale_deployment', () => {
     const output = await callTool(
       scaleDeployment,
       { namespace: 'shop', name: 'checkout', replicas: 5, reason: 'Black Friday traffic' },
-      executeContext(cluster, 'ar-9'),
+      executeContext(api.cluster, 'ar-9'),
     );
     scope.done();
     // No change-cause: scaling makes no revision, and the current one keeps its own.
@@ -190,10 +166,10 @@ describe('scale_deployment', () => {
     await callTool(
       scaleDeployment,
       { namespace: 'shop', name: 'checkout', replicas: 2 },
-      executeContext(cluster),
+      executeContext(api.cluster),
     );
     scope.done();
-    expect(unexpected.requests).toEqual([]);
+    expect(api.unexpected).toEqual([]);
   });
 
   it('puts the annotations back when the scale is refused', async () => {
@@ -217,7 +193,7 @@ describe('scale_deployment', () => {
     const error = await callToolError(
       scaleDeployment,
       { namespace: 'shop', name: 'checkout', replicas: 1, reason: 'test' },
-      executeContext(cluster, 'ar-1'),
+      executeContext(api.cluster, 'ar-1'),
     );
     scope.done();
     expect(error.code).toBe('forbidden');
@@ -235,9 +211,9 @@ describe('scale_deployment', () => {
     const output = await callTool(
       scaleDeployment,
       { namespace: 'shop', name: 'checkout', replicas: 3 },
-      executeContext(cluster, 'ar-2'),
+      executeContext(api.cluster, 'ar-2'),
     );
-    expect(unexpected.requests).toEqual([]);
+    expect(api.unexpected).toEqual([]);
     expect(structured(output)).toMatchObject({
       status: 'no_op',
       summary: 'Deployment shop/checkout already has 3 replicas',
@@ -258,7 +234,7 @@ describe('scale_deployment', () => {
       await callTool(
         scaleDeployment,
         { namespace: 'shop', name: 'checkout', replicas: 4, dry_run: true },
-        dryRunContext(cluster),
+        dryRunContext(api.cluster),
       ),
     );
     expect(result.warnings.map((w) => w.kind)).toEqual(['flux', 'helm']);
