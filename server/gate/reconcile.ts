@@ -10,10 +10,11 @@
 import type { Logger } from 'pino';
 import { SentinelError } from '../../tools/errors.ts';
 import type { KubeReader } from '../../tools/kube/types.ts';
+import { APPROVAL_REQUEST_ANNOTATION } from '../../tools/remediate/attribution.ts';
 import type { ApprovalStore, StoredExecution } from './store/types.ts';
 
-/** The annotation remediation tools stamp on the Deployment they change. */
-export const APPROVAL_ANNOTATION = 'sentinel.dev/approval-request-id';
+/** The annotation remediation tools stamp on the Deployment they change (defined with them). */
+export const APPROVAL_ANNOTATION = APPROVAL_REQUEST_ANNOTATION;
 
 export interface ReconcileReport {
   /** Executions found to have reached the cluster. */
