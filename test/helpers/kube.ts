@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import nock from 'nock';
+import { afterAll, afterEach, beforeAll, beforeEach, expect, vi } from 'vitest';
 import { stringify } from 'yaml';
 import {
   connectKube,
@@ -97,5 +98,49 @@ export function statusBody(code: number, reason: string, message: string, detail
     reason,
     code,
     details,
+  };
+}
+
+/**
+ * Registers the hooks of a nock-backed test file and returns its test cluster: real network off
+ * (loopback allowed), a kubeconfig for TEST_SERVER, `Date` frozen at `now` when given, and after each
+ * test every nock scope asserted done (then cleared).
+ */
+export function useMockedCluster(options: { now?: number } = {}): TestCluster {
+  let cluster: TestCluster | undefined;
+  beforeAll(() => {
+    isolateNetwork();
+    cluster = connectTestCluster();
+  });
+  if (options.now !== undefined) {
+    const now = options.now;
+    beforeEach(() => {
+      vi.useFakeTimers({ toFake: ['Date'] });
+      vi.setSystemTime(now);
+    });
+  }
+  afterEach(() => {
+    vi.useRealTimers();
+    const pending = nock.pendingMocks();
+    nock.cleanAll();
+    expect(pending, 'nock interceptors never called').toEqual([]);
+  });
+  afterAll(() => cluster?.remove());
+  const current = (): TestCluster => {
+    if (!cluster) throw new Error('useMockedCluster: the cluster exists only inside tests');
+    return cluster;
+  };
+  return {
+    get reader() {
+      return current().reader;
+    },
+    get writer() {
+      return current().writer;
+    },
+    get cluster() {
+      return current().cluster;
+    },
+    context: () => current().context(),
+    remove: () => current().remove(),
   };
 }

@@ -1,34 +1,11 @@
-import nock from 'nock';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { getDeployment, type GetDeploymentOutput } from '../../../tools/investigate/get-deployment.ts';
 import { NOW, deployment } from '../../helpers/fixtures.ts';
-import {
-  TEST_CONTEXT,
-  connectTestCluster,
-  isolateNetwork,
-  mockApi,
-  statusBody,
-  type TestCluster,
-} from '../../helpers/kube.ts';
+import { TEST_CONTEXT, mockApi, statusBody, useMockedCluster } from '../../helpers/kube.ts';
 import { callTool, callToolError } from '../../helpers/tools.ts';
 
 const path = '/apis/apps/v1/namespaces/shop/deployments/checkout';
-let kube: TestCluster;
-beforeAll(() => {
-  isolateNetwork();
-  kube = connectTestCluster();
-});
-beforeEach(() => {
-  vi.useFakeTimers({ toFake: ['Date'] });
-  vi.setSystemTime(NOW);
-});
-afterEach(() => {
-  vi.useRealTimers();
-  const pending = nock.pendingMocks();
-  nock.cleanAll();
-  expect(pending).toEqual([]);
-});
-afterAll(() => kube.remove());
+const kube = useMockedCluster({ now: NOW });
 
 function checkout() {
   const d = deployment({

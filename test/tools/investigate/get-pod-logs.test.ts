@@ -1,22 +1,11 @@
-import nock from 'nock';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { getPodLogs, type GetPodLogsOutput } from '../../../tools/investigate/get-pod-logs.ts';
 import { pod } from '../../helpers/fixtures.ts';
-import { connectTestCluster, isolateNetwork, mockApi, type TestCluster } from '../../helpers/kube.ts';
+import { mockApi, useMockedCluster } from '../../helpers/kube.ts';
 import { callTool, callToolError } from '../../helpers/tools.ts';
 
 const podPath = '/api/v1/namespaces/shop/pods/web-1';
-let kube: TestCluster;
-beforeAll(() => {
-  isolateNetwork();
-  kube = connectTestCluster();
-});
-afterEach(() => {
-  const pending = nock.pendingMocks();
-  nock.cleanAll();
-  expect(pending).toEqual([]);
-});
-afterAll(() => kube.remove());
+const kube = useMockedCluster();
 
 const single = pod({
   name: 'web-1',

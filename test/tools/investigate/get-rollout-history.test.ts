@@ -1,35 +1,13 @@
-import nock from 'nock';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   getRolloutHistory,
   type GetRolloutHistoryOutput,
 } from '../../../tools/investigate/get-rollout-history.ts';
 import { NOW, deployment, replicaSet } from '../../helpers/fixtures.ts';
-import {
-  TEST_CONTEXT,
-  connectTestCluster,
-  isolateNetwork,
-  mockApi,
-  type TestCluster,
-} from '../../helpers/kube.ts';
+import { TEST_CONTEXT, mockApi, useMockedCluster } from '../../helpers/kube.ts';
 import { callTool } from '../../helpers/tools.ts';
 
-let kube: TestCluster;
-beforeAll(() => {
-  isolateNetwork();
-  kube = connectTestCluster();
-});
-beforeEach(() => {
-  vi.useFakeTimers({ toFake: ['Date'] });
-  vi.setSystemTime(NOW);
-});
-afterEach(() => {
-  vi.useRealTimers();
-  const pending = nock.pendingMocks();
-  nock.cleanAll();
-  expect(pending).toEqual([]);
-});
-afterAll(() => kube.remove());
+const kube = useMockedCluster({ now: NOW });
 
 const checkout = deployment({ name: 'checkout', image: 'shop/checkout:2.4.1', revision: 10 });
 const rs = (

@@ -1,31 +1,14 @@
-import nock from 'nock';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   getRolloutStatus,
   type GetRolloutStatusOutput,
 } from '../../../tools/investigate/get-rollout-status.ts';
 import { deployment } from '../../helpers/fixtures.ts';
-import {
-  TEST_CONTEXT,
-  connectTestCluster,
-  isolateNetwork,
-  mockApi,
-  type TestCluster,
-} from '../../helpers/kube.ts';
+import { TEST_CONTEXT, mockApi, useMockedCluster } from '../../helpers/kube.ts';
 import { callTool } from '../../helpers/tools.ts';
 
 const path = '/apis/apps/v1/namespaces/shop/deployments/web';
-let kube: TestCluster;
-beforeAll(() => {
-  isolateNetwork();
-  kube = connectTestCluster();
-});
-afterEach(() => {
-  const pending = nock.pendingMocks();
-  nock.cleanAll();
-  expect(pending).toEqual([]);
-});
-afterAll(() => kube.remove());
+const kube = useMockedCluster();
 
 const status = async (args: Record<string, unknown>, signal?: AbortSignal) => {
   const ctx = { ...kube.context(), ...(signal && { signal }) };

@@ -1,34 +1,11 @@
-import nock from 'nock';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { listDeployments } from '../../../tools/investigate/list-deployments.ts';
 import { NOW, deployment } from '../../helpers/fixtures.ts';
-import {
-  TEST_CONTEXT,
-  TEST_SERVER,
-  connectTestCluster,
-  isolateNetwork,
-  mockApi,
-  type TestCluster,
-} from '../../helpers/kube.ts';
+import { TEST_CONTEXT, TEST_SERVER, mockApi, useMockedCluster } from '../../helpers/kube.ts';
 import { callTool } from '../../helpers/tools.ts';
 
 const path = '/apis/apps/v1/namespaces/shop/deployments';
-let kube: TestCluster;
-beforeAll(() => {
-  isolateNetwork();
-  kube = connectTestCluster();
-});
-beforeEach(() => {
-  vi.useFakeTimers({ toFake: ['Date'] });
-  vi.setSystemTime(NOW);
-});
-afterEach(() => {
-  vi.useRealTimers();
-  const pending = nock.pendingMocks();
-  nock.cleanAll();
-  expect(pending).toEqual([]);
-});
-afterAll(() => kube.remove());
+const kube = useMockedCluster({ now: NOW });
 
 describe('list_deployments', () => {
   it('shows kubectl-style columns plus revision, conditions and paused, sorted by name', async () => {

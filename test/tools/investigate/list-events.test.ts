@@ -1,26 +1,10 @@
-import nock from 'nock';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { listEvents, type ListEventsOutput } from '../../../tools/investigate/list-events.ts';
 import { NOW, ago } from '../../helpers/fixtures.ts';
-import { connectTestCluster, isolateNetwork, mockApi, type TestCluster } from '../../helpers/kube.ts';
+import { mockApi, useMockedCluster } from '../../helpers/kube.ts';
 import { callTool } from '../../helpers/tools.ts';
 
-let kube: TestCluster;
-beforeAll(() => {
-  isolateNetwork();
-  kube = connectTestCluster();
-});
-beforeEach(() => {
-  vi.useFakeTimers({ toFake: ['Date'] });
-  vi.setSystemTime(NOW);
-});
-afterEach(() => {
-  vi.useRealTimers();
-  const pending = nock.pendingMocks();
-  nock.cleanAll();
-  expect(pending).toEqual([]);
-});
-afterAll(() => kube.remove());
+const kube = useMockedCluster({ now: NOW });
 
 const coreEvent = (
   uid: string,

@@ -1,26 +1,10 @@
-import nock from 'nock';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { listPods, type ListPodsOutput } from '../../../tools/investigate/list-pods.ts';
 import { NOW, deployment, pod, replicaSet } from '../../helpers/fixtures.ts';
-import { connectTestCluster, isolateNetwork, mockApi, type TestCluster } from '../../helpers/kube.ts';
+import { mockApi, useMockedCluster } from '../../helpers/kube.ts';
 import { callTool, callToolError } from '../../helpers/tools.ts';
 
-let kube: TestCluster;
-beforeAll(() => {
-  isolateNetwork();
-  kube = connectTestCluster();
-});
-beforeEach(() => {
-  vi.useFakeTimers({ toFake: ['Date'] });
-  vi.setSystemTime(NOW);
-});
-afterEach(() => {
-  vi.useRealTimers();
-  const pending = nock.pendingMocks();
-  nock.cleanAll();
-  expect(pending).toEqual([]);
-});
-afterAll(() => kube.remove());
+const kube = useMockedCluster({ now: NOW });
 
 const web = deployment({ name: 'web', image: 'shop/web:3', revision: 11 });
 const rsNew = replicaSet({ deployment: web, revision: 11, hash: 'new', image: 'shop/web:3', replicas: 2 });

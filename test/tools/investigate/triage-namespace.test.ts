@@ -1,27 +1,12 @@
 import nock from 'nock';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { triageNamespace, type TriageOutput } from '../../../tools/investigate/triage-namespace.ts';
 import type { KubeReader } from '../../../tools/kube/index.ts';
 import { NOW, ago, deployment, pod, replicaSet } from '../../helpers/fixtures.ts';
-import { TEST_SERVER, connectTestCluster, isolateNetwork, type TestCluster } from '../../helpers/kube.ts';
+import { TEST_SERVER, useMockedCluster } from '../../helpers/kube.ts';
 import { callTool } from '../../helpers/tools.ts';
 
-let kube: TestCluster;
-beforeAll(() => {
-  isolateNetwork();
-  kube = connectTestCluster();
-});
-beforeEach(() => {
-  vi.useFakeTimers({ toFake: ['Date'] });
-  vi.setSystemTime(NOW);
-});
-afterEach(() => {
-  vi.useRealTimers();
-  const pending = nock.pendingMocks();
-  nock.cleanAll();
-  expect(pending).toEqual([]);
-});
-afterAll(() => kube.remove());
+const kube = useMockedCluster({ now: NOW });
 
 type Item = Record<string, unknown>;
 

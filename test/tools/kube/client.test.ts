@@ -1,19 +1,17 @@
 import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import nock from 'nock';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SentinelError } from '../../../tools/errors.ts';
 import { connectKube } from '../../../tools/kube/index.ts';
 import {
   TEST_CONTEXT,
   TEST_SERVER,
   TEST_TOKEN,
-  connectTestCluster,
-  isolateNetwork,
   mockApi,
   statusBody,
   writeKubeconfig,
-  type TestCluster,
+  useMockedCluster,
 } from '../../helpers/kube.ts';
 
 const deployment = (name: string) => ({
@@ -33,20 +31,7 @@ async function caught(promise: Promise<unknown>): Promise<SentinelError> {
   return error as SentinelError;
 }
 
-let kube: TestCluster;
-beforeAll(() => {
-  isolateNetwork();
-  kube = connectTestCluster();
-});
-afterEach(() => {
-  const pending = nock.pendingMocks();
-  nock.cleanAll();
-  expect(pending).toEqual([]);
-});
-afterAll(() => {
-  kube.remove();
-  nock.enableNetConnect();
-});
+const kube = useMockedCluster();
 
 describe('reads', () => {
   it('GET /version with the kubeconfig bearer token, and names the cluster', async () => {
