@@ -73,6 +73,12 @@ export const GetDeploymentOutputSchema = z.object({
 });
 export type GetDeploymentOutput = z.infer<typeof GetDeploymentOutputSchema>;
 
+/**
+ * Mirrors `kubectl describe deployment`: one `GET` of the Deployment, described without managedFields
+ * or last-applied-configuration, everything passed through the redactor (count in `redactions`);
+ * annotations in an untrusted block. Output: `GetDeploymentOutput`. Errors: `not_found` naming the
+ * Deployment, and the Kubernetes layer's others.
+ */
 export const getDeployment = defineTool({
   name: 'get_deployment',
   title: 'Describe a Deployment',

@@ -31,6 +31,14 @@ export const GetPodLogsOutputSchema = z.object({
 });
 export type GetPodLogsOutput = z.infer<typeof GetPodLogsOutputSchema>;
 
+/**
+ * Mirrors `kubectl logs <pod> [-c container] [--previous] --tail=N [--since=Ns]`: reads the Pod to
+ * choose and check the container, then `pods/log`; the text is stripped of control characters,
+ * redacted, capped at `max_bytes` keeping the tail from a line boundary, and returned as untrusted
+ * data. Output: `GetPodLogsOutput`. Errors: `invalid_input` (several containers, none named) and
+ * `not_found` (no such container, no previous instance) naming the containers; the Kubernetes
+ * layer's others.
+ */
 export const getPodLogs = defineTool({
   name: 'get_pod_logs',
   title: 'Read container logs',

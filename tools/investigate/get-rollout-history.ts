@@ -39,6 +39,13 @@ export const GetRolloutHistoryOutputSchema = z.object({
 });
 export type GetRolloutHistoryOutput = z.infer<typeof GetRolloutHistoryOutputSchema>;
 
+/**
+ * Mirrors `kubectl rollout history deployment/<name>`: reads the Deployment, lists ReplicaSets by its
+ * selector, keeps those it controls (owner reference uid) and numbers them with
+ * `rolloutHistory` (tools/kube/deployment-util.ts). Output: `GetRolloutHistoryOutput`, newest first;
+ * change-causes redacted and shown as untrusted text. Errors: `not_found` for the Deployment, and the
+ * Kubernetes layer's others.
+ */
 export const getRolloutHistory = defineTool({
   name: 'get_rollout_history',
   title: 'Show the rollout history of a Deployment',

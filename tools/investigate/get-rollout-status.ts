@@ -45,6 +45,12 @@ export const GetRolloutStatusOutputSchema = z.object({
 });
 export type GetRolloutStatusOutput = z.infer<typeof GetRolloutStatusOutputSchema>;
 
+/**
+ * Mirrors `kubectl rollout status deployment/<name>` through `rolloutVerdict`
+ * (tools/kube/deployment-util.ts), plus `paused`. `wait_seconds` (0-45 s, default 0) re-reads the
+ * Deployment every second while the verdict is `progressing`, and stops early when the call is
+ * cancelled. Output: `GetRolloutStatusOutput`. Errors: `not_found`, and the Kubernetes layer's others.
+ */
 export const getRolloutStatus = defineTool({
   name: 'get_rollout_status',
   title: 'Check the rollout status of a Deployment',

@@ -42,6 +42,12 @@ export const ListDeploymentsOutputSchema = z.object({
 });
 export type ListDeploymentsOutput = z.infer<typeof ListDeploymentsOutputSchema>;
 
+/**
+ * Mirrors `kubectl get deployments -o wide` (READY = readyReplicas/spec.replicas), plus revision,
+ * conditions and paused. Input: namespace, optional label selector (validated before the call).
+ * Output: `ListDeploymentsOutput`, sorted by name, at most 50 rows. Errors: the Kubernetes layer's
+ * (`forbidden`, `unauthorized`, `timeout`, `unavailable`).
+ */
 export const listDeployments = defineTool({
   name: 'list_deployments',
   title: 'List Deployments',

@@ -32,6 +32,12 @@ export const ListEventsOutputSchema = z.object({
 });
 export type ListEventsOutput = z.infer<typeof ListEventsOutputSchema>;
 
+/**
+ * Mirrors `kubectl events -n <namespace>`: lists core and events.k8s.io events, merges them with
+ * `mergeEvents` (tools/kube/events.ts), filters by object, type and age here, newest first.
+ * Output: `ListEventsOutput`, at most 50 rows; messages redacted, in an untrusted block. Errors: the
+ * Kubernetes layer's.
+ */
 export const listEvents = defineTool({
   name: 'list_events',
   title: 'List events',

@@ -68,6 +68,13 @@ export const ListPodsOutputSchema = z.object({
 });
 export type ListPodsOutput = z.infer<typeof ListPodsOutputSchema>;
 
+/**
+ * Mirrors `kubectl get pods -o wide` (STATUS/READY/RESTARTS by `podSummary`, kubectl's printPod) with
+ * per-container states from `containerStates`. With `deployment`, the Pods whose controller is one of
+ * that Deployment's ReplicaSets. Output: `ListPodsOutput`, sorted by name, at most 50 rows; kubelet
+ * messages in an untrusted block. Errors: `invalid_input` for label_selector with deployment,
+ * `not_found` for the Deployment, and the Kubernetes layer's others.
+ */
 export const listPods = defineTool({
   name: 'list_pods',
   title: 'List Pods',

@@ -98,6 +98,12 @@ export const TriageOutputSchema = z.object({
 });
 export type TriageOutput = z.infer<typeof TriageOutputSchema>;
 
+/**
+ * Ranks what is unhealthy in a namespace from one snapshot: five list operations (Deployments,
+ * ReplicaSets, Pods, core and events.k8s.io events; pages of a list count once) analysed by `triage`
+ * (./triage/findings.ts). Output: `TriageOutput` — at most 10 workloads with 6 findings each, event
+ * messages redacted in an untrusted block. Errors: the Kubernetes layer's.
+ */
 export const triageNamespace = defineTool({
   name: 'triage_namespace',
   title: 'Triage a namespace',

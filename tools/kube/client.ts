@@ -43,6 +43,7 @@ export interface RetryPolicy {
   maxRetryAfterMs: number;
 }
 
+/** Reads: 3 retries, 200 ms doubling (randomised) up to 2 s, Retry-After honoured up to 10 s. */
 export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   retries: 3,
   minDelayMs: 200,
@@ -50,6 +51,7 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   maxRetryAfterMs: 10_000,
 };
 
+/** Timeout of each API request (each page, each retry) in ms. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 /** Page size of list calls (`limit`). */
 export const DEFAULT_PAGE_SIZE = 500;

@@ -37,7 +37,7 @@ export interface ConnectOptions {
 type Source = { kind: 'kubeconfig'; files: string[] } | { kind: 'in-cluster' };
 
 const HOW_TO_CONFIGURE =
-  'Point Sentinel at a cluster with --kubeconfig <file> (and --context <name>), set KUBECONFIG, create ~/.kube/config (e.g. `kind create cluster`), or run it in a Pod with a service account; `sentinel demo` runs against the embedded simulator.';
+  'Point Sentinel at a cluster with --kubeconfig <file> (and --context <name>), set KUBECONFIG, create ~/.kube/config (e.g. `kind create cluster`), or run it in a Pod with a service account; `sentinel sim` starts an embedded simulator and writes a kubeconfig for it.';
 
 /**
  * Connects to the cluster described by the options (nothing is sent to the cluster yet).
