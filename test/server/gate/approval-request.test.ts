@@ -8,32 +8,9 @@ import {
   durationMs,
   type ApprovalRequest,
 } from '../../../server/gate/approval-request.ts';
+import { FIXTURES } from '../../helpers/approvals.ts';
 
-const example: ApprovalRequest = {
-  id: 'apr_0123456789abcdef',
-  status: 'pending',
-  requester: 'investigator',
-  created_by: 'investigator',
-  cluster: { context: 'kind-sentinel', server: 'https://127.0.0.1:6443' },
-  tool: 'rollback_deployment',
-  risk: 'destructive',
-  arguments: { namespace: 'shop', name: 'checkout', to_revision: 6 },
-  requested_arguments: { namespace: 'shop', name: 'checkout' },
-  reason: 'errors since 02:10',
-  policy: {
-    rule: 'default:destructive',
-    rules: ['default:destructive'],
-    reason: 'r',
-    validity: 'once',
-    approvers: ['role:approver'],
-  },
-  preview: { summary: 'Roll back', changes: [], warnings: [], effect: { generation: 7 }, text: 'preview' },
-  created_at: '2025-01-31T02:10:00.000Z',
-  expires_at: '2025-01-31T02:40:00.000Z',
-  decision: null,
-  grant: null,
-  executions: [],
-};
+const example: ApprovalRequest = FIXTURES.rollback_deployment;
 
 describe('ApprovalRequestSchema', () => {
   it('accepts a pending request and rejects an unknown status', () => {
