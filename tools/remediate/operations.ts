@@ -1,7 +1,7 @@
 /**
  * The Kubernetes calls each remediation tool makes, by `KubeReader`/`KubeWriter` method, and the RBAC
  * rules they need. The remediation Role in `deploy/k8s/` must grant exactly these
- * (test/deploy/k8s/remediation-role.test.ts), and the tools are tested to call nothing else.
+ * (test/deploy/k8s/rbac.test.ts), and the tools are tested to call nothing else.
  */
 import {
   READER_OPERATIONS,

@@ -4,7 +4,7 @@
  * the layer's own table (tools/kube/operations.ts), which the reader and writer are checked against.
  * A new role (e.g. remediation) is one more row in ROLES.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -15,6 +15,7 @@ import {
   type KubeNonResourceOperation,
   type KubeOperation,
 } from '../../../tools/kube/index.ts';
+import { remediationOperations } from '../../../tools/remediate/operations.ts';
 import { writeKubeconfig } from '../../helpers/kube.ts';
 
 const DIR = new URL('../../../deploy/k8s/', import.meta.url);
@@ -46,6 +47,14 @@ const ROLES: RoleSpec[] = [
     name: 'sentinel-read-only',
     readOnly: true,
     operations: readerOperations,
+  },
+  {
+    // What the remediation tools call (tools/remediate/operations.ts), writes included.
+    file: 'remediation-role.yaml',
+    kind: 'Role',
+    name: 'sentinel-remediation',
+    readOnly: false,
+    operations: remediationOperations(),
   },
 ];
 
@@ -167,5 +176,20 @@ describe.each(ROLES)('$kind $name ($file)', (spec) => {
       },
     ]);
     if (spec.kind === 'Role') expect(binding!.metadata.namespace).toBe(role!.metadata.namespace);
+  });
+});
+
+describe('write rights in deploy/k8s/', () => {
+  it('are granted only by the remediation role, so an investigation-only install holds none', () => {
+    const writers = readdirSync(DIR)
+      .filter((file) => /\.ya?ml$/.test(file))
+      .flatMap((file) =>
+        load(file)
+          .filter((m) => [...granted(m.rules ?? [])].some((p) => !/\|(get|list|watch)$/.test(p)))
+          .map((m) => `${file}: ${m.kind}/${m.metadata.name}`),
+      );
+    expect(writers).toEqual(
+      ROLES.filter((spec) => !spec.readOnly).map((spec) => `${spec.file}: ${spec.kind}/${spec.name}`),
+    );
   });
 });
