@@ -18,9 +18,6 @@ import type { PreviewLike, ServerGrantClient } from './server-grants.ts';
 /** Reason sent with a "no" when the human gives none (the model sees it). */
 export const DEFAULT_DENY_REASON = 'The on-call engineer declined this call.';
 
-/** Preview lines shown under a question before the rest is summarised. */
-const PREVIEW_LINES = 40;
-
 export interface DecisionOptions {
   grants: ServerGrantClient;
   renderer: PendingCallRenderer;
@@ -56,11 +53,11 @@ export async function decidePendingCalls(
   log(`The agent is waiting for approval of ${calls.length} call${calls.length === 1 ? '' : 's'}.`);
   const answers: { call: PendingCall; question: string; allow: boolean; reason?: string }[] = [];
   for (const call of calls) {
-    const preview = await previewOf(call, options);
-    const question = options.renderer.render(call, preview.preview);
+    const { preview, note } = await previewOf(call, options);
+    const { question, details } = options.renderer.render(call, preview);
     log('');
     log(`${call.threadId === 'main' ? '' : `[${call.threadId}] `}${question}`);
-    for (const line of previewLines(preview)) log(`    ${line}`);
+    for (const line of note ? [note] : details) log(`    ${line}`);
     if (options.autoApprove) {
       log('  approved (--yes)');
       answers.push({ call, question, allow: true });
@@ -69,7 +66,7 @@ export async function decidePendingCalls(
     const allow = await options.prompter.confirm('Allow?');
     if (allow === undefined) return undefined;
     const reason = allow ? undefined : await options.prompter.ask('Reason, shown to the agent (optional): ');
-    answers.push({ call, question, allow, reason: reason?.trim() || DEFAULT_DENY_REASON });
+    answers.push({ call, question, allow, ...(!allow && { reason: reason?.trim() || DEFAULT_DENY_REASON }) });
   }
   const decisions: Decision[] = [];
   for (const { call, question, allow, reason } of answers) {
@@ -104,22 +101,13 @@ async function previewOf(
   { grants, connectorName }: DecisionOptions,
 ): Promise<{ preview?: PreviewLike | undefined; note?: string }> {
   if (!isSentinelCall(call, connectorName)) return {};
-  if (!call.arguments) return { note: `arguments are not a JSON object: ${call.rawArguments}` };
+  if (!call.arguments) return {};
   try {
     const preview = await grants.preview({ tool: call.toolName, arguments: call.arguments });
-    return preview
-      ? { preview }
-      : { note: `${call.toolName} has no dry run; arguments: ${call.rawArguments}` };
+    return preview ? { preview } : { note: `no preview: ${call.toolName} has no dry run` };
   } catch (error) {
     return { note: `no preview: ${toSentinelError(error).message}` };
   }
-}
-
-function previewLines({ preview, note }: { preview?: PreviewLike | undefined; note?: string }): string[] {
-  if (note) return [note];
-  const lines = preview?.text.split('\n').filter((line) => line.trim() !== '') ?? [];
-  if (lines.length <= PREVIEW_LINES) return lines;
-  return [...lines.slice(0, PREVIEW_LINES), `… ${lines.length - PREVIEW_LINES} more lines`];
 }
 
 /** Creates the server-side grant for an approved call; a refusal becomes a deny that says why. */

@@ -1,8 +1,11 @@
 /**
  * Shows a turn as it streams: the agent's words on stdout (as they arrive), tool activity on stderr
  * (each call with its arguments once its message is complete, each response in one line, approval
- * pauses, subagent threads). Lines from a subagent thread are prefixed with its thread id.
+ * pauses, subagent threads). Lines from a subagent thread are prefixed with its thread id. Tool
+ * activity is redacted and kept to one line each.
  */
+import { oneLine, stripControlCharacters } from '../../tools/format/index.ts';
+import { redact } from '../../tools/redact.ts';
 import { textOf, type EventIndex } from './event-index.ts';
 import { isEvent, type ModelMessageEvent, type TurnEvent } from './schemas.ts';
 
@@ -61,7 +64,8 @@ export class TurnPrinter {
       this.flush();
       this.output.stdout.write(`[${message.thread_id}] `);
     }
-    const piece = text.slice(done);
+    // The model may echo cluster text (logs, events): no terminal escapes or hidden characters.
+    const piece = stripControlCharacters(text.slice(done));
     this.output.stdout.write(piece);
     this.midLine = !piece.endsWith('\n');
     this.written.set(message.id, text.length);
@@ -84,7 +88,8 @@ export class TurnPrinter {
   }
 }
 
+/** One redacted line of at most `EXCERPT_CHARS` characters, saying how long the whole was. */
 function excerpt(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const flat = oneLine(redact(text).value, Number.MAX_SAFE_INTEGER);
   return flat.length > EXCERPT_CHARS ? `${flat.slice(0, EXCERPT_CHARS)}… (${text.length} chars)` : flat;
 }

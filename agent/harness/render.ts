@@ -1,43 +1,93 @@
 /**
- * Renders a pending call as the one question the human answers, e.g. "Roll back Deployment
- * shop/checkout from revision 7 (checkout:2.4.1) to revision 6 (checkout:2.4.0)?".
- *
- * The sentence is the dry run's own `summary` (the remediation tools' `RemediationOutput`, which the
- * gate also records as the approval request's preview summary), so the human reads what the tool will
- * do against the cluster as it is now. Without a preview, the call's arguments are put in words.
- * The project's shared renderer (approver surfaces) will replace `defaultCallRenderer` through the
- * `PendingCallRenderer` interface.
+ * Shows a pending call to the human as one question plus the facts to judge it, with the project's
+ * shared renderer (server/render): the question is the dry run's own summary ("Roll back Deployment
+ * shop/checkout from revision 7 (checkout:2.4.1) to revision 6 (checkout:2.4.0)?") — the same
+ * sentence the approvals page and CLI show for the request — or, without a preview, the call's
+ * arguments in words; then the cluster, the previewed changes and the warnings. Everything shown is
+ * redacted and single-line.
  */
+import {
+  approvalSentence,
+  describeChange,
+  describeToolCall,
+  describeWarning,
+} from '../../server/render/index.ts';
+import { bound, moreLine, oneLine } from '../../tools/format/index.ts';
+import { redact } from '../../tools/redact.ts';
 import type { PendingCall } from './pending.ts';
 import type { PreviewLike } from './server-grants.ts';
 
-export interface PendingCallRenderer {
+/** A pending call as the human sees it. */
+export interface RenderedCall {
   /** One sentence ending in "?" that says exactly what the call will do. */
-  render(call: PendingCall, preview: PreviewLike | undefined): string;
+  question: string;
+  /** Lines under the question: cluster, changes, warnings (or the preview's text). */
+  details: string[];
 }
 
-type Args = Record<string, unknown>;
+export interface PendingCallRenderer {
+  render(call: PendingCall, preview: PreviewLike | undefined): RenderedCall;
+}
 
-/** The remediation tools' calls in words, for when there is no preview to quote. */
-const SENTENCES: Record<string, (target: string, args: Args) => string> = {
-  rollback_deployment: (target, args) =>
-    `Roll back Deployment ${target} to ${args.to_revision === undefined ? 'its previous revision' : `revision ${String(args.to_revision)}`}`,
-  restart_service: (target) => `Restart ${target} (rolling restart, like \`kubectl rollout restart\`)`,
-  scale_deployment: (target, args) => `Scale Deployment ${target} to ${String(args.replicas)} replicas`,
-  pause_rollout: (target) => `Pause rollouts of Deployment ${target}`,
-  resume_rollout: (target) => `Resume rollouts of Deployment ${target}`,
-};
+/** Changes, warnings or preview lines listed before "… N more". */
+const MAX_ITEMS = 30;
+/** Longest line shown, in characters. */
+const MAX_LINE = 400;
 
 export const defaultCallRenderer: PendingCallRenderer = {
   render(call, preview) {
-    const summary = preview?.structured?.summary;
-    if (typeof summary === 'string' && summary.trim() !== '')
-      return `${summary.trim().replace(/[.?]$/, '')}?`;
-    const args = call.arguments;
-    const sentence = args && SENTENCES[call.toolName];
-    if (!args || !sentence) return `Run ${call.toolName} with ${call.rawArguments || '{}'}?`;
-    const target =
-      [args.namespace, args.name].filter((part) => typeof part === 'string').join('/') || '(unnamed)';
-    return `${sentence(target, args)}?`;
+    if (!call.arguments) {
+      const raw = oneLine(redact(call.rawArguments).value, MAX_LINE);
+      return {
+        question: `Run ${call.toolName} with arguments that are not a JSON object (${raw})?`,
+        details: [],
+      };
+    }
+    const structured = preview?.structured ?? {};
+    const summary = typeof structured.summary === 'string' ? structured.summary : undefined;
+    const sentence = summary
+      ? approvalSentence({
+          tool: call.toolName,
+          arguments: call.arguments,
+          preview: { summary, changes: [], warnings: [], effect: null, text: '' },
+        })
+      : describeToolCall(call.toolName, call.arguments);
+    return { question: `${sentence.replace(/[.?]$/, '')}?`, details: preview ? details(preview) : [] };
   },
 };
+
+/** The remediation tools' preview fields (`RemediationOutput`), else the preview's own text. */
+function details({ text, structured = {} }: PreviewLike): string[] {
+  const lines: string[] = [];
+  const cluster = structured.cluster as { context?: unknown; server?: unknown } | undefined;
+  if (typeof cluster?.context === 'string' && typeof cluster.server === 'string') {
+    lines.push(oneLine(`Cluster: context ${cluster.context}, API server ${cluster.server}`, MAX_LINE));
+  }
+  const changes = Array.isArray(structured.changes) ? structured.changes : undefined;
+  const warnings = Array.isArray(structured.warnings) ? structured.warnings : [];
+  if (changes === undefined) {
+    return [
+      ...lines,
+      ...listed(
+        text.split('\n').filter((line) => line.trim() !== ''),
+        (line) => oneLine(redact(String(line)).value, MAX_LINE),
+        'lines',
+      ),
+    ];
+  }
+  if (changes.length > 0) lines.push('Changes:', ...listed(changes, describeChange, 'changes', '  - '));
+  if (warnings.length > 0) lines.push('Warnings:', ...listed(warnings, describeWarning, 'warnings', '  - '));
+  return lines;
+}
+
+function listed(
+  items: readonly unknown[],
+  describe: (item: unknown) => string,
+  noun: string,
+  prefix = '',
+): string[] {
+  const { shown, omitted } = bound(items, MAX_ITEMS);
+  const lines = shown.map((item) => `${prefix}${describe(item)}`);
+  if (omitted > 0) lines.push(`${prefix}${moreLine(omitted, noun)}`);
+  return lines;
+}

@@ -5,10 +5,9 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ApprovalNotRequiredSchema, ApprovalRequestSchema } from '../../server/gate/approval-request.ts';
+import { createApprovalsClient, type ApprovalsClient } from '../../server/approvals-client.ts';
 import { SentinelError } from '../../tools/errors.ts';
-import { codeForStatus, errorBodyMessage, parseJsonOrUndefined } from './errors.ts';
-import { DEFAULT_SENTINEL_MCP_URL, HARNESS_IDENTITY } from './names.ts';
+import { HARNESS_IDENTITY } from './names.ts';
 import type { PreviewLike, SentinelToolCall, ServerGrant, ServerGrantClient } from './server-grants.ts';
 
 export interface SentinelServerOptions {
@@ -22,84 +21,46 @@ export interface SentinelServerOptions {
   timeoutMs?: number;
 }
 
-/** The server's MCP endpoint and approvals API, from either its MCP URL or its base URL. */
-export function sentinelEndpoints(url: string): { mcp: URL; approvals: URL } {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new SentinelError(
-      'invalid_input',
-      `--server '${url}' is not a URL; expected e.g. ${DEFAULT_SENTINEL_MCP_URL}.`,
-      {
-        field: 'server',
-      },
-    );
-  }
-  const base = new URL(parsed.href);
-  base.search = '';
-  base.hash = '';
-  base.pathname = `${base.pathname.replace(/\/+$/, '').replace(/\/mcp$/, '')}/`;
-  return { mcp: new URL('mcp', base), approvals: new URL('approvals', base) };
-}
-
 export class SentinelServerClient implements ServerGrantClient {
-  private readonly endpoints: { mcp: URL; approvals: URL };
+  private readonly approvals: ApprovalsClient;
+  private readonly mcpUrl: URL;
   private readonly token: string;
   private readonly requester: string;
   private readonly timeoutMs: number;
   private mcp: Promise<{ client: Client; dryRunTools: Set<string> }> | undefined;
 
+  /** Throws `SentinelError('invalid_input')` naming `--server` for a URL that is not http(s). */
   constructor(options: SentinelServerOptions) {
-    this.endpoints = sentinelEndpoints(options.url);
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.approvals = createApprovalsClient({
+      server: options.url,
+      token: options.token,
+      timeoutMs: this.timeoutMs,
+    });
+    this.mcpUrl = new URL(`${this.approvals.baseUrl}/mcp`);
     this.token = options.token;
     this.requester = options.requester ?? HARNESS_IDENTITY;
-    this.timeoutMs = options.timeoutMs ?? 30_000;
   }
 
-  /** `POST /approvals {requester, tool, arguments}` with the approver token; returns the request id. */
+  /**
+   * `POST /approvals {requester, tool, arguments}` with the approver token. Returns the id of the
+   * approved request, or no id when the policy allows the call without approval. Throws the server's
+   * `SentinelError` (e.g. `forbidden` when the token is not an approver for this call).
+   */
   async preapprove(call: SentinelToolCall): Promise<ServerGrant> {
-    const url = this.endpoints.approvals;
-    let response: Response;
-    let text: string;
-    try {
-      response = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${this.token}` },
-        body: JSON.stringify({ requester: this.requester, tool: call.tool, arguments: call.arguments }),
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-      text = await response.text();
-    } catch (error) {
-      throw unreachable(url, error);
-    }
-    if (!response.ok) {
-      throw new SentinelError(
-        codeForStatus(response.status),
-        `Sentinel server refused to approve ${call.tool} (${response.status}): ${errorBodyMessage(text)}`,
-        { details: { status: response.status } },
-      );
-    }
-    const body = parseJsonOrUndefined(text);
-    // 200: the policy lets this call run without approval; 201: the approved request.
-    const notRequired = ApprovalNotRequiredSchema.safeParse(body);
-    if (response.status === 200 && notRequired.success)
-      return { id: undefined, allowedByRule: notRequired.data.rule };
-    const request = ApprovalRequestSchema.safeParse(body);
-    if (!request.success) {
-      throw new SentinelError(
-        'unavailable',
-        `Sentinel server answered POST ${url.pathname} with something that is not an approval request; is --server a Sentinel server of this version?`,
-        { cause: request.error },
-      );
-    }
-    if (request.data.status !== 'approved') {
+    const created = await this.approvals.create({
+      requester: this.requester,
+      tool: call.tool,
+      arguments: call.arguments,
+    });
+    if ('approval_required' in created) return { id: undefined, allowedByRule: created.rule };
+    if (created.status !== 'approved') {
       throw new SentinelError(
         'refused',
-        `Sentinel server created approval request ${request.data.id} for ${call.tool} but it is ${request.data.status}, not approved.`,
+        `Sentinel server created approval request ${created.id} for ${call.tool} but it is ${created.status}, not approved.`,
       );
     }
-    return { id: request.data.id };
+    return { id: created.id };
   }
 
   /** `tools/call` with `dry_run: true`, only for a tool whose input schema declares `dry_run`. */
@@ -117,7 +78,7 @@ export class SentinelServerClient implements ServerGrantClient {
         },
       );
     } catch (error) {
-      throw unreachable(this.endpoints.mcp, error);
+      throw unreachable(this.mcpUrl, error);
     }
     const content = Array.isArray(result.content) ? result.content : [];
     const text = content
@@ -140,7 +101,7 @@ export class SentinelServerClient implements ServerGrantClient {
   private connect(): Promise<{ client: Client; dryRunTools: Set<string> }> {
     this.mcp ??= (async () => {
       const client = new Client({ name: 'sentinel-cli', version: '1' });
-      const transport = new StreamableHTTPClientTransport(this.endpoints.mcp, {
+      const transport = new StreamableHTTPClientTransport(this.mcpUrl, {
         requestInit: { headers: { authorization: `Bearer ${this.token}` } },
       });
       try {
@@ -154,7 +115,7 @@ export class SentinelServerClient implements ServerGrantClient {
         return { client, dryRunTools };
       } catch (error) {
         await client.close().catch(() => undefined);
-        throw unreachable(this.endpoints.mcp, error);
+        throw unreachable(this.mcpUrl, error);
       }
     })();
     this.mcp.catch(() => (this.mcp = undefined));

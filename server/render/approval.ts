@@ -91,7 +91,8 @@ const firstPresent = (record: Record<string, unknown>, keys: readonly string[]):
 /**
  * One line for a previewed change. Strings are shown as they are; objects as
  * `<kind> <container> <name>: <from> → <to>` from the fields `kind|type`, `container`,
- * `name|field|path|resource`, `from|before|old` and `to|after|new`, or their own
+ * `name|key|field|path|resource` (`key`: the remediation tools' env var, resource or label name),
+ * `from|before|old` and `to|after|new`, or their own
  * `summary|description|message`; anything else as JSON. The values of a change whose name looks
  * secret (an env var `DB_PASSWORD`) are replaced by `[REDACTED]`.
  */
@@ -102,7 +103,7 @@ export function describeChange(change: unknown): string {
   if (own !== undefined) return clean(own);
   const kind = firstString(change, ['kind', 'type']);
   const container = firstString(change, ['container']);
-  const name = firstString(change, ['name', 'field', 'path', 'resource']);
+  const name = firstString(change, ['name', 'key', 'field', 'path', 'resource']);
   const [hasFrom, from] = firstPresent(change, ['from', 'before', 'old']);
   const [hasTo, to] = firstPresent(change, ['to', 'after', 'new']);
   if (!hasFrom && !hasTo) return clean(JSON.stringify(redactValue(change).value));

@@ -315,7 +315,7 @@ describe('sentinel investigate in harness mode (fake TrueForge)', () => {
     await runHarnessInvestigation(options({ grants, prompter: scriptedPrompter(['y']) }));
     expect(stderr).toContain('[sub-1] subagent thread started: rollout fixer');
     expect(stderr).toContain(
-      '\n[sub-1] Restart shop/checkout (rolling restart, like `kubectl rollout restart`)?\n',
+      '\n[sub-1] Restart the Pods of shop/checkout (rolling restart, as `kubectl rollout restart`)?\n    no preview: restart_service has no dry run\n',
     );
     expect(stdout).toContain('[sub-1] Restarting checkout.');
     expect(grants.preapproved).toEqual([

@@ -16,56 +16,77 @@ const call = (
   arguments: args,
 });
 
-describe('defaultCallRenderer', () => {
-  it("asks the dry run's own summary as the question", () => {
+/** structuredContent of a rollback dry run, as the remediation tools return it. */
+const rollbackPreview = {
+  text: 'DRY RUN — nothing was changed.',
+  structured: {
+    tool: 'rollback_deployment',
+    status: 'preview',
+    summary:
+      'Roll back Deployment shop/checkout from revision 7 (checkout:2.4.1) to revision 6 (checkout:2.4.0)',
+    cluster: { context: 'kind-shop', server: 'https://127.0.0.1:6443' },
+    changes: [
+      { kind: 'image', container: 'checkout', from: 'checkout:2.4.1', to: 'checkout:2.4.0', text: 'image' },
+      {
+        kind: 'env',
+        container: 'checkout',
+        key: 'DB_PASSWORD',
+        from: 'hunter2',
+        to: 'swordfish',
+        text: 'env',
+      },
+    ],
+    warnings: [{ kind: 'gitops', message: 'Argo CD manages this Deployment and may undo the change.' }],
+  },
+};
+
+describe('defaultCallRenderer (on the shared approval renderer)', () => {
+  it("asks the dry run's own summary, then shows cluster, changes and warnings, redacted", () => {
     const rendered = defaultCallRenderer.render(
       call('rollback_deployment', { namespace: 'shop', name: 'checkout' }),
-      {
-        text: 'DRY RUN — nothing was changed.',
-        structured: {
-          summary:
-            'Roll back Deployment shop/checkout from revision 7 (checkout:2.4.1) to revision 6 (checkout:2.4.0)',
-        },
-      },
+      rollbackPreview,
     );
-    expect(rendered).toBe(
+    expect(rendered.question).toBe(
       'Roll back Deployment shop/checkout from revision 7 (checkout:2.4.1) to revision 6 (checkout:2.4.0)?',
     );
+    expect(rendered.details[0]).toBe('Cluster: context kind-shop, API server https://127.0.0.1:6443');
+    expect(rendered.details[1]).toBe('Changes:');
+    expect(rendered.details[2]).toMatch(/^ {2}- .*checkout:2\.4\.1 → checkout:2\.4\.0$/);
+    expect(rendered.details.join('\n')).not.toMatch(/hunter2|swordfish/);
+    expect(rendered.details.slice(-2)).toEqual([
+      'Warnings:',
+      '  - gitops: Argo CD manages this Deployment and may undo the change.',
+    ]);
   });
 
-  it.each([
-    [
-      'rollback_deployment',
-      { namespace: 'shop', name: 'checkout' },
-      'Roll back Deployment shop/checkout to its previous revision?',
-    ],
-    [
-      'rollback_deployment',
-      { namespace: 'shop', name: 'checkout', to_revision: 6 },
-      'Roll back Deployment shop/checkout to revision 6?',
-    ],
-    [
-      'restart_service',
-      { namespace: 'shop', name: 'web' },
-      'Restart shop/web (rolling restart, like `kubectl rollout restart`)?',
-    ],
-    [
-      'scale_deployment',
-      { namespace: 'shop', name: 'cart', replicas: 0 },
-      'Scale Deployment shop/cart to 0 replicas?',
-    ],
-    ['pause_rollout', { namespace: 'shop', name: 'cart' }, 'Pause rollouts of Deployment shop/cart?'],
-    ['resume_rollout', { namespace: 'shop', name: 'cart' }, 'Resume rollouts of Deployment shop/cart?'],
-  ])('puts %s in words when there is no preview', (tool, args, expected) => {
-    expect(defaultCallRenderer.render(call(tool, args), undefined)).toBe(expected);
-  });
-
-  it('shows any other call with its exact arguments', () => {
-    expect(defaultCallRenderer.render(call('delete_namespace', { name: 'shop' }), undefined)).toBe(
-      'Run delete_namespace with {"name":"shop"}?',
+  it('shows the text of a preview without the structured fields, bounded and redacted', () => {
+    const text = [
+      'line 0 token=abcdefgh12345678',
+      ...Array.from({ length: 40 }, (_, i) => `line ${i + 1}`),
+    ].join('\n');
+    const { details } = defaultCallRenderer.render(
+      call('scale_deployment', { namespace: 'a', name: 'b', replicas: 1 }),
+      { text },
     );
+    expect(details).toHaveLength(31);
+    expect(details[0]).not.toContain('abcdefgh12345678');
+    expect(details[30]).toBe('… 11 more lines not shown.');
+  });
+
+  it('puts the call in words when there is no preview', () => {
+    const rendered = defaultCallRenderer.render(
+      call('rollback_deployment', { namespace: 'shop', name: 'checkout', to_revision: 6 }),
+      undefined,
+    );
+    expect(rendered).toEqual({ question: 'Roll back Deployment shop/checkout to revision 6?', details: [] });
+    expect(defaultCallRenderer.render(call('delete_namespace', { name: 'shop' }), undefined).question).toBe(
+      'Call delete_namespace with name=shop?',
+    );
+  });
+
+  it('says plainly when the arguments are not a JSON object', () => {
     expect(
-      defaultCallRenderer.render(call('rollback_deployment', undefined, '{"namespace":'), undefined),
-    ).toBe('Run rollback_deployment with {"namespace":?');
+      defaultCallRenderer.render(call('rollback_deployment', undefined, '{"namespace":'), undefined).question,
+    ).toBe('Run rollback_deployment with arguments that are not a JSON object ({"namespace":)?');
   });
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SentinelServerClient, sentinelEndpoints } from '../../../agent/harness/sentinel-server.ts';
+import { SentinelServerClient } from '../../../agent/harness/sentinel-server.ts';
 import { SentinelError } from '../../../tools/errors.ts';
 import { APPROVER_TOKEN, startSentinelStandIn } from '../../helpers/sentinel-stand-in.ts';
 
@@ -48,7 +48,7 @@ describe('SentinelServerClient', () => {
     expect(error).toBeInstanceOf(SentinelError);
     expect((error as SentinelError).code).toBe('forbidden');
     expect((error as SentinelError).message).toBe(
-      "Sentinel server refused to approve restart_service (403): policy rule 'system-namespaces' denies changes in kube-system",
+      "policy rule 'system-namespaces' denies changes in kube-system",
     );
   });
 
@@ -99,17 +99,20 @@ describe('SentinelServerClient', () => {
     await client.close();
   });
 
-  it('derives the MCP and approvals endpoints from either URL form', () => {
-    expect(sentinelEndpoints('http://127.0.0.1:7070/mcp')).toEqual({
-      mcp: new URL('http://127.0.0.1:7070/mcp'),
-      approvals: new URL('http://127.0.0.1:7070/approvals'),
-    });
-    expect(sentinelEndpoints('https://ops.example/sentinel/').approvals.href).toBe(
-      'https://ops.example/sentinel/approvals',
+  it('takes the server as its MCP URL or its base URL, and refuses anything else', async () => {
+    const base = new SentinelServerClient({ url: url.replace(/\/mcp$/, '/'), token: APPROVER_TOKEN });
+    try {
+      expect(await base.preview({ tool: 'restart_service', arguments: {} })).toBeUndefined(); // listed over MCP
+      expect(
+        await base.preapprove({ tool: 'restart_service', arguments: { namespace: 'shop', name: 'web' } }),
+      ).toMatchObject({
+        id: expect.stringMatching(/^apr_/),
+      });
+    } finally {
+      await base.close();
+    }
+    expect(() => new SentinelServerClient({ url: 'nope', token: 't' })).toThrow(
+      /--server 'nope' is not an http\(s\) URL/,
     );
-    expect(sentinelEndpoints('https://ops.example/sentinel/mcp/').mcp.href).toBe(
-      'https://ops.example/sentinel/mcp',
-    );
-    expect(() => sentinelEndpoints('nope')).toThrow(/--server 'nope' is not a URL/);
   });
 });

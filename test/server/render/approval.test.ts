@@ -216,6 +216,17 @@ describe('describeChange / describeWarning', () => {
     expect(describeChange({ before: 1, after: 2, path: '/spec/replicas' })).toBe('/spec/replicas: 1 → 2');
     expect(describeChange({ weird: true })).toBe('{"weird":true}');
     expect(describeChange(42)).toBe('42');
+    // The remediation tools' Change names its env var in `key`: shown, and its values redacted.
+    expect(
+      describeChange({
+        kind: 'env',
+        container: 'app',
+        key: 'DB_PASSWORD',
+        from: 'hunter2',
+        to: 'swordfish',
+        text: 'env',
+      }),
+    ).toBe('env container app DB_PASSWORD: [REDACTED] → [REDACTED]');
     expect(describeWarning({ code: 'x' })).toBe('{"code":"x"}');
     expect(describeWarning({ message: 'owned by Flux' })).toBe('owned by Flux');
   });
