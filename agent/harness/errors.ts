@@ -43,7 +43,7 @@ export function errorBodyMessage(bodyText: string): string {
 }
 
 /** `JSON.parse`, or undefined when the text is not JSON. */
-function parseJsonOrUndefined(text: string): unknown {
+export function parseJsonOrUndefined(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {

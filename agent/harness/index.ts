@@ -15,7 +15,7 @@ export {
 } from './decisions.ts';
 export { defaultCallRenderer, type PendingCallRenderer } from './render.ts';
 export type { PreviewLike, SentinelToolCall, ServerGrant, ServerGrantClient } from './server-grants.ts';
-export { SentinelServerClient } from './sentinel-server.ts';
+export { SentinelServerClient, sentinelEndpoints } from './sentinel-server.ts';
 export { terminalPrompter, type ApprovalPrompter } from './prompter.ts';
 export {
   runHarnessInvestigation,

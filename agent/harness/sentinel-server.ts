@@ -5,7 +5,7 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { createApprovalsClient, type ApprovalsClient } from '../../server/approvals-client.ts';
+import { createApprovalsClient, serverBaseUrl, type ApprovalsClient } from '../../server/approvals-client.ts';
 import { SentinelError } from '../../tools/errors.ts';
 import { HARNESS_IDENTITY } from './names.ts';
 import type { PreviewLike, SentinelToolCall, ServerGrant, ServerGrantClient } from './server-grants.ts';
@@ -19,6 +19,15 @@ export interface SentinelServerOptions {
   requester?: string;
   /** Deadline per request, in milliseconds. Default 30 000. */
   timeoutMs?: number;
+}
+
+/**
+ * The server's MCP endpoint and approvals API from its MCP URL (`http://127.0.0.1:7070/mcp`) or its
+ * base URL. Throws `SentinelError('invalid_input')` naming `--server` for anything but http(s).
+ */
+export function sentinelEndpoints(url: string): { mcp: URL; approvals: URL } {
+  const base = serverBaseUrl(url);
+  return { mcp: new URL(`${base}/mcp`), approvals: new URL(`${base}/approvals`) };
 }
 
 export class SentinelServerClient implements ServerGrantClient {
@@ -37,7 +46,7 @@ export class SentinelServerClient implements ServerGrantClient {
       token: options.token,
       timeoutMs: this.timeoutMs,
     });
-    this.mcpUrl = new URL(`${this.approvals.baseUrl}/mcp`);
+    this.mcpUrl = sentinelEndpoints(options.url).mcp;
     this.token = options.token;
     this.requester = options.requester ?? HARNESS_IDENTITY;
   }

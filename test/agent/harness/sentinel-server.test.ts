@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SentinelServerClient } from '../../../agent/harness/sentinel-server.ts';
+import { SentinelServerClient, sentinelEndpoints } from '../../../agent/harness/sentinel-server.ts';
 import { SentinelError } from '../../../tools/errors.ts';
 import { APPROVER_TOKEN, startSentinelStandIn } from '../../helpers/sentinel-stand-in.ts';
 
@@ -111,6 +111,10 @@ describe('SentinelServerClient', () => {
     } finally {
       await base.close();
     }
+    expect(sentinelEndpoints('https://ops.example/sentinel/mcp/')).toEqual({
+      mcp: new URL('https://ops.example/sentinel/mcp'),
+      approvals: new URL('https://ops.example/sentinel/approvals'),
+    });
     expect(() => new SentinelServerClient({ url: 'nope', token: 't' })).toThrow(
       /--server 'nope' is not an http\(s\) URL/,
     );
