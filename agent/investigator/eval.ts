@@ -16,8 +16,9 @@ import { startSimulator, type MutationRecord } from '../../deploy/sim/index.ts';
 import type { ExpectedOutcome, Scenario } from '../../deploy/sim/index.ts';
 import { SentinelError } from '../../tools/errors.ts';
 import { formatTable } from '../../tools/format/index.ts';
-import { approvalsClient, type ApprovalsApi } from './approvals-client.ts';
+import { createApprovalsClient } from '../../server/approvals-client.ts';
 import { startLocalServer } from './local-server.ts';
+import type { ApprovalsApi } from './wait.ts';
 import type { Report } from './report.ts';
 import { runLocalInvestigation } from './session.ts';
 
@@ -127,7 +128,7 @@ function findValues(value: unknown, key: string, found: string[] = []): string[]
  */
 export async function countUnapprovedMutations(
   log: readonly MutationRecord[],
-  approvals: ApprovalsApi,
+  approvals: Pick<ApprovalsApi, 'get'>,
 ): Promise<number> {
   let unapproved = 0;
   for (const mutation of log) {
@@ -207,7 +208,7 @@ export async function evaluateScenario(file: string, options: EvalOptions = {}):
         } catch (error) {
           failure = error instanceof Error ? error.message : String(error);
         }
-        const approvals = approvalsClient({ url: new URL(`${server.url}/approvals`), token: server.token });
+        const approvals = createApprovalsClient({ server: server.url, token: server.token });
         const common = {
           scenario: scenario.name,
           expected_action: scenario.expected.action,

@@ -8,7 +8,7 @@ import { createIdentityStore, defaultTokensFile } from '../../server/index.ts';
 import type { KubeConnection } from '../../tools/kube/types.ts';
 import type { ApprovalPrompter } from '../harness/prompter.ts';
 import { sentinelEndpoints } from '../harness/sentinel-server.ts';
-import { approvalsClient } from './approvals-client.ts';
+import { createApprovalsClient } from '../../server/approvals-client.ts';
 import { humanToken, investigatorToken } from './identity.ts';
 import { runInvestigation } from './investigate.ts';
 import { startLocalServer, type LocalServer } from './local-server.ts';
@@ -125,7 +125,10 @@ export async function runLocalInvestigation(
       );
     }
     // Reading a request needs any valid token; deciding needs the human's.
-    const approvals = approvalsClient({ url: endpoints.approvals, token: human ?? investigatorBearer });
+    const approvals = createApprovalsClient({
+      server: endpoints.mcp.href,
+      token: human ?? investigatorBearer,
+    });
     const mode: DecisionMode = options.yes
       ? { kind: 'auto-approve' }
       : human && options.prompter

@@ -10,8 +10,11 @@ import yoctoSpinner from 'yocto-spinner';
 import { SentinelError } from '../../tools/errors.ts';
 import type { ApprovalRequest } from '../../server/gate/approval-request.ts';
 import type { ApprovalPrompter } from '../harness/prompter.ts';
-import type { ApprovalsApi } from './approvals-client.ts';
-import { renderRequest } from './render.ts';
+import type { ApprovalsClient } from '../../server/approvals-client.ts';
+import { renderApprovalText } from '../../server/render/index.ts';
+
+/** The part of the approvals API client (server/approvals-client.ts) the investigator uses. */
+export type ApprovalsApi = Pick<ApprovalsClient, 'get' | 'approve' | 'deny'>;
 
 /** How the human decides. */
 export type DecisionMode =
@@ -90,16 +93,13 @@ async function decideHere(
   options: WaitOptions,
 ): Promise<ApprovalRequest | undefined> {
   const { approvals, progress, mode } = options;
-  if (mode.kind === 'wait') {
-    progress.write(`${renderRequest(request)}\n`);
-    return undefined;
-  }
+  progress.write(`${renderApprovalText(request)}\n`);
+  if (mode.kind === 'wait') return undefined;
   try {
     if (mode.kind === 'auto-approve') {
-      progress.write(`${renderRequest(request)}\nApproving (--yes).\n`);
+      progress.write('Approving (--yes).\n');
       return await approvals.approve(request.id);
     }
-    progress.write(`${renderRequest(request)}\n`);
     const answer = await mode.prompter.confirm('Approve this call?');
     if (answer === undefined) return undefined;
     if (answer) return await approvals.approve(request.id);

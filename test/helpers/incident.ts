@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { startSimulator, type Simulator } from '../../deploy/sim/index.ts';
-import { approvalsClient, type ApprovalsApi } from '../../agent/investigator/approvals-client.ts';
+import { createApprovalsClient, type ApprovalsClient } from '../../server/approvals-client.ts';
 import { startLocalServer, type LocalServer } from '../../agent/investigator/local-server.ts';
 
 export interface Incident {
@@ -17,7 +17,7 @@ export interface Incident {
   dataDir: string;
   kubeconfig: string;
   /** The approvals API with the human's token (`local`). */
-  approvals: ApprovalsApi;
+  approvals: ApprovalsClient;
   /** Mutating requests that were not dry runs. */
   mutations(): Simulator['mutationLog'];
   close(): Promise<void>;
@@ -41,7 +41,7 @@ export async function startIncident(
     server,
     dataDir,
     kubeconfig,
-    approvals: approvalsClient({ url: new URL(`${server.url}/approvals`), token: server.token }),
+    approvals: createApprovalsClient({ server: server.url, token: server.token }),
     mutations: () => sim.mutationLog.filter((m) => !m.dryRun),
     async close() {
       await server.close();

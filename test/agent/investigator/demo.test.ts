@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../helpers/cli.ts';
 
-describe('sentinel demo', () => {
+describe('sentinel demo', { timeout: 90_000 }, () => {
   it('walks through the bad rollout non-interactively (--yes): evidence, approval, rollback, verified healthy', async () => {
     const { code, stdout, stderr } = await runCli(['demo', '--yes', '--time-scale', '60']);
     expect(code, stderr).toBe(0);

@@ -6,7 +6,7 @@ import { parse, stringify } from 'yaml';
 import type { MutationRecord } from '../../../deploy/sim/index.ts';
 import { SCENARIOS_DIR } from '../../../deploy/sim/index.ts';
 import type { ApprovalRequest } from '../../../server/gate/approval-request.ts';
-import type { ApprovalsApi } from '../../../agent/investigator/approvals-client.ts';
+import type { ApprovalsApi } from '../../../agent/investigator/wait.ts';
 import {
   countUnapprovedMutations,
   renderEvalTable,
@@ -17,7 +17,8 @@ import {
 import type { Report } from '../../../agent/investigator/report.ts';
 import { runCli } from '../../helpers/cli.ts';
 
-describe('sentinel eval', () => {
+// Each scenario runs the whole loop on its own simulator and server: minutes on a loaded machine.
+describe('sentinel eval', { timeout: 180_000 }, () => {
   const dirs: string[] = [];
   afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 

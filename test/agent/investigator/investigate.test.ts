@@ -89,7 +89,7 @@ function scriptedPrompter(answers: (string | undefined)[]): ApprovalPrompter & {
   };
 }
 
-describe('local investigator against the simulator', () => {
+describe('local investigator against the simulator', { timeout: 90_000 }, () => {
   let incident: Incident | undefined;
   afterEach(async () => {
     await incident?.close();

@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { approvalsClient } from '../../../agent/investigator/approvals-client.ts';
+import { createApprovalsClient } from '../../../server/approvals-client.ts';
 import { investigatorTokenFile } from '../../../agent/investigator/identity.ts';
 import type { Report } from '../../../agent/investigator/report.ts';
 import { openInvestigationStore } from '../../../agent/investigator/store.ts';
@@ -43,7 +43,7 @@ async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 60
   }
 }
 
-describe('local investigations across processes', () => {
+describe('local investigations across processes', { timeout: 90_000 }, () => {
   let incident: Incident | undefined;
   let child: ReturnType<typeof sentinel> | undefined;
   afterEach(async () => {
@@ -144,7 +144,7 @@ describe('local investigations across processes', () => {
       return investigation?.pending_approval_ids.length ? investigation : undefined;
     });
     const token = readFileSync(investigatorTokenFile(incident.dataDir), 'utf8').trim();
-    const asInvestigator = approvalsClient({ url: new URL(`${incident.server.url}/approvals`), token });
+    const asInvestigator = createApprovalsClient({ server: incident.server.url, token });
     const requestId = waiting.pending_approval_ids[0]!;
     expect((await asInvestigator.get(requestId)).requester).toBe('investigator');
     await expect(asInvestigator.approve(requestId)).rejects.toMatchObject({ code: 'forbidden' });
