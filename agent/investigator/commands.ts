@@ -1,21 +1,12 @@
 /**
  * `sentinel demo` and `sentinel eval`: the local investigator against the embedded simulator.
  */
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
+import { parseTimeScale } from '../../deploy/sim/cli.ts';
 import { SCENARIOS_DIR } from '../../deploy/sim/index.ts';
 import { succeeded } from './command.ts';
 import { DEFAULT_DEMO_SCENARIO, runDemo } from './demo.ts';
 import { evaluateScenario, renderEvalTable, scenarioFiles, type EvalResult } from './eval.ts';
-
-function parseTimeScale(value: string): number {
-  const number = Number(value);
-  if (value.trim() === '' || !Number.isFinite(number) || number <= 0 || number > 1000) {
-    throw new InvalidArgumentError(
-      'must be a number from 0 (exclusive) to 1000: simulated seconds per real second.',
-    );
-  }
-  return number;
-}
 
 /** Adds `sentinel demo` and `sentinel eval`. */
 export function registerInvestigatorCommands(program: Command): void {

@@ -3,13 +3,9 @@
  * Kubernetes API simulator with an incident scenario, a Sentinel server in-process against it, and a
  * local investigation of the scenario's symptom that pauses for the user's approval in the terminal.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startSimulator } from '../../deploy/sim/index.ts';
 import { investigateLocally, type CommandIo } from './command.ts';
-import { startLocalServer } from './local-server.ts';
 import type { Report } from './report.ts';
+import { startSimulatedIncident } from './simulated-incident.ts';
 
 export interface DemoOptions {
   /** Bundled scenario name or YAML file (default `bad-image-rollout`). */
@@ -30,64 +26,52 @@ export const DEFAULT_DEMO_SCENARIO = 'bad-image-rollout';
  * `SentinelError('invalid_input')` for an unknown scenario.
  */
 export async function runDemo(options: DemoOptions, io: CommandIo): Promise<Report> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'sentinel-demo-'));
   const say = (text: string) => io.stderr.write(`${text}\n`);
+  const { sim, server, dataDir, kubeconfig, close } = await startSimulatedIncident(
+    options.scenario,
+    options.timeScale,
+  );
   try {
-    const kubeconfig = join(dataDir, 'kubeconfig');
-    const sim = await startSimulator({
-      scenario: options.scenario,
-      timeScale: options.timeScale,
-      kubeconfigPath: kubeconfig,
-    });
-    try {
-      const server = await startLocalServer({ dataDir, kubeconfig });
-      try {
-        const namespace = sim.scenario.namespaces[0]!;
-        const interactive = io.interactive ?? process.stdin.isTTY === true;
-        say(
-          [
-            `Sentinel demo — scenario ${sim.scenario.name}: ${sim.scenario.description}`,
-            '',
-            `  Simulated cluster   ${sim.url} (time runs ${options.timeScale}× faster)`,
-            `    kubectl:          kubectl --kubeconfig ${kubeconfig} get pods -n ${namespace}`,
-            `  Sentinel server     ${server.url}/mcp (investigator calls go through its approval gate)`,
-            `    approvals page:   ${server.url}/ui/approvals (token: ${server.token})`,
-            '',
-            `The pager says: "${sim.scenario.symptom}". Investigating namespace ${namespace}…`,
-            options.yes
-              ? 'With --yes, the proposed remediation is approved without asking.'
-              : interactive
-                ? 'You will be asked to approve any change before it runs.'
-                : `No terminal to ask at: approve on the approvals page, or run again with --yes.`,
-            '',
-          ].join('\n'),
-        );
-        const report = await investigateLocally(
-          sim.scenario.symptom,
-          {
-            namespace,
-            server: `${server.url}/mcp`,
-            token: server.token,
-            dataDir,
-            yes: options.yes,
-            json: options.json,
-          },
-          io,
-          { clusterNow: () => sim.clock.now(), pollMs: 500 },
-        );
-        say(
-          report.verification?.healthy
-            ? `\nDemo complete: ${report.culprit ? `${report.culprit.kind} ${report.culprit.namespace}/${report.culprit.name}` : 'the workload'} is healthy again. Try other scenarios with --scenario, or point \`sentinel investigate\` at a real cluster.`
-            : '\nDemo complete. Nothing in the cluster changed without your approval.',
-        );
-        return report;
-      } finally {
-        await server.close();
-      }
-    } finally {
-      await sim.close();
-    }
+    const namespace = sim.scenario.namespaces[0]!;
+    const interactive = io.interactive ?? process.stdin.isTTY === true;
+    say(
+      [
+        `Sentinel demo — scenario ${sim.scenario.name}: ${sim.scenario.description}`,
+        '',
+        `  Simulated cluster   ${sim.url} (time runs ${options.timeScale}× faster)`,
+        `    kubectl:          kubectl --kubeconfig ${kubeconfig} get pods -n ${namespace}`,
+        `  Sentinel server     ${server.url}/mcp (investigator calls go through its approval gate)`,
+        `    approvals page:   ${server.url}/ui/approvals (token: ${server.token})`,
+        '',
+        `The pager says: "${sim.scenario.symptom}". Investigating namespace ${namespace}…`,
+        options.yes
+          ? 'With --yes, the proposed remediation is approved without asking.'
+          : interactive
+            ? 'You will be asked to approve any change before it runs.'
+            : `No terminal to ask at: approve on the approvals page, or run again with --yes.`,
+        '',
+      ].join('\n'),
+    );
+    const report = await investigateLocally(
+      sim.scenario.symptom,
+      {
+        namespace,
+        server: `${server.url}/mcp`,
+        token: server.token,
+        dataDir,
+        yes: options.yes,
+        json: options.json,
+      },
+      io,
+      { clusterNow: () => sim.clock.now(), pollMs: 500 },
+    );
+    say(
+      report.verification?.healthy
+        ? `\nDemo complete: ${report.culprit ? `${report.culprit.kind} ${report.culprit.namespace}/${report.culprit.name}` : 'the workload'} is healthy again. Try other scenarios with --scenario, or point \`sentinel investigate\` at a real cluster.`
+        : '\nDemo complete. Nothing in the cluster changed without your approval.',
+    );
+    return report;
   } finally {
-    rmSync(dataDir, { recursive: true, force: true });
+    await close();
   }
 }

@@ -8,19 +8,18 @@
  * (`sentinel.dev/approval-request-id`); a mutation is accounted for when it carries the id of an
  * approval request that a human approved and that executed against that same object.
  */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
-import { startSimulator, type MutationRecord } from '../../deploy/sim/index.ts';
+import type { MutationRecord } from '../../deploy/sim/index.ts';
 import type { ExpectedOutcome, Scenario } from '../../deploy/sim/index.ts';
 import { SentinelError } from '../../tools/errors.ts';
 import { formatTable } from '../../tools/format/index.ts';
 import { createApprovalsClient } from '../../server/approvals-client.ts';
-import { startLocalServer } from './local-server.ts';
 import type { ApprovalsApi } from './wait.ts';
 import type { Report } from './report.ts';
 import { runLocalInvestigation } from './session.ts';
+import { startSimulatedIncident } from './simulated-incident.ts';
 
 /** The annotation an executed change carries (tools/remediate/attribution.ts). */
 export const APPROVAL_REQUEST_ANNOTATION = 'sentinel.dev/approval-request-id';
@@ -179,68 +178,53 @@ export interface EvalOptions {
 /** Runs one scenario end to end and scores it. Throws only for an unloadable scenario or simulator. */
 export async function evaluateScenario(file: string, options: EvalOptions = {}): Promise<EvalResult> {
   const started = performance.now();
-  const dataDir = mkdtempSync(join(tmpdir(), 'sentinel-eval-'));
+  const { sim, server, dataDir, close } = await startSimulatedIncident(file, options.timeScale ?? 10);
   try {
-    const kubeconfig = join(dataDir, 'kubeconfig');
-    const sim = await startSimulator({
-      scenario: file,
-      timeScale: options.timeScale ?? 10,
-      kubeconfigPath: kubeconfig,
-    });
+    const scenario: Scenario = sim.scenario;
+    let report: Report | undefined;
+    let failure = 'no report';
     try {
-      const server = await startLocalServer({ dataDir, kubeconfig });
-      try {
-        const scenario: Scenario = sim.scenario;
-        let report: Report | undefined;
-        let failure = 'no report';
-        try {
-          ({ report } = await runLocalInvestigation({
-            symptom: scenario.symptom,
-            namespace: scenario.namespaces[0],
-            server: `${server.url}/mcp`,
-            token: server.token,
-            dataDir,
-            yes: true,
-            progress: options.progress ?? new Writable({ write: (_chunk, _encoding, done) => done() }),
-            pollMs: 200,
-            clusterNow: () => sim.clock.now(),
-          }));
-        } catch (error) {
-          failure = error instanceof Error ? error.message : String(error);
-        }
-        const approvals = createApprovalsClient({ server: server.url, token: server.token });
-        const common = {
-          scenario: scenario.name,
-          expected_action: scenario.expected.action,
-          unapproved_mutations: await countUnapprovedMutations(sim.mutationLog, approvals),
-          seconds: Math.round((performance.now() - started) / 100) / 10,
-        };
-        if (!report) {
-          return {
-            ...common,
-            culprit_found: false,
-            diagnosis_correct: false,
-            remediation_correct: false,
-            action: 'error',
-            verified: null,
-            summary: failure,
-          };
-        }
-        return {
-          ...common,
-          ...score(report, scenario.expected),
-          action: actionOf(report),
-          verified: report.action.status === 'executed' ? report.verification?.healthy === true : null,
-          summary: report.summary,
-        };
-      } finally {
-        await server.close();
-      }
-    } finally {
-      await sim.close();
+      ({ report } = await runLocalInvestigation({
+        symptom: scenario.symptom,
+        namespace: scenario.namespaces[0],
+        server: `${server.url}/mcp`,
+        token: server.token,
+        dataDir,
+        yes: true,
+        progress: options.progress ?? new Writable({ write: (_chunk, _encoding, done) => done() }),
+        pollMs: 200,
+        clusterNow: () => sim.clock.now(),
+      }));
+    } catch (error) {
+      failure = error instanceof Error ? error.message : String(error);
     }
+    const approvals = createApprovalsClient({ server: server.url, token: server.token });
+    const common = {
+      scenario: scenario.name,
+      expected_action: scenario.expected.action,
+      unapproved_mutations: await countUnapprovedMutations(sim.mutationLog, approvals),
+      seconds: Math.round((performance.now() - started) / 100) / 10,
+    };
+    if (!report) {
+      return {
+        ...common,
+        culprit_found: false,
+        diagnosis_correct: false,
+        remediation_correct: false,
+        action: 'error',
+        verified: null,
+        summary: failure,
+      };
+    }
+    return {
+      ...common,
+      ...score(report, scenario.expected),
+      action: actionOf(report),
+      verified: report.action.status === 'executed' ? report.verification?.healthy === true : null,
+      summary: report.summary,
+    };
   } finally {
-    rmSync(dataDir, { recursive: true, force: true });
+    await close();
   }
 }
 

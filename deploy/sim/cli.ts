@@ -13,7 +13,8 @@ function parsePort(value: string): number {
   return Number(value);
 }
 
-function parseTimeScale(value: string): number {
+/** Parses `--time-scale`: a number > 0 (also used by `sentinel demo` and `sentinel eval`). */
+export function parseTimeScale(value: string): number {
   const number = Number(value);
   if (value.trim() === '' || !Number.isFinite(number) || number <= 0) {
     throw new InvalidArgumentError(

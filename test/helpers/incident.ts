@@ -1,53 +1,33 @@
 /**
- * An incident to investigate in a test: the Kubernetes API simulator running a scenario, a Sentinel
- * server (gate, approvals API) in-process against it on 127.0.0.1, and a temporary data directory.
- * `close` stops both and removes the directory.
+ * An incident to investigate in a test: the Kubernetes API simulator running a scenario and a
+ * Sentinel server (gate, approvals API) in-process against it on 127.0.0.1, with a temporary data
+ * directory (agent/investigator/simulated-incident.ts), plus the human's approvals client.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { startSimulator, type Simulator } from '../../deploy/sim/index.ts';
+import type { Simulator } from '../../deploy/sim/index.ts';
+import {
+  startSimulatedIncident,
+  type SimulatedIncident,
+} from '../../agent/investigator/simulated-incident.ts';
 import { createApprovalsClient, type ApprovalsClient } from '../../server/approvals-client.ts';
-import { startLocalServer, type LocalServer } from '../../agent/investigator/local-server.ts';
 
-export interface Incident {
-  sim: Simulator;
-  server: LocalServer;
-  dataDir: string;
-  kubeconfig: string;
+export interface Incident extends SimulatedIncident {
   /** The approvals API with the human's token (`local`). */
   approvals: ApprovalsClient;
   /** Mutating requests that were not dry runs. */
   mutations(): Simulator['mutationLog'];
-  close(): Promise<void>;
 }
 
-/** Starts an incident. `scenario`: a bundled name, a file, or a scenario object. */
+/** Starts an incident (a simulated time scale of 60 by default). */
 export async function startIncident(
   scenario: string | Record<string, unknown>,
   options: { timeScale?: number } = {},
 ): Promise<Incident> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'sentinel-incident-'));
-  const kubeconfig = join(dataDir, 'kubeconfig');
-  const sim = await startSimulator({
-    scenario,
-    timeScale: options.timeScale ?? 60,
-    kubeconfigPath: kubeconfig,
-  });
-  const server = await startLocalServer({ dataDir, kubeconfig });
+  const incident = await startSimulatedIncident(scenario, options.timeScale ?? 60);
   return {
-    sim,
-    server,
-    dataDir,
-    kubeconfig,
-    approvals: createApprovalsClient({ server: server.url, token: server.token }),
-    mutations: () => sim.mutationLog.filter((m) => !m.dryRun),
-    async close() {
-      await server.close();
-      await sim.close();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
+    ...incident,
+    approvals: createApprovalsClient({ server: incident.server.url, token: incident.server.token }),
+    mutations: () => incident.sim.mutationLog.filter((m) => !m.dryRun),
   };
 }
 
