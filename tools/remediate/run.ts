@@ -6,7 +6,7 @@
 import type { ToolContext, ToolOutput } from '../define-tool.ts';
 import { SentinelError } from '../errors.ts';
 import { moreLine, oneLine } from '../format/index.ts';
-import { rolloutVerdict, type Deployment } from '../kube/index.ts';
+import { KubeApiError, rolloutVerdict, type Deployment } from '../kube/index.ts';
 import { clusterLine } from '../investigate/common.ts';
 import { attributionAnnotations, FIELD_MANAGER } from './attribution.ts';
 import type { RemediationArgs } from './args.ts';
@@ -55,7 +55,11 @@ export async function runRemediation(
     approvalRequestId: ctx.approvalRequestId,
     newRevision: plan.makesRevision,
   });
-  const written = await plan.apply({ writer: ctx.writer, reader: ctx.kube }, stamps);
+  const written = await plan
+    .apply({ writer: ctx.writer, reader: ctx.kube }, stamps)
+    .catch((error: unknown) => {
+      throw outcomeUnknown(error) ? unknownOutcomeError(error, base.target) : error;
+    });
   return render(
     {
       ...base,
@@ -64,6 +68,27 @@ export async function runRemediation(
       recorded: { field_manager: FIELD_MANAGER, annotations: stamps },
     },
     plan,
+  );
+}
+
+/**
+ * Whether a failed write may still have reached the cluster: no HTTP answer (timeout, connection
+ * lost) or a 5xx, as opposed to a 4xx refusal, after which nothing changed.
+ */
+export function outcomeUnknown(error: unknown): error is KubeApiError {
+  return (
+    error instanceof KubeApiError &&
+    (error.httpStatus === undefined || error.httpStatus >= 500) &&
+    (error.code === 'timeout' || error.code === 'unavailable')
+  );
+}
+
+function unknownOutcomeError(error: KubeApiError, target: RemediationOutput['target']): SentinelError {
+  const ref = `${target.kind} ${target.namespace}/${target.name}`;
+  return new SentinelError(
+    error.code,
+    `${error.message} The change may or may not have reached ${ref}: check it with get_deployment and get_rollout_status before calling this again.`,
+    { kind: target.kind, namespace: target.namespace, name: target.name, cause: error },
   );
 }
 

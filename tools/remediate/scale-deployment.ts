@@ -11,7 +11,7 @@ import { remediationArgs } from './args.ts';
 import { annotationPatch, FIELD_MANAGER } from './attribution.ts';
 import type { DeploymentObservation } from './observe.ts';
 import { RemediationOutputSchema, targetOf, type RemediationPlan } from './plan.ts';
-import { runRemediation } from './run.ts';
+import { outcomeUnknown, runRemediation } from './run.ts';
 import {
   autoscalersOf,
   autoscalerWarnings,
@@ -131,7 +131,8 @@ export function planScale(observed: ScaleObservation, args: { replicas: number }
       try {
         await writer.patchDeploymentScale(namespace, name, { spec: { replicas: to } }, options);
       } catch (error) {
-        if (Object.keys(stamp).length === 0) throw error;
+        // Put the annotations back only when the API server refused the scale (nothing changed).
+        if (Object.keys(stamp).length === 0 || outcomeUnknown(error)) throw error;
         const restore = Object.fromEntries(Object.keys(stamp).map((key) => [key, current[key] ?? null]));
         const restored = await writer
           .patchDeploymentStrategic(namespace, name, { metadata: { annotations: restore } }, options)

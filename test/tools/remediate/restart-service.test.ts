@@ -131,6 +131,26 @@ describe('restart_service', () => {
     });
   });
 
+  it('says the outcome is unknown when the API server answers 504 to the patch', async () => {
+    const { dep, sets } = checkout();
+    const scope = mockObserve(dep, sets)
+      .patch(`${APPS}/shop/deployments/checkout`)
+      .query(true)
+      .reply(
+        504,
+        statusBody(504, 'Timeout', 'the server was unable to return a response in the time allotted'),
+      );
+    const error = await callToolError(
+      restartService,
+      { namespace: 'shop', name: 'checkout' },
+      executeContext(api.cluster),
+    );
+    scope.done();
+    expect(api.unexpected).toEqual([]);
+    expect(error.code).toBe('unavailable');
+    expect(error.message).toContain('may or may not have reached Deployment shop/checkout');
+  });
+
   it('refuses a restart within the same second, as kubectl refuses an empty patch', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(new Date('2024-04-30T08:00:00.300Z'));

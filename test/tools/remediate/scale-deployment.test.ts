@@ -206,6 +206,29 @@ describe('scale_deployment', () => {
     });
   });
 
+  it('leaves the annotations when the scale may have happened (no answer), and says to check', async () => {
+    const dep = checkout();
+    const scope = mockRead(dep)
+      .patch(PATH)
+      .query(true)
+      .reply(200, dep)
+      .patch(`${PATH}/scale`)
+      .query(true)
+      .reply(503, statusBody(503, 'ServiceUnavailable', 'etcd leader changed'));
+    const error = await callToolError(
+      scaleDeployment,
+      { namespace: 'shop', name: 'checkout', replicas: 1, reason: 'test' },
+      executeContext(api.cluster, 'ar-1'),
+    );
+    scope.done();
+    // the write is not retried and the annotations are not put back
+    expect(api.unexpected).toEqual([]);
+    expect(error.code).toBe('unavailable');
+    expect(error.message).toContain(
+      'The change may or may not have reached Deployment shop/checkout: check it with get_deployment and get_rollout_status before calling this again.',
+    );
+  });
+
   it('is a no-op, sending nothing, when the count is already right', async () => {
     mockRead(checkout());
     const output = await callTool(
