@@ -1,8 +1,9 @@
 /**
  * Approval request fixtures: one pending request per remediation tool, with dry-run previews shaped
- * like the remediation tools' contract (`summary`, `changes`, `warnings`, `effect`, `text`).
+ * like the remediation tools' (`summary`, `changes`, `warnings`, `effect`, `text`).
  */
 import type { ApprovalPreview, ApprovalRequest } from '../../server/gate/approval-request.ts';
+import { ChangeSchema, WarningSchema, type Change, type Warning } from '../../tools/remediate/index.ts';
 
 export const FIXTURE_NOW = new Date('2025-01-31T02:13:20.000Z');
 
@@ -36,24 +37,43 @@ function preview(summary: string, changes: unknown[], warnings: unknown[] = []):
   return { summary, changes, warnings, effect: { summary }, text: `${summary}\n(dry run: nothing changed)` };
 }
 
-/** A pending request for `tool` with a preview shaped like that tool's dry run. */
+const change = (fields: Omit<Change, 'text'>, text: string): Change =>
+  ChangeSchema.parse({ ...fields, text });
+const warning = (kind: Warning['kind'], message: string): Warning => WarningSchema.parse({ kind, message });
+
+/**
+ * A pending request for each remediation tool, with a preview shaped like that tool's dry run
+ * (`Change` and `Warning` items validated by the tools' own schemas).
+ */
 export const FIXTURES = {
   rollback_deployment: {
     ...base,
     preview: preview(
       'Roll back Deployment shop/checkout from revision 7 (checkout:2.4.1) to revision 6 (checkout:2.4.0)',
       [
-        { kind: 'image', container: 'checkout', from: 'checkout:2.4.1', to: 'checkout:2.4.0' },
-        { kind: 'env', container: 'checkout', name: 'FEATURE_FLAGS', from: 'new-cart', to: null },
-        { kind: 'env', container: 'checkout', name: 'DB_PASSWORD', from: 'hunter2', to: 'swordfish' },
-        { kind: 'resources', container: 'checkout', name: 'limits.memory', from: '512Mi', to: '256Mi' },
+        change(
+          { kind: 'image', container: 'checkout', from: 'checkout:2.4.1', to: 'checkout:2.4.0' },
+          'container checkout: image checkout:2.4.1 → checkout:2.4.0',
+        ),
+        change(
+          { kind: 'env', container: 'checkout', key: 'FEATURE_FLAGS', from: 'new-cart', to: null },
+          'container checkout: env FEATURE_FLAGS new-cart → (none)',
+        ),
+        // A tool that forgot to redact: the renderer still must not show the values.
+        change(
+          { kind: 'env', container: 'checkout', key: 'DB_PASSWORD', from: 'hunter2', to: 'swordfish' },
+          'container checkout: env DB_PASSWORD hunter2 → swordfish',
+        ),
+        change(
+          { kind: 'resources', container: 'checkout', key: 'limits.memory', from: '512Mi', to: '256Mi' },
+          'container checkout: limits.memory 512Mi → 256Mi',
+        ),
       ],
       [
-        {
-          code: 'gitops',
-          message:
-            'Deployment shop/checkout is managed by Argo CD (label app.kubernetes.io/instance); it may undo a direct change.',
-        },
+        warning(
+          'argo_cd',
+          'Deployment shop/checkout carries the Argo CD tracking label app.kubernetes.io/instance: Argo CD may undo a direct change on its next sync.',
+        ),
       ],
     ),
   },
@@ -64,12 +84,15 @@ export const FIXTURES = {
     arguments: { namespace: 'shop', name: 'checkout' },
     requested_arguments: { namespace: 'shop', name: 'checkout' },
     preview: preview('Restart Deployment shop/checkout (rolling restart of 3 Pods)', [
-      {
-        kind: 'annotation',
-        name: 'kubectl.kubernetes.io/restartedAt',
-        from: null,
-        to: '2025-01-31T02:13:00Z',
-      },
+      change(
+        {
+          kind: 'template_annotation',
+          key: 'kubectl.kubernetes.io/restartedAt',
+          from: null,
+          to: '2025-01-31T02:13:00Z',
+        },
+        'pod template annotation kubectl.kubernetes.io/restartedAt: (none) → 2025-01-31T02:13:00Z',
+      ),
     ]),
   },
   scale_deployment: {
@@ -80,13 +103,13 @@ export const FIXTURES = {
     requested_arguments: { namespace: 'shop', name: 'checkout', replicas: 0 },
     preview: preview(
       'Scale Deployment shop/checkout from 3 to 0 replicas',
-      [{ kind: 'replicas', from: 3, to: 0 }],
+      [change({ kind: 'replicas', from: 3, to: 0 }, 'spec.replicas: 3 → 0')],
       [
-        'Scaling to 0 removes every Pod of shop/checkout: it will serve nothing.',
-        {
-          code: 'hpa',
-          message: 'HorizontalPodAutoscaler shop/checkout targets this Deployment and may change replicas.',
-        },
+        warning('scale_to_zero', 'Scaling to 0 removes every Pod of shop/checkout: it will serve nothing.'),
+        warning(
+          'hpa',
+          'HorizontalPodAutoscaler shop/checkout targets Deployment shop/checkout and sets its replica count itself.',
+        ),
       ],
     ),
   },
@@ -97,8 +120,8 @@ export const FIXTURES = {
     risk: 'write',
     arguments: { namespace: 'shop', name: 'checkout' },
     requested_arguments: { namespace: 'shop', name: 'checkout' },
-    preview: preview('Pause the rollout of Deployment shop/checkout', [
-      { field: 'spec.paused', from: false, to: true },
+    preview: preview('Pause rollouts of Deployment shop/checkout at revision 7 (checkout=checkout:2.4.1)', [
+      change({ kind: 'paused', from: false, to: true }, 'spec.paused: false → true'),
     ]),
   },
   resume_rollout: {
@@ -108,8 +131,8 @@ export const FIXTURES = {
     risk: 'write',
     arguments: { namespace: 'shop', name: 'checkout' },
     requested_arguments: { namespace: 'shop', name: 'checkout' },
-    preview: preview('Resume the rollout of Deployment shop/checkout', [
-      { field: 'spec.paused', from: true, to: false },
+    preview: preview('Resume rollouts of Deployment shop/checkout', [
+      change({ kind: 'paused', from: true, to: false }, 'spec.paused: true → false'),
     ]),
   },
 } satisfies Record<string, ApprovalRequest>;

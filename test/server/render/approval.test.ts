@@ -21,12 +21,12 @@ describe('approval renderer', () => {
         'Requester:  investigator, 3m20s ago: "checkout returns 502 since 02:10"',
         'Policy:     rule prod-destructive: Destructive changes in shop need a human. (approvers: role:approver; at most once)',
         'Changes:',
-        '  - image container checkout: checkout:2.4.1 → checkout:2.4.0',
-        '  - env container checkout FEATURE_FLAGS: new-cart → (none)',
-        '  - env container checkout DB_PASSWORD: [REDACTED] → [REDACTED]',
-        '  - resources container checkout limits.memory: 512Mi → 256Mi',
+        '  - container checkout: image checkout:2.4.1 → checkout:2.4.0',
+        '  - container checkout: env FEATURE_FLAGS new-cart → (none)',
+        '  - container checkout: env DB_PASSWORD [REDACTED] → [REDACTED]',
+        '  - container checkout: limits.memory 512Mi → 256Mi',
         'Warnings:',
-        '  - gitops: Deployment shop/checkout is managed by Argo CD (label app.kubernetes.io/instance); it may undo a direct change.',
+        '  - Deployment shop/checkout carries the Argo CD tracking label app.kubernetes.io/instance: Argo CD may undo a direct change on its next sync.',
         'Call:       rollback_deployment name=checkout namespace=shop to_revision=6',
       ].join('\n'),
     );
@@ -36,20 +36,25 @@ describe('approval renderer', () => {
     [
       'restart_service',
       'Restart Deployment shop/checkout (rolling restart of 3 Pods)',
-      ['annotation kubectl.kubernetes.io/restartedAt: (none) → 2025-01-31T02:13:00Z'],
+      ['pod template annotation kubectl.kubernetes.io/restartedAt: (none) → 2025-01-31T02:13:00Z'],
       [],
     ],
     [
       'scale_deployment',
       'Scale Deployment shop/checkout from 3 to 0 replicas',
-      ['replicas: 3 → 0'],
+      ['spec.replicas: 3 → 0'],
       [
         'Scaling to 0 removes every Pod of shop/checkout: it will serve nothing.',
-        'hpa: HorizontalPodAutoscaler shop/checkout targets this Deployment and may change replicas.',
+        'HorizontalPodAutoscaler shop/checkout targets Deployment shop/checkout and sets its replica count itself.',
       ],
     ],
-    ['pause_rollout', 'Pause the rollout of Deployment shop/checkout', ['spec.paused: false → true'], []],
-    ['resume_rollout', 'Resume the rollout of Deployment shop/checkout', ['spec.paused: true → false'], []],
+    [
+      'pause_rollout',
+      'Pause rollouts of Deployment shop/checkout at revision 7 (checkout=checkout:2.4.1)',
+      ['spec.paused: false → true'],
+      [],
+    ],
+    ['resume_rollout', 'Resume rollouts of Deployment shop/checkout', ['spec.paused: true → false'], []],
   ] as const)('renders %s with its preview', (tool, sentence, changes, warnings) => {
     const view = approvalView(FIXTURES[tool], { now });
     expect(view.sentence).toBe(sentence);
@@ -213,6 +218,12 @@ describe('approval renderer', () => {
 describe('describeChange / describeWarning', () => {
   it('formats the shapes tools report and falls back to JSON', () => {
     expect(describeChange({ summary: 'image a → b' })).toBe('image a → b');
+    expect(describeChange({ container: 'app', image: { from: 'a:1', to: 'a:2' } })).toBe(
+      'container app: image a:1 → a:2',
+    );
+    expect(describeChange({ kind: 'env', container: 'app', key: 'API_TOKEN', from: 'x1', to: 'y2' })).toBe(
+      'env container app API_TOKEN: [REDACTED] → [REDACTED]',
+    );
     expect(describeChange({ before: 1, after: 2, path: '/spec/replicas' })).toBe('/spec/replicas: 1 → 2');
     expect(describeChange({ weird: true })).toBe('{"weird":true}');
     expect(describeChange(42)).toBe('42');
@@ -228,6 +239,6 @@ describe('describeChange / describeWarning', () => {
       }),
     ).toBe('env container app DB_PASSWORD: [REDACTED] → [REDACTED]');
     expect(describeWarning({ code: 'x' })).toBe('{"code":"x"}');
-    expect(describeWarning({ message: 'owned by Flux' })).toBe('owned by Flux');
+    expect(describeWarning({ kind: 'flux', message: 'owned by Flux' })).toBe('owned by Flux');
   });
 });
