@@ -77,9 +77,10 @@ function controls(request: ApprovalRequest): string {
     '<button type="button" class="allow" data-action="allow">Allow</button>',
     `<button type="button" class="deny" data-action="deny" aria-expanded="false" aria-controls="deny-${id}">Deny…</button>`,
     '</div>',
-    `<form class="deny-form" id="deny-${id}" hidden>`,
+    // novalidate: the page's script says what is missing, in words, where the human is looking.
+    `<form class="deny-form" id="deny-${id}" hidden novalidate>`,
     `<label for="reason-${id}">Why deny? (shown to the requester)</label>`,
-    `<textarea id="reason-${id}" name="reason" required maxlength="2000" rows="2"></textarea>`,
+    `<textarea id="reason-${id}" name="reason" aria-required="true" maxlength="2000" rows="2"></textarea>`,
     '<button type="submit" class="deny-confirm">Deny request</button>',
     '<button type="button" data-action="cancel">Cancel</button>',
     '</form>',

@@ -87,7 +87,9 @@ export function createUiRouter(options: UiRouterOptions): UiRouter {
   router.use((_req, res, next) => {
     res.setHeader('Content-Security-Policy', CSP);
     res.setHeader('Cache-Control', 'no-store');
-    res.setHeader('Referrer-Policy', 'no-referrer');
+    // same-origin, not no-referrer: with no-referrer Chromium sends `Origin: null` on the login
+    // form's POST, which the server's Origin check rightly refuses. Nothing links off-site.
+    res.setHeader('Referrer-Policy', 'same-origin');
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('X-Frame-Options', 'DENY');
     next();

@@ -22,7 +22,15 @@ function busy(li) {
 function place(list, items) {
   const existing = new Map([...list.children].map((li) => [li.dataset.id, li]));
   const wanted = new Set(items.map((item) => item.id));
-  for (const [id, li] of existing) if (!wanted.has(id)) li.remove();
+  for (const [id, li] of existing) {
+    if (wanted.has(id)) continue;
+    // Decided elsewhere (another approver, the CLI) or expired: say so if the human was on it.
+    if (li.contains(document.activeElement)) {
+      document.getElementById('pending-heading').focus();
+      announce(`${id} was decided elsewhere or expired; it is no longer pending.`);
+    }
+    li.remove();
+  }
   let previous = null;
   for (const item of items) {
     let li = existing.get(item.id);
@@ -41,11 +49,16 @@ function place(list, items) {
   }
 }
 
+function countPending() {
+  const count = lists.pending.children.length;
+  document.getElementById('pending-count').textContent = `(${count})`;
+  document.getElementById('pending-empty').hidden = count > 0;
+}
+
 function render(snapshot) {
   place(lists.pending, snapshot.pending);
   place(lists.history, snapshot.history);
-  document.getElementById('pending-count').textContent = `(${snapshot.pending.length})`;
-  document.getElementById('pending-empty').hidden = snapshot.pending.length > 0;
+  countPending();
 }
 
 function showError(li, message) {
@@ -88,6 +101,7 @@ async function decide(li, action, body) {
     li.classList.remove('denying');
     focusNext(li);
     li.remove();
+    countPending();
     announce(`${id} ${answer.status}.`);
   } catch {
     showError(li, 'The server could not be reached; nothing was decided. Try again.');

@@ -70,7 +70,7 @@ describe('approvals page endpoints (sentinel serve with the gate)', () => {
     expect(await login.text()).toContain('<input id="token" name="token" type="password"');
     expect(login.headers.get('content-security-policy')).toContain("default-src 'none'; script-src 'self'");
     expect(login.headers.get('cache-control')).toBe('no-store');
-    expect(login.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(login.headers.get('referrer-policy')).toBe('same-origin');
   });
 
   it('exchanges the one-time login URL for an HttpOnly, SameSite=Strict session cookie, once', async () => {
