@@ -89,63 +89,38 @@ const firstPresent = (record: Record<string, unknown>, keys: readonly string[]):
 };
 
 /**
- * One line for a previewed change. Strings are shown as they are. Objects: their own one-line
- * `text|summary|description|message` (the remediation tools' `Change.text`, e.g. `container app:
- * image checkout:2.4.1 → checkout:2.4.0`); else `<kind> <container> <key>: <from> → <to>` from the
- * fields `kind|type`, `container`, `key|name|field|path|resource`, `from|before|old` and
- * `to|after|new`, or from a nested `{from, to}` per field (`{container, image: {from, to}}`);
- * anything else as JSON. The values of a change whose key looks secret (an env var `DB_PASSWORD`)
- * are replaced by `[REDACTED]`, also inside the tool's own text.
+ * One line for a previewed change. Strings are shown as they are; objects as
+ * `<kind> <container> <name>: <from> → <to>` from the fields `kind|type`, `container`,
+ * `name|key|field|path|resource` (`key`: the remediation tools' env var, resource or label name),
+ * `from|before|old` and `to|after|new`, or their own
+ * `summary|description|message`; anything else as JSON. The values of a change whose name looks
+ * secret (an env var `DB_PASSWORD`) are replaced by `[REDACTED]`.
  */
 export function describeChange(change: unknown): string {
   if (typeof change === 'string') return clean(change);
   if (!isRecord(change)) return clean(short(change));
-  const key = firstString(change, ['key', 'name', 'field', 'path', 'resource']);
-  const secret = key !== undefined && isSecretName(key);
-  const own = firstString(change, ['text', 'summary', 'description', 'message']);
-  if (own !== undefined) {
-    if (!secret) return clean(own);
-    const values = [change.from, change.to, change.before, change.after, change.old, change.new];
-    const hidden = values.reduce<string>(
-      (text, value) =>
-        typeof value === 'string' && value !== '' && value !== REDACTED
-          ? text.split(value).join(REDACTED)
-          : text,
-      own,
-    );
-    return clean(hidden);
-  }
+  const own = firstString(change, ['summary', 'description', 'message']);
+  if (own !== undefined) return clean(own);
   const kind = firstString(change, ['kind', 'type']);
   const container = firstString(change, ['container']);
-  const shown = (value: unknown) =>
-    secret && value !== undefined && value !== null ? REDACTED : short(redactValue(value).value);
+  const name = firstString(change, ['name', 'key', 'field', 'path', 'resource']);
   const [hasFrom, from] = firstPresent(change, ['from', 'before', 'old']);
   const [hasTo, to] = firstPresent(change, ['to', 'after', 'new']);
-  const where = container && `container ${container}`;
-  if (hasFrom || hasTo) {
-    const subject = [kind, where, key].filter(Boolean).join(' ');
-    return clean(`${subject ? `${subject}: ` : ''}${shown(from)} → ${shown(to)}`);
-  }
-  const nested = Object.entries(change).filter(
-    (entry): entry is [string, Record<string, unknown>] =>
-      isRecord(entry[1]) && ('from' in entry[1] || 'to' in entry[1]),
-  );
-  if (nested.length > 0) {
-    const parts = nested.map(([field, value]) => `${field} ${shown(value.from)} → ${shown(value.to)}`);
-    return clean(`${where ? `${where}: ` : ''}${parts.join(', ')}`);
-  }
-  return clean(JSON.stringify(redactValue(change).value));
+  if (!hasFrom && !hasTo) return clean(JSON.stringify(redactValue(change).value));
+  const secret = name !== undefined && isSecretName(name);
+  const shown = (value: unknown) =>
+    secret && value !== undefined && value !== null ? REDACTED : short(redactValue(value).value);
+  const subject = [kind, container && `container ${container}`, name].filter(Boolean).join(' ');
+  return clean(`${subject ? `${subject}: ` : ''}${shown(from)} → ${shown(to)}`);
 }
 
-/**
- * One line for a preview warning: a string, the `message` of `{kind, message}` (the remediation
- * tools' `Warning`; the kind is for programs), or JSON.
- */
+/** One line for a preview warning: a string, `{code?, message}`, or JSON. */
 export function describeWarning(warning: unknown): string {
   if (typeof warning === 'string') return clean(warning);
   if (isRecord(warning)) {
-    const message = firstString(warning, ['message', 'text', 'summary', 'description']);
-    if (message !== undefined) return clean(message);
+    const message = firstString(warning, ['message', 'summary', 'description']);
+    const code = firstString(warning, ['code', 'kind', 'type']);
+    if (message !== undefined) return clean(code ? `${code}: ${message}` : message);
   }
   return clean(JSON.stringify(redactValue(warning).value));
 }

@@ -70,8 +70,8 @@ describe('approvalMessage', () => {
       },
     });
     const json = JSON.stringify(message);
-    expect(json).toContain('*Changes*\\n• container checkout: image checkout:2.4.1 → checkout:2.4.0');
-    expect(json).toContain('env DB_PASSWORD [REDACTED] → [REDACTED]');
+    expect(json).toContain('*Changes*\\n• image container checkout: checkout:2.4.1 → checkout:2.4.0');
+    expect(json).toContain('env container checkout DB_PASSWORD: [REDACTED] → [REDACTED]');
     expect(json).not.toContain('hunter2');
     expect(message.blocks).toContainEqual({
       type: 'actions',

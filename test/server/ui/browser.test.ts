@@ -70,9 +70,7 @@ describeWithTool('chromium', 'approvals page in headless Chromium', (chromiumPat
       'Roll back Deployment shop/checkout from revision 7 (checkout:2.4.1) to revision 6 (checkout:2.4.0)',
     );
     expect(await rendered.locator('dl.facts').textContent()).toContain('Requesteragent, ');
-    expect(await rendered.locator('ul.changes').textContent()).toBe(
-      'container app: image checkout:2.4.1 → checkout:2.4.0',
-    );
+    expect(await rendered.locator('ul.changes').textContent()).toMatch(/checkout:2\.4\.1.*checkout:2\.4\.0/);
   });
 
   it('denies the rollback with a reason, by keyboard, and it leaves the pending list', async () => {
