@@ -4,11 +4,11 @@
  * can prove a dry run sent nothing).
  */
 import nock from 'nock';
-import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
+import { afterEach, beforeEach } from 'vitest';
 import type { ToolContext, ToolOutput } from '../../tools/define-tool.ts';
 import type { Deployment, ReplicaSet } from '../../tools/kube/types.ts';
 import type { RemediationOutput } from '../../tools/remediate/plan.ts';
-import { connectTestCluster, isolateNetwork, mockApi, type TestCluster } from './kube.ts';
+import { mockApi, useMockedCluster, type TestCluster } from './kube.ts';
 
 export const APPS = '/apis/apps/v1/namespaces';
 
@@ -66,29 +66,18 @@ export function edit<T>(fixture: T, change: (copy: T) => void): T {
 }
 
 /**
- * Registers the hooks of a nock-backed remediation test file: network isolated, a cluster connected
- * to the fake API server, and per test a fresh record of requests no interceptor matched. Returns
- * live references (read them inside tests).
+ * `useMockedCluster` (network isolated, every nock interceptor asserted used after each test) plus,
+ * per test, a fresh record of the requests no interceptor matched — so a test can prove that nothing,
+ * in particular no write, was sent. Returns live references (read them inside tests).
  */
-export function useMockedCluster(): { cluster: TestCluster; unexpected: string[] } {
-  const state = { unexpected: [] as string[] } as { cluster: TestCluster; unexpected: string[] };
+export function useRemediationApi(): { cluster: TestCluster; unexpected: string[] } {
+  const state = { cluster: useMockedCluster(), unexpected: [] as string[] };
   let recorder: ReturnType<typeof recordUnexpectedRequests> | undefined;
-  beforeAll(() => {
-    isolateNetwork();
-    state.cluster = connectTestCluster();
-  });
   beforeEach(() => {
     recorder = recordUnexpectedRequests();
     state.unexpected = recorder.requests;
   });
-  afterEach(() => {
-    recorder?.stop();
-    nock.cleanAll();
-  });
-  afterAll(() => {
-    state.cluster?.remove();
-    nock.enableNetConnect();
-  });
+  afterEach(() => recorder?.stop());
   return state;
 }
 

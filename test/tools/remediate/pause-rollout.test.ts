@@ -9,7 +9,7 @@ import {
   executeContext,
   mockObserve,
   structured,
-  useMockedCluster,
+  useRemediationApi,
 } from '../../helpers/remediation.ts';
 import { callTool } from '../../helpers/tools.ts';
 
@@ -26,7 +26,7 @@ function checkout(extra: { paused?: boolean; updated?: number } = {}) {
   return { dep, sets };
 }
 
-const api = useMockedCluster();
+const api = useRemediationApi();
 
 describe('pause_rollout', () => {
   it('is a reversible write tool with dry runs', () => {

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { planRestart, restartService, rfc3339 } from '../../../tools/remediate/restart-service.ts';
 import type { Deployment, ReplicaSet } from '../../../tools/kube/types.ts';
 import { deployment, replicaSet } from '../../helpers/fixtures.ts';
@@ -11,7 +11,7 @@ import {
   listOf,
   mockObserve,
   structured,
-  useMockedCluster,
+  useRemediationApi,
 } from '../../helpers/remediation.ts';
 import { callTool, callToolError } from '../../helpers/tools.ts';
 
@@ -39,10 +39,7 @@ const service = (selector?: Record<string, string>) => ({
   spec: { ...(selector && { selector }), ports: [{ port: 80 }] },
 });
 
-const api = useMockedCluster();
-afterEach(() => {
-  vi.useRealTimers();
-});
+const api = useRemediationApi();
 
 describe('restart_service', () => {
   it('is destructive and supports dry runs', () => {

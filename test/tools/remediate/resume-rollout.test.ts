@@ -9,7 +9,7 @@ import {
   executeContext,
   mockObserve,
   structured,
-  useMockedCluster,
+  useRemediationApi,
 } from '../../helpers/remediation.ts';
 import { callTool } from '../../helpers/tools.ts';
 
@@ -27,7 +27,7 @@ function paused(image = 'shop/checkout:2.4.1') {
   return { dep, sets };
 }
 
-const api = useMockedCluster();
+const api = useRemediationApi();
 
 describe('resume_rollout', () => {
   it('is a reversible write tool with dry runs', () => {

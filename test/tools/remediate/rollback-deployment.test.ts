@@ -10,7 +10,7 @@ import {
   executeContext,
   mockObserve,
   structured,
-  useMockedCluster,
+  useRemediationApi,
 } from '../../helpers/remediation.ts';
 import { callTool, callToolError } from '../../helpers/tools.ts';
 
@@ -58,7 +58,7 @@ function patched(dep: Deployment, template: unknown): Deployment {
   });
 }
 
-const api = useMockedCluster();
+const api = useRemediationApi();
 
 describe('rollback_deployment', () => {
   it('is destructive, not idempotent, supports dry runs, and rejects bad input before any call', () => {

@@ -10,7 +10,7 @@ import {
   executeContext,
   listOf,
   structured,
-  useMockedCluster,
+  useRemediationApi,
 } from '../../helpers/remediation.ts';
 import { callTool, callToolError } from '../../helpers/tools.ts';
 
@@ -38,7 +38,7 @@ function mockRead(dep: Deployment, autoscalers: unknown[] = []) {
     .reply(200, listOf('HorizontalPodAutoscalerList', autoscalers, 'autoscaling/v2'));
 }
 
-const api = useMockedCluster();
+const api = useRemediationApi();
 
 describe('scale_deployment', () => {
   it('is destructive and accepts 0 to the configured maximum (default 50)', () => {
