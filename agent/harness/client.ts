@@ -5,6 +5,7 @@
  * `SentinelError` with the harness's own message on failure.
  */
 import { z } from 'zod';
+import { firstIssue } from './errors.ts';
 import { HarnessHttp, type HarnessConnectionOptions } from './http.ts';
 import {
   AgentSchema,
@@ -202,12 +203,8 @@ function turnPath(sessionId: string, turnId: string): string {
 function validateTurnRequest(request: CreateTurnRequest): CreateTurnRequest {
   const parsed = CreateTurnRequestSchema.safeParse(request);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new SentinelError(
-      'invalid_input',
-      `Turn input is invalid at ${issue?.path.join('.') || 'input'}: ${issue?.message ?? 'invalid'}.`,
-      { field: issue?.path.join('.') || 'input' },
-    );
+    const { field, message } = firstIssue(parsed.error, 'input');
+    throw new SentinelError('invalid_input', `Turn input is invalid at ${field}: ${message}.`, { field });
   }
   return parsed.data;
 }

@@ -2,6 +2,7 @@
  * Turns a TrueForge harness error answer into one `SentinelError` whose message quotes the harness,
  * names the request and says what to do next. Never a stack trace.
  */
+import type { z } from 'zod';
 import { SentinelError, type ErrorCode } from '../../tools/errors.ts';
 import { RequestErrorResponseSchema } from './schemas.ts';
 
@@ -98,4 +99,10 @@ function causeMessage(error: Error): string | undefined {
   const cause = (error as { cause?: unknown }).cause;
   if (cause instanceof Error) return (cause as { code?: string }).code ?? cause.message;
   return undefined;
+}
+
+/** The first problem zod found, as its field path (or `whole` when at the root) and message. */
+export function firstIssue(error: z.ZodError, whole: string): { field: string; message: string } {
+  const issue = error.issues[0];
+  return { field: issue?.path.join('.') || whole, message: issue?.message ?? 'invalid' };
 }

@@ -5,7 +5,13 @@
  */
 import type { z } from 'zod';
 import { SentinelError } from '../../tools/errors.ts';
-import { harnessHttpError, harnessTransportError, type StatusHints } from './errors.ts';
+import {
+  firstIssue,
+  harnessHttpError,
+  harnessTransportError,
+  parseJsonOrUndefined,
+  type StatusHints,
+} from './errors.ts';
 
 export interface HarnessConnectionOptions {
   /** Harness base URL, e.g. `http://127.0.0.1:8000`; a trailing `/api/v1` is accepted. */
@@ -212,22 +218,19 @@ function parseBody<S extends z.ZodType>(
   text: string,
   request: { method: string; path: string },
 ): z.infer<S> {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
+  const json = parseJsonOrUndefined(text);
+  if (json === undefined) {
     throw new SentinelError(
       'unavailable',
       `TrueForge harness answered ${request.method} ${request.path} with a body that is not JSON; is --harness the harness URL?`,
-      { cause: error },
     );
   }
   const parsed = schema.safeParse(json);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
+    const { field, message } = firstIssue(parsed.error, 'body');
     throw new SentinelError(
       'unavailable',
-      `TrueForge harness answered ${request.method} ${request.path} with an unexpected shape (${issue ? `${issue.path.join('.') || 'body'}: ${issue.message}` : 'invalid'}); this harness version may not match openapi.json.`,
+      `TrueForge harness answered ${request.method} ${request.path} with an unexpected shape (${field}: ${message}); this harness version may not match openapi.json.`,
       { cause: parsed.error },
     );
   }

@@ -7,6 +7,7 @@
  */
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { SentinelError } from '../../tools/errors.ts';
+import { firstIssue, parseJsonOrUndefined } from './errors.ts';
 import type { OpenStream } from './http.ts';
 import { TurnEventSchema, type TurnEvent } from './schemas.ts';
 
@@ -60,26 +61,21 @@ export async function* readTurnEvents(stream: OpenStream): AsyncGenerator<Stream
 
 /** Validates one `data:` payload as a turn event. Throws `SentinelError('unavailable')`. */
 export function parseEventData(data: string): TurnEvent {
-  let json: unknown;
-  try {
-    json = JSON.parse(data);
-  } catch (error) {
+  const json = parseJsonOrUndefined(data);
+  if (json === undefined) {
     throw new SentinelError(
       'unavailable',
       `TrueForge harness sent an event that is not JSON: ${data.slice(0, 120)}`,
-      {
-        cause: error,
-      },
     );
   }
   const parsed = TurnEventSchema.safeParse(json);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
+    const { field, message } = firstIssue(parsed.error, 'event');
     const type =
       typeof (json as { type?: unknown })?.type === 'string' ? (json as { type: string }).type : 'event';
     throw new SentinelError(
       'unavailable',
-      `TrueForge harness sent a malformed ${type} (${issue ? `${issue.path.join('.') || 'event'}: ${issue.message}` : 'invalid'}); this harness version may not match openapi.json.`,
+      `TrueForge harness sent a malformed ${type} (${field}: ${message}); this harness version may not match openapi.json.`,
       { cause: parsed.error },
     );
   }

@@ -1,8 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../../agent/cli.ts';
+import { captureProcessOutput } from '../helpers/capture-output.ts';
 import { FakeTrueForge, type TurnScript } from '../helpers/fake-trueforge.ts';
 import { APPROVER_TOKEN, startSentinelStandIn } from '../helpers/sentinel-stand-in.ts';
 
@@ -25,8 +26,7 @@ describe('sentinel investigate --harness (command line)', () => {
   let harness: FakeTrueForge;
   let sentinel: Awaited<ReturnType<typeof startSentinelStandIn>>;
   let timeline: string[];
-  let out: string;
-  let err: string;
+  const output = captureProcessOutput();
 
   beforeAll(async () => {
     timeline = [];
@@ -38,18 +38,6 @@ describe('sentinel investigate --harness (command line)', () => {
     await harness.close();
     await sentinel.close();
   });
-  beforeEach(() => {
-    out = '';
-    err = '';
-    vi.spyOn(process.stdout, 'write').mockImplementation((text) => ((out += String(text)), true));
-    vi.spyOn(process.stderr, 'write').mockImplementation((text) => ((err += String(text)), true));
-    process.exitCode = undefined;
-  });
-  afterEach(() => {
-    vi.restoreAllMocks();
-    vi.unstubAllEnvs();
-    process.exitCode = undefined;
-  });
 
   const investigate = (...args: string[]) => main(['node', 'sentinel', 'investigate', ...args]);
 
@@ -60,11 +48,11 @@ describe('sentinel investigate --harness (command line)', () => {
     await investigate('checkout returns 502', '--server', sentinel.url, '--yes');
 
     expect(process.exitCode).toBeUndefined();
-    expect(out).toBe('Revision 7 crashes; rolling back.\nCheckout is healthy.\n');
-    expect(err).toContain(
+    expect(output.out).toBe('Revision 7 crashes; rolling back.\nCheckout is healthy.\n');
+    expect(output.err).toContain(
       'Roll back Deployment shop/checkout from revision 7 (checkout:2.4.1) to revision 6 (checkout:2.4.0)?',
     );
-    expect(err).toContain('    would roll back shop/checkout: revision 7 → 6');
+    expect(output.err).toContain('    would roll back shop/checkout: revision 7 → 6');
     expect(sentinel.toolCalls).toEqual([
       {
         name: 'rollback_deployment',
@@ -111,10 +99,10 @@ describe('sentinel investigate --harness (command line)', () => {
         APPROVER_TOKEN,
         '--yes',
       );
-      expect(err.trim().split('\n').at(-1)).toBe(
+      expect(output.err.trim().split('\n').at(-1)).toBe(
         'sentinel: TrueForge harness answered 422 to POST /api/v1/sessions/session-1/turns: Send batch must resolve all pending tool calls (approve or deny each). Missing: call_ghost. The harness still waits for a decision on every pending tool call of the paused turn (see `sentinel investigate --resume-session <session-id>`).',
       );
-      expect(err).not.toMatch(/\n\s+at /);
+      expect(output.err).not.toMatch(/\n\s+at /);
       expect(process.exitCode).toBe(1);
     } finally {
       await drifted.close();
@@ -150,7 +138,7 @@ describe('sentinel investigate --harness (command line)', () => {
     const empty = mkdtempSync(join(tmpdir(), 'sentinel-investigate-'));
     try {
       await investigate('x', '--harness', harness.url, '--data-dir', empty);
-      expect(err).toBe(
+      expect(output.err).toBe(
         `sentinel: Harness mode needs your Sentinel token (an approver) to preview and approve calls on the Sentinel server: pass --token or set SENTINEL_TOKEN (on the server's machine, ${join(empty, 'local.token')} is used when present).\n`,
       );
       expect(process.exitCode).toBe(2);
@@ -158,13 +146,13 @@ describe('sentinel investigate --harness (command line)', () => {
       rmSync(empty, { recursive: true, force: true });
     }
 
-    err = '';
+    output.clear();
     await investigate('--resume-session', 'session-1');
-    expect(err).toBe('sentinel: --resume-session continues a harness session: add --harness <url>.\n');
+    expect(output.err).toBe('sentinel: --resume-session continues a harness session: add --harness <url>.\n');
 
-    err = '';
+    output.clear();
     await investigate('--harness', harness.url, '--token', 't');
-    expect(err).toBe(
+    expect(output.err).toBe(
       'sentinel: Describe the symptom to investigate, e.g. "checkout returns 502 since 02:10".\n',
     );
   });

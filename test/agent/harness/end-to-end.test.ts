@@ -7,12 +7,13 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../../agent/cli.ts';
 import { startSimulator, type Simulator } from '../../../deploy/sim/index.ts';
 import { ApprovalListSchema, PendingResultMetaSchema } from '../../../server/gate/index.ts';
 import { allTools } from '../../../tools/index.ts';
 import { connectKube } from '../../../tools/kube/index.ts';
+import { captureProcessOutput } from '../../helpers/capture-output.ts';
 import { FakeTrueForge, type TurnScript } from '../../helpers/fake-trueforge.ts';
 import { tempDataDir } from '../../helpers/server.ts';
 import { startGateServer, type GateServer } from '../../server/gate/fixtures/serve.ts';
@@ -35,8 +36,7 @@ describe('harness mode end to end (server gate, production tools, simulator)', (
   let sim: Simulator;
   let server: GateServer;
   let harness: FakeTrueForge;
-  let out: string;
-  let err: string;
+  const output = captureProcessOutput();
 
   beforeAll(async () => {
     sim = await startSimulator({ scenario: 'bad-image-rollout', timeScale: 0, kubeconfigPath: kubeconfig });
@@ -48,17 +48,6 @@ describe('harness mode end to end (server gate, production tools, simulator)', (
     await server?.close();
     await sim?.close();
     data.cleanup();
-  });
-  beforeEach(() => {
-    out = '';
-    err = '';
-    vi.spyOn(process.stdout, 'write').mockImplementation((text) => ((out += String(text)), true));
-    vi.spyOn(process.stderr, 'write').mockImplementation((text) => ((err += String(text)), true));
-    process.exitCode = undefined;
-  });
-  afterEach(() => {
-    vi.restoreAllMocks();
-    process.exitCode = undefined;
   });
 
   const patches = () =>
@@ -80,9 +69,9 @@ describe('harness mode end to end (server gate, production tools, simulator)', (
       '--data-dir',
       server.dataDir,
     ]);
-    expect(err).toBe('');
-    expect(out).toContain("Agent 'sentinel' created");
-    out = '';
+    expect(output.err).toBe('');
+    expect(output.out).toContain("Agent 'sentinel' created");
+    output.clear();
 
     harness.script(proposeRollback, conclude);
     const before = patches().length;
@@ -102,10 +91,10 @@ describe('harness mode end to end (server gate, production tools, simulator)', (
     expect(process.exitCode).toBeUndefined();
 
     // The human was asked about exactly what the server would do, resolved against the cluster.
-    expect(err).toMatch(
+    expect(output.err).toMatch(
       /\nRoll back Deployment shop\/checkout from revision 3 \(\S+\/checkout:2\.4\.1\) to revision 2 \(\S+\/checkout:2\.4\.0\)\?\n/,
     );
-    expect(out).toBe(
+    expect(output.out).toBe(
       'The newest revision crashes; revision 2 was healthy.\nRolled back; checkout is recovering.\n',
     );
 

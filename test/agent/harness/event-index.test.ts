@@ -4,28 +4,22 @@ import { TurnEventSchema, type TurnEvent } from '../../../agent/harness/schemas.
 
 const ev = (value: Record<string, unknown>): TurnEvent => TurnEventSchema.parse(value);
 const mcp = (name: string) => ({ type: 'mcp', name, server_id: 'srv-1', server_name: 'sentinel' });
+/** A `model.message` of thread `thread` (default main). */
+const message = (id: string, fields: Record<string, unknown> = {}, thread = 'main') =>
+  ev({ type: 'model.message', id, thread_id: thread, created_at: 't', ...fields });
+/** A `model.message.delta` of thread `thread` (default main). */
+const delta = (id: string, fields: Record<string, unknown> = {}, thread = 'main') =>
+  ev({ type: 'model.message.delta', id, thread_id: thread, ...fields });
 
 describe('EventIndex', () => {
   it('merges deltas into the base message by tool-call index', () => {
     const index = new EventIndex();
-    index.add(
-      ev({
-        type: 'model.message',
-        id: 'm1',
-        thread_id: 'main',
-        created_at: 't',
-        content: null,
-        tool_calls: [],
-      }),
-    );
-    index.add(ev({ type: 'model.message.delta', id: 'm1', thread_id: 'main', content: 'Rolling ' }));
-    index.add(ev({ type: 'model.message.delta', id: 'm1', thread_id: 'main', content: 'back.' }));
+    index.add(message('m1', { content: null, tool_calls: [] }));
+    index.add(delta('m1', { content: 'Rolling ' }));
+    index.add(delta('m1', { content: 'back.' }));
     // Two calls interleaved: fragments of index 1 arrive before index 0 is complete.
     index.add(
-      ev({
-        type: 'model.message.delta',
-        id: 'm1',
-        thread_id: 'main',
+      delta('m1', {
         tool_calls: [
           {
             index: 0,
@@ -37,10 +31,7 @@ describe('EventIndex', () => {
       }),
     );
     index.add(
-      ev({
-        type: 'model.message.delta',
-        id: 'm1',
-        thread_id: 'main',
+      delta('m1', {
         tool_calls: [
           {
             index: 1,
@@ -51,22 +42,19 @@ describe('EventIndex', () => {
       }),
     );
     index.add(
-      ev({
-        type: 'model.message.delta',
-        id: 'm1',
-        thread_id: 'main',
+      delta('m1', {
         tool_calls: [
           { index: 0, function: { arguments: 'ace":"shop"}' }, tool_info: mcp('rollback_deployment') },
           { index: 1, function: { arguments: '3}' }, tool_info: mcp('scale_deployment') },
         ],
       }),
     );
-    index.add(ev({ type: 'model.message.delta', id: 'm1', thread_id: 'main', finish_reason: 'tool_calls' }));
+    index.add(delta('m1', { finish_reason: 'tool_calls' }));
 
-    const message = index.message('m1')!;
-    expect(message.content).toBe('Rolling back.');
-    expect(message.finish_reason).toBe('tool_calls');
-    expect(message.tool_calls).toEqual([
+    const merged = index.message('m1')!;
+    expect(merged.content).toBe('Rolling back.');
+    expect(merged.finish_reason).toBe('tool_calls');
+    expect(merged.tool_calls).toEqual([
       {
         id: 'call_a',
         type: 'function',
@@ -86,9 +74,7 @@ describe('EventIndex', () => {
 
   it('keeps threads apart: a subagent delta without its own base joins the latest message of its thread', () => {
     const index = new EventIndex();
-    index.add(
-      ev({ type: 'model.message', id: 'main-1', thread_id: 'main', created_at: 't', content: 'main text' }),
-    );
+    index.add(message('main-1', { content: 'main text' }));
     index.add(
       ev({
         type: 'thread.created',
@@ -98,15 +84,16 @@ describe('EventIndex', () => {
         parent: { thread_id: 'main', tool_call_id: 'call_spawn' },
       }),
     );
-    index.add(ev({ type: 'model.message', id: 'sub-msg', thread_id: 'sub-1', created_at: 't' }));
+    index.add(message('sub-msg', {}, 'sub-1'));
     // A delta numbered on its own (no base with its id) must not land in thread main.
     index.add(
-      ev({
-        type: 'model.message.delta',
-        id: 'sub-delta-7',
-        thread_id: 'sub-1',
-        tool_calls: [{ index: 0, id: 'call_s', function: { name: 'x__restart_service', arguments: '{}' } }],
-      }),
+      delta(
+        'sub-delta-7',
+        {
+          tool_calls: [{ index: 0, id: 'call_s', function: { name: 'x__restart_service', arguments: '{}' } }],
+        },
+        'sub-1',
+      ),
     );
     expect(index.message('sub-msg')?.tool_calls?.[0]?.id).toBe('call_s');
     expect(index.message('main-1')?.tool_calls).toBeUndefined();
@@ -139,23 +126,9 @@ describe('EventIndex', () => {
   it('lets a complete persisted message replace the streamed one, but an empty base does not wipe deltas', () => {
     const index = new EventIndex();
     index.add(
-      ev({
-        type: 'model.message.delta',
-        id: 'm1',
-        thread_id: 'main',
-        tool_calls: [{ index: 0, id: 'c1', function: { name: 'n', arguments: '{"a":' } }],
-      }),
+      delta('m1', { tool_calls: [{ index: 0, id: 'c1', function: { name: 'n', arguments: '{"a":' } }] }),
     );
-    index.add(
-      ev({
-        type: 'model.message',
-        id: 'm1',
-        thread_id: 'main',
-        created_at: 't',
-        content: null,
-        tool_calls: [],
-      }),
-    );
+    index.add(message('m1', { content: null, tool_calls: [] }));
     expect(index.toolCall('m1', 'c1')?.function.arguments).toBe('{"a":');
     const persisted = ev({
       type: 'model.message',
@@ -169,14 +142,7 @@ describe('EventIndex', () => {
     index.add(persisted);
     expect(index.toolCall('m1', 'c1')?.function.arguments).toBe('{"a":1}');
     // The stored copy is the index's own: merging later deltas does not edit the caller's object.
-    index.add(
-      ev({
-        type: 'model.message.delta',
-        id: 'm1',
-        thread_id: 'main',
-        tool_calls: [{ index: 0, function: { arguments: 'X' } }],
-      }),
-    );
+    index.add(delta('m1', { tool_calls: [{ index: 0, function: { arguments: 'X' } }] }));
     expect(
       (persisted as unknown as { tool_calls: { function: { arguments: string } }[] }).tool_calls[0]!.function
         .arguments,

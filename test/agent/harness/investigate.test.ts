@@ -6,6 +6,7 @@ import {
   type HarnessInvestigationOptions,
 } from '../../../agent/harness/investigate.ts';
 import type { ApprovalPrompter } from '../../../agent/harness/prompter.ts';
+import type { ApprovalDecision } from '../../../agent/harness/schemas.ts';
 import type {
   PreviewLike,
   SentinelToolCall,
@@ -55,6 +56,11 @@ const finish: TurnScript = ({ input }: ScriptContext) => [
   })),
   { kind: 'message', text: 'Checkout is healthy again on revision 6.' },
 ];
+
+/** One `user.tool_approval` item as the CLI must send it. */
+function decision(toolCallId: string, approval: ApprovalDecision, threadId = 'main') {
+  return { type: 'user.tool_approval', thread_id: threadId, tool_call_id: toolCallId, approval };
+}
 
 class RecordingGrants implements ServerGrantClient {
   readonly preapproved: SentinelToolCall[] = [];
@@ -178,20 +184,7 @@ describe('sentinel investigate in harness mode (fake TrueForge)', () => {
     });
     const pausedTurnId = harness.sessions.get(result.sessionId)!.turns[0]!.id;
     expect(second).toEqual({
-      input: [
-        {
-          type: 'user.tool_approval',
-          thread_id: 'main',
-          tool_call_id: 'call_rb',
-          approval: { status: 'allow' },
-        },
-        {
-          type: 'user.tool_approval',
-          thread_id: 'main',
-          tool_call_id: 'call_sc',
-          approval: { status: 'allow' },
-        },
-      ],
+      input: [decision('call_rb', { status: 'allow' }), decision('call_sc', { status: 'allow' })],
       previous_turn_id: pausedTurnId,
       stream: true,
     });
@@ -230,18 +223,8 @@ describe('sentinel investigate in harness mode (fake TrueForge)', () => {
     expect(prompter.asked).toEqual(['Allow?', 'Reason, shown to the agent (optional): ', 'Allow?']);
     expect(grants.preapproved).toEqual([{ tool: 'scale_deployment', arguments: SCALE }]);
     expect(harness.turnBodies()[1]!.input).toEqual([
-      {
-        type: 'user.tool_approval',
-        thread_id: 'main',
-        tool_call_id: 'call_rb',
-        approval: { status: 'deny', reason: 'scaling will not fix a crash' },
-      },
-      {
-        type: 'user.tool_approval',
-        thread_id: 'main',
-        tool_call_id: 'call_sc',
-        approval: { status: 'allow' },
-      },
+      decision('call_rb', { status: 'deny', reason: 'scaling will not fix a crash' }),
+      decision('call_sc', { status: 'allow' }),
     ]);
   });
 
@@ -266,22 +249,12 @@ describe('sentinel investigate in harness mode (fake TrueForge)', () => {
     const result = await runHarnessInvestigation(options({ grants, prompter: scriptedPrompter(['y', 'y']) }));
     expect(result.status).toBe('done');
     expect(harness.turnBodies()[1]!.input).toEqual([
-      {
-        type: 'user.tool_approval',
-        thread_id: 'main',
-        tool_call_id: 'call_rb',
-        approval: {
-          status: 'deny',
-          reason:
-            "Not approved: the Sentinel server did not grant this call (policy rule 'freeze' denies rollback_deployment in shop).",
-        },
-      },
-      {
-        type: 'user.tool_approval',
-        thread_id: 'main',
-        tool_call_id: 'call_sc',
-        approval: { status: 'allow' },
-      },
+      decision('call_rb', {
+        status: 'deny',
+        reason:
+          "Not approved: the Sentinel server did not grant this call (policy rule 'freeze' denies rollback_deployment in shop).",
+      }),
+      decision('call_sc', { status: 'allow' }),
     ]);
     expect(stderr).toContain("not approved: policy rule 'freeze' denies rollback_deployment in shop");
   });
@@ -321,14 +294,7 @@ describe('sentinel investigate in harness mode (fake TrueForge)', () => {
     expect(grants.preapproved).toEqual([
       { tool: 'restart_service', arguments: { namespace: 'shop', name: 'checkout' } },
     ]);
-    expect(harness.turnBodies()[1]!.input).toEqual([
-      {
-        type: 'user.tool_approval',
-        thread_id: 'sub-1',
-        tool_call_id: 'call_rs',
-        approval: { status: 'allow' },
-      },
-    ]);
+    expect(harness.turnBodies()[1]!.input).toEqual([decision('call_rs', { status: 'allow' }, 'sub-1')]);
   });
 
   it('leaves the calls pending and grants nothing when input ends, then resumes from required_actions', async () => {
@@ -366,18 +332,8 @@ describe('sentinel investigate in harness mode (fake TrueForge)', () => {
     expect(grants.preapproved).toEqual([{ tool: 'rollback_deployment', arguments: ROLLBACK }]);
     expect(harness.turnBodies()[1]).toEqual({
       input: [
-        {
-          type: 'user.tool_approval',
-          thread_id: 'main',
-          tool_call_id: 'call_rb',
-          approval: { status: 'allow' },
-        },
-        {
-          type: 'user.tool_approval',
-          thread_id: 'main',
-          tool_call_id: 'call_sc',
-          approval: { status: 'deny', reason: DEFAULT_DENY_REASON },
-        },
+        decision('call_rb', { status: 'allow' }),
+        decision('call_sc', { status: 'deny', reason: DEFAULT_DENY_REASON }),
       ],
       previous_turn_id: first.turnId,
       stream: true,

@@ -1,18 +1,18 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import YAML from 'yaml';
 import { loadAgentSpec } from '../../../agent-spec/index.ts';
 import { main } from '../../../agent/cli.ts';
 import { hashToken } from '../../../server/index.ts';
+import { captureProcessOutput } from '../../helpers/capture-output.ts';
 import { FakeTrueForge } from '../../helpers/fake-trueforge.ts';
 
 describe('sentinel harness register (command line)', () => {
   let harness: FakeTrueForge;
   let dir: string;
-  let out: string;
-  let err: string;
+  const output = captureProcessOutput();
 
   beforeAll(async () => {
     harness = await new FakeTrueForge({ token: 'harness-login' }).start();
@@ -21,18 +21,6 @@ describe('sentinel harness register (command line)', () => {
   afterAll(async () => {
     await harness.close();
     rmSync(dir, { recursive: true, force: true });
-  });
-  beforeEach(() => {
-    out = '';
-    err = '';
-    vi.spyOn(process.stdout, 'write').mockImplementation((text) => ((out += String(text)), true));
-    vi.spyOn(process.stderr, 'write').mockImplementation((text) => ((err += String(text)), true));
-    process.exitCode = undefined;
-  });
-  afterEach(() => {
-    vi.restoreAllMocks();
-    vi.unstubAllEnvs();
-    process.exitCode = undefined;
   });
 
   const run = (...args: string[]) => main(['node', 'sentinel', 'harness', 'register', ...args]);
@@ -50,8 +38,8 @@ describe('sentinel harness register (command line)', () => {
   it('registers the shipped spec with a new caller identity, then rotates its token on a second run', async () => {
     vi.stubEnv('SENTINEL_HARNESS_TOKEN', 'harness-login');
     await run('--harness', harness.url, '--data-dir', dir, '--model', 'fake/scripted');
-    expect(err).toBe('');
-    expect(out).toBe(
+    expect(output.err).toBe('');
+    expect(output.out).toBe(
       `Sentinel identity 'trueforge' (caller) created in ${join(dir, 'tokens.yaml')}\n` +
         "MCP server 'sentinel' created: http://127.0.0.1:7070/mcp (auth authenticated)\n" +
         "Agent 'sentinel' created: id agent-1, model fake/scripted\n",
@@ -60,18 +48,18 @@ describe('sentinel harness register (command line)', () => {
     expect(identities()).toEqual([
       expect.objectContaining({ name: 'trueforge', roles: ['caller'], token_sha256: hashToken(first) }),
     ]);
-    expect(out).not.toContain(first); // the token goes to the harness only
+    expect(output.out).not.toContain(first); // the token goes to the harness only
     const agent = [...harness.agents.values()][0]!;
     expect(agent.manifest).toEqual({ ...loadAgentSpec(), model: { name: 'fake/scripted' } });
     expect(harness.requests.every((r) => r.authorization === 'Bearer harness-login')).toBe(true);
 
-    out = '';
+    output.clear();
     await run('--harness', harness.url, '--data-dir', dir, '--server', 'http://127.0.0.1:9999/mcp');
-    expect(out).toContain(
+    expect(output.out).toContain(
       `Sentinel identity 'trueforge' (caller) given a new token in ${join(dir, 'tokens.yaml')}`,
     );
-    expect(out).toContain("MCP server 'sentinel' updated: http://127.0.0.1:9999/mcp");
-    expect(out).toContain("Agent 'sentinel' updated: id agent-1, model openai/gpt-5.2");
+    expect(output.out).toContain("MCP server 'sentinel' updated: http://127.0.0.1:9999/mcp");
+    expect(output.out).toContain("Agent 'sentinel' updated: id agent-1, model openai/gpt-5.2");
     expect(harness.agents.size).toBe(1);
     expect(connectorToken()).not.toBe(first);
     expect(identities()).toEqual([
@@ -121,14 +109,16 @@ describe('sentinel harness register (command line)', () => {
       '--spec',
       specPath,
     );
-    expect(err).toBe(
+    expect(output.err).toBe(
       `sentinel: Agent spec ${specPath}: mcp_servers.0: unknown key(s) require_approval_for_tool.\n`,
     );
     expect(process.exitCode).toBe(2);
 
-    err = '';
+    output.clear();
     await run('--harness', harness.url, '--data-dir', dir, '--spec', join(dir, 'missing.json'));
-    expect(err).toBe(`sentinel: Cannot read the agent spec ${join(dir, 'missing.json')}: file not found.\n`);
+    expect(output.err).toBe(
+      `sentinel: Cannot read the agent spec ${join(dir, 'missing.json')}: file not found.\n`,
+    );
     expect(harness.requests.length).toBe(before);
   });
 });
