@@ -32,7 +32,7 @@ const TURN_INPUT_HINTS = {
   400: 'One turn carries either a user message or approval decisions, never both.',
   404: 'The session or its previous turn does not exist on this harness.',
   412: 'The session is no longer usable; start a new investigation.',
-  422: 'The harness still waits for a decision on every pending tool call of the paused turn (see `sentinel investigate --resume-session <session-id>`).',
+  422: 'The harness still waits for a decision on every pending tool call of the paused turn.',
 };
 
 /** Page size for listing a turn's events (the API maximum). */

@@ -51,7 +51,8 @@ export async function decidePendingCalls(
 ): Promise<Decision[] | undefined> {
   const { log } = options;
   log(`The agent is waiting for approval of ${calls.length} call${calls.length === 1 ? '' : 's'}.`);
-  const answers: { call: PendingCall; question: string; allow: boolean; reason?: string }[] = [];
+  const answers: { call: PendingCall; question: string; preview?: PreviewLike | undefined; deny?: string }[] =
+    [];
   for (const call of calls) {
     const { preview, note } = await previewOf(call, options);
     const { question, details } = options.renderer.render(call, preview);
@@ -60,21 +61,25 @@ export async function decidePendingCalls(
     for (const line of note ? [note] : details) log(`    ${line}`);
     if (options.autoApprove) {
       log('  approved (--yes)');
-      answers.push({ call, question, allow: true });
+      answers.push({ call, question, preview });
       continue;
     }
     const allow = await options.prompter.confirm('Allow?');
     if (allow === undefined) return undefined;
-    const reason = allow ? undefined : await options.prompter.ask('Reason, shown to the agent (optional): ');
-    answers.push({ call, question, allow, ...(!allow && { reason: reason?.trim() || DEFAULT_DENY_REASON }) });
-  }
-  const decisions: Decision[] = [];
-  for (const { call, question, allow, reason } of answers) {
-    if (!allow) {
-      decisions.push({ call, question, approval: { status: 'deny', reason: reason ?? DEFAULT_DENY_REASON } });
+    if (allow) {
+      answers.push({ call, question, preview });
       continue;
     }
-    decisions.push({ call, question, ...(await grant(call, options)) });
+    const reason = await options.prompter.ask('Reason, shown to the agent (optional): ');
+    answers.push({ call, question, deny: reason?.trim() || DEFAULT_DENY_REASON });
+  }
+  const decisions: Decision[] = [];
+  for (const { call, question, preview, deny } of answers) {
+    const decided =
+      deny === undefined
+        ? await grant(call, preview, options)
+        : { approval: { status: 'deny', reason: deny } as const };
+    decisions.push({ call, question, ...decided });
   }
   return decisions;
 }
@@ -113,6 +118,7 @@ async function previewOf(
 /** Creates the server-side grant for an approved call; a refusal becomes a deny that says why. */
 async function grant(
   call: PendingCall,
+  preview: PreviewLike | undefined,
   { grants, connectorName, log }: DecisionOptions,
 ): Promise<Pick<Decision, 'approval' | 'grantId'>> {
   // Calls to other tools (harness system tools, other connectors) are not Sentinel's to gate.
@@ -127,10 +133,13 @@ async function grant(
     };
   }
   try {
-    const { id, allowedByRule } = await grants.preapprove({ tool: call.toolName, arguments: call.arguments });
+    const { id, allowedByRule, reused } = await grants.preapprove(
+      { tool: call.toolName, arguments: call.arguments },
+      preview,
+    );
     log(
       id
-        ? `  granted on the Sentinel server as approval request ${id}`
+        ? `  ${reused ? 'already granted' : 'granted'} on the Sentinel server as approval request ${id}`
         : `  the Sentinel policy allows this call without approval (rule ${allowedByRule ?? 'unnamed'})`,
     );
     return { approval: { status: 'allow' }, grantId: id };

@@ -7,12 +7,12 @@
  * `resumeSessionId` picks up a session after a reload: the latest turn's `state.required_actions`
  * says what is pending, and its persisted events say what each pending call is.
  */
+import { SENTINEL_MCP_SERVER_NAME } from '../../agent-spec/index.ts';
 import { SentinelError } from '../../tools/errors.ts';
 import type { TrueForgeClient } from './client.ts';
 import { approvalTurn, decidePendingCalls, type Decision } from './decisions.ts';
 import { EventIndex, textOf } from './event-index.ts';
 import { followTurn, type TurnOutcome } from './follow-turn.ts';
-import { SENTINEL_MCP_SERVER_NAME } from '../../agent-spec/index.ts';
 import { SENTINEL_AGENT_NAME } from './names.ts';
 import { pendingApprovalsOf, resolvePendingCalls } from './pending.ts';
 import { TurnPrinter, type Output } from './printer.ts';
@@ -92,7 +92,9 @@ export async function runHarnessInvestigation(
     }
     decisions.push(...decided);
     const events = client.streamTurn(sessionId, approvalTurn(decided, turnId));
-    outcome = await followTurn(events, { client, sessionId, index, printer });
+    outcome = await followTurn(events, { client, sessionId, index, printer }).catch((error: unknown) => {
+      throw notTaken(error, decided, sessionId);
+    });
   }
 }
 
@@ -139,4 +141,22 @@ async function start(
     sessionId: session.id,
     outcome: await followTurn(events, { client, sessionId: session.id, index, printer }),
   };
+}
+
+/**
+ * When the harness answers the decisions with an error (400/422/...), nothing ran: says how to
+ * answer again, and which server-side grants were made (they stay unused until the harness sends
+ * those calls, and answering again reuses them).
+ */
+function notTaken(error: unknown, decided: readonly Decision[], sessionId: string): unknown {
+  if (!(error instanceof SentinelError) || error.details?.status === undefined) return error;
+  const grants = decided.flatMap((decision) => (decision.grantId ? [decision.grantId] : []));
+  const kept = grants.length
+    ? ` (grants ${grants.join(', ')} on the Sentinel server stay unused and are reused)`
+    : '';
+  return new SentinelError(
+    error.code,
+    `${error.message} Answer again with: sentinel investigate --resume-session ${sessionId}${kept}.`,
+    { cause: error, details: error.details },
+  );
 }

@@ -6,6 +6,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createApprovalsClient, serverBaseUrl, type ApprovalsClient } from '../../server/approvals-client.ts';
+import { canonicalJson, matchedArguments } from '../../server/gate/canonical.ts';
 import { SentinelError } from '../../tools/errors.ts';
 import { HARNESS_IDENTITY } from './names.ts';
 import type { PreviewLike, SentinelToolCall, ServerGrant, ServerGrantClient } from './server-grants.ts';
@@ -52,11 +53,16 @@ export class SentinelServerClient implements ServerGrantClient {
   }
 
   /**
-   * `POST /approvals {requester, tool, arguments}` with the approver token. Returns the id of the
-   * approved request, or no id when the policy allows the call without approval. Throws the server's
-   * `SentinelError` (e.g. `forbidden` when the token is not an approver for this call).
+   * Reuses an approved, still unused grant of the requester for the same resolved call (one left by
+   * an earlier attempt whose answer never reached the harness), else `POST /approvals {requester,
+   * tool, arguments}` with the approver token. Never creating a second grant for one call keeps a
+   * spare grant from letting a later identical call run unasked. Returns the request id, or no id
+   * when the policy allows the call without approval. Throws the server's `SentinelError` (e.g.
+   * `forbidden` when the token is not an approver for this call).
    */
-  async preapprove(call: SentinelToolCall): Promise<ServerGrant> {
+  async preapprove(call: SentinelToolCall, preview?: PreviewLike): Promise<ServerGrant> {
+    const reusable = await this.unusedGrantFor(call, preview);
+    if (reusable) return { id: reusable.id, reused: true };
     const created = await this.approvals.create({
       requester: this.requester,
       tool: call.tool,
@@ -70,6 +76,27 @@ export class SentinelServerClient implements ServerGrantClient {
       );
     }
     return { id: created.id };
+  }
+
+  /**
+   * The requester's `approved` request for this exact call, compared as the gate does: the dry run's
+   * `resolved_arguments` against the request's resolved `arguments`, or (without a dry run) the call
+   * without `reason`/`idempotency_key` against the request's `requested_arguments`.
+   */
+  private async unusedGrantFor(call: SentinelToolCall, preview: PreviewLike | undefined) {
+    const approved = await this.approvals.list({
+      status: 'approved',
+      requester: this.requester,
+      tool: call.tool,
+    });
+    const resolved = preview?.structured?.resolved_arguments;
+    const key = canonicalJson(matchedArguments(isRecord(resolved) ? resolved : call.arguments));
+    return approved.find(
+      (request) =>
+        canonicalJson(
+          matchedArguments(isRecord(resolved) ? request.arguments : request.requested_arguments),
+        ) === key,
+    );
   }
 
   /** `tools/call` with `dry_run: true`, only for a tool whose input schema declares `dry_run`. */
@@ -139,4 +166,8 @@ function unreachable(url: URL, error: unknown): SentinelError {
     `Cannot use the Sentinel server at ${url.origin}${url.pathname} (${reason}); check --server and SENTINEL_TOKEN.`,
     { cause: error },
   );
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

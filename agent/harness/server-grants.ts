@@ -30,15 +30,19 @@ export interface ServerGrant {
   id: string | undefined;
   /** The policy rule that allows the call without approval, when `id` is undefined. */
   allowedByRule?: string | undefined;
+  /** True when an approved, unused grant for the same call already existed and is reused. */
+  reused?: boolean | undefined;
 }
 
 export interface ServerGrantClient {
   /**
-   * Creates, for requester `trueforge` (the harness's identity) and this exact call, an approval
-   * request approved in the same step by the human's approver token (`POST /approvals`). Throws
-   * `SentinelError` when the server refuses (policy denies, token not an approver, unreachable).
+   * Makes sure the server will let this exact call from requester `trueforge` (the harness's
+   * identity) through once: creates an approval request approved in the same step by the human's
+   * approver token (`POST /approvals`), or reuses such a grant still unused. `preview` is the call's
+   * dry run, when one was made. Throws `SentinelError` when the server refuses (policy denies, token
+   * not an approver, unreachable).
    */
-  preapprove(call: SentinelToolCall): Promise<ServerGrant>;
+  preapprove(call: SentinelToolCall, preview?: PreviewLike): Promise<ServerGrant>;
   /**
    * The call's effect as a dry run, without changing anything; undefined when the tool has no dry
    * run. Throws `SentinelError` when the server cannot be reached.

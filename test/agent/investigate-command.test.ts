@@ -100,7 +100,7 @@ describe('sentinel investigate --harness (command line)', () => {
         '--yes',
       );
       expect(output.err.trim().split('\n').at(-1)).toBe(
-        'sentinel: TrueForge harness answered 422 to POST /api/v1/sessions/session-1/turns: Send batch must resolve all pending tool calls (approve or deny each). Missing: call_ghost. The harness still waits for a decision on every pending tool call of the paused turn (see `sentinel investigate --resume-session <session-id>`).',
+        'sentinel: TrueForge harness answered 422 to POST /api/v1/sessions/session-1/turns: Send batch must resolve all pending tool calls (approve or deny each). Missing: call_ghost. The harness still waits for a decision on every pending tool call of the paused turn. Answer again with: sentinel investigate --resume-session session-1 (grants apr_0000000000000001 on the Sentinel server stay unused and are reused).',
       );
       expect(output.err).not.toMatch(/\n\s+at /);
       expect(process.exitCode).toBe(1);
@@ -114,6 +114,8 @@ describe('sentinel investigate --harness (command line)', () => {
     try {
       writeFileSync(join(dataDir, 'local.token'), `${APPROVER_TOKEN}\n`, { mode: 0o600 });
       harness.script(proposeRollback, finish);
+      // The earlier test's grant was never used (this fake harness runs nothing): mark it used.
+      for (const request of sentinel.requests) request.status = 'executed';
       const approvalsBefore = sentinel.approvals.length;
       await investigate(
         'checkout returns 502',

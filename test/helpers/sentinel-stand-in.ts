@@ -10,8 +10,11 @@ import express from 'express';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
+import { matchedArguments } from '../../server/gate/canonical.ts';
 import {
+  ApprovalListQuerySchema,
   CreateApprovalBodySchema,
+  type ApprovalList,
   type ApiError,
   type ApprovalNotRequired,
   type ApprovalRequest,
@@ -23,6 +26,8 @@ export const APPROVER_TOKEN = 'approver-token';
 export async function startSentinelStandIn(timeline?: string[]) {
   const toolCalls: { name: string; args: Record<string, unknown>; authorization: string | undefined }[] = [];
   const approvals: { body: unknown; authorization: string | undefined }[] = [];
+  /** The requests `POST /approvals` created, as `GET /approvals` lists them. */
+  const requests: ApprovalRequest[] = [];
   const app = express();
   app.use(express.json());
   app.post('/mcp', async (req, res) => {
@@ -46,6 +51,11 @@ export async function startSentinelStandIn(timeline?: string[]) {
         return {
           content: [{ type: 'text', text: `would roll back ${args.namespace}/${args.name}: revision 7 → 6` }],
           structuredContent: {
+            resolved_arguments: {
+              namespace: args.namespace,
+              name: args.name,
+              to_revision: args.to_revision ?? 6,
+            },
             summary: `Roll back Deployment ${args.namespace}/${args.name} from revision 7 (checkout:2.4.1) to revision 6 (checkout:2.4.0)`,
           },
         };
@@ -101,8 +111,12 @@ export async function startSentinelStandIn(timeline?: string[]) {
       cluster: { context: 'kind-sentinel', server: 'https://127.0.0.1:6443' },
       tool: body.tool,
       risk: 'destructive',
-      arguments: body.arguments,
-      requested_arguments: body.arguments,
+      // Resolved as the rollback tool would: the default target made concrete.
+      arguments:
+        body.tool === 'rollback_deployment'
+          ? { to_revision: 6, ...matchedArguments(body.arguments) }
+          : matchedArguments(body.arguments),
+      requested_arguments: matchedArguments(body.arguments),
       reason: null,
       policy: {
         rule: 'default:destructive',
@@ -118,7 +132,20 @@ export async function startSentinelStandIn(timeline?: string[]) {
       grant: { validity: 'once', expires_at: now },
       executions: [],
     };
+    requests.push(created);
     res.status(201).json(created);
+  });
+  app.get('/approvals', (req, res) => {
+    const query = ApprovalListQuerySchema.parse(req.query);
+    const list: ApprovalList = {
+      approvals: requests.filter(
+        (r) =>
+          (!query.status || r.status === query.status) &&
+          (!query.requester || r.requester === query.requester) &&
+          (!query.tool || r.tool === query.tool),
+      ),
+    };
+    res.json(list);
   });
   const server: Server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
@@ -126,6 +153,7 @@ export async function startSentinelStandIn(timeline?: string[]) {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
     toolCalls,
     approvals,
+    requests,
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

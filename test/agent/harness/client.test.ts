@@ -143,7 +143,7 @@ describe('TrueForgeClient against the fake harness', () => {
     expect(partial.message).toContain(
       'Send batch must resolve all pending tool calls (approve or deny each). Missing: c2.',
     );
-    expect(partial.message).toContain('--resume-session');
+    expect(partial.message).toContain('The harness still waits for a decision on every pending tool call');
   });
 
   it('rejects turn input that breaks the contract before sending it', async () => {

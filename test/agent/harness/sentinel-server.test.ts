@@ -40,6 +40,36 @@ describe('SentinelServerClient', () => {
     ).toEqual({ id: undefined, allowedByRule: 'dry-runs' });
   });
 
+  it('reuses an unused grant for the same resolved call instead of creating a second one', async () => {
+    const client = new SentinelServerClient({ url, token: APPROVER_TOKEN });
+    try {
+      const call = { tool: 'rollback_deployment', arguments: { namespace: 'shop', name: 'cart' } };
+      const preview = await client.preview(call);
+      const first = await client.preapprove(call, preview);
+      expect(first.reused).toBeUndefined();
+      const posts = standIn.approvals.length;
+      // The same call again (the free-text reason does not count), e.g. after the harness rejected the answer.
+      const again = { ...call, arguments: { ...call.arguments, reason: 'still broken' } };
+      expect(await client.preapprove(again, await client.preview(again))).toEqual({
+        id: first.id,
+        reused: true,
+      });
+      // Another target revision is another call.
+      const other = { ...call, arguments: { ...call.arguments, to_revision: 5 } };
+      expect((await client.preapprove(other, await client.preview(other))).id).not.toBe(first.id);
+      // Once the grant is used it is not offered again.
+      standIn.requests.find((r) => r.id === first.id)!.status = 'executed';
+      expect((await client.preapprove(call, preview)).id).not.toBe(first.id);
+      expect(standIn.approvals.length).toBe(posts + 2);
+      // Without a dry run, the call as requested is compared.
+      const restart = { tool: 'restart_service', arguments: { namespace: 'shop', name: 'cart' } };
+      const restartGrant = await client.preapprove(restart);
+      expect(await client.preapprove(restart)).toEqual({ id: restartGrant.id, reused: true });
+    } finally {
+      await client.close();
+    }
+  });
+
   it("quotes the server's refusal", async () => {
     const client = new SentinelServerClient({ url, token: APPROVER_TOKEN });
     const error = await client
@@ -54,6 +84,7 @@ describe('SentinelServerClient', () => {
 
   it('previews through MCP with dry_run: true, and never calls a tool that has no dry run', async () => {
     const client = new SentinelServerClient({ url, token: APPROVER_TOKEN });
+    const callsBefore = standIn.toolCalls.length;
     try {
       const preview = await client.preview({
         tool: 'rollback_deployment',
@@ -62,6 +93,7 @@ describe('SentinelServerClient', () => {
       expect(preview).toEqual({
         text: 'would roll back shop/checkout: revision 7 → 6',
         structured: {
+          resolved_arguments: { namespace: 'shop', name: 'checkout', to_revision: 6 },
           summary:
             'Roll back Deployment shop/checkout from revision 7 (checkout:2.4.1) to revision 6 (checkout:2.4.0)',
         },
@@ -69,7 +101,7 @@ describe('SentinelServerClient', () => {
       expect(
         await client.preview({ tool: 'restart_service', arguments: { namespace: 'shop', name: 'checkout' } }),
       ).toBeUndefined();
-      expect(standIn.toolCalls).toEqual([
+      expect(standIn.toolCalls.slice(callsBefore)).toEqual([
         {
           name: 'rollback_deployment',
           args: { namespace: 'shop', name: 'checkout', dry_run: true },
