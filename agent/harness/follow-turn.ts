@@ -68,7 +68,7 @@ export async function followTurn(
     if (!turnId) {
       throw new SentinelError(
         'unavailable',
-        'TrueForge harness closed the event stream before the turn started; try again.',
+        `TrueForge harness closed the event stream before announcing the turn; see where the session stands with: sentinel investigate --resume-session ${sessionId}`,
       );
     }
     const turn = await client.getTurn(sessionId, turnId);
