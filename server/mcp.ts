@@ -20,8 +20,14 @@ import { errorResult, type ToolCallPipeline } from './pipeline.ts';
 /**
  * How a tool is published in `tools/list`: name, title, description, the JSON Schema of its input
  * (`publishedInput`, as accepted: defaults make fields optional; `additionalProperties: false`; plus
- * the gate-owned `idempotency_key` on write/destructive tools), its output schema if
- * any, and the annotations exactly as `defineTool` derived them.
+ * the gate-owned `idempotency_key` on write/destructive tools), its output schema for read tools,
+ * and the annotations exactly as `defineTool` derived them.
+ *
+ * Write/destructive tools publish no `outputSchema`: the gate may answer them with a successful
+ * held result (`_meta.approval_status: "pending"`) that has no `structuredContent`, and MCP clients
+ * (the SDK's `Client.callTool` among them) reject a successful result without structured content
+ * from a tool that declares an output schema — a pause would surface as a protocol error. Their
+ * `structuredContent` is still checked against the schema by the server when they execute.
  */
 export function describeTool(tool: Tool): McpTool {
   return {
@@ -29,9 +35,10 @@ export function describeTool(tool: Tool): McpTool {
     title: tool.title,
     description: tool.description,
     inputSchema: z.toJSONSchema(publishedInput(tool), { io: 'input' }) as McpTool['inputSchema'],
-    ...(tool.output && {
-      outputSchema: z.toJSONSchema(tool.output, { io: 'output' }) as NonNullable<McpTool['outputSchema']>,
-    }),
+    ...(tool.output &&
+      tool.risk === 'read' && {
+        outputSchema: z.toJSONSchema(tool.output, { io: 'output' }) as NonNullable<McpTool['outputSchema']>,
+      }),
     annotations: { ...tool.annotations },
   };
 }

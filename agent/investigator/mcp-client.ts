@@ -139,13 +139,9 @@ export function mcpToolCaller(options: McpToolCallerOptions): ToolCaller {
       const { client } = await connect();
       let result: CallToolResult;
       try {
-        // The low-level request, not `callTool`: the SDK's helper rejects a successful result without
-        // structuredContent from a tool with an output schema — which is exactly a held call.
-        result = await client.request(
-          { method: 'tools/call', params: { name: tool, arguments: args } },
-          CallToolResultSchema,
-          { timeout },
-        );
+        result = (await client.callTool({ name: tool, arguments: args }, CallToolResultSchema, {
+          timeout,
+        })) as CallToolResult;
       } catch (error) {
         throw unreachable(options.url, error);
       }

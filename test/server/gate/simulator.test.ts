@@ -87,6 +87,10 @@ describe('the production remediation tools behind the gate', () => {
     const s = await startGateServer({ kube: connectKube({ kubeconfig }), tools: allTools });
     const agent = await connectClient(s.url, s.tokens.agent);
     try {
+      // Like every real MCP client, list first: the SDK then validates results against published
+      // output schemas, and a held result (no structuredContent) must still be a success.
+      const { tools } = await agent.listTools();
+      expect(tools.find((t) => t.name === 'rollback_deployment')?.outputSchema).toBeUndefined();
       const held = await agent.callTool({
         name: 'rollback_deployment',
         arguments: { ...checkout, reason: '502s' },
