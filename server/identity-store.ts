@@ -5,7 +5,8 @@
  * The file is re-read whenever its size, inode or modification time changes (checked on every
  * lookup, a single `stat`), so `sentinel tokens add|revoke` take effect in a running server without
  * a restart. A file that fails to parse or validate fails closed: no identity from it authenticates
- * until it is fixed (a revocation is never undone by a typo).
+ * until it is fixed (a revocation is never undone by a typo). Two identities sharing a token, or an
+ * identity holding the startup token, make the file invalid: a token must name exactly one identity.
  */
 import { chmodSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -44,7 +45,18 @@ export const TokensFileSchema = z
   .strictObject({ identities: z.array(IdentityRecordSchema).default([]) })
   .superRefine((file, ctx) => {
     const seen = new Set<string>();
+    // A token shared by two identities would authenticate as whichever comes first.
+    const tokenOwners = new Map<string, string>();
     file.identities.forEach((identity, index) => {
+      const owner = tokenOwners.get(identity.token_sha256);
+      if (owner !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['identities', index, 'token_sha256'],
+          message: `'${identity.name}' has the same token as '${owner}'; every identity needs its own token (revoke one and add it again)`,
+        });
+      }
+      tokenOwners.set(identity.token_sha256, identity.name);
       if (identity.name === LOCAL_IDENTITY_NAME) {
         ctx.addIssue({
           code: 'custom',
@@ -97,6 +109,11 @@ export interface IdentityStoreOptions {
   tokensFile: string;
   /** The token the server started with; identity `local` with every role. */
   startupToken?: string;
+  /**
+   * Where the startup token came from (`SENTINEL_TOKEN`, `--token-file <file>`), named in the error
+   * when tokens.yaml gives the same token to an identity. Default `the startup token`.
+   */
+  startupTokenSource?: string;
   /** Called once per failed (re)load of tokens.yaml, with the error. */
   onLoadError?: (error: SentinelError) => void;
 }
@@ -117,6 +134,21 @@ function describeIssues(error: z.ZodError): { field: string; text: string } {
     field,
     text: error.issues.map((i) => `${i.path.map(String).join('.') || '(file)'}: ${i.message}`).join('; '),
   };
+}
+
+/**
+ * The error for an identity in tokens.yaml whose token is the server's startup token: that token
+ * would authenticate as `local` (every role), so the identity — an agent, say — could approve its
+ * own requests. Names both sources, never the token.
+ */
+function startupTokenClash(tokensFile: string, name: string, source: string): SentinelError {
+  return new SentinelError(
+    'conflict',
+    `The startup token (${source}) is also the token of identity '${name}' in ${tokensFile}; ` +
+      `it would authenticate as '${LOCAL_IDENTITY_NAME}' with every role, so '${name}' could approve its own requests. ` +
+      `Give the server a token of its own (or unset it to have one generated on loopback), or revoke '${name}' (\`sentinel tokens revoke ${name}\`).`,
+    { field: source },
+  );
 }
 
 /** Reads and validates tokens.yaml: its identities, or why it cannot be used. */
@@ -142,11 +174,13 @@ function readTokensFile(tokensFile: string): IdentityRecord[] | SentinelError {
 
 /**
  * Opens the identity store backed by `tokensFile` (which need not exist yet). Never throws on open;
- * a broken file is reported through `onLoadError` and by the methods that need it.
+ * a broken file is reported through `onLoadError` and by the methods that need it (`list` throws
+ * `invalid_input`, or `conflict` when an identity holds the startup token).
  */
 export function createIdentityStore(options: IdentityStoreOptions): IdentityStore {
   const { tokensFile, onLoadError } = options;
   const startupHash = options.startupToken === undefined ? undefined : hashToken(options.startupToken);
+  const startupSource = options.startupTokenSource ?? 'the startup token';
   let stamp: string | undefined;
   let records: IdentityRecord[] = [];
   let loadError: SentinelError | undefined;
@@ -166,7 +200,12 @@ export function createIdentityStore(options: IdentityStoreOptions): IdentityStor
     loadError = undefined;
     records = [];
     if (current === 'missing') return;
-    const result = readTokensFile(tokensFile);
+    let result = readTokensFile(tokensFile);
+    const clash =
+      startupHash === undefined || result instanceof SentinelError
+        ? undefined
+        : result.find((record) => sameHash(record.token_sha256, startupHash));
+    if (clash) result = startupTokenClash(tokensFile, clash.name, startupSource);
     if (result instanceof SentinelError) {
       loadError = result;
       onLoadError?.(result);

@@ -166,7 +166,8 @@ function startupBanner(facts: {
 /**
  * Starts `sentinel serve` as configured: over HTTP, or over stdio with `options.stdio`. Throws
  * `SentinelError`: `refused` for a non-loopback host without --allow-remote and a token;
- * `invalid_input` for unreadable token/TLS files or an invalid tokens.yaml; `not_found` for an
+ * `invalid_input` for unreadable token/TLS files or an invalid tokens.yaml (including two identities
+ * sharing a token); `conflict` when the startup token is an identity's token; `not_found` for an
  * unknown --identity; `unavailable` when the address cannot be bound.
  */
 export async function startServe(
@@ -190,6 +191,7 @@ export async function startServe(
   const identities = createIdentityStore({
     tokensFile,
     startupToken: supplied?.token ?? generatedToken,
+    ...(supplied && { startupTokenSource: supplied.source }),
     onLoadError: (error) => logger.error({ err: error }, 'tokens file rejected'),
   });
   const fileIdentities = identities.list(); // an invalid tokens.yaml stops the start here, with its message

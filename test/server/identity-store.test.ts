@@ -125,4 +125,45 @@ describe('identity store (tokens.yaml)', () => {
     writeFileSync(tokensFile.replace('nested/', ''), `identities:\n${entry('a')}${entry('a')}`);
     expect(() => flat.list()).toThrow(/'a' appears more than once/);
   });
+
+  it('rejects two identities sharing a token, naming both, and authenticates neither', () => {
+    const shared = 'shared-token-0123456789abcdef';
+    const entry = (name: string) =>
+      `  - {name: ${name}, roles: [caller], token_sha256: ${hashToken(shared)}, created_at: "2026-01-01T00:00:00Z"}\n`;
+    writeFileSync(tokensFile.replace('nested/', ''), `identities:\n${entry('agent')}${entry('alice')}`);
+    const flat = createIdentityStore({ tokensFile: tokensFile.replace('nested/', '') });
+    expect(() => flat.list()).toThrow(
+      /identities\.1\.token_sha256: 'alice' has the same token as 'agent'; every identity needs its own token/,
+    );
+    expect(flat.lookupByToken(shared)).toBeUndefined();
+  });
+
+  it('refuses an identity whose token is the startup token, naming both sources and no token', () => {
+    const startup = 'startup-token-0123456789';
+    const flatFile = tokensFile.replace('nested/', '');
+    writeFileSync(
+      flatFile,
+      `identities:\n  - {name: agent, roles: [caller], token_sha256: ${hashToken(startup)}, created_at: "2026-01-01T00:00:00Z"}\n`,
+    );
+    const clashing = createIdentityStore({
+      tokensFile: flatFile,
+      startupToken: startup,
+      startupTokenSource: 'SENTINEL_TOKEN',
+    });
+    let error: SentinelError | undefined;
+    try {
+      clashing.list();
+    } catch (thrown) {
+      error = thrown as SentinelError;
+    }
+    expect(error?.code).toBe('conflict');
+    expect(error?.message).toContain(
+      `The startup token (SENTINEL_TOKEN) is also the token of identity 'agent' in ${flatFile}`,
+    );
+    expect(error?.message).toContain("so 'agent' could approve its own requests");
+    expect(error?.message).not.toContain(startup);
+    expect(error?.message).not.toContain(hashToken(startup));
+    // Fails closed: the file's identities do not authenticate while it clashes.
+    expect(clashing.get('agent')).toBeUndefined();
+  });
 });

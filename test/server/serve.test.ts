@@ -75,6 +75,26 @@ describe('startServe', () => {
     );
   });
 
+  it('refuses to start when SENTINEL_TOKEN is an identity token from tokens.yaml (never as local)', async () => {
+    const { token } = createIdentityStore({ tokensFile: join(data.dir, 'tokens.yaml') }).add({
+      name: 'investigator',
+      roles: ['caller'],
+    });
+    const start = startServe(options(), io({ SENTINEL_TOKEN: token }), quiet);
+    await expect(start).rejects.toMatchObject({ code: 'conflict' });
+    await expect(start).rejects.toThrow(
+      `The startup token (SENTINEL_TOKEN) is also the token of identity 'investigator' in ${join(data.dir, 'tokens.yaml')}`,
+    );
+    await start.catch((error: Error) => expect(error.message).not.toContain(token));
+    expect(stderr).not.toContain(token);
+
+    const file = join(data.dir, 'token');
+    writeFileSync(file, `${token}\n`);
+    await expect(startServe(options({ tokenFile: file }), io(), quiet)).rejects.toThrow(
+      `The startup token (--token-file ${file}) is also the token of identity 'investigator'`,
+    );
+  });
+
   it('says which flag to change when the port is taken', async () => {
     running = await startServe(options(), io(), quiet);
     const port = new URL(running.url!).port;
