@@ -103,12 +103,16 @@ function warnUpstreamTrust(identities: IdentityStore, logger: Logger, io: ServeI
   );
 }
 
-/** A `RunningServer` whose `close` runs `stop` once and then resolves `closed`. */
+/**
+ * A `RunningServer` whose `close` runs `stop` once and then resolves `closed`. `stop` starts on a
+ * later tick, so a `close` re-entered from inside `stop` (a transport's close callback) gets the
+ * same promise instead of stopping again.
+ */
 function runningServer(url: string | undefined, stop: () => Promise<void>): RunningServer {
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolveFn) => (resolveClosed = resolveFn));
   let closing: Promise<void> | undefined;
-  return { url, closed, close: () => (closing ??= stop().then(resolveClosed)) };
+  return { url, closed, close: () => (closing ??= Promise.resolve().then(stop).then(resolveClosed)) };
 }
 
 /** Turns a listen failure into a message that says which flag to change. */

@@ -22,7 +22,7 @@ export interface StdioServerOptions {
   kube: () => KubeConnection;
   middlewares: readonly ToolCallMiddleware[];
   logger: Logger;
-  /** Called once when stdin ends or the transport closes. */
+  /** Called exactly once when the session ends: stdin reached EOF, or `close` was called. */
   onEnd: () => void;
 }
 
@@ -55,10 +55,20 @@ export async function serveStdio(options: StdioServerOptions): Promise<{ close: 
       return { identity, requestId: randomUUID() };
     },
   });
-  const transport = new StdioServerTransport();
-  transport.onclose = onEnd;
-  process.stdin.once('end', onEnd);
-  await server.connect(transport);
+  // The session ends once, whichever comes first: stdin reaching EOF or `close`. The SDK's
+  // `server.onclose` fires after it has detached the transport, so a `close` called from `onEnd`
+  // finds nothing left to close (closing from `transport.onclose` instead recursed without end).
+  let ended = false;
+  server.onclose = () => {
+    if (ended) return;
+    ended = true;
+    process.stdin.off('end', endOfInput);
+    logger.info({ identity: identityName }, 'stdio session ended');
+    onEnd();
+  };
+  const endOfInput = () => void server.close();
+  process.stdin.once('end', endOfInput);
+  await server.connect(new StdioServerTransport());
   logger.info({ identity: identityName }, 'serving MCP over stdio');
   return { close: () => server.close() };
 }

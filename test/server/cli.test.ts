@@ -225,4 +225,29 @@ describe('sentinel serve --stdio', () => {
       await client.close();
     }
   });
+
+  it.each([
+    ['with stdin closed at once', ''],
+    [
+      'after answering a request',
+      '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}\n',
+    ],
+  ])('ends the session once and exits 0 when stdin closes (%s)', async (_case, input) => {
+    const child = spawn(
+      process.execPath,
+      [BIN, 'serve', '--stdio', '--identity', 'local', '--data-dir', data.dir],
+      { env: cleanEnv({ SENTINEL_LOG_LEVEL: 'info' }) },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdin.end(input);
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    expect(stderr).not.toMatch(/RangeError|Maximum call stack/);
+    expect(code).toBe(0);
+    expect(stderr.match(/"msg":"stdio session ended"/g)).toHaveLength(1);
+    if (input !== '')
+      expect(JSON.parse(stdout)).toMatchObject({ id: 1, result: { serverInfo: { name: 'sentinel' } } });
+  });
 });
