@@ -59,6 +59,7 @@ function registerServe(program: Command): void {
       const { startServe } = await import('./serve.ts');
       const server = await startServe(options, {
         stderr: (text) => process.stderr.write(text),
+        terminal: process.stderr.isTTY === true,
         env: process.env,
       });
       const stop = () => void server.close();

@@ -39,7 +39,22 @@ export interface ServerPluginParts {
    * `sentinel serve` prints to the terminal (e.g. the approvals page's one-time login URL).
    */
   announce?: (baseUrl: string) => string[];
+  /**
+   * Called once the HTTP server listens; returns secrets for the operator (e.g. the approvals page's
+   * one-time login link). `sentinel serve` writes each to its 0600 file in the data dir and shows
+   * the value only when stderr is a terminal — never in the log stream.
+   */
+  credentials?: (baseUrl: string) => Credential[];
   close?: () => Promise<void> | void;
+}
+
+/** A secret `sentinel serve` hands to the operator (see `ServerPluginParts.credentials`). */
+export interface Credential {
+  /** What it is, e.g. `One-time login link for the approvals page (15 minutes, identity 'local')`. */
+  label: string;
+  value: string;
+  /** File name in the data dir it is written to (mode 0600), e.g. `login-link.url`. */
+  file: string;
 }
 
 export type ServerPlugin = (context: ServerPluginContext) => ServerPluginParts | Promise<ServerPluginParts>;
@@ -64,6 +79,7 @@ export async function startPlugins(
     middlewares: started.flatMap((parts) => parts.middlewares ?? []),
     routes: started.flatMap((parts) => parts.routes ?? []),
     announce: (baseUrl) => started.flatMap((parts) => parts.announce?.(baseUrl) ?? []),
+    credentials: (baseUrl) => started.flatMap((parts) => parts.credentials?.(baseUrl) ?? []),
     close: async () => {
       for (const parts of [...started].reverse()) await parts.close?.();
     },

@@ -1,8 +1,8 @@
 /**
  * `sentinel serve`: resolves the options into a running server — over HTTP (default) or stdio.
  */
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { SentinelError } from '../tools/errors.ts';
 import { allTools } from '../tools/index.ts';
@@ -10,6 +10,7 @@ import type { KubeConnection } from '../tools/kube/types.ts';
 import { createRegistry, type ToolRegistry } from '../tools/registry.ts';
 import { createServerApp } from './app.ts';
 import { createApprovalsHub } from './gate/events.ts';
+import { handOverCredentials } from './credentials.ts';
 import { allowedHostNames, checkBindAddress, isLoopbackHost, type ServeOptions } from './config.ts';
 import { defaultTokensFile, localTokenFile, resolveDataDir } from './data-dir.ts';
 import { LOCAL_IDENTITY_NAME } from './identity.ts';
@@ -18,13 +19,18 @@ import { serveStdio, requireIdentity } from './stdio.ts';
 import { connectCluster } from './kube.ts';
 import { listen, type ListeningServer } from './listen.ts';
 import { createLogger } from './logger.ts';
-import { serverPlugins, startPlugins, type ServerPlugin } from './plugins.ts';
+import { serverPlugins, startPlugins, type Credential, type ServerPlugin } from './plugins.ts';
 import { checkSuppliedToken, generateToken } from './tokens.ts';
 
 /** Where `serve` writes for people, and the environment it reads. */
 export interface ServeIo {
-  /** Human-facing messages (start-up banner, the generated token): the terminal, never the log stream. */
+  /** Human-facing messages (start-up banner): the terminal, never the log stream. */
   stderr: (text: string) => void;
+  /**
+   * Whether `stderr` is an interactive terminal. Only then are secrets (the generated token, the
+   * one-time login link) printed; otherwise only the 0600 files holding them are named. Default false.
+   */
+  terminal?: boolean;
   env: NodeJS.ProcessEnv;
 }
 
@@ -70,13 +76,6 @@ function suppliedToken(
     return { token: checkSuppliedToken(env.SENTINEL_TOKEN, 'SENTINEL_TOKEN'), source: 'SENTINEL_TOKEN' };
   }
   return undefined;
-}
-
-/** Writes `token` to `file` readable by the owner only. */
-function writeSecret(file: string, token: string): void {
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  writeFileSync(file, `${token}\n`, { mode: 0o600 });
-  chmodSync(file, 0o600);
 }
 
 function readPem(file: string, flag: string): Buffer {
@@ -131,33 +130,29 @@ function listenError(error: unknown, options: ServeOptions): SentinelError {
 function startupBanner(facts: {
   url: string;
   supplied: { source: string } | undefined;
-  generatedToken: string | undefined;
-  localTokenFile: string;
   tokensFile: string;
   identityCount: number;
   connection: KubeConnection;
   plainRemote: boolean;
-  /** Lines from the plugins (e.g. the approvals page's login URL). */
+  /** Lines from the plugins (e.g. where the approvals page is). */
   announced: string[];
+  /** Lines that hand over the generated token and the plugins' credentials (`handOverCredentials`). */
+  credentials: string[];
 }): string {
-  const { url, supplied, generatedToken, connection } = facts;
+  const { url, supplied, connection } = facts;
   const lines = [`Sentinel MCP server listening on ${url}/mcp (health: ${url}/healthz)`];
-  if (supplied) {
-    lines.push(
-      `Authenticate with  Authorization: Bearer <the token from ${supplied.source}>  (identity '${LOCAL_IDENTITY_NAME}').`,
-    );
-  } else if (generatedToken !== undefined) {
-    lines.push(
-      `Authenticate with  Authorization: Bearer <token>  — identity '${LOCAL_IDENTITY_NAME}' (all roles), token saved to ${facts.localTokenFile} (0600), new at every start:`,
-      generatedToken,
-    );
-  }
+  lines.push(
+    supplied
+      ? `Authenticate with  Authorization: Bearer <the token from ${supplied.source}>  (identity '${LOCAL_IDENTITY_NAME}').`
+      : `Authenticate with  Authorization: Bearer <token>  — identity '${LOCAL_IDENTITY_NAME}' (all roles), a new token at every start.`,
+  );
   lines.push(
     `Identities in ${facts.tokensFile}: ${facts.identityCount}; add one with \`sentinel tokens add <name> --role caller\`.`,
     connection.configured
       ? `Cluster: context '${connection.cluster.context}' at ${connection.cluster.server}${connection.source ? ` (from ${connection.source})` : ''}.`
       : `Cluster: not configured. ${connection.reason}`,
     ...facts.announced,
+    ...facts.credentials,
   );
   if (facts.plainRemote) {
     lines.push(
@@ -262,18 +257,30 @@ export async function startServe(
     await plugins.close();
     throw listenError(error, options);
   }
-  if (generatedToken !== undefined) writeSecret(localTokenFile(dataDir), generatedToken);
   logger.info(
     { url: `${server.url}/mcp`, cluster: connection.configured ? connection.cluster : null },
     'listening',
   );
+  const localToken: Credential[] =
+    generatedToken === undefined
+      ? []
+      : [
+          {
+            label: `Token of identity '${LOCAL_IDENTITY_NAME}'`,
+            value: generatedToken,
+            file: basename(localTokenFile(dataDir)),
+          },
+        ];
   io.stderr(
     startupBanner({
       announced: plugins.announce(server.url),
+      credentials: handOverCredentials([...localToken, ...plugins.credentials(server.url)], {
+        dataDir,
+        terminal: io.terminal === true,
+        logger,
+      }),
       url: server.url,
       supplied,
-      generatedToken,
-      localTokenFile: localTokenFile(dataDir),
       tokensFile,
       identityCount: fileIdentities.length,
       connection,

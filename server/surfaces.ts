@@ -70,12 +70,15 @@ export function createSurfacesPlugin(options: SurfacesOptions = {}): ServerPlugi
       routes: [metricsRoute(metrics), (app) => app.use(ui.router)],
       announce: (url) => {
         baseUrl = url;
-        const ticket = sessions.issueTicket(LOCAL_IDENTITY_NAME);
-        return [
-          `Approvals page: ${url}${PAGE_PATH}; one-time login link (15 minutes, identity '${LOCAL_IDENTITY_NAME}'):`,
-          `${url}${UI_PREFIX}/login?ticket=${ticket}`,
-        ];
+        return [`Approvals page: ${url}${PAGE_PATH}`];
       },
+      credentials: (url) => [
+        {
+          label: `One-time login link for the approvals page (15 minutes, identity '${LOCAL_IDENTITY_NAME}')`,
+          value: `${url}${UI_PREFIX}/login?ticket=${sessions.issueTicket(LOCAL_IDENTITY_NAME)}`,
+          file: 'login-link.url',
+        },
+      ],
       close: async () => {
         ui.close();
         for (const unsubscribe of subscriptions) unsubscribe();

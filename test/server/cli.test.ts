@@ -70,12 +70,12 @@ describe('sentinel serve on loopback', () => {
     await new Promise<void>((resolve, reject) => {
       child.stderr!.on('data', (chunk: Buffer) => {
         stderr += chunk.toString();
-        if (/^snt_\S+$/m.test(stderr) && /Cluster:/.test(stderr)) resolve();
+        if (/login-link\.url/.test(stderr)) resolve();
       });
       child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
     });
     url = /listening on (http:\/\/127\.0\.0\.1:\d+)\/mcp/.exec(stderr)![1]!;
-    token = /^(snt_\S+)$/m.exec(stderr)![1]!;
+    token = readFileSync(`${data.dir}/local.token`, 'utf8').trim();
   });
   afterAll(async () => {
     if (child.exitCode === null) {
@@ -90,16 +90,26 @@ describe('sentinel serve on loopback', () => {
     expect(stderr).toMatch(
       /Authenticate with {2}Authorization: Bearer <token> {2}— identity 'local' \(all roles\)/,
     );
-    expect(stderr).toContain(`${data.dir}/local.token`);
+    expect(stderr).toContain(
+      `Token of identity 'local': in ${data.dir}/local.token (0600; not printed because stderr is not a terminal).`,
+    );
     expect(stderr).toMatch(/Cluster: not configured/);
   });
 
-  it('writes the generated token 0600 to the data dir, and never to the log stream', () => {
-    const file = `${data.dir}/local.token`;
-    expect(readFileSync(file, 'utf8').trim()).toBe(token);
-    expect(statSync(file).mode & 0o777).toBe(0o600);
+  it('writes the credentials 0600 to the data dir and, stderr not being a terminal, prints and logs only their paths', () => {
+    const tokenFile = `${data.dir}/local.token`;
+    const linkFile = `${data.dir}/login-link.url`;
+    expect(token).toMatch(/^snt_/);
+    const ticket = new URL(readFileSync(linkFile, 'utf8').trim()).searchParams.get('ticket')!;
+    expect(ticket.length).toBeGreaterThan(20);
+    for (const file of [tokenFile, linkFile]) expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(stdout).toMatch(/"msg":"listening"/);
-    expect(stdout).not.toContain(token);
+    expect(stdout).toContain(`"file":"${tokenFile}"`);
+    expect(stdout).toContain(`"file":"${linkFile}"`);
+    for (const secret of [token, ticket]) {
+      expect(stdout).not.toContain(secret);
+      expect(stderr).not.toContain(secret);
+    }
   });
 
   it('serves MCP to a client with that token, and tokens added by the CLI without a restart', async () => {

@@ -3,11 +3,13 @@
  * covered by cli.test.ts.)
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
+import { Writable } from 'node:stream';
+import { createLogger } from '../../server/logger.ts';
 import { parseServeOptions } from '../../server/config.ts';
 import { startServe, type RunningServer } from '../../server/serve.ts';
 import type { ServerPlugin } from '../../server/plugins.ts';
@@ -21,7 +23,11 @@ describe('startServe', () => {
   let data: ReturnType<typeof tempDataDir>;
   let running: RunningServer | undefined;
   let stderr: string;
-  const io = (env: NodeJS.ProcessEnv = {}) => ({ stderr: (text: string) => void (stderr += text), env });
+  const io = (env: NodeJS.ProcessEnv = {}, terminal = false) => ({
+    stderr: (text: string) => void (stderr += text),
+    terminal,
+    env,
+  });
   const quiet = { logger: pino({ level: 'silent' }) };
 
   beforeEach(() => {
@@ -73,6 +79,49 @@ describe('startServe', () => {
     await expect(startServe(options(), io(), quiet)).rejects.toThrow(
       /tokens\.yaml is invalid: identities\.0\.roles: Invalid input/,
     );
+  });
+
+  it('never logs or (off a terminal) prints a credential: only the 0600 files holding them', async () => {
+    const lines: string[] = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        lines.push(chunk.toString('utf8'));
+        callback();
+      },
+    });
+    running = await startServe(options(), io(), { logger: createLogger({ level: 'debug', destination }) });
+    const token = readFileSync(join(data.dir, 'local.token'), 'utf8').trim();
+    const link = readFileSync(join(data.dir, 'login-link.url'), 'utf8').trim();
+    const ticket = new URL(link).searchParams.get('ticket')!;
+    expect(statSync(join(data.dir, 'login-link.url')).mode & 0o777).toBe(0o600);
+    expect(stderr).toContain(
+      `Token of identity 'local': in ${join(data.dir, 'local.token')} (0600; not printed`,
+    );
+    expect(stderr).toContain(
+      `One-time login link for the approvals page (15 minutes, identity 'local'): in ${join(data.dir, 'login-link.url')} (0600;`,
+    );
+    // Requests that carry the token (good and bad), then the login link itself.
+    const client = await connectClient(running.url!, token);
+    await client.callTool({ name: 'get_cluster_version', arguments: { token } });
+    await client.close();
+    await rawRequest(`${running.url}/mcp`, { method: 'POST', headers: mcpHeaders(`${token}x`), body: '{}' });
+    await rawRequest(link);
+    const logs = lines.join('');
+    expect(logs).toContain(join(data.dir, 'local.token'));
+    for (const secret of [token, ticket]) {
+      expect(logs).not.toContain(secret);
+      expect(stderr).not.toContain(secret);
+    }
+  });
+
+  it('shows the generated token and the login link on a terminal', async () => {
+    running = await startServe(options(), io({}, true), quiet);
+    const token = readFileSync(join(data.dir, 'local.token'), 'utf8').trim();
+    const link = readFileSync(join(data.dir, 'login-link.url'), 'utf8').trim();
+    expect(stderr).toContain(
+      `Token of identity 'local', saved to ${join(data.dir, 'local.token')} (0600):\n${token}\n`,
+    );
+    expect(stderr).toContain(`${link}\n`);
   });
 
   it('refuses to start when SENTINEL_TOKEN is an identity token from tokens.yaml (never as local)', async () => {
