@@ -1,13 +1,18 @@
 #!/usr/bin/env node
 // Launcher for the `sentinel` CLI. The sources are TypeScript run by Node's built-in type
-// stripping (Node >= 22.18), so there is no build step between `npm ci` and `npx sentinel`.
-const [major, minor] = process.versions.node.split('.').map(Number);
-if (major < 22 || (major === 22 && minor < 20)) {
-  process.stderr.write(
-    `sentinel needs Node.js >= 22.20 (this is ${process.version}).\n` +
-      'Install Node.js 22 (https://nodejs.org, or `npx -y node@22 ...`) and run the command again.\n',
-  );
-  process.exit(1);
+// stripping, so there is no build step between `npm ci` and `npx sentinel`. On a Node older than
+// Sentinel needs (a fresh machine's Node 20), it re-executes itself under a supported one
+// (bin/ensure-node.js: on linux-x64 installed once into .tools/; elsewhere it says what to install).
+import { isSupportedNodeVersion, runUnderSupportedNode, UnsupportedNodeError } from './ensure-node.js';
+
+if (!isSupportedNodeVersion(process.version)) {
+  try {
+    await runUnderSupportedNode('node', process.argv.slice(1));
+  } catch (error) {
+    if (!(error instanceof UnsupportedNodeError)) throw error;
+    process.stderr.write(`sentinel: ${error.message}\n`);
+    process.exit(1);
+  }
 }
 // node:sqlite is stable enough for Sentinel's use; its ExperimentalWarning is noise to users.
 const defaultWarningListeners = process.listeners('warning');
