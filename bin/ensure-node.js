@@ -43,6 +43,7 @@ export function isSupportedNodeVersion(version) {
 
 /** Thrown when no supported Node.js can be found or installed; its message tells the user what to do. */
 export class UnsupportedNodeError extends Error {
+  /** @override */
   name = 'UnsupportedNodeError';
 }
 

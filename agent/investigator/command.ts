@@ -36,9 +36,12 @@ export function printReport(report: Report, json: boolean, stdout: NodeJS.Writab
   stdout.write(json ? `${JSON.stringify(report, null, 2)}\n` : renderMarkdown(report));
 }
 
-/** Whether the run ended well: finished, and any executed remediation verified healthy. */
+/**
+ * Whether the run ended well: finished, what it was asked about exists, and any executed
+ * remediation verified healthy.
+ */
 export function succeeded(report: Report): boolean {
-  if (report.status !== 'done') return false;
+  if (report.status !== 'done' || report.action.kind === 'not_found') return false;
   if (report.action.status === 'executed') return report.verification?.healthy === true;
   return report.action.status !== 'failed';
 }

@@ -10,6 +10,7 @@ const Time = z.string().nullable();
 /** `triage_namespace`. */
 export const TriageSchema = z.object({
   namespace: z.string(),
+  counts: z.object({ deployments: z.number(), pods: z.number(), warning_events: z.number() }),
   workloads: z.array(
     z.object({
       kind: z.string(),

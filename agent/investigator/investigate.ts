@@ -157,8 +157,13 @@ async function advance(inv: Investigation, context: InvestigatorContext): Promis
               arguments: { namespace, pod, container, previous: true, tail_lines: 50 },
             })),
           );
+    const lookup = evidence.calls.find((call) => call.tool === 'get_deployment');
     suspect = {
       name,
+      missing:
+        lookup?.status === 'failed' && lookup.error_code === 'not_found'
+          ? { value: lookup.text ?? `Deployment '${name}' not found`, source: describeCall(lookup) }
+          : undefined,
       triage: triage?.value.workloads.find((w) => w.kind === 'Deployment' && w.name === name),
       deployment: sourced(output(evidence, 'get_deployment'), (v) =>
         parseStructured(DeploymentViewSchema, v),
@@ -188,9 +193,12 @@ async function advance(inv: Investigation, context: InvestigatorContext): Promis
       context.progress(`  … ${decision.evidence.length - MAX_EVIDENCE_SHOWN} more line(s) in the report`);
     }
   }
-  context.progress(
-    decision.remediation ? `Plan: ${decision.explanation}` : `No remediation: ${decision.explanation}`,
-  );
+  const plan = decision.remediation
+    ? 'Plan'
+    : decision.action === 'not_found'
+      ? 'Not found'
+      : 'No remediation';
+  context.progress(`${plan}: ${decision.explanation}`);
   if (!decision.remediation) return;
 
   // Preview (a dry run the gate allows), then the real call, held for approval.

@@ -33,6 +33,8 @@ export type CallOutcome =
       text: string;
       structured: Record<string, unknown> | null;
       requestId: string | null;
+      /** `error`: the SentinelError code the server put under `_meta.error.code`, if any. */
+      errorCode: string | null;
     }
   | { kind: 'held'; text: string; requestId: string; expiresAt: string }
   | {
@@ -86,7 +88,9 @@ export function classifyResult(result: CallToolResult): CallOutcome {
     result.structuredContent && typeof result.structuredContent === 'object'
       ? (result.structuredContent as Record<string, unknown>)
       : null;
-  return { kind: result.isError ? 'error' : 'result', text, structured, requestId };
+  const error = meta.error as { code?: unknown } | undefined;
+  const errorCode = result.isError && typeof error?.code === 'string' ? error.code : null;
+  return { kind: result.isError ? 'error' : 'result', text, structured, requestId, errorCode };
 }
 
 export interface McpToolCallerOptions {

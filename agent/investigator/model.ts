@@ -49,6 +49,8 @@ export const CallRecordSchema = z.object({
   text: z.string().nullable(),
   /** The result's `structuredContent`, the input of the playbook; null when there is none. */
   structured: z.record(z.string(), z.unknown()).nullable(),
+  /** The error's code when the tool failed (`not_found`, `forbidden`, ...; from `_meta.error.code`). */
+  error_code: z.string().nullable().default(null),
 });
 export type CallRecord = z.infer<typeof CallRecordSchema>;
 
@@ -96,10 +98,12 @@ export type RemediationCall = z.infer<typeof RemediationCallSchema>;
  * - `rollback` / `restart`: `remediation` holds the call to propose;
  * - `none`: nothing needs (or can usefully get) a remediation; `explanation` says why;
  * - `refused`: something is wrong but the tools must not or cannot fix it (`refusal` names why:
- *   e.g. `deployment-paused`, `unschedulable`, `oom-no-recent-change`).
+ *   e.g. `deployment-paused`, `unschedulable`, `oom-no-recent-change`);
+ * - `not_found`: what the user asked about is not there (a Deployment the cluster does not have, a
+ *   namespace with nothing in it); `evidence` holds the answers that show it.
  */
 export const DecisionSchema = z.object({
-  action: z.enum(['rollback', 'restart', 'none', 'refused']),
+  action: z.enum(['rollback', 'restart', 'none', 'refused', 'not_found']),
   refusal: z.string().nullable(),
   culprit: ObjectRefSchema.nullable(),
   /** The failure mode, e.g. `crash_loop`, `image_pull`, `oom_killed`, `probe_failure`; null when healthy. */

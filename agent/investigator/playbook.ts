@@ -3,6 +3,10 @@
  * decision (DESIGN.md, "Local mode"). No I/O, no clock of its own: the same evidence always gives the
  * same decision, which is what makes the local investigator dependable at 3 a.m. and testable.
  *
+ * First, what the user asked about must exist: a named Deployment the cluster answers "not found"
+ * for, or a namespace with no Deployments, Pods or Warning events (Kubernetes lists an absent
+ * namespace as empty), is `not_found` — never "healthy".
+ *
  * Rules, for the suspect Deployment (the one named by the user, else the worst one triage ranks):
  * 1. Nothing failing → no remediation.
  * 2. A paused Deployment → refused (`deployment-paused`): its rollout is held on purpose; a rollback of a paused
@@ -53,6 +57,8 @@ export interface SuspectEvidence {
   pods?: Sourced<PodView[]> | undefined;
   events?: Sourced<EventView[]> | undefined;
   logs: Sourced<LogsView>[];
+  /** The error text of `get_deployment` when the cluster has no such Deployment. */
+  missing?: Sourced<string> | undefined;
 }
 
 export interface PlaybookInput {
@@ -172,6 +178,29 @@ export function decide(input: PlaybookInput): Decision {
     for (const w of value.workloads.slice(0, 3)) {
       evidence.add(source, `${w.kind} ${w.name}: ${w.summary} — likely cause: ${w.likely_cause}`);
     }
+  }
+  const empty = input.triage && isEmptyNamespace(input.triage.value);
+  const emptyLine = `namespace ${input.namespace}: 0 Deployment(s), 0 Pod(s), 0 Warning event(s)`;
+  if (suspect?.missing) {
+    evidence.add(suspect.missing.source, suspect.missing.value);
+    if (empty) evidence.add(input.triage!.source, emptyLine);
+    return {
+      ...none(
+        `Deployment ${input.namespace}/${suspect.name} does not exist${empty ? `, and namespace ${input.namespace} has no Deployments, Pods or Warning events (it may not exist either)` : ''}.`,
+        `Nothing to investigate: check the Deployment name (--deployment) and the namespace (--namespace); \`kubectl get deployments -n ${input.namespace}\` lists what exists.`,
+      ),
+      action: 'not_found',
+    };
+  }
+  if (!suspect && empty) {
+    evidence.add(input.triage!.source, emptyLine);
+    return {
+      ...none(
+        `Namespace ${input.namespace} has no Deployments, Pods or Warning events: it does not exist, or it is empty.`,
+        'Nothing to investigate: check the namespace name (--namespace); `kubectl get namespaces` lists what exists.',
+      ),
+      action: 'not_found',
+    };
   }
   if (!suspect) {
     return none(
@@ -363,6 +392,12 @@ export function decide(input: PlaybookInput): Decision {
     explanation[refusal]!,
     { refusal },
   );
+}
+
+/** Whether triage saw nothing at all in the namespace (how an absent namespace looks to a list). */
+function isEmptyNamespace(triage: Triage): boolean {
+  const { deployments, pods, warning_events } = triage.counts;
+  return deployments === 0 && pods === 0 && warning_events === 0 && triage.workloads.length === 0;
 }
 
 /**

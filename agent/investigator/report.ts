@@ -47,6 +47,7 @@ function summarize(inv: Investigation): string {
   const { decision, action, verification } = inv;
   if (inv.status === 'failed') return `The investigation failed: ${inv.error ?? 'unknown error'}`;
   if (!decision) return 'The investigation has not reached a diagnosis yet.';
+  if (decision.action === 'not_found') return `Not found: ${decision.diagnosis} ${decision.explanation}`;
   if (!action) {
     return decision.action === 'none'
       ? `${decision.diagnosis} No remediation proposed.`
@@ -147,7 +148,9 @@ export function renderMarkdown(report: Report): string {
     lines.push(
       action.kind === 'refused'
         ? `No remediation (refused: ${action.refusal}). ${action.explanation}`
-        : `No remediation. ${action.explanation}`,
+        : action.kind === 'not_found'
+          ? `None: what you asked about was not found. ${action.explanation}`
+          : `No remediation. ${action.explanation}`,
     );
   } else {
     lines.push(`Proposed: ${action.preview ?? `\`${action.call.tool}\``}`, '');

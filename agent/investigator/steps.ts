@@ -71,6 +71,7 @@ export async function planStep(
         approval_request_id: null,
         text: null,
         structured: null,
+        error_code: null,
       };
     }),
   };
@@ -83,6 +84,7 @@ function record(call: CallRecord, outcome: CallOutcome): CallStatus {
       ? `${outcome.text.slice(0, MAX_TRANSCRIPT_TEXT)}…`
       : outcome.text;
   call.structured = 'structured' in outcome ? outcome.structured : null;
+  call.error_code = 'errorCode' in outcome ? outcome.errorCode : null;
   if (outcome.requestId) call.approval_request_id = outcome.requestId;
   const status: Record<CallOutcome['kind'], CallStatus> = {
     result: 'succeeded',

@@ -10,7 +10,8 @@ import {
   runLocalInvestigation,
   type LocalInvestigationOptions,
 } from '../../../agent/investigator/session.ts';
-import { renderMarkdown } from '../../../agent/investigator/report.ts';
+import { renderMarkdown, type Report } from '../../../agent/investigator/report.ts';
+import { runCli } from '../../helpers/cli.ts';
 import { capture, startIncident, type Incident } from '../../helpers/incident.ts';
 
 const IMAGE = 'registry.example.com/shop/checkout';
@@ -264,5 +265,47 @@ describe('local investigator against the simulator', { timeout: 90_000 }, () => 
     expect(report.action).toMatchObject({ kind: 'none', call: null });
     expect(report.summary).toBe('Nothing in namespace shop is unhealthy. No remediation proposed.');
     expect(investigation.steps.map((s) => s.name)).toEqual(['triage']);
+  });
+
+  /** `sentinel investigate` (in-process CLI) against the incident's server. */
+  const investigateCli = (...args: string[]) =>
+    runCli([
+      'investigate',
+      'checkout returns 502',
+      '--server',
+      `${incident!.server.url}/mcp`,
+      '--token',
+      incident!.server.token,
+      '--data-dir',
+      incident!.dataDir,
+      ...args,
+    ]);
+
+  it('reports a namespace that does not exist as not found (not healthy) and exits non-zero', async () => {
+    incident = await startIncident('bad-image-rollout');
+    const { code, stdout, stderr } = await investigateCli('--namespace', 'nope', '--json');
+    expect(code).toBe(1);
+    const report = JSON.parse(stdout) as Report;
+    expect(report.action.kind).toBe('not_found');
+    expect(report.summary).toMatch(/^Not found: Namespace nope has no Deployments, Pods or Warning events/);
+    expect(report.evidence).toEqual([
+      {
+        source: 'triage_namespace namespace=nope',
+        line: 'namespace nope: 0 Deployment(s), 0 Pod(s), 0 Warning event(s)',
+      },
+    ]);
+    expect(stderr).toContain('Not found: Nothing to investigate: check the namespace name (--namespace)');
+    expect(incident.mutations()).toEqual([]);
+  });
+
+  it('reports a Deployment that does not exist as not found, quoting the cluster, and exits non-zero', async () => {
+    incident = await startIncident('bad-image-rollout');
+    const { code, stdout } = await investigateCli('--namespace', 'shop', '--deployment', 'nope');
+    expect(code).toBe(1);
+    expect(stdout).toContain('Not found: Deployment shop/nope does not exist.');
+    expect(stdout).toContain('- from `get_deployment namespace=shop name=nope`:');
+    expect(stdout).toMatch(/`Deployment 'nope' in namespace 'shop' not found on cluster 'sentinel-sim'/);
+    expect(stdout).not.toContain('healthy');
+    expect(incident.mutations()).toEqual([]);
   });
 });

@@ -113,6 +113,7 @@ function warning(object: string, reason: string, message: string, firstSeenMinut
 
 const TRIAGE: Triage = {
   namespace: 'shop',
+  counts: { deployments: 1, pods: 4, warning_events: 2 },
   workloads: [
     {
       kind: 'Deployment',
@@ -298,7 +299,7 @@ describe('decide', () => {
       status: 'Pending',
     };
     const triage: Triage = {
-      namespace: 'shop',
+      ...TRIAGE,
       workloads: [
         {
           ...TRIAGE.workloads[0]!,
@@ -352,10 +353,59 @@ describe('decide', () => {
     const decision = decide({
       namespace: 'shop',
       now: NOW,
-      triage: { value: { namespace: 'shop', workloads: [] }, source: 'triage_namespace namespace=shop' },
+      triage: {
+        value: { ...TRIAGE, counts: { deployments: 1, pods: 2, warning_events: 0 }, workloads: [] },
+        source: 'triage_namespace namespace=shop',
+      },
     });
     expect(decision).toMatchObject({ action: 'none', culprit: null, cause: null, remediation: null });
     expect(decision.diagnosis).toBe('Nothing in namespace shop is unhealthy.');
+  });
+
+  it('reports a namespace with nothing in it as not found, never healthy', () => {
+    const decision = decide({
+      namespace: 'nope',
+      now: NOW,
+      triage: {
+        value: {
+          namespace: 'nope',
+          counts: { deployments: 0, pods: 0, warning_events: 0 },
+          workloads: [],
+        },
+        source: 'triage_namespace namespace=nope',
+      },
+    });
+    expect(decision).toMatchObject({ action: 'not_found', culprit: null, remediation: null });
+    expect(decision.diagnosis).toBe(
+      'Namespace nope has no Deployments, Pods or Warning events: it does not exist, or it is empty.',
+    );
+    expect(decision.evidence).toEqual([
+      {
+        source: 'triage_namespace namespace=nope',
+        line: 'namespace nope: 0 Deployment(s), 0 Pod(s), 0 Warning event(s)',
+      },
+    ]);
+  });
+
+  it('reports a named Deployment the cluster does not have as not found, quoting the answer', () => {
+    const answer =
+      "Deployment 'nope' in namespace 'shop' not found on cluster 'sentinel-sim'. list_deployments shows the Deployments that exist.";
+    const decision = decide({
+      namespace: 'shop',
+      now: NOW,
+      triage: { value: TRIAGE, source: 'triage_namespace namespace=shop' },
+      suspect: {
+        name: 'nope',
+        logs: [],
+        missing: { value: answer, source: 'get_deployment namespace=shop name=nope' },
+      },
+    });
+    expect(decision).toMatchObject({ action: 'not_found', culprit: null, remediation: null });
+    expect(decision.diagnosis).toBe('Deployment shop/nope does not exist.');
+    expect(decision.evidence).toContainEqual({
+      source: 'get_deployment namespace=shop name=nope',
+      line: answer,
+    });
   });
 
   it('proposes nothing for a named Deployment that is healthy', () => {
@@ -397,9 +447,9 @@ describe('helpers', () => {
   it('chooses the named Deployment, else the worst ranked Deployment', () => {
     expect(chooseSuspect(TRIAGE, undefined)).toBe('checkout');
     expect(chooseSuspect(TRIAGE, 'payments')).toBe('payments');
-    expect(chooseSuspect({ namespace: 'shop', workloads: [] }, undefined)).toBeUndefined();
+    expect(chooseSuspect({ ...TRIAGE, workloads: [] }, undefined)).toBeUndefined();
     const neighbours: Triage = {
-      namespace: 'shop',
+      ...TRIAGE,
       workloads: [
         { ...TRIAGE.workloads[0]!, name: 'report-builder' },
         { ...TRIAGE.workloads[0]!, name: 'checkout' },

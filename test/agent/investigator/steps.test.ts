@@ -28,13 +28,19 @@ class FakeServer implements ToolCaller {
   async call(tool: string): Promise<CallOutcome> {
     this.log.push(tool);
     if (READS.includes(tool))
-      return { kind: 'result', text: `${tool} ok`, structured: { tool }, requestId: null };
+      return { kind: 'result', text: `${tool} ok`, structured: { tool }, requestId: null, errorCode: null };
     const id = `apr_${tool}`;
     const request = this.requests.get(id);
     if (request?.status === 'approved') {
       request.status = 'executed';
       this.executed.push(tool);
-      return { kind: 'result', text: `${tool} done`, structured: { status: 'applied' }, requestId: id };
+      return {
+        kind: 'result',
+        text: `${tool} done`,
+        structured: { status: 'applied' },
+        requestId: id,
+        errorCode: null,
+      };
     }
     if (request?.status === 'denied') return { kind: 'declined', text: 'denied', requestId: id };
     this.requests.set(id, approvalRequest(id, tool));
