@@ -160,7 +160,12 @@ export async function runUnderSupportedNode(command, args, options = {}) {
   }
   const node = supportedNode(options);
   const binDir = node ? dirname(node) : dirname(process.execPath);
-  const env = { ...process.env, PATH: `${binDir}${delimiter}${process.env.PATH ?? ''}`, [REEXEC_ENV]: '1' };
+  const env = {
+    ...process.env,
+    PATH: `${binDir}${delimiter}${process.env.PATH ?? ''}`,
+    // Only a re-execution of Node itself can loop; other commands must not inherit the mark.
+    ...(command === 'node' && { [REEXEC_ENV]: '1' }),
+  };
   // Loaded only here: `.ci/run` calls this file before `npm ci` has installed it.
   const { foregroundChild } = await import('foreground-child');
   foregroundChild(command === 'node' ? (node ?? process.execPath) : command, args, { env });

@@ -1,9 +1,12 @@
 /**
  * An in-process Sentinel server for investigations run without `--server`: the same server as
  * `sentinel serve` (gate, approvals API, audit), bound to 127.0.0.1 on a free port, with a fresh
- * startup token for the human (identity `local`) that is never written to disk. Its log goes to
+ * startup token for the human (identity `local`). While it runs, that token is also in
+ * `<data-dir>/local-server-<port>.token` (0600, removed on close), so a human without a terminal to
+ * answer at can approve from the approvals page or `sentinel approvals`. Its log goes to
  * `<data-dir>/logs/server.log` so the terminal shows only the investigation.
  */
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
 import { createLogger, generateToken, parseServeOptions, startServe } from '../../server/index.ts';
@@ -23,6 +26,8 @@ export interface LocalServer {
   url: string;
   /** The human's token (identity `local`, every role). */
   token: string;
+  /** Where the token is while the server runs (mode 0600). */
+  tokenFile: string;
   /** Where the server logs. */
   logFile: string;
   close(): Promise<void>;
@@ -44,5 +49,22 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     { stderr: () => {}, env: { SENTINEL_TOKEN: token } },
     { logger, ...(options.kube && { kube: options.kube }) },
   );
-  return { url: running.url!, token, logFile, close: () => running.close() };
+  const url = running.url!;
+  const tokenFile = join(options.dataDir, `local-server-${new URL(url).port}.token`);
+  try {
+    writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
+  } catch (error) {
+    await running.close();
+    throw error;
+  }
+  return {
+    url,
+    token,
+    tokenFile,
+    logFile,
+    async close() {
+      rmSync(tokenFile, { force: true });
+      await running.close();
+    },
+  };
 }

@@ -8,7 +8,7 @@ import { createIdentityStore, defaultTokensFile } from '../../server/index.ts';
 import type { KubeConnection } from '../../tools/kube/types.ts';
 import type { ApprovalPrompter } from '../harness/prompter.ts';
 import { sentinelEndpoints } from '../harness/sentinel-server.ts';
-import { createApprovalsClient } from '../../server/approvals-client.ts';
+import { createApprovalsClient, serverBaseUrl } from '../../server/approvals-client.ts';
 import { humanToken, investigatorToken } from './identity.ts';
 import { runInvestigation } from './investigate.ts';
 import { startLocalServer, type LocalServer } from './local-server.ts';
@@ -134,6 +134,7 @@ export async function runLocalInvestigation(
       : human && options.prompter
         ? { kind: 'prompt', prompter: options.prompter }
         : { kind: 'wait' };
+    const howToApprove = (id: string) => approvalInstructions(id, local, serverBaseUrl(endpoints.mcp.href));
     const caller = mcpToolCaller({ url: endpoints.mcp, token: investigatorBearer });
     store.save(investigation);
     options.onStart?.(investigation);
@@ -141,7 +142,13 @@ export async function runLocalInvestigation(
       await runInvestigation(investigation, {
         caller,
         waitForDecision: (id) =>
-          waitForDecision(id, { approvals, mode, progress: options.progress, pollMs: options.pollMs }),
+          waitForDecision(id, {
+            approvals,
+            mode,
+            progress: options.progress,
+            pollMs: options.pollMs,
+            howToApprove,
+          }),
         getApproval: (id) => approvals.get(id),
         save: (record) => store.save(record),
         progress: (line) => options.progress.write(`${line}\n`),
@@ -156,4 +163,26 @@ export async function runLocalInvestigation(
   } finally {
     await local?.close();
   }
+}
+
+/**
+ * How to approve request `id` from somewhere else than this terminal: the approvals page and the
+ * `sentinel approvals` command of the server in use, and where its token is (the in-process server's
+ * token file; for another server, the approver's own token).
+ */
+export function approvalInstructions(
+  id: string,
+  local: Pick<LocalServer, 'url' | 'tokenFile'> | undefined,
+  serverUrl: string,
+): string {
+  const base = local?.url ?? serverUrl;
+  const token = local
+    ? `the token in ${local.tokenFile} (valid while this command runs)`
+    : "an approver token (yours, not the investigator's)";
+  const tokenFlag = local ? `--token "$(cat ${local.tokenFile})"` : '--token <approver-token>';
+  return [
+    `To approve ${id} (or deny it), either:`,
+    `  open ${base}/ui/approvals and sign in with ${token}, or`,
+    `  run: sentinel approvals approve ${id} --server ${base} ${tokenFlag}`,
+  ].join('\n');
 }

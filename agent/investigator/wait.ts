@@ -35,6 +35,8 @@ export interface WaitOptions {
   pollMs?: number;
   /** Stops waiting (the request stays pending on the server). */
   signal?: AbortSignal;
+  /** How a human approves request `id` elsewhere (page URL, command, where the token is); printed before waiting. */
+  howToApprove?: (id: string) => string;
   now?: () => Date;
 }
 
@@ -56,8 +58,9 @@ export async function waitForDecision(id: string, options: WaitOptions): Promise
   const decided = await decideHere(request, options);
   if (decided) return decided;
 
+  if (options.howToApprove) progress.write(`${options.howToApprove(id)}\n`);
   const spinner = yoctoSpinner({
-    text: `Waiting for a decision on approval request ${id} (approve it on the approvals page or with \`sentinel approvals approve ${id}\`; Ctrl-C stops waiting, the request stays pending)`,
+    text: `Waiting for a decision on approval request ${id} (Ctrl-C stops waiting, the request stays pending)`,
     stream: progress as NodeJS.WriteStream,
     handleSignals: false,
   }).start();

@@ -41,7 +41,9 @@ function fakeInstall(toolsDir: string): void {
 }
 
 /** Exit code and output of a process that may fail. */
-async function outcome(file: string, args: string[], env: NodeJS.ProcessEnv = process.env) {
+async function outcome(file: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}) {
+  // Without the re-execution mark of a `sentinel` this test may itself run under.
+  const env = { ...process.env, SENTINEL_NODE_REEXEC: undefined, ...extraEnv };
   try {
     const { stdout, stderr } = await run(file, args, { env });
     return { code: 0, stdout, stderr };
@@ -204,5 +206,17 @@ describe('bin/sentinel.js under a Node older than 22.20', () => {
     const calls = readFileSync(join(root, 'calls.log'), 'utf8').split('\n');
     expect(calls).toContain(`${join(root, 'bin/sentinel.js')} --version`);
     expect(calls).toContain(`${join(root, 'bin/sentinel.js')} investigate`);
+  });
+
+  it('stops, instead of looping, when the Node it re-executed under still reports too old', async () => {
+    const { root, olderNode } = scratchClone();
+    const [node, ...flags] = olderNode;
+    const result = await outcome(node!, [...flags, join(root, 'bin/sentinel.js'), '--version'], {
+      SENTINEL_NODE_REEXEC: '1',
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /^sentinel: Sentinel needs Node.js >= 22.20, and the Node.js it re-executed under reports v20.20.2/,
+    );
   });
 });

@@ -3,7 +3,9 @@
  * waits for approval, and another one resuming it; the investigator's identity.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApprovalsClient } from '../../../server/approvals-client.ts';
@@ -46,6 +48,7 @@ async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 60
 describe('local investigations across processes', { timeout: 90_000 }, () => {
   let incident: Incident | undefined;
   let child: ReturnType<typeof sentinel> | undefined;
+  const scratchDirs: string[] = [];
   afterEach(async () => {
     if (child && child.exitCode === null && child.signalCode === null) {
       child.kill('SIGKILL');
@@ -54,6 +57,7 @@ describe('local investigations across processes', { timeout: 90_000 }, () => {
     child = undefined;
     await incident?.close();
     incident = undefined;
+    for (const dir of scratchDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
 
   it('resumes after the process is killed while waiting for approval, and executes the call once', async () => {
@@ -153,6 +157,39 @@ describe('local investigations across processes', { timeout: 90_000 }, () => {
     const { report } = await run;
     expect(report.action).toMatchObject({ status: 'declined', decision_reason: 'not during the sale' });
     expect(incident.mutations()).toEqual([]);
+  });
+
+  it('with its in-process server and no terminal, says where to approve and where the token is', async () => {
+    incident = await startIncident('bad-image-rollout');
+    const dataDir = mkdtempSync(join(tmpdir(), 'sentinel-investigate-'));
+    scratchDirs.push(dataDir);
+    const progress = capture();
+    const run = runLocalInvestigation({
+      symptom: 'checkout returns 502',
+      namespace: 'shop',
+      kubeconfig: incident.kubeconfig,
+      dataDir,
+      progress,
+      pollMs: 50,
+      verifyWaitSeconds: 5,
+    });
+    const [, requestId, url, tokenFile] = await until(
+      'the instructions',
+      () =>
+        /To approve (apr_\w+) \(or deny it\), either:\n {2}open (http:\/\/127\.0\.0\.1:\d+)\/ui\/approvals and sign in with the token in (\S+) \(valid while this command runs\), or\n/.exec(
+          progress.text(),
+        ) ?? undefined,
+    );
+    expect(progress.text()).toContain(
+      `  run: sentinel approvals approve ${requestId} --server ${url} --token "$(cat ${tokenFile})"\n`,
+    );
+    expect(statSync(tokenFile!).mode & 0o777).toBe(0o600);
+    const approvals = createApprovalsClient({ server: url!, token: readFileSync(tokenFile!, 'utf8').trim() });
+    await approvals.approve(requestId!);
+    const { report } = await run;
+    expect(report.action).toMatchObject({ status: 'executed', decided_by: 'local' });
+    expect(incident.mutations()).toHaveLength(1);
+    expect(existsSync(tokenFile!)).toBe(false);
   });
 
   it('refuses --yes without a token to approve with', async () => {
