@@ -3,7 +3,9 @@
  * Sentinel server as `investigator` (starting an in-process server when no URL is given), decides how
  * the human approves, runs the playbook, and returns the report.
  */
+import type { z } from 'zod';
 import { SentinelError } from '../../tools/errors.ts';
+import { DeploymentNameSchema, NamespaceSchema } from '../../tools/params.ts';
 import { createIdentityStore, defaultTokensFile } from '../../server/index.ts';
 import type { KubeConnection } from '../../tools/kube/types.ts';
 import type { ApprovalPrompter } from '../harness/prompter.ts';
@@ -55,7 +57,17 @@ export interface LocalInvestigationResult {
   report: Report;
 }
 
-/** Loads the investigation to resume, or creates a new one from the options. */
+/** Rejects a flag value the tools would reject, before anything is saved or called. */
+function checkName(flag: 'namespace' | 'deployment', schema: z.ZodType, value: string): void {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    throw new SentinelError('invalid_input', `--${flag} '${value}': ${parsed.error.issues[0]!.message}.`, {
+      field: flag,
+    });
+  }
+}
+
+/** Loads the investigation to resume, or creates a new one from the options (validated; not saved). */
 function openOrCreate(
   options: LocalInvestigationOptions,
   store: ReturnType<typeof openInvestigationStore>,
@@ -79,6 +91,8 @@ function openOrCreate(
       },
     );
   }
+  checkName('namespace', NamespaceSchema, options.namespace);
+  if (options.deployment !== undefined) checkName('deployment', DeploymentNameSchema, options.deployment);
   const server: ServerTarget = options.server
     ? { kind: 'url', url: options.server }
     : { kind: 'in-process', kubeconfig: options.kubeconfig ?? null, context: options.context ?? null };
@@ -136,9 +150,12 @@ export async function runLocalInvestigation(
         : { kind: 'wait' };
     const howToApprove = (id: string) => approvalInstructions(id, local, serverBaseUrl(endpoints.mcp.href));
     const caller = mcpToolCaller({ url: endpoints.mcp, token: investigatorBearer });
-    store.save(investigation);
-    options.onStart?.(investigation);
     try {
+      // Saved (and announced as resumable) only once the server answers: a run that fails on its
+      // arguments or cannot reach the server leaves no investigation behind.
+      await caller.tools();
+      store.save(investigation);
+      options.onStart?.(investigation);
       await runInvestigation(investigation, {
         caller,
         waitForDecision: (id) =>

@@ -192,6 +192,28 @@ describe('local investigations across processes', { timeout: 90_000 }, () => {
     expect(existsSync(tokenFile!)).toBe(false);
   });
 
+  it('saves nothing when the command fails on its arguments or cannot reach the server', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'sentinel-investigate-'));
+    scratchDirs.push(dataDir);
+    const run = (namespace: string, deployment?: string) =>
+      runLocalInvestigation({
+        symptom: 'checkout returns 502',
+        namespace,
+        deployment,
+        server: 'http://127.0.0.1:1/mcp',
+        dataDir,
+        progress: capture(),
+      });
+    await expect(run('Bad_NS!')).rejects.toMatchObject({
+      code: 'invalid_input',
+      field: 'namespace',
+      message: expect.stringMatching(/^--namespace 'Bad_NS!': must be a DNS-1123 label/),
+    });
+    await expect(run('shop', 'Bad!')).rejects.toMatchObject({ code: 'invalid_input', field: 'deployment' });
+    await expect(run('shop')).rejects.toMatchObject({ code: 'unavailable' });
+    expect(openInvestigationStore(dataDir).list()).toEqual([]);
+  });
+
   it('refuses --yes without a token to approve with', async () => {
     incident = await startIncident('bad-image-rollout');
     await expect(
