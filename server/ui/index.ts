@@ -1,5 +1,12 @@
-/** Public entry of the approvals web page: router, sessions and login tickets, page HTML. */
+/** Public entry of the approvals web page: router, sessions and login tickets, page HTML, confirmations. */
 export { createUiRouter, SESSION_COOKIE, type UiRouter, type UiRouterOptions } from './router.ts';
+export {
+  checkConfirmation,
+  confirmationFor,
+  PageApproveBodySchema,
+  type Confirmation,
+  type PageApproveBody,
+} from './confirmation.ts';
 export { createSessionStore, type Session, type SessionStore, type SessionStoreOptions } from './sessions.ts';
 export {
   approvalsPage,

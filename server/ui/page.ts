@@ -6,14 +6,19 @@
  */
 import escapeHtml from 'escape-html';
 import { createHash } from 'node:crypto';
+import { humanDuration, oneLine } from '../../tools/format/index.ts';
+import { redact } from '../../tools/redact.ts';
 import type { ApprovalRequest } from '../gate/approval-request.ts';
-import { renderApprovalHtml } from '../render/index.ts';
+import { approvalView, formatArguments, renderApprovalHtml } from '../render/index.ts';
+import { confirmationFor } from './confirmation.ts';
 
 /** Path prefix of the page and its endpoints. */
 export const UI_PREFIX = '/ui';
 export const PAGE_PATH = `${UI_PREFIX}/approvals`;
 
 const e = (value: string) => escapeHtml(value);
+/** Redacted, single-line, bounded: for values the renderer has not already cleaned. */
+const clean = (value: string) => oneLine(redact(value).value, 400);
 
 function layout(title: string, body: string, head = ''): string {
   return [
@@ -23,6 +28,8 @@ function layout(title: string, body: string, head = ''): string {
     '<meta charset="utf-8">',
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     `<title>${e(title)}</title>`,
+    // An icon of its own: without one the browser asks for /favicon.ico and logs the 404.
+    `<link rel="icon" type="image/svg+xml" href="${UI_PREFIX}/assets/favicon.svg">`,
     `<link rel="stylesheet" href="${UI_PREFIX}/assets/approvals.css">`,
     head,
     '</head>',
@@ -57,6 +64,22 @@ export interface PageItem {
   html: string;
 }
 
+/**
+ * The typed confirmation a dangerous request needs before Allow (see confirmation.ts); the page's
+ * script compares the field with `data-expected`, the router checks it again.
+ */
+function confirmField(request: ApprovalRequest): string {
+  const confirmation = confirmationFor(request);
+  if (!confirmation) return '';
+  const id = e(request.id);
+  return [
+    '<div class="confirm">',
+    `<label for="confirm-${id}">Type <strong>${e(confirmation.expected)}</strong> to allow: ${e(confirmation.effect)}</label>`,
+    `<input id="confirm-${id}" name="confirm" type="text" autocomplete="off" spellcheck="false" autocapitalize="off" aria-required="true" data-expected="${e(confirmation.expected)}">`,
+    '</div>',
+  ].join('');
+}
+
 /** Allow/Deny controls of a pending request (validity choice only when the rule allows a window). */
 function controls(request: ApprovalRequest): string {
   const id = e(request.id);
@@ -73,6 +96,7 @@ function controls(request: ApprovalRequest): string {
         ].join('');
   return [
     `<div class="actions" role="group" aria-label="Decide ${id}">`,
+    confirmField(request),
     choice,
     '<button type="button" class="allow" data-action="allow">Allow</button>',
     `<button type="button" class="deny" data-action="deny" aria-expanded="false" aria-controls="deny-${id}">Deny…</button>`,
@@ -87,10 +111,47 @@ function controls(request: ApprovalRequest): string {
   ].join('');
 }
 
+/**
+ * What an approved request's grant lets through and until when, or '' without a grant. A `window`
+ * grant covers calls of the same tool by the same requester on the same cluster that match the same
+ * policy rules (DESIGN.md, "Decision"); when the gate records the grant's own `scope`, that is shown
+ * too. Redacted and escaped like the rest of the request.
+ */
+function grantScope(request: ApprovalRequest, now: Date): string {
+  const { grant } = request;
+  if (!grant) return '';
+  const view = approvalView(request, { now });
+  const left = Date.parse(grant.expires_at) - now.getTime();
+  const until =
+    request.status === 'approved' && left > 0
+      ? `until ${grant.expires_at} (${humanDuration(left)} left)`
+      : `until ${grant.expires_at}`;
+  const rules = request.policy.rules.map((rule) => clean(rule)).join(', ');
+  const covers =
+    grant.validity === 'once'
+      ? `this exact call, once, ${until}`
+      : `every ${view.tool} call by ${view.requester} on ${view.cluster} that matches policy ${
+          request.policy.rules.length === 1 ? 'rule' : 'rules'
+        } ${rules}, for ${clean(grant.validity.window)}, ${until}`;
+  const scope = (grant as { scope?: unknown }).scope;
+  const recorded =
+    typeof scope === 'string'
+      ? clean(scope)
+      : typeof scope === 'object' && scope !== null && !Array.isArray(scope)
+        ? clean(formatArguments(scope as Record<string, unknown>))
+        : '';
+  return [
+    `<p class="grant"><strong>Grant covers</strong> ${e(covers)}`,
+    recorded ? ` <span class="scope">(scope: ${e(recorded)})</span>` : '',
+    '</p>',
+  ].join('');
+}
+
 /** The list item for `request`: the rendered request, controls when pending, an error slot. */
 export function pageItem(request: ApprovalRequest, now: Date): PageItem {
   const html = [
     renderApprovalHtml(request, { now }),
+    grantScope(request, now),
     request.status === 'pending' ? controls(request) : '',
     '<p class="error" role="alert" hidden></p>',
   ].join('');

@@ -4,17 +4,19 @@
  *
  *   GET  /ui/login?ticket=…          one-time login URL → session cookie, 303 to the page
  *   GET  /ui/login                   login form; POST /ui/login {token} → session cookie
- *   POST /ui/logout                  (CSRF) ends the session
+ *   POST /ui/logout                  (CSRF) ends the session (its live streams get `logout`)
  *   GET  /ui/approvals               the page (303 to the login form without a session)
  *   GET  /ui/events                  Server-Sent Events: `snapshot` (pending and recent requests) on
  *                                    connect, on every approval event and every 30 s; `logout`
  *   GET  /ui/api/approvals           the same snapshot as JSON
- *   POST /ui/api/approvals/:id/approve {validity?}   (CSRF)
+ *   POST /ui/api/approvals/:id/approve {validity?, confirm?}   (CSRF; `confirm` required for
+ *                                    dangerous requests, see confirmation.ts)
  *   POST /ui/api/approvals/:id/deny    {reason}      (CSRF)
  *
  * Sessions are HttpOnly, SameSite=Strict cookies scoped to `/ui` (Secure over HTTPS); every
  * state-changing request must carry the session's CSRF token (`X-CSRF-Token` header, or a `csrf`
- * form field). Decisions go through the gate's approvals service, which enforces who may decide
+ * form field). A session ends when its identity is revoked, loses the approver role or has its token
+ * rotated (checked on every request and before every live update). Decisions go through the gate's approvals service, which enforces who may decide
  * (never the requester); its refusals come back as `{ error: { code, message } }` for the page to
  * show. Every response carries a strict Content-Security-Policy and no-store caching.
  */
@@ -24,10 +26,11 @@ import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { SentinelError, toSentinelError, type ErrorCode } from '../../tools/errors.ts';
-import { ApproveBodySchema, DenyBodySchema, type ApprovalRequest } from '../gate/approval-request.ts';
+import { DenyBodySchema, type ApprovalRequest } from '../gate/approval-request.ts';
 import type { ApprovalsHub } from '../gate/events.ts';
-import { hasRole, type Identity } from '../identity.ts';
+import { hasRole, LOCAL_IDENTITY_NAME, type Identity } from '../identity.ts';
 import type { IdentityStore } from '../identity-store.ts';
+import { checkConfirmation, PageApproveBodySchema } from './confirmation.ts';
 import { approvalsPage, loginPage, pageItem, PAGE_PATH, UI_PREFIX, type Snapshot } from './page.ts';
 import type { Session, SessionStore } from './sessions.ts';
 
@@ -62,7 +65,7 @@ const asset = (name: string) => readFileSync(new URL(`./assets/${name}`, import.
 
 export interface UiRouterOptions {
   approvals: ApprovalsHub;
-  identities: Pick<IdentityStore, 'get' | 'lookupByToken'>;
+  identities: Pick<IdentityStore, 'get' | 'list' | 'lookupByToken'>;
   sessions: SessionStore;
   logger?: Logger;
   now?: () => Date;
@@ -81,7 +84,27 @@ export function createUiRouter(options: UiRouterOptions): UiRouter {
   const now = options.now ?? (() => new Date());
   const script = asset('approvals.js');
   const styles = asset('approvals.css');
-  const streams = new Set<{ send: () => Promise<void>; end: () => void }>();
+  const favicon = asset('favicon.svg');
+  type Stream = { session: string; send: () => Promise<void>; logout: () => void; end: () => void };
+  const streams = new Set<Stream>();
+  // A session ended anywhere (sign-out, revocation, rotation) closes its live streams at once.
+  const stopListening = sessions.onEnd((ended) => {
+    for (const stream of [...streams]) if (stream.session === ended.id) stream.logout();
+  });
+
+  /**
+   * Fingerprint of `name`'s current credential: its token hash in tokens.yaml, so a rotated token
+   * (revoked and added again under the same name) no longer matches the sessions of the old one.
+   * `local` holds the startup token, which changes only with a restart (which ends every session).
+   */
+  const credentialOf = (name: string): string | undefined => {
+    if (name === LOCAL_IDENTITY_NAME) return LOCAL_IDENTITY_NAME;
+    try {
+      return identities.list().find((record) => record.name === name)?.token_sha256;
+    } catch {
+      return undefined; // tokens.yaml unreadable: fail closed, like authentication does
+    }
+  };
 
   const router = express.Router();
   router.use((_req, res, next) => {
@@ -96,7 +119,12 @@ export function createUiRouter(options: UiRouterOptions): UiRouter {
   });
 
   const startSession = (req: Request, res: Response, identity: Identity) => {
-    const session = sessions.create(identity.name);
+    const credential = credentialOf(identity.name);
+    if (credential === undefined) {
+      res.status(401).type('html').send(loginPage('Unknown or revoked token.'));
+      return;
+    }
+    const session = sessions.create(identity.name, credential);
     res.cookie(SESSION_COOKIE, session.id, {
       httpOnly: true,
       sameSite: 'strict',
@@ -115,6 +143,10 @@ export function createUiRouter(options: UiRouterOptions): UiRouter {
     if (!session) return undefined;
     const identity = identities.get(session.identity);
     if (!identity || !mayDecide(identity)) {
+      sessions.endSessionsFor(session.identity);
+      return undefined;
+    }
+    if (credentialOf(session.identity) !== session.credential) {
       sessions.destroy(session.id);
       return undefined;
     }
@@ -175,6 +207,9 @@ export function createUiRouter(options: UiRouterOptions): UiRouter {
   });
   router.get(`${UI_PREFIX}/assets/approvals.css`, (_req, res) => {
     res.type('text/css').send(styles);
+  });
+  router.get(`${UI_PREFIX}/assets/favicon.svg`, (_req, res) => {
+    res.type('image/svg+xml').send(favicon);
   });
   router.get([UI_PREFIX, `${UI_PREFIX}/`], (_req, res) => res.redirect(303, PAGE_PATH));
 
@@ -254,6 +289,7 @@ export function createUiRouter(options: UiRouterOptions): UiRouter {
   });
 
   router.get(`${UI_PREFIX}/events`, requireSession('api'), (req, res) => {
+    const session = res.locals.session as Session;
     res.writeHead(200, {
       'Content-Type': 'text/event-stream; charset=utf-8',
       'Cache-Control': 'no-store',
@@ -264,7 +300,9 @@ export function createUiRouter(options: UiRouterOptions): UiRouter {
       res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     let sending: Promise<void> | undefined;
     let again = false;
-    const stream = {
+    let ended = false;
+    const stream: Stream = {
+      session: session.id,
       // Coalesces bursts: at most one snapshot in flight, and one more after it if events arrived.
       send: async () => {
         if (sending) {
@@ -275,8 +313,7 @@ export function createUiRouter(options: UiRouterOptions): UiRouter {
           do {
             again = false;
             if (!current(req)) {
-              write('logout', { message: 'Your session ended; sign in again.' });
-              stream.end();
+              stream.logout();
               return;
             }
             try {
@@ -289,7 +326,14 @@ export function createUiRouter(options: UiRouterOptions): UiRouter {
         })().finally(() => (sending = undefined));
         return sending;
       },
+      logout: () => {
+        if (ended) return;
+        write('logout', { message: 'Your session ended; sign in again.' });
+        stream.end();
+      },
       end: () => {
+        if (ended) return;
+        ended = true;
         clearInterval(timer);
         unsubscribe();
         streams.delete(stream);
@@ -328,9 +372,18 @@ export function createUiRouter(options: UiRouterOptions): UiRouter {
 
   router.post(
     `${UI_PREFIX}/api/approvals/:id/approve`,
-    ...decide((req, identity) =>
-      approvals.service().approve(String(req.params.id), identity, parse(ApproveBodySchema, req.body)),
-    ),
+    ...decide(async (req, identity) => {
+      const { confirm, ...body } = parse(PageApproveBodySchema, req.body);
+      const id = String(req.params.id);
+      const service = approvals.service();
+      const request = await service.get(id);
+      // Only a pending request of someone else can be approved; otherwise the service says why
+      // (decided, expired, your own request), which helps more than asking for the confirmation.
+      if (request.status === 'pending' && request.requester !== identity.name) {
+        checkConfirmation(request, confirm);
+      }
+      return service.approve(id, identity, body);
+    }),
   );
   router.post(
     `${UI_PREFIX}/api/approvals/:id/deny`,
@@ -355,6 +408,7 @@ export function createUiRouter(options: UiRouterOptions): UiRouter {
   return {
     router,
     close: () => {
+      stopListening();
       for (const stream of [...streams]) stream.end();
     },
   };

@@ -1,5 +1,6 @@
-// The approvals page's behaviour: live lists over Server-Sent Events, Allow / Deny with a reason,
-// errors shown where the human is looking. Served from /ui/assets (no inline code: the page's CSP
+// The approvals page's behaviour: live lists over Server-Sent Events, Allow (after the typed
+// confirmation a dangerous request asks for) / Deny with a reason, errors shown where the human is
+// looking. Served from /ui/assets (no inline code: the page's CSP
 // allows only this script). Items arrive rendered by the server; this script never builds request
 // markup itself, it only places the server's fragments by id.
 /* global document, window, EventSource */
@@ -119,15 +120,33 @@ function openDeny(li, open) {
   (open ? form.querySelector('textarea') : toggle).focus();
 }
 
+// Allow: a dangerous request first needs its Deployment name typed (the server checks it again).
+function allow(li) {
+  const select = li.querySelector('select[name="validity"]');
+  const value = select ? select.value : 'once';
+  const body = value === 'once' ? {} : { validity: { window: value } };
+  const confirm = li.querySelector('input[name="confirm"]');
+  if (confirm) {
+    const typed = confirm.value.trim();
+    if (typed !== confirm.dataset.expected) {
+      const message = `Type ${confirm.dataset.expected} to confirm before allowing.`;
+      showError(li, message);
+      announce(`Not decided: ${message}`);
+      confirm.focus();
+      return;
+    }
+    body.confirm = typed;
+  }
+  decide(li, 'approve', body);
+}
+
 lists.pending.addEventListener('click', (event) => {
   const button = event.target.closest('button[data-action]');
   if (!button) return;
   const li = button.closest('li');
   const action = button.dataset.action;
   if (action === 'allow') {
-    const select = li.querySelector('select[name="validity"]');
-    const value = select ? select.value : 'once';
-    decide(li, 'approve', value === 'once' ? {} : { validity: { window: value } });
+    allow(li);
   } else if (action === 'deny') {
     openDeny(li, true);
   } else if (action === 'cancel') {
@@ -149,10 +168,21 @@ lists.pending.addEventListener('submit', (event) => {
 });
 
 lists.pending.addEventListener('keydown', (event) => {
+  // Enter in the confirmation field means Allow, as in a form.
+  if (event.key === 'Enter' && event.target.matches('input[name="confirm"]')) {
+    event.preventDefault();
+    allow(event.target.closest('li'));
+    return;
+  }
   if (event.key !== 'Escape') return;
   const li = event.target.closest('li.denying');
   if (li) openDeny(li, false);
 });
+
+// Signing out here ends this page's own stream too; following its `logout` event would cancel the
+// sign-out navigation before its response clears the cookie.
+let signingOut = false;
+document.querySelector('form.signout').addEventListener('submit', () => (signingOut = true));
 
 function connect() {
   const source = new EventSource('/ui/events');
@@ -161,7 +191,7 @@ function connect() {
   source.addEventListener('failure', (event) => announce(JSON.parse(event.data).message));
   source.addEventListener('logout', () => {
     source.close();
-    window.location.assign('/ui/login');
+    if (!signingOut) window.location.assign('/ui/login');
   });
   source.addEventListener('error', () => {
     connection.textContent = 'Live updates: reconnecting…';

@@ -1,11 +1,13 @@
 /**
  * The approvals page in headless Chromium (Debian's `chromium`, driven by playwright-core): log in
- * with the one-time URL `sentinel serve` printed, see a pending rollback rendered, deny it with a
- * reason using only the keyboard, see it leave the pending list, see a new request arrive without a
- * reload (SSE), approve another, and read a refusal where the human is looking.
+ * with the one-time URL `sentinel serve` printed (a clean console: no missing icon), see a pending
+ * rollback rendered, deny it with a reason using only the keyboard, see it leave the pending list,
+ * see a new request arrive without a reload (SSE), approve another after typing its Deployment name,
+ * read a refusal where the human is looking, sign in with the form and sign out (real Origin headers;
+ * the old cookie is dead afterwards; a form post with `Origin: null` is refused).
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type BrowserContext, type ConsoleMessage, type Page } from 'playwright-core';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,6 +26,11 @@ describeWithTool('chromium', 'approvals page in headless Chromium', (chromiumPat
   let browser: BrowserContext;
   let profile: string;
   let page: Page;
+  /** Console errors and warnings of `page` (a missing favicon shows up here as a 404). */
+  const consoleProblems: string[] = [];
+  const recordConsole = (message: ConsoleMessage) => {
+    if (message.type() === 'error' || message.type() === 'warning') consoleProblems.push(message.text());
+  };
 
   beforeAll(async () => {
     s = await startGateServer();
@@ -45,6 +52,7 @@ describeWithTool('chromium', 'approvals page in headless Chromium', (chromiumPat
       ],
     });
     page = browser.pages()[0] ?? (await browser.newPage());
+    page.on('console', recordConsole);
   });
   afterAll(async () => {
     await browser?.close();
@@ -71,6 +79,8 @@ describeWithTool('chromium', 'approvals page in headless Chromium', (chromiumPat
     );
     expect(await rendered.locator('dl.facts').textContent()).toContain('Requesteragent, ');
     expect(await rendered.locator('ul.changes').textContent()).toMatch(/checkout:2\.4\.1.*checkout:2\.4\.0/);
+    // Icon, stylesheet, script and stream all loaded: nothing for the console to complain about.
+    expect(consoleProblems).toEqual([]);
   });
 
   it('denies the rollback with a reason, by keyboard, and it leaves the pending list', async () => {
@@ -108,6 +118,7 @@ describeWithTool('chromium', 'approvals page in headless Chromium', (chromiumPat
     expect(await item(scale).locator('h3.sentence').textContent()).toBe(
       'Scale Deployment shop/checkout from 3 to 6 replicas',
     );
+    await item(scale).locator('input[name="confirm"]').fill('checkout');
     await item(scale).locator('button.allow').click();
     await expect.poll(() => item(scale).count()).toBe(0);
     await expect.poll(() => page.locator('#pending-empty').isVisible()).toBe(true);
@@ -115,6 +126,27 @@ describeWithTool('chromium', 'approvals page in headless Chromium', (chromiumPat
       status: 'approved',
       decision: { by: 'local' },
     });
+  });
+
+  it('approves a scale to 0 only after the Deployment name is typed', async () => {
+    const scale = await hold('scale_deployment', { ...checkout, replicas: 0 });
+    await expect.poll(() => item(scale).count()).toBe(1);
+    expect(await item(scale).locator('.confirm label').textContent()).toBe(
+      'Type checkout to allow: Scaling Deployment shop/checkout to 0 replicas stops every Pod; the service is unavailable until it is scaled back up.',
+    );
+    const confirm = item(scale).locator('input[name="confirm"]');
+    const error = item(scale).locator('p.error');
+    await item(scale).locator('button.allow').click();
+    await expect.poll(() => error.textContent()).toBe('Type checkout to confirm before allowing.');
+    expect(await confirm.evaluate((el) => el.ownerDocument.activeElement === el)).toBe(true);
+    await page.keyboard.type('checkou');
+    await page.keyboard.press('Enter');
+    expect(await item(scale).count()).toBe(1);
+    expect((await s.api(s.tokens.alice, 'GET', `/approvals/${scale}`)).body.status).toBe('pending');
+    await page.keyboard.type('t');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => item(scale).count()).toBe(0);
+    expect((await s.api(s.tokens.alice, 'GET', `/approvals/${scale}`)).body.status).toBe('approved');
   });
 
   it('shows the gate’s refusal when an approver tries to decide their own request', async () => {
@@ -138,6 +170,85 @@ describeWithTool('chromium', 'approvals page in headless Chromium', (chromiumPat
       expect((await s.api(s.tokens.alice, 'GET', `/approvals/${own}`)).body.status).toBe('pending');
     } finally {
       await samClient.close();
+    }
+  });
+
+  const sessionCookie = async () =>
+    (await browser.cookies(`${s.url}/ui/approvals`)).find((cookie) => cookie.name === 'sentinel_session')
+      ?.value;
+
+  it('signs in with the form and out again, both posts carrying the real Origin; the old cookie is dead', async () => {
+    const fresh = await browser.newPage();
+    const problems: string[] = [];
+    fresh.on('console', (message) => message.type() === 'error' && problems.push(message.text()));
+    const other = await browser.newPage();
+    try {
+      const earlier = await sessionCookie();
+      await fresh.goto(`${s.url}/ui/login`);
+      await fresh.locator('#token').fill(s.tokens.alice);
+      const [login] = await Promise.all([
+        fresh.waitForRequest((request) => request.method() === 'POST' && request.url().endsWith('/ui/login')),
+        fresh.keyboard.press('Enter'),
+      ]);
+      expect(login.headers().origin).toBe(s.url);
+      await fresh.waitForURL(`${s.url}/ui/approvals`);
+      expect(problems).toEqual([]);
+      // Chromium's cookie store catches up with the response asynchronously.
+      await expect.poll(sessionCookie).not.toBe(earlier);
+      const cookie = await sessionCookie();
+      expect(cookie).toBeDefined();
+      // A second tab on the same session, live.
+      await other.goto(`${s.url}/ui/approvals`);
+      await expect.poll(() => other.locator('#connection').textContent()).toBe('Live updates: connected.');
+
+      const [logout] = await Promise.all([
+        fresh.waitForRequest(
+          (request) => request.method() === 'POST' && request.url().endsWith('/ui/logout'),
+        ),
+        fresh.locator('form.signout button').click(),
+      ]);
+      expect(logout.headers().origin).toBe(s.url);
+      await fresh.waitForURL(`${s.url}/ui/login`);
+      await expect.poll(sessionCookie).toBeUndefined();
+      // The other tab is told at once and goes to the login form.
+      await other.waitForURL(`${s.url}/ui/login`);
+      // The server forgot the session: the old cookie, replayed, opens nothing.
+      const replayed = await fetch(`${s.url}/ui/api/approvals`, {
+        headers: { cookie: `sentinel_session=${cookie}` },
+      });
+      expect(replayed.status).toBe(401);
+      await browser.addCookies([{ name: 'sentinel_session', value: cookie!, url: `${s.url}/ui` }]);
+      await fresh.goto(`${s.url}/ui/approvals`);
+      expect(new URL(fresh.url()).pathname).toBe('/ui/login');
+    } finally {
+      await fresh.close();
+      await other.close();
+    }
+  });
+
+  it('refuses a login form post whose Origin is null (what no-referrer caused), signing no one in', async () => {
+    await browser.clearCookies();
+    const fresh = await browser.newPage();
+    try {
+      await fresh.goto(`${s.url}/ui/login`);
+      // What the page looked like before 1ae38f2: a no-referrer policy makes Chromium send `Origin: null`.
+      await fresh
+        .locator('head')
+        .evaluate((head) =>
+          head.insertAdjacentHTML('beforeend', '<meta name="referrer" content="no-referrer">'),
+        );
+      await fresh.locator('#token').fill(s.tokens.alice);
+      const [login] = await Promise.all([
+        fresh.waitForResponse((response) => response.request().method() === 'POST'),
+        fresh.keyboard.press('Enter'),
+      ]);
+      expect(login.request().headers().origin).toBe('null');
+      expect(login.status()).toBe(403);
+      // The refusal is what the browser shows (and the navigation is over before the page closes).
+      await expect.poll(() => fresh.locator('body').textContent()).toContain('Invalid Origin: null');
+      expect(await sessionCookie()).toBeUndefined();
+    } finally {
+      await fresh.close();
     }
   });
 });

@@ -1,6 +1,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import YAML from 'yaml';
 import { PendingResultMetaSchema } from '../../../server/gate/index.ts';
 import { createIdentityStore } from '../../../server/identity-store.ts';
 import { connectClient } from '../../helpers/server.ts';
@@ -154,6 +156,80 @@ describe('approvals page endpoints (sentinel serve with the gate)', () => {
     }
   });
 
+  it('approves a dangerous request only with the typed Deployment name (a scripted post cannot skip it)', async () => {
+    const id = await hold(agent, 0);
+    const { cookie, csrf } = await signIn(s.tokens.alice);
+    const page = await (await get('/ui/approvals', cookie)).text();
+    expect(page).toContain(`<input id="confirm-${id}" name="confirm"`);
+    for (const json of [{}, { confirm: 'payments' }]) {
+      const refused = await post(`/ui/api/approvals/${id}/approve`, { cookie, csrf, json });
+      expect(refused.status).toBe(422);
+      expect((await answer(refused)).error).toEqual({
+        code: 'invalid_input',
+        message: `confirm: type 'checkout' to approve ${id}. Scaling Deployment shop/checkout to 0 replicas stops every Pod; the service is unavailable until it is scaled back up.`,
+      });
+    }
+    expect((await s.api(s.tokens.alice, 'GET', `/approvals/${id}`)).body.status).toBe('pending');
+    const typo = await post(`/ui/api/approvals/${id}/approve`, {
+      cookie,
+      csrf,
+      json: { confirmed: 'checkout' },
+    });
+    expect(typo.status).toBe(422);
+    expect((await answer(typo)).error.message).toMatch(/^\(body\): Unrecognized key: "confirmed"/);
+    const approved = await post(`/ui/api/approvals/${id}/approve`, {
+      cookie,
+      csrf,
+      json: { confirm: 'checkout' },
+    });
+    expect(approved.status).toBe(200);
+    expect((await answer(approved)).status).toBe('approved');
+  });
+
+  it('approves a write call (pause) without a confirmation', async () => {
+    const held = await agent.callTool({ name: 'pause_rollout', arguments: checkout });
+    const id = PendingResultMetaSchema.parse(held._meta).approval_request_id;
+    const { cookie, csrf } = await signIn(s.tokens.alice);
+    expect(await (await get('/ui/approvals', cookie)).text()).not.toContain(`id="confirm-${id}"`);
+    const approved = await post(`/ui/api/approvals/${id}/approve`, { cookie, csrf, json: {} });
+    expect(approved.status).toBe(200);
+  });
+
+  it('ends the sessions of a revoked identity, and of a rotated token', async () => {
+    const store = createIdentityStore({ tokensFile: join(s.dataDir, 'tokens.yaml') });
+    const first = store.add({ name: 'rita', roles: ['approver'] }).token;
+    const before = await signIn(first);
+    store.revoke('rita');
+    expect((await get('/ui/api/approvals', before.cookie)).status).toBe(401);
+    expect((await get('/ui/approvals', before.cookie)).headers.get('location')).toBe('/ui/login');
+
+    // Rotation: the same name with a new token. Sessions of the old token stay ended; the new one signs in.
+    expect((await post('/ui/login', { form: { token: first } })).status).toBe(401);
+    const second = store.add({ name: 'rita', roles: ['approver'] }).token;
+    expect((await get('/ui/api/approvals', before.cookie)).status).toBe(401);
+    const after = await signIn(second);
+    expect((await get('/ui/api/approvals', after.cookie)).status).toBe(200);
+    store.revoke('rita');
+    store.add({ name: 'rita', roles: ['approver'] });
+    expect((await get('/ui/api/approvals', after.cookie)).status).toBe(401);
+  });
+
+  it('ends a session whose identity lost the approver role', async () => {
+    const store = createIdentityStore({ tokensFile: join(s.dataDir, 'tokens.yaml') });
+    const token = store.add({ name: 'otto', roles: ['approver'] }).token;
+    const { cookie } = await signIn(token);
+    const records = store.list();
+    writeFileSync(
+      store.tokensFile,
+      YAML.stringify({
+        identities: records.map((record) =>
+          record.name === 'otto' ? { ...record, roles: ['caller'] } : record,
+        ),
+      }),
+    );
+    expect((await get('/ui/api/approvals', cookie)).status).toBe(401);
+  });
+
   it('streams snapshots over SSE', async () => {
     const { cookie } = await signIn(s.tokens.alice);
     const controller = new AbortController();
@@ -168,13 +244,30 @@ describe('approvals page endpoints (sentinel serve with the gate)', () => {
     controller.abort();
   });
 
-  it('signs out with the CSRF token and forgets the session', async () => {
+  it('signs out with the CSRF token, forgets the session and ends its live stream', async () => {
     const { cookie, csrf } = await signIn(s.tokens.alice);
+    const response = await fetch(`${s.url}/ui/events`, { headers: { cookie } });
+    const reader = response.body!.getReader();
+    let text = '';
+    while (!text.includes('\n\n')) text += new TextDecoder().decode((await reader.read()).value);
     expect((await post('/ui/logout', { cookie, form: { csrf: 'wrong' } })).status).toBe(403);
     const out = await post('/ui/logout', { cookie, form: { csrf } });
     expect(out.status).toBe(303);
     expect(out.headers.get('set-cookie')).toMatch(/^sentinel_session=; Path=\/ui; Expires=Thu, 01 Jan 1970/);
     expect((await get('/ui/api/approvals', cookie)).status).toBe(401);
+    expect((await get('/ui/approvals', cookie)).headers.get('location')).toBe('/ui/login');
+    // The stream says `logout` and closes without waiting for the next approval event.
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+      text += new TextDecoder().decode(chunk.value);
+    }
+    expect(text).toMatch(/event: logout\ndata: \{"message":"Your session ended; sign in again\."\}\n\n$/);
+  });
+
+  it('serves its icon', async () => {
+    const icon = await get('/ui/assets/favicon.svg');
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get('content-type')).toBe('image/svg+xml; charset=utf-8');
+    expect(await icon.text()).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
   });
 
   it('serves /metrics to token holders only', async () => {

@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { approvalsPage, loginPage, pageItem } from '../../../server/ui/page.ts';
+import { approvalFixture, FIXTURES, FIXTURE_NOW } from '../../helpers/approvals.ts';
+
+const decision = {
+  decision: 'allow' as const,
+  by: 'alice',
+  at: '2025-01-31T02:12:00.000Z',
+  reason: null,
+  admin_fallback: false,
+};
+
+describe('approvals page HTML', () => {
+  it('links its own icon on every page, so the browser never asks for /favicon.ico', () => {
+    const link = '<link rel="icon" type="image/svg+xml" href="/ui/assets/favicon.svg">';
+    expect(loginPage()).toContain(link);
+    expect(approvalsPage({ identity: 'alice', csrf: 'c', snapshot: { pending: [], history: [] } })).toContain(
+      link,
+    );
+  });
+
+  it('puts a typed confirmation, stating the effect, before Allow on a scale to 0', () => {
+    const { html } = pageItem(FIXTURES.scale_deployment, FIXTURE_NOW);
+    expect(html).toContain(
+      '<label for="confirm-apr_2222222222222222">Type <strong>checkout</strong> to allow: Scaling Deployment shop/checkout to 0 replicas stops every Pod; the service is unavailable until it is scaled back up.</label>',
+    );
+    expect(html).toMatch(
+      /<input id="confirm-apr_2222222222222222" name="confirm" [^>]*data-expected="checkout">/,
+    );
+    expect(html.indexOf('name="confirm"')).toBeLessThan(html.indexOf('data-action="allow"'));
+  });
+
+  it('asks no confirmation for a write tool, nor on a decided request', () => {
+    expect(pageItem(FIXTURES.pause_rollout, FIXTURE_NOW).html).not.toContain('name="confirm"');
+    const denied = approvalFixture({
+      status: 'denied',
+      decision: { ...decision, decision: 'deny', reason: 'no' },
+    });
+    expect(pageItem(denied, FIXTURE_NOW).html).not.toContain('name="confirm"');
+  });
+
+  it('shows what a window grant covers and until when', () => {
+    const approved = approvalFixture({
+      status: 'approved',
+      tool: 'scale_deployment',
+      arguments: { namespace: 'shop', name: 'checkout', replicas: 5 },
+      policy: { ...FIXTURES.scale_deployment.policy, rules: ['shop-scale', 'business-hours'] },
+      decision,
+      grant: { validity: { window: '15m' }, expires_at: '2025-01-31T02:27:00.000Z' },
+    });
+    expect(pageItem(approved, FIXTURE_NOW).html).toContain(
+      '<p class="grant"><strong>Grant covers</strong> every scale_deployment call by investigator on context kind-sentinel, API server https://127.0.0.1:6443 that matches policy rules shop-scale, business-hours, for 15m, until 2025-01-31T02:27:00.000Z (13m left)</p>',
+    );
+    const ended = pageItem({ ...approved, status: 'expired' }, new Date('2025-01-31T03:00:00.000Z')).html;
+    expect(ended).toContain('for 15m, until 2025-01-31T02:27:00.000Z</p>');
+  });
+
+  it('shows a once grant as this exact call, and no grant line without a grant', () => {
+    const approved = approvalFixture({
+      status: 'approved',
+      decision,
+      grant: { validity: 'once', expires_at: '2025-01-31T02:42:00.000Z' },
+    });
+    expect(pageItem(approved, FIXTURE_NOW).html).toContain(
+      '<strong>Grant covers</strong> this exact call, once, until 2025-01-31T02:42:00.000Z (28m left)</p>',
+    );
+    expect(pageItem(FIXTURES.rollback_deployment, FIXTURE_NOW).html).not.toContain('class="grant"');
+  });
+
+  it('adds the scope the gate records on the grant, redacted and escaped, and ignores a shape it does not know', () => {
+    const grant = { validity: { window: '15m' }, expires_at: '2025-01-31T02:27:00.000Z' } as const;
+    const withScope = (scope: unknown) =>
+      pageItem(
+        approvalFixture({ status: 'approved', decision, grant: { ...grant, scope } as typeof grant }),
+        FIXTURE_NOW,
+      ).html;
+    expect(withScope({ namespace: 'shop', replicas: { max: 10 }, note: '<b>' })).toContain(
+      '<span class="scope">(scope: namespace=shop note=&lt;b&gt; replicas={&quot;max&quot;:10})</span>',
+    );
+    expect(withScope('token=ghp_abcdefghijklmnopqrstuvwxyz0123456789')).not.toContain('ghp_');
+    expect(withScope(['a'])).not.toContain('class="scope"');
+    expect(withScope(42)).not.toContain('class="scope"');
+  });
+});
