@@ -11,8 +11,11 @@ import {
   AutoscalingV2Api,
   CoreV1Api,
   EventsV1Api,
+  type V1Deployment,
+  type V1ReplicaSet,
   Observable,
   PatchStrategy,
+  ResponseContext,
   VersionApi,
   type ConfigurationOptions,
   type KubeConfig,
@@ -22,6 +25,7 @@ import {
 import pRetry from 'p-retry';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ClusterIdentity } from '../define-tool.ts';
+import { SentinelError } from '../errors.ts';
 import { KubeApiError, toKubeError, type KubeCallSubject } from './errors.ts';
 import {
   READER_OPERATIONS,
@@ -29,7 +33,7 @@ import {
   type KubeNonResourceOperation,
   type KubeOperation,
 } from './operations.ts';
-import type { KubeReader, KubeWriter, ListOptions } from './types.ts';
+import type { AsSent, JsonObject, KubeReader, KubeWriter, ListOptions } from './types.ts';
 
 /** Bounded retries for reads. */
 export interface RetryPolicy {
@@ -81,17 +85,61 @@ export function createKubeClient(
   const version = kubeConfig.makeApiClient(VersionApi);
   const { cluster, requestTimeoutMs } = options;
 
-  /** Per-request options: a fresh timeout signal, plus an extra header when given. */
-  const requestOptions = (header?: [string, string]): ConfigurationOptions => {
+  /**
+   * Per-request options: a fresh timeout signal, plus an extra header when given. With `onBody`,
+   * the body of a successful response is handed to it as text before the generated client parses
+   * it into a model (which drops undeclared fields), and replayed to that parser unchanged.
+   */
+  const requestOptions = (
+    header?: [string, string],
+    onBody?: (body: string) => void,
+  ): ConfigurationOptions => {
     const middleware: ObservableMiddleware = {
       pre: (request: RequestContext) => {
         request.setSignal(AbortSignal.timeout(requestTimeoutMs));
         if (header) request.setHeaderParam(header[0], header[1]);
         return new Observable(Promise.resolve(request));
       },
-      post: (response) => new Observable(Promise.resolve(response)),
+      post: (response) => {
+        if (!onBody || response.httpStatusCode < 200 || response.httpStatusCode > 299) {
+          return new Observable(Promise.resolve(response));
+        }
+        return new Observable(
+          response.body.text().then((text) => {
+            onBody(text);
+            return new ResponseContext(response.httpStatusCode, response.headers, {
+              text: () => Promise.resolve(text),
+              binary: () => Promise.resolve(Buffer.from(text)),
+              stream: () => null,
+            });
+          }),
+        );
+      },
     };
     return { middleware: [middleware], middlewareMergeStrategy: 'append' };
+  };
+
+  /**
+   * Sends `call` (a typed client-node read, given the options to use) and returns the response body
+   * as sent, parsed as JSON. The typed result only proves the body parsed; it is discarded.
+   */
+  const sent = async (
+    operation: KubeOperation,
+    subject: KubeCallSubject,
+    call: (options: ConfigurationOptions) => Promise<unknown>,
+  ): Promise<JsonObject> => {
+    let body: string | undefined;
+    const options = requestOptions(undefined, (text) => (body = text));
+    await read(operation, subject, () => call(options));
+    const parsed: unknown = body === undefined ? undefined : JSON.parse(body);
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      throw new SentinelError(
+        'unavailable',
+        `The API server at ${cluster.server} answered ${operation.verb} ${operation.resource} with a body that is not a JSON object.`,
+        { kind: operation.kind, ...subject },
+      );
+    }
+    return parsed as JsonObject;
   };
 
   const callOnce = async <T>(
@@ -121,16 +169,40 @@ export function createKubeClient(
     const items: T[] = [];
     let next: string | undefined;
     do {
-      const query: ListQuery = {
-        namespace,
-        labelSelector: listOptions?.labelSelector,
-        fieldSelector: listOptions?.fieldSelector,
-        limit: listOptions?.pageSize ?? DEFAULT_PAGE_SIZE,
-        _continue: next,
-      };
-      const page = await read(operation, { namespace }, () => fetchPage(query, requestOptions()));
+      const page = await read(operation, { namespace }, () =>
+        fetchPage(listQuery(namespace, listOptions, next), requestOptions()),
+      );
       items.push(...page.items);
       next = page.metadata?._continue || undefined;
+    } while (next);
+    return items;
+  };
+
+  /** `list`, with every item as the API server sent it. */
+  const listAsSent = async <T>(
+    operation: KubeOperation,
+    namespace: string,
+    listOptions: ListOptions | undefined,
+    fetchPage: (query: ListQuery, options: ConfigurationOptions) => Promise<unknown>,
+  ): Promise<AsSent<T>[]> => {
+    const items: AsSent<T>[] = [];
+    let next: string | undefined;
+    do {
+      const page = (await sent(operation, { namespace }, (options) =>
+        fetchPage(listQuery(namespace, listOptions, next), options),
+      )) as { items?: unknown; metadata?: { continue?: unknown } };
+      if (!Array.isArray(page.items)) {
+        throw new SentinelError(
+          'unavailable',
+          `The API server at ${cluster.server} answered list ${operation.resource} in namespace '${namespace}' without an items array.`,
+          { kind: operation.kind, namespace },
+        );
+      }
+      items.push(...(page.items as AsSent<T>[]));
+      next =
+        typeof page.metadata?.continue === 'string' && page.metadata.continue
+          ? page.metadata.continue
+          : undefined;
     } while (next);
     return items;
   };
@@ -147,6 +219,14 @@ export function createKubeClient(
       list(ops.listDeployments, namespace, o, (q, r) => apps.listNamespacedDeployment(q, r)),
     listReplicaSets: (namespace, o) =>
       list(ops.listReplicaSets, namespace, o, (q, r) => apps.listNamespacedReplicaSet(q, r)),
+    getDeploymentAsSent: async (namespace, name) =>
+      (await sent(ops.getDeploymentAsSent, { namespace, name }, (r) =>
+        apps.readNamespacedDeployment({ namespace, name }, r),
+      )) as AsSent<V1Deployment>,
+    listReplicaSetsAsSent: (namespace, o) =>
+      listAsSent<V1ReplicaSet>(ops.listReplicaSetsAsSent, namespace, o, (q, r) =>
+        apps.listNamespacedReplicaSet(q, r),
+      ),
     getPod: (namespace, name) =>
       read(ops.getPod, { namespace, name }, () =>
         core.readNamespacedPod({ namespace, name }, requestOptions()),
@@ -209,6 +289,17 @@ export function createKubeClient(
   };
 
   return { reader: Object.freeze(reader), writer: Object.freeze(writer) };
+}
+
+/** The query of the list page after `next` (undefined: the first page). */
+function listQuery(namespace: string, options: ListOptions | undefined, next: string | undefined): ListQuery {
+  return {
+    namespace,
+    labelSelector: options?.labelSelector,
+    fieldSelector: options?.fieldSelector,
+    limit: options?.pageSize ?? DEFAULT_PAGE_SIZE,
+    _continue: next,
+  };
 }
 
 /** Query parameters of one list page, as the generated client-node list methods take them. */

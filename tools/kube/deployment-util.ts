@@ -32,7 +32,7 @@ export function isControlledBy(owned: { metadata?: ObjectMeta }, owner: { metada
  * The ReplicaSets a Deployment controls, found by owner reference (never by name prefix), oldest
  * first (creation time, then name, as kubectl's `ReplicaSetsByCreationTimestamp`).
  */
-export function replicaSetsOf(deployment: Deployment, replicaSets: readonly ReplicaSet[]): ReplicaSet[] {
+export function replicaSetsOf<R extends ReplicaSet>(deployment: Deployment, replicaSets: readonly R[]): R[] {
   return replicaSets.filter((rs) => isControlledBy(rs, deployment)).sort(byCreation);
 }
 
@@ -90,10 +90,10 @@ export function templateWithoutHash(template: PodTemplateSpec | undefined): PodT
  * Deployment's, ignoring the hash label (`deploymentutil.FindNewReplicaSet`). `undefined` before the
  * controller has created it.
  */
-export function newReplicaSetOf(
+export function newReplicaSetOf<R extends ReplicaSet>(
   deployment: Deployment,
-  owned: readonly ReplicaSet[],
-): ReplicaSet | undefined {
+  owned: readonly R[],
+): R | undefined {
   return [...owned]
     .sort(byCreation)
     .find((rs) => equalIgnoreHash(rs.spec?.template, deployment.spec?.template));
@@ -134,8 +134,8 @@ export function rolloutHistory(deployment: Deployment, owned: readonly ReplicaSe
 }
 
 /** Outcome of choosing the ReplicaSet a rollback returns to. */
-export type RollbackTarget =
-  | { found: true; replicaSet: ReplicaSet; revision: number }
+export type RollbackTarget<R extends ReplicaSet = ReplicaSet> =
+  | { found: true; replicaSet: R; revision: number }
   | { found: false; reason: 'revision_not_found' | 'no_history'; revisions: number[] };
 
 /**
@@ -143,15 +143,15 @@ export type RollbackTarget =
  * `toRevision` 0, the second-highest revision (the one before the latest); otherwise the ReplicaSet
  * with exactly that revision. Mirrors polymorphichelpers/rollback.go `deploymentRevision`.
  */
-export function rollbackTarget(
+export function rollbackTarget<R extends ReplicaSet>(
   deployment: Deployment,
-  owned: readonly ReplicaSet[],
+  owned: readonly R[],
   toRevision = 0,
-): RollbackTarget {
+): RollbackTarget<R> {
   const current = newReplicaSetOf(deployment, owned);
   const all = [...owned.filter((rs) => rs !== current), ...(current ? [current] : [])];
-  let latest: { rs: ReplicaSet; revision: number } | undefined;
-  let previous: { rs: ReplicaSet; revision: number } | undefined;
+  let latest: { rs: R; revision: number } | undefined;
+  let previous: { rs: R; revision: number } | undefined;
   const revisions: number[] = [];
   for (const rs of all) {
     const revision = revisionOf(rs);

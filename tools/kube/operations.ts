@@ -32,6 +32,8 @@ export const READER_OPERATIONS = {
   getDeployment: { verb: 'get', group: 'apps', resource: 'deployments', kind: 'Deployment' },
   listDeployments: { verb: 'list', group: 'apps', resource: 'deployments', kind: 'Deployment' },
   listReplicaSets: { verb: 'list', group: 'apps', resource: 'replicasets', kind: 'ReplicaSet' },
+  getDeploymentAsSent: { verb: 'get', group: 'apps', resource: 'deployments', kind: 'Deployment' },
+  listReplicaSetsAsSent: { verb: 'list', group: 'apps', resource: 'replicasets', kind: 'ReplicaSet' },
   getPod: { verb: 'get', group: '', resource: 'pods', kind: 'Pod' },
   listPods: { verb: 'list', group: '', resource: 'pods', kind: 'Pod' },
   readPodLog: { verb: 'get', group: '', resource: 'pods/log', kind: 'Pod' },

@@ -69,6 +69,19 @@ export interface JsonPatchOperation {
   from?: string;
 }
 
+/** A JSON object, as parsed from an API response body. */
+export type JsonObject = Record<string, unknown>;
+
+/**
+ * An object exactly as the API server sent it: the parsed response body, every field kept —
+ * including fields `@kubernetes/client-node`'s models do not declare (newer or alpha API fields),
+ * which the typed reads drop. Typed as the model for the fields Sentinel reads, except that
+ * timestamps are RFC 3339 strings here, not `Date`s (read them with `timeOf`). Anything written back
+ * to the cluster that carries a read object (a rollback's pod template) is built from one of these,
+ * so the write cannot silently remove a field.
+ */
+export type AsSent<T> = T & JsonObject;
+
 /** Read-only access to one cluster. */
 export interface KubeReader {
   /** The cluster this client talks to (kubeconfig context and API server URL). */
@@ -78,6 +91,10 @@ export interface KubeReader {
   getDeployment(namespace: string, name: string): Promise<V1Deployment>;
   listDeployments(namespace: string, options?: ListOptions): Promise<V1Deployment[]>;
   listReplicaSets(namespace: string, options?: ListOptions): Promise<V1ReplicaSet[]>;
+  /** `getDeployment`, as the API server sent it (every field kept, timestamps as strings). */
+  getDeploymentAsSent(namespace: string, name: string): Promise<AsSent<V1Deployment>>;
+  /** `listReplicaSets`, each item as the API server sent it (every field kept, timestamps as strings). */
+  listReplicaSetsAsSent(namespace: string, options?: ListOptions): Promise<AsSent<V1ReplicaSet>[]>;
   getPod(namespace: string, name: string): Promise<V1Pod>;
   listPods(namespace: string, options?: ListOptions): Promise<V1Pod[]>;
   /** `GET pods/{name}/log` as text. */

@@ -6,6 +6,7 @@
 import {
   formatLabelSelector,
   replicaSetsOf,
+  type AsSent,
   type Deployment,
   type KubeReader,
   type ReplicaSet,
@@ -29,6 +30,28 @@ export async function observeDeployment(
 ): Promise<DeploymentObservation> {
   const deployment = await kube.getDeployment(namespace, name);
   return { deployment, replicaSets: await controlledReplicaSets(kube, deployment) };
+}
+
+/** A Deployment and the ReplicaSets it controls, oldest first, each exactly as the API server sent it. */
+export interface AsSentObservation {
+  deployment: AsSent<Deployment>;
+  replicaSets: AsSent<ReplicaSet>[];
+}
+
+/**
+ * `observeDeployment` with every object as the API server sent it (no field dropped by the client's
+ * models), for a plan whose write carries part of what it read — a rollback copies a ReplicaSet's
+ * pod template into the Deployment. Same two API calls and errors as `observeDeployment`.
+ */
+export async function observeDeploymentAsSent(
+  kube: KubeReader,
+  namespace: string,
+  name: string,
+): Promise<AsSentObservation> {
+  const deployment = await kube.getDeploymentAsSent(namespace, name);
+  const labelSelector = formatLabelSelector(deployment.spec?.selector);
+  const listed = await kube.listReplicaSetsAsSent(namespace, { labelSelector });
+  return { deployment, replicaSets: replicaSetsOf(deployment, listed) };
 }
 
 /** The ReplicaSets `deployment` controls, oldest first. */

@@ -16,8 +16,11 @@ type WriterMethod = keyof KubeWriter;
 
 /** Per tool: the reader and writer methods it may call (dry runs use only the reader ones). */
 export const REMEDIATION_KUBE_METHODS = {
-  // the 409 path re-reads the Deployment
-  rollback_deployment: { reader: ['getDeployment', 'listReplicaSets'], writer: ['patchDeploymentJson'] },
+  // read as sent (the template is copied back); the 409 path re-reads the Deployment
+  rollback_deployment: {
+    reader: ['getDeploymentAsSent', 'listReplicaSetsAsSent', 'getDeployment'],
+    writer: ['patchDeploymentJson'],
+  },
   // a Service name is resolved through the Service's selector and the namespace's Deployments
   restart_service: {
     reader: ['getDeployment', 'getService', 'listDeployments', 'listReplicaSets'],

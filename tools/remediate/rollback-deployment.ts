@@ -23,7 +23,7 @@ import { DeploymentNameSchema, NamespaceSchema } from '../params.ts';
 import { remediationArgs } from './args.ts';
 import { ANNOTATION_PREFIX, FIELD_MANAGER, withStamps } from './attribution.ts';
 import { containerImages, diffPodTemplates, diffStringMap, imageList } from './changes.ts';
-import { observeDeployment, type DeploymentObservation } from './observe.ts';
+import { observeDeploymentAsSent, type AsSentObservation } from './observe.ts';
 import {
   digest,
   nextRevision,
@@ -96,10 +96,13 @@ export function rollbackAnnotations(deployment: Deployment, target: ReplicaSet):
  *    `spec.template`, and the annotations are replaced as `rollbackAnnotations` computes them.
  * The request is a JSON Patch (`replace /spec/template`, `replace /metadata/annotations`) that also
  * carries `replace /metadata/resourceVersion` with the version read, so a concurrent change makes
- * the API server answer 409 instead of being overwritten. Pure: reads nothing, sends nothing.
+ * the API server answer 409 instead of being overwritten. Templates are compared and copied as the
+ * API server sent them (`AsSentObservation`), so a field the client library does not model — a
+ * newer pod-spec field — is neither lost by the rollback nor ignored by the "already matches" check.
+ * Pure: reads nothing, sends nothing.
  */
 export function planRollback(
-  observed: DeploymentObservation,
+  observed: AsSentObservation,
   args: { to_revision?: number | undefined },
 ): RemediationPlan {
   const { deployment } = observed;
@@ -278,7 +281,7 @@ async function conflictError(
 /**
  * Rolls a Deployment back to an earlier revision — `kubectl rollout undo deployment/<name>
  * [--to-revision=N]`. Input: namespace, name, to_revision (default: the previous revision), dry_run,
- * reason. Reads the Deployment and its ReplicaSets, plans with `planRollback`, and either returns the
+ * reason. Reads the Deployment and its ReplicaSets as sent (every field kept), plans with `planRollback`, and either returns the
  * preview (dry_run) or sends the JSON Patch with the resourceVersion precondition, field manager
  * `sentinel`, and the reason / approval request id / change-cause annotations. Output:
  * `RemediationOutputSchema`. Errors: `not_found` (Deployment or revision; lists the revisions),
@@ -302,7 +305,7 @@ export const rollbackDeployment = defineTool({
   input: RollbackDeploymentInputSchema,
   output: RemediationOutputSchema,
   handler: async (args, ctx) => {
-    const observed = await observeDeployment(ctx.kube, args.namespace, args.name);
+    const observed = await observeDeploymentAsSent(ctx.kube, args.namespace, args.name);
     return runRemediation(planRollback(observed, args), args, ctx);
   },
 });

@@ -134,6 +134,49 @@ describe('reads', () => {
   });
 });
 
+describe('reads as sent', () => {
+  // A field @kubernetes/client-node's models do not declare (e.g. a pod-spec field newer than the library).
+  const withUnknown = (name: string) => {
+    const object = deployment(name) as ReturnType<typeof deployment> & { metadata: Record<string, unknown> };
+    object.spec.template.spec = { containers: [], futurePodField: { on: true } } as never;
+    object.metadata.creationTimestamp = '2024-05-01T10:00:00Z';
+    return object;
+  };
+
+  it('the typed read drops an undeclared field; the as-sent read keeps every field exactly', async () => {
+    const path = '/apis/apps/v1/namespaces/prod/deployments/web';
+    mockApi().get(path).reply(200, withUnknown('web')).get(path).reply(200, withUnknown('web'));
+    const typed = await kube.reader.getDeployment('prod', 'web');
+    expect(typed.spec?.template.spec).not.toHaveProperty('futurePodField');
+    expect(await kube.reader.getDeploymentAsSent('prod', 'web')).toEqual(withUnknown('web'));
+  });
+
+  it('lists as sent across pages, with selectors, and retries like any read', async () => {
+    const path = '/apis/apps/v1/namespaces/prod/replicasets';
+    mockApi()
+      .get(path)
+      .query({ labelSelector: 'app=web', limit: '1' })
+      .reply(503, statusBody(503, 'ServiceUnavailable', 'busy'))
+      .get(path)
+      .query({ labelSelector: 'app=web', limit: '1' })
+      .reply(200, { items: [withUnknown('a')], metadata: { continue: 'page2' } })
+      .get(path)
+      .query({ labelSelector: 'app=web', limit: '1', continue: 'page2' })
+      .reply(200, { items: [withUnknown('b')], metadata: {} });
+    const items = await kube.reader.listReplicaSetsAsSent('prod', { labelSelector: 'app=web', pageSize: 1 });
+    expect(items).toEqual([withUnknown('a'), withUnknown('b')]);
+  });
+
+  it('errors are the same typed errors as a typed read', async () => {
+    mockApi()
+      .get('/apis/apps/v1/namespaces/prod/deployments/gone')
+      .reply(404, statusBody(404, 'NotFound', 'deployments.apps "gone" not found'));
+    const error = await caught(kube.reader.getDeploymentAsSent('prod', 'gone'));
+    expect(error.code).toBe('not_found');
+    expect(error.toJSON()).toMatchObject({ kind: 'Deployment', namespace: 'prod', name: 'gone' });
+  });
+});
+
 describe('errors name the resource and the cause', () => {
   it('404 → not_found naming the Deployment, namespace and cluster, with what to do next', async () => {
     mockApi()

@@ -10,7 +10,7 @@ import { localIdentity } from '../../../server/identity.ts';
 import { defineTool, type Tool, type ToolContext } from '../../../tools/define-tool.ts';
 import { createRegistry } from '../../../tools/registry.ts';
 import { remediationTools } from '../../../tools/remediate/index.ts';
-import type { Deployment, KubeWriter, ReplicaSet } from '../../../tools/kube/types.ts';
+import type { AsSent, Deployment, KubeWriter, ReplicaSet } from '../../../tools/kube/types.ts';
 import { deployment, replicaSet } from '../../helpers/fixtures.ts';
 import { fakeKube } from '../../helpers/server.ts';
 
@@ -46,6 +46,8 @@ function setup() {
       // resume_rollout needs a paused Deployment to have something to do
       getDeployment: async () => (contexts.at(-1)?.tool === 'resume_rollout' ? paused : dep),
       listReplicaSets: async () => sets,
+      getDeploymentAsSent: async () => dep as AsSent<Deployment>,
+      listReplicaSetsAsSent: async () => sets as AsSent<ReplicaSet>[],
       listHorizontalPodAutoscalers: async () => [],
     },
     {

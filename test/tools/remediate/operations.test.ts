@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { SentinelError } from '../../../tools/errors.ts';
 import type { Tool, ToolContext } from '../../../tools/define-tool.ts';
-import type { Deployment, KubeReader, KubeWriter, ReplicaSet } from '../../../tools/kube/types.ts';
+import type { AsSent, Deployment, KubeReader, KubeWriter, ReplicaSet } from '../../../tools/kube/types.ts';
 import { remediationTools } from '../../../tools/remediate/index.ts';
 import { REMEDIATION_KUBE_METHODS, remediationOperations } from '../../../tools/remediate/operations.ts';
 import { deployment, replicaSet } from '../../helpers/fixtures.ts';
@@ -41,6 +41,8 @@ async function callsOf(tool: Tool, scenario: Scenario): Promise<Set<string>> {
       return dep;
     },
     listReplicaSets: async () => sets,
+    getDeploymentAsSent: async () => dep as AsSent<Deployment>,
+    listReplicaSetsAsSent: async () => sets as AsSent<ReplicaSet>[],
     getService: async () => ({ metadata: { name: 'web' }, spec: { selector: { app: 'web' } } }),
     listDeployments: async () => [dep],
     listHorizontalPodAutoscalers: async () => [],

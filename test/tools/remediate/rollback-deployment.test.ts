@@ -226,6 +226,61 @@ describe('rollback_deployment', () => {
     );
   });
 
+  it('copies fields the client library does not model into the PATCH body (nothing dropped)', async () => {
+    const { dep, sets } = history([5, 6, 7], 7);
+    // Fields the API server sends that @kubernetes/client-node's models do not declare: a pod-spec
+    // field newer than the library, one on a container, and one on the template's metadata.
+    const unknown = edit(sets[1]!, (rs) => {
+      const template = rs.spec!.template as unknown as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+      template.spec.futurePodField = { mode: 'strict', limits: [1, 2] };
+      template.spec.containers[0].futureContainerField = true;
+      template.metadata.futureMetaField = 'kept';
+    });
+    let body: { path: string; value: unknown }[] = [];
+    mockObserve(dep, [sets[0]!, unknown, sets[2]!])
+      .patch(PATH, (sent) => {
+        body = sent as typeof body;
+        return true;
+      })
+      .query({ fieldManager: 'sentinel' })
+      .reply(200, patched(dep, unknown.spec!.template));
+    await callTool(rollbackDeployment, { namespace: 'shop', name: 'checkout' }, executeContext(api.cluster));
+    const template = body.find((op) => op.path === '/spec/template')!.value;
+    expect(template).toMatchObject({
+      metadata: { futureMetaField: 'kept' },
+      spec: {
+        futurePodField: { mode: 'strict', limits: [1, 2] },
+        containers: [{ name: 'app', image: IMAGES[6], futureContainerField: true }],
+      },
+    });
+    // Exactly the target's template as sent, without its pod-template-hash label.
+    const expected = edit(unknown.spec!.template!, (t) => {
+      delete t.metadata!.labels!['pod-template-hash'];
+    });
+    expect(template).toEqual(JSON.parse(JSON.stringify(expected)));
+  });
+
+  it('does not skip a rollback whose target differs only in a field the client library does not model', async () => {
+    const { dep, sets } = history([5, 6, 7], 7);
+    // Revision 6 runs the current image but with an extra, unmodelled pod-spec field.
+    const differing = edit(sets[1]!, (rs) => {
+      rs.spec!.template = edit(dep.spec!.template!, (t) => {
+        (t.spec as unknown as Record<string, unknown>).futurePodField = 'on';
+        t.metadata!.labels = { ...t.metadata!.labels, 'pod-template-hash': 'h6' };
+      });
+    });
+    mockObserve(dep, [sets[0]!, differing, sets[2]!]);
+    const result = structured(
+      await callTool(
+        rollbackDeployment,
+        { namespace: 'shop', name: 'checkout', to_revision: 6, dry_run: true },
+        dryRunContext(api.cluster),
+      ),
+    );
+    expect(result.status).toBe('preview');
+    expect(result.effect.from_template).not.toBe(result.effect.to_template);
+  });
+
   it('surfaces a 409 clearly after re-reading the Deployment, and changes nothing', async () => {
     const { dep, sets } = history([5, 6, 7], 7);
     const moved = edit(dep, (d) => {

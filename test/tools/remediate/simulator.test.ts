@@ -3,15 +3,16 @@
  * replay the same incident; Sentinel's tool acts on one, the kubectl command it mirrors acts on the
  * other, and what kubectl then shows of both must be the same — template, ReplicaSets reused and
  * renumbered, revision history, paused/replicas, rollout status and the kind of request sent — apart
- * from Sentinel's own attribution. The clocks are frozen, so both sides are deterministic; the steps
- * run in order on the same pair, as an on-call engineer's commands would.
+ * from Sentinel's own attribution. The simulators' clocks are frozen and Sentinel restarts at the
+ * second kubectl did, so both sides are deterministic; the steps run in order on the same pair, as an
+ * on-call engineer's commands would.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startSimulator, type Simulator } from '../../../deploy/sim/index.ts';
 import type { Tool, ToolOutput } from '../../../tools/define-tool.ts';
 import { connectKube, type KubeConnection } from '../../../tools/kube/index.ts';
@@ -23,6 +24,7 @@ import {
   scaleDeployment,
   type RemediationOutput,
 } from '../../../tools/remediate/index.ts';
+import { rawRequest } from '../../helpers/sim.ts';
 import { describeWithTool } from '../../helpers/system-tools.ts';
 
 const run = promisify(execFile);
@@ -89,24 +91,6 @@ describeWithTool('kubectl', 'remediation tools on the simulator match kubectl', 
     key.startsWith('sentinel.dev/') || key === 'kubernetes.io/change-cause';
   const without = (map: Json | undefined, drop: (key: string) => boolean) =>
     Object.fromEntries(Object.entries(map ?? {}).filter(([key]) => !drop(key)));
-  /**
-   * A template with restartedAt's value (a wall-clock time) replaced by its format, and the
-   * pod-template-hash that depends on it by a placeholder: the two sides restart at different seconds.
-   */
-  const template = (spec: Json) => {
-    const { annotations = {}, labels = {} } = spec.metadata ?? {};
-    if (!(RESTARTED_AT in annotations)) return spec;
-    expect(annotations[RESTARTED_AT]).toMatch(RFC3339_UTC);
-    return {
-      ...spec,
-      metadata: {
-        ...spec.metadata,
-        annotations: { ...annotations, [RESTARTED_AT]: 'RFC 3339' },
-        ...('pod-template-hash' in labels && { labels: { ...labels, 'pod-template-hash': 'hash' } }),
-      },
-    };
-  };
-
   /** What kubectl shows of the Deployment and its ReplicaSets. */
   async function snapshot(sim: Simulator) {
     const { items } = JSON.parse(await kubectl(sim, 'get', 'deployments,replicasets', '-o', 'json')) as Json;
@@ -120,15 +104,13 @@ describeWithTool('kubectl', 'remediation tools on the simulator match kubectl', 
       annotations: without(deployment.metadata.annotations, attribution),
       replicas: deployment.spec.replicas,
       paused: deployment.spec.paused ?? false,
-      template: template(deployment.spec.template),
+      template: deployment.spec.template,
       replicaSets: replicaSets
         .map((rs) => ({
-          // A restarted template's hash depends on the restart time, so its name does too.
-          name:
-            RESTARTED_AT in (rs.spec.template.metadata.annotations ?? {}) ? 'restarted' : rs.metadata.name,
+          name: rs.metadata.name,
           annotations: without(rs.metadata.annotations, attribution),
           replicas: rs.spec.replicas,
-          template: template(rs.spec.template),
+          template: rs.spec.template,
         }))
         .sort(
           (a, b) =>
@@ -232,11 +214,23 @@ describeWithTool('kubectl', 'remediation tools on the simulator match kubectl', 
   });
 
   it('restarts like `kubectl rollout restart`', async () => {
-    const result = await sentinel(restartService, {});
-    expect(result.structured).toMatchObject({ status: 'applied', new_revision: 7 });
+    // restartedAt is the wall-clock second of the restart, and the new ReplicaSet's name is the hash
+    // of the template that carries it. kubectl restarts first; Sentinel's clock is then set to the
+    // second kubectl wrote, so both templates, hashes and names must be identical.
     await kubectl(kubectlSide, 'rollout', 'restart', 'deployment/checkout');
+    const theirs = JSON.parse(
+      await kubectl(kubectlSide, 'get', 'deployment', 'checkout', '-o', 'json'),
+    ) as Json;
+    const restartedAt = theirs.spec.template.metadata.annotations[RESTARTED_AT] as string;
+    expect(restartedAt).toMatch(RFC3339_UTC);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date(restartedAt));
+    const result = await sentinel(restartService, {}).finally(() => vi.useRealTimers());
+    expect(result.structured).toMatchObject({ status: 'applied', new_revision: 7 });
     await expectSameAsKubectl();
-    expect((await snapshot(sentinelSide)).revisions).toEqual([4, 5, 6, 7]);
+    const ours = await snapshot(sentinelSide);
+    expect(ours.template.metadata.annotations[RESTARTED_AT]).toBe(restartedAt);
+    expect(ours.revisions).toEqual([4, 5, 6, 7]);
     expect(await kubectl(sentinelSide, 'rollout', 'history', 'deployment/checkout')).toMatch(
       /^7\s+rollout restart \(sentinel, approval request apr-sim-1\)$/m,
     );
@@ -299,3 +293,69 @@ describeWithTool(
     });
   },
 );
+
+describe('rollback_deployment on the simulator keeps fields the client library does not model', () => {
+  let dir: string;
+  let sim: Simulator;
+  let connection: Extract<KubeConnection, { configured: true }>;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'sentinel-remediate-unmodelled-'));
+    sim = await startSimulator({
+      scenario: 'bad-image-rollout',
+      timeScale: 0,
+      kubeconfigPath: join(dir, 'kubeconfig'),
+    });
+    const connected = connectKube({ kubeconfig: sim.kubeconfigPath });
+    if (!connected.configured) throw new Error(connected.reason);
+    connection = connected;
+  });
+  afterAll(async () => {
+    await sim?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  /** The Deployment's pod spec as the simulator stores it, read without Sentinel's client. */
+  const podSpec = async () =>
+    ((await rawRequest(sim, 'GET', '/apis/apps/v1/namespaces/shop/deployments/checkout')).json as Json).spec
+      .template.spec as Json;
+
+  it('restores a revision whose pod template carries an unmodelled field, field included', async () => {
+    const { reader, writer } = connection;
+    const options = { fieldManager: 'test' };
+    const future = { futurePodField: { mode: 'strict' } };
+    // Revision 4: the template gains a pod-spec field @kubernetes/client-node does not declare.
+    await writer.patchDeploymentStrategic(
+      'shop',
+      'checkout',
+      { spec: { template: { spec: future } } },
+      options,
+    );
+    // Revision 5: a new image, without the field.
+    const current = await reader.getDeploymentAsSent('shop', 'checkout');
+    const template = JSON.parse(JSON.stringify(current.spec!.template)) as Json;
+    delete template.spec.futurePodField;
+    template.spec.containers[0].image = 'registry.example.com/shop/checkout:2.5.0';
+    await writer.patchDeploymentJson(
+      'shop',
+      'checkout',
+      [{ op: 'replace', path: '/spec/template', value: template }],
+      options,
+    );
+    expect(await podSpec()).not.toHaveProperty('futurePodField');
+
+    const tool = rollbackDeployment as Tool;
+    const result = (await tool.handler(tool.input.parse({ namespace: 'shop', name: 'checkout' }), {
+      kube: reader,
+      writer,
+      cluster: connection.cluster,
+      signal: new AbortController().signal,
+      dryRun: false,
+    })) as ToolOutput & { structured: RemediationOutput };
+    expect(result.structured).toMatchObject({ status: 'applied', resolved_arguments: { to_revision: 4 } });
+    const sent = sim.mutationLog.at(-1)!.patch as { path: string; value: Json }[];
+    expect(sent.find((op) => op.path === '/spec/template')!.value.spec).toMatchObject(future);
+    expect(await podSpec()).toMatchObject({
+      ...future,
+      containers: [expect.objectContaining({ image: expect.stringContaining(':2.4.1') })],
+    });
+  });
+});
