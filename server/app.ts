@@ -1,7 +1,8 @@
 /**
  * The HTTP face of the server: an Express app with `/mcp` (MCP Streamable HTTP, stateless: a fresh
- * transport and MCP server per POST, identity from that request's bearer token), `/healthz`, and
- * whatever routers other modules mount through `extraRoutes`, all behind the same Host/Origin checks.
+ * transport and MCP server per POST, identity from that request's bearer token), `/healthz` and
+ * `/readyz`, and whatever routers other modules mount through `extraRoutes`, all behind the same
+ * Host/Origin checks.
  */
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import { randomUUID } from 'node:crypto';
@@ -16,7 +17,7 @@ import { createLogger } from './logger.ts';
 import { createMcpServer, listTools } from './mcp.ts';
 import { createToolCallPipeline, type ToolCallMiddleware, type ToolCallPipeline } from './pipeline.ts';
 import { SENTINEL_VERSION } from './version.ts';
-import { notConfigured } from './kube.ts';
+import { createClusterProbe, notConfigured, type ClusterProbeOptions } from './kube.ts';
 
 /** Largest request body accepted, in bytes (1 MiB); larger bodies get 413. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -51,6 +52,8 @@ export interface ServerAppOptions {
   logger?: Logger;
   /** Called in order after `/healthz` and `/mcp`, before the 404 handler. */
   extraRoutes?: readonly RouteMounter[];
+  /** Timeout and caching of the cluster reachability probe behind /healthz and /readyz. */
+  clusterProbe?: ClusterProbeOptions;
 }
 
 export interface ServerApp {
@@ -116,16 +119,29 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
   app.use(requestLogging(logger));
   app.use(hostAndOriginCheck(options.allowedHosts));
 
-  // Unauthenticated on purpose (liveness probes); Host/Origin-checked like everything else.
-  app.get('/healthz', (_req, res) => {
-    const current = kube();
-    res.json({
-      version: SENTINEL_VERSION,
-      uptime_seconds: Math.floor((Date.now() - startedAt) / 1000),
-      cluster: current.configured
-        ? { configured: true, context: current.cluster.context, server: current.cluster.server }
-        : { configured: false, reason: current.reason },
-    });
+  // Unauthenticated on purpose (liveness and readiness probes); Host/Origin-checked like everything
+  // else. /healthz is liveness: 200 whenever the server answers, the body says whether the cluster is
+  // configured and reachable. /readyz is readiness: 200 only when tools can reach the cluster, else 503.
+  const clusterHealth = createClusterProbe(kube, options.clusterProbe);
+  const health = async () => {
+    const cluster = await clusterHealth();
+    const ready = cluster.configured && cluster.reachable;
+    return {
+      ready,
+      body: {
+        status: ready ? 'ok' : 'degraded',
+        version: SENTINEL_VERSION,
+        uptime_seconds: Math.floor((Date.now() - startedAt) / 1000),
+        cluster,
+      },
+    };
+  };
+  app.get('/healthz', async (_req, res) => {
+    res.json((await health()).body);
+  });
+  app.get('/readyz', async (_req, res) => {
+    const { ready, body } = await health();
+    res.status(ready ? 200 : 503).json(body);
   });
 
   app.post('/mcp', authenticate, express.json({ limit: MAX_BODY_BYTES }), async (req, res) => {

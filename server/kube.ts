@@ -1,7 +1,10 @@
 /**
  * The server's cluster connection: from kubeconfig / in-cluster config through the Kubernetes layer,
- * or "not configured" with a reason that tools answer `unavailable` with and /healthz shows.
+ * or "not configured" with a reason that tools answer `unavailable` with and /healthz shows; and the
+ * bounded reachability probe behind /healthz and /readyz.
  */
+import { setTimeout as delay } from 'node:timers/promises';
+import { toSentinelError } from '../tools/errors.ts';
 import { connectKube, type KubeConnection } from '../tools/kube/index.ts';
 
 /** The default of an embedded server given no connection: no cluster, and how to configure one. */
@@ -31,4 +34,83 @@ export function connectCluster(options: ClusterOptions): KubeConnection {
     ...(options.kubeconfig !== undefined && { kubeconfig: options.kubeconfig }),
     ...(options.context !== undefined && { context: options.context }),
   });
+}
+
+/** What /healthz says about the cluster: its configuration and whether its API server answers. */
+export type ClusterHealth =
+  | { configured: false; reason: string }
+  | {
+      configured: true;
+      context: string;
+      server: string;
+      /** Whether `GET /version` answered within the probe's timeout. */
+      reachable: boolean;
+      /** The API server's `gitVersion` when reachable. */
+      version?: string;
+      /** Why it is not reachable (the Kubernetes layer's plain-language error, or the timeout). */
+      error?: string;
+      /** ISO 8601 time of the probe this answer comes from (answers are cached briefly). */
+      checked_at: string;
+    };
+
+export interface ClusterProbeOptions {
+  /** Longest a health check waits for `GET /version`, in ms. Default 2000. */
+  timeoutMs?: number;
+  /** How long a probe's answer is reused, in ms, so /healthz cannot hammer the API server. Default 5000. */
+  cacheMs?: number;
+}
+
+/** Reports the cluster's health for /healthz; see `createClusterProbe`. */
+export type ClusterProbe = () => Promise<ClusterHealth>;
+
+type Reachability = Pick<Extract<ClusterHealth, { configured: true }>, 'reachable' | 'version' | 'error'>;
+
+/**
+ * A bounded, cached reachability check of the current cluster: `GET /version` through the
+ * Kubernetes layer (mirrors `kubectl version`'s server half). A check waits at most `timeoutMs`; at
+ * most one request is in flight (a slow API server is not asked again until it answers, and checks
+ * meanwhile report the timeout), and an answer is reused for `cacheMs` per cluster. Never throws.
+ */
+export function createClusterProbe(
+  kube: () => KubeConnection,
+  options: ClusterProbeOptions = {},
+): ClusterProbe {
+  const timeoutMs = options.timeoutMs ?? 2000;
+  const cacheMs = options.cacheMs ?? 5000;
+  let cached: { key: string; at: number; result: Reachability; checkedAt: string } | undefined;
+  let inFlight: { key: string; answer: Promise<Reachability> } | undefined;
+
+  return async () => {
+    const connection = kube();
+    if (!connection.configured) return { configured: false, reason: connection.reason };
+    const { context, server } = connection.cluster;
+    const key = `${context}\n${server}`;
+    if (!cached || cached.key !== key || Date.now() - cached.at >= cacheMs) {
+      if (!inFlight || inFlight.key !== key) {
+        const answer = connection.reader.getVersion().then(
+          (info): Reachability => ({ reachable: true, version: info.gitVersion }),
+          (error: unknown): Reachability => ({ reachable: false, error: toSentinelError(error).message }),
+        );
+        const probe = { key, answer };
+        inFlight = probe;
+        void answer.finally(() => {
+          if (inFlight === probe) inFlight = undefined;
+        });
+      }
+      const timer = new AbortController();
+      const result = await Promise.race([
+        inFlight.answer,
+        delay(timeoutMs, undefined, { signal: timer.signal }).then(
+          (): Reachability => ({
+            reachable: false,
+            error: `The API server at ${server} did not answer GET /version within ${timeoutMs} ms.`,
+          }),
+          () => ({ reachable: false }) as Reachability, // aborted: the probe answered first
+        ),
+      ]);
+      timer.abort();
+      cached = { key, at: Date.now(), result, checkedAt: new Date().toISOString() };
+    }
+    return { configured: true, context, server, ...cached.result, checked_at: cached.checkedAt };
+  };
 }

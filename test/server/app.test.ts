@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Router } from 'express';
 import { writeFileSync } from 'node:fs';
+import type { VersionInfo } from '@kubernetes/client-node';
 import { MAX_BODY_BYTES } from '../../server/app.ts';
 import { fixtureTools } from '../helpers/fixture-tools.ts';
 import {
@@ -19,7 +20,7 @@ describe('HTTP server', () => {
   beforeAll(async () => {
     server = await startTestServer({
       registry: fixtureTools().registry,
-      kube: fakeKube(),
+      kube: fakeKube({ getVersion: async () => ({ gitVersion: 'v1.31.2' }) as VersionInfo }),
       allowedHosts: ['sentinel.example.internal'],
       extraRoutes: [
         (app, deps) => {
@@ -165,9 +166,17 @@ describe('HTTP server', () => {
       const response = await rawRequest(`${server.url}/healthz`);
       expect(response.status).toBe(200);
       expect(response.json).toEqual({
+        status: 'ok',
         version: expect.stringMatching(/^\d+\.\d+\.\d+/),
         uptime_seconds: expect.any(Number),
-        cluster: { configured: true, context: 'test-context', server: 'https://127.0.0.1:6443' },
+        cluster: {
+          configured: true,
+          context: 'test-context',
+          server: 'https://127.0.0.1:6443',
+          reachable: true,
+          version: 'v1.31.2',
+          checked_at: expect.any(String),
+        },
       });
     });
 
