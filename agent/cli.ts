@@ -6,6 +6,7 @@ import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import { SentinelError } from '../tools/errors.ts';
 import { registerServerCommands } from '../server/cli.ts';
+import { applyDeprecatedServerUrlEnv } from '../server/server-url.ts';
 import { registerGateCommands } from '../server/gate/cli.ts';
 import { registerSurfacesCommands } from '../server/surfaces-cli.ts';
 import { registerHarnessCommand } from './harness/register-command.ts';
@@ -46,6 +47,8 @@ export function buildProgram(): Command {
 
 /** Entry point used by `bin/sentinel.js`. Exits the process with the command's status. */
 export async function main(argv: string[]): Promise<void> {
+  const deprecation = applyDeprecatedServerUrlEnv(process.env);
+  if (deprecation) process.stderr.write(deprecation);
   const program = buildProgram();
   try {
     await program.parseAsync(argv);

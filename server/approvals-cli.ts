@@ -7,7 +7,8 @@
 import { Option, type Command } from 'commander';
 import { existsSync, readFileSync } from 'node:fs';
 import { SentinelError } from '../tools/errors.ts';
-import { createApprovalsClient, DEFAULT_SERVER_URL, type ApprovalsClient } from './approvals-client.ts';
+import { createApprovalsClient, type ApprovalsClient } from './approvals-client.ts';
+import { serverUrlOption } from './server-url.ts';
 import { dataDirOption, localTokenFile, resolveDataDir } from './data-dir.ts';
 import {
   APPROVAL_STATUSES,
@@ -47,11 +48,7 @@ function print(flags: ConnectionFlags, value: unknown, human: () => string): voi
 /** `--server`, `--token`, `--data-dir`, `--json` on every subcommand. */
 function withConnection(command: Command): Command {
   return command
-    .addOption(
-      new Option('--server <url>', 'Sentinel server base URL')
-        .env('SENTINEL_SERVER')
-        .default(DEFAULT_SERVER_URL),
-    )
+    .addOption(serverUrlOption('Sentinel server URL (base or /mcp)', 'base'))
     .addOption(new Option('--token <token>', 'bearer token of your identity').env('SENTINEL_TOKEN'))
     .addOption(dataDirOption())
     .option('--json', 'print the API’s JSON instead of text', false);

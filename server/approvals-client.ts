@@ -19,8 +19,9 @@ import {
   type CreateApprovalBody,
 } from './gate/approval-request.ts';
 
-/** Where `sentinel serve` listens by default. */
-export const DEFAULT_SERVER_URL = 'http://127.0.0.1:7070';
+import { serverBaseUrl } from './server-url.ts';
+
+export { DEFAULT_SERVER_URL, serverBaseUrl } from './server-url.ts';
 
 const CODES: readonly ErrorCode[] = [
   'invalid_input',
@@ -56,24 +57,6 @@ export interface ApprovalsClient {
   create(body: CreateApprovalBody): Promise<ApprovalRequest | ApprovalNotRequired>;
 }
 
-/** The server's base URL from `--server`; throws `invalid_input` naming `--server`. */
-export function serverBaseUrl(server: string): string {
-  let url: URL;
-  try {
-    url = new URL(server);
-  } catch {
-    url = new URL('invalid:');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new SentinelError(
-      'invalid_input',
-      `--server '${server}' is not an http(s) URL; expected e.g. ${DEFAULT_SERVER_URL}.`,
-      { field: '--server' },
-    );
-  }
-  return `${url.origin}${url.pathname.replace(/\/+$/, '').replace(/\/mcp$/, '')}`;
-}
-
 /** Builds the client. Throws `invalid_input` for a bad `server` URL. */
 export function createApprovalsClient(options: ApprovalsClientOptions): ApprovalsClient {
   const baseUrl = serverBaseUrl(options.server);
@@ -105,7 +88,7 @@ export function createApprovalsClient(options: ApprovalsClientOptions): Approval
         timedOut ? 'timeout' : 'unavailable',
         timedOut
           ? `The Sentinel server at ${baseUrl} did not answer ${method} ${path} within ${timeoutMs / 1000} s.`
-          : `Cannot reach the Sentinel server at ${baseUrl} (${(error as Error).message}); is \`sentinel serve\` running there? Set --server or SENTINEL_SERVER.`,
+          : `Cannot reach the Sentinel server at ${baseUrl} (${(error as Error).message}); is \`sentinel serve\` running there? Set --server or SENTINEL_SERVER_URL.`,
         { cause: error },
       );
     }

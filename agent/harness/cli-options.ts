@@ -4,7 +4,7 @@
  */
 import { InvalidArgumentError, Option } from 'commander';
 import { TrueForgeClient } from './client.ts';
-import { DEFAULT_SENTINEL_MCP_URL } from './names.ts';
+import { serverUrlOption as sentinelServerUrlOption } from '../../server/server-url.ts';
 
 /** Options as commander parses them. */
 export interface HarnessCliOptions {
@@ -28,11 +28,9 @@ export function harnessTokenOption(): Option {
   );
 }
 
-/** `--server <url>` (SENTINEL_SERVER_URL): the Sentinel server's MCP URL. */
+/** `--server <url>` (SENTINEL_SERVER_URL): the Sentinel server's MCP URL (a base URL gets `/mcp`). */
 export function serverUrlOption(description: string): Option {
-  return new Option('--server <url>', description)
-    .env('SENTINEL_SERVER_URL')
-    .default(DEFAULT_SENTINEL_MCP_URL);
+  return sentinelServerUrlOption(description, 'mcp');
 }
 
 /** `--timeout <seconds>`: deadline of each harness request (default 30). */

@@ -12,6 +12,7 @@ import { parseToolArguments } from '../arguments.ts';
 import { dataDirOption, defaultTokensFile, localTokenFile, resolveDataDir } from '../data-dir.ts';
 import type { Identity } from '../identity.ts';
 import { createIdentityStore } from '../identity-store.ts';
+import { serverBaseUrl, serverUrlOption } from '../server-url.ts';
 import { ApiErrorSchema, FreezeStateSchema, type FreezeState } from './approval-request.ts';
 import { DEFAULT_POLICY_PATH, loadPolicyFile } from './policy/load.ts';
 import type { Verdict } from './policy/evaluate.ts';
@@ -126,22 +127,6 @@ export function formatPolicyTest(report: PolicyTestReport): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** Base URL of a server given as its base or its `/mcp` URL. */
-function baseUrl(server: string): string {
-  try {
-    const url = new URL(server);
-    return `${url.origin}${url.pathname.replace(/\/+$/, '').replace(/\/mcp$/, '')}`;
-  } catch {
-    throw new SentinelError(
-      'invalid_input',
-      `--server '${server}' is not a URL, e.g. http://127.0.0.1:7070.`,
-      {
-        field: '--server',
-      },
-    );
-  }
-}
-
 /** `--token`, SENTINEL_TOKEN, else the `local` token the server generated in the data dir. */
 function tokenFor(options: { token?: string; dataDir?: string }): string {
   if (options.token) return options.token;
@@ -167,7 +152,7 @@ export async function requestFreeze(
   options: { server: string; token?: string; dataDir?: string },
   change: { frozen: true; reason: string } | { frozen: false } | undefined,
 ): Promise<FreezeState> {
-  const url = `${baseUrl(options.server)}/freeze`;
+  const url = `${serverBaseUrl(options.server)}/freeze`;
   let response: Response;
   try {
     response = await fetch(url, {
@@ -225,10 +210,7 @@ export function registerGateCommands(program: Command): void {
       process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatPolicyTest(report));
     });
 
-  const serverOption = () =>
-    new Option('--server <url>', 'Sentinel server URL')
-      .env('SENTINEL_SERVER_URL')
-      .default('http://127.0.0.1:7070');
+  const serverOption = () => serverUrlOption('Sentinel server URL (base or /mcp)', 'base');
   const tokenOption = () =>
     new Option('--token <token>', "an admin's bearer token (default: <data-dir>/local.token)").env(
       'SENTINEL_TOKEN',
