@@ -17,10 +17,10 @@ import { createLogger } from './logger.ts';
 import { createMcpServer, listTools } from './mcp.ts';
 import { createToolCallPipeline, type ToolCallMiddleware, type ToolCallPipeline } from './pipeline.ts';
 import { SENTINEL_VERSION } from './version.ts';
+import { MAX_BODY_BYTES } from './limits.ts';
 import { createClusterProbe, notConfigured, type ClusterProbeOptions } from './kube.ts';
 
-/** Largest request body accepted, in bytes (1 MiB); larger bodies get 413. */
-export const MAX_BODY_BYTES = 1024 * 1024;
+export { MAX_BODY_BYTES } from './limits.ts';
 
 /** What route modules (approvals API, web page, metrics) receive when they are mounted. */
 export interface ServerDeps {

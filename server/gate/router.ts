@@ -19,6 +19,7 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { z } from 'zod';
 import { SentinelError, toSentinelError, type ErrorCode } from '../../tools/errors.ts';
+import { MAX_BODY_BYTES } from '../limits.ts';
 import type { Identity } from '../pipeline.ts';
 import {
   ApprovalListQuerySchema,
@@ -61,7 +62,7 @@ export function createApprovalsRouter(
 ): Router {
   const identityOf = options.identityOf ?? ((_req, res) => res.locals.identity as Identity | undefined);
   const router = express.Router();
-  router.use(['/approvals', '/freeze'], express.json({ limit: '256kb' }));
+  router.use(['/approvals', '/freeze'], express.json({ limit: MAX_BODY_BYTES }));
 
   const handle =
     (
