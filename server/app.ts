@@ -185,23 +185,36 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
 
   for (const mount of options.extraRoutes ?? []) mount(app, deps);
 
-  app.use((_req, res) => {
-    res.status(404).json({ error: 'not_found', message: 'No such route; the MCP endpoint is POST /mcp.' });
+  // Outside /mcp (whose errors are JSON-RPC), errors have the approvals API's shape:
+  // `{"error": {"code", "message"}}` (ApiErrorSchema).
+  const apiError = (code: string, message: string) => ({ error: { code, message } });
+  app.use((req, res) => {
+    res
+      .status(404)
+      .json(
+        apiError(
+          'not_found',
+          `No route ${req.method} ${req.path}; the MCP endpoint is POST /mcp (health: GET /healthz).`,
+        ),
+      );
   });
-  const onError: ErrorRequestHandler = (error: { type?: string; status?: number }, _req, res, next) => {
+  const onError: ErrorRequestHandler = (error: { type?: string; status?: number }, req, res, next) => {
     if (res.headersSent) {
       next(error);
       return;
     }
+    const mcp = req.path === '/mcp';
+    const reply = (status: number, rpcCode: number, code: string, message: string) =>
+      res.status(status).json(mcp ? jsonRpcError(rpcCode, message) : apiError(code, message));
     if (error.type === 'entity.too.large') {
-      res.status(413).json(jsonRpcError(-32600, `Request body exceeds ${MAX_BODY_BYTES} bytes (1 MiB).`));
+      reply(413, -32600, 'invalid_input', `Request body exceeds ${MAX_BODY_BYTES} bytes (1 MiB).`);
     } else if (error.type === 'entity.parse.failed') {
-      res.status(400).json(jsonRpcError(-32700, 'Parse error: the request body is not valid JSON.'));
+      reply(400, -32700, 'invalid_input', 'Parse error: the request body is not valid JSON.');
     } else if (typeof error.status === 'number' && error.status >= 400 && error.status < 500) {
-      res.status(error.status).json(jsonRpcError(-32600, 'Invalid request.'));
+      reply(error.status, -32600, 'invalid_input', 'Invalid request.');
     } else {
       (res.locals.log as Logger).error({ err: error }, 'request failed');
-      res.status(500).json(jsonRpcError(-32603, 'Internal error'));
+      reply(500, -32603, 'internal', 'Internal error');
     }
   };
   app.use(onError);

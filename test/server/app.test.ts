@@ -180,6 +180,17 @@ describe('HTTP server', () => {
       });
     });
 
+    it('answers an unknown route with the API error shape, naming the route', async () => {
+      const response = await rawRequest(`${server.url}/nope?x=1`, { method: 'DELETE' });
+      expect(response.status).toBe(404);
+      expect(response.json).toEqual({
+        error: {
+          code: 'not_found',
+          message: 'No route DELETE /nope; the MCP endpoint is POST /mcp (health: GET /healthz).',
+        },
+      });
+    });
+
     it('tags every response with a request id', async () => {
       const response = await rawRequest(`${server.url}/healthz`);
       expect(response.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);

@@ -46,11 +46,11 @@ describe('tools/call pipeline', () => {
   it.each([
     [
       { ...scaleArgs, dryrun: true },
-      /dryrun: unknown argument \(accepted: namespace, name, replicas, dry_run, idempotency_key\)/,
+      /: arguments\.dryrun: unknown argument \(accepted: namespace, name, replicas, dry_run, idempotency_key\)\./,
     ],
-    [{ ...scaleArgs, replicas: 1000 }, /replicas: Too big: expected number to be <=100/],
-    [{ namespace: 'shop', name: 'web' }, /replicas: Invalid input: expected number, received undefined/],
-    [{ ...scaleArgs, dry_run: 'yes' }, /dry_run: Invalid input: expected boolean, received string/],
+    [{ ...scaleArgs, replicas: 1000 }, /: arguments\.replicas: must be at most 100\./],
+    [{ namespace: 'shop', name: 'web' }, /: arguments\.replicas: required; must be a number\./],
+    [{ ...scaleArgs, dry_run: 'yes' }, /: arguments\.dry_run: must be a boolean\./],
   ])('rejects %j naming the field and the rule before any middleware runs', async (args, message) => {
     const order: string[] = [];
     const { call, seen } = setup([async (_c, next) => (order.push('middleware'), next())]);
@@ -141,7 +141,7 @@ describe('tools/call pipeline', () => {
     const bad = setup([async (c, next) => next({ args: { ...c.args, replicas: -1 } })]);
     const result = await bad.call('scale_thing', scaleArgs);
     expect(result.isError).toBe(true);
-    expect(text(result)).toMatch(/replicas: Too small/);
+    expect(text(result)).toMatch(/arguments\.replicas: must be at least 0/);
     expect(bad.seen).toEqual([]);
   });
 
