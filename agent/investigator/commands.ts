@@ -2,10 +2,11 @@
  * `sentinel demo` and `sentinel eval`: the local investigator against the embedded simulator.
  */
 import type { Command } from 'commander';
+import { constants as osConstants } from 'node:os';
 import { parseTimeScale } from '../../deploy/sim/cli.ts';
 import { SCENARIOS_DIR } from '../../deploy/sim/index.ts';
 import { succeeded } from './command.ts';
-import { DEFAULT_DEMO_SCENARIO, runDemo } from './demo.ts';
+import { DemoInterrupted, DEFAULT_DEMO_SCENARIO, runDemo } from './demo.ts';
 import { evaluateScenario, renderEvalTable, scenarioFiles, type EvalResult } from './eval.ts';
 
 /** Adds `sentinel demo` and `sentinel eval`. */
@@ -24,16 +25,44 @@ export function registerInvestigatorCommands(program: Command): void {
     .option('--json', 'print the report as JSON instead of Markdown')
     .option('--time-scale <n>', 'simulated seconds per real second', parseTimeScale, 10)
     .action(async (options: { scenario: string; yes?: boolean; json?: boolean; timeScale: number }) => {
-      const report = await runDemo(
-        {
-          scenario: options.scenario,
-          yes: options.yes ?? false,
-          timeScale: options.timeScale,
-          json: options.json ?? false,
-        },
-        { stdout: process.stdout, stderr: process.stderr },
-      );
-      if (!succeeded(report)) process.exitCode = 1;
+      // Ctrl-C (or SIGTERM) stops the demo cleanly: simulator and server stopped, temporary data
+      // directory removed, exit 128 + the signal's number. Repeated signals (a terminal and a
+      // re-executing launcher both deliver Ctrl-C) do not cut the cleanup short.
+      const controller = new AbortController();
+      let received: NodeJS.Signals | undefined;
+      const onSignal = (signal: NodeJS.Signals) => {
+        if (received) return;
+        received = signal;
+        process.stderr.write(
+          '\nInterrupted: stopping the simulated cluster and removing its temporary files…\n',
+        );
+        controller.abort();
+      };
+      process.on('SIGINT', onSignal);
+      process.on('SIGTERM', onSignal);
+      try {
+        const report = await runDemo(
+          {
+            scenario: options.scenario,
+            yes: options.yes ?? false,
+            timeScale: options.timeScale,
+            json: options.json ?? false,
+            signal: controller.signal,
+          },
+          { stdout: process.stdout, stderr: process.stderr },
+        );
+        if (!succeeded(report)) process.exitCode = 1;
+      } catch (error) {
+        if (!(error instanceof DemoInterrupted) || !received) throw error;
+        process.stderr.write(
+          'Demo stopped. Nothing is left behind: the simulated cluster, its server and their data are gone, so there is nothing to resume. Run `sentinel demo` to start again.\n',
+        );
+        // A prompt may still be reading stdin: end the process here rather than wait for input.
+        process.exit(128 + osConstants.signals[received]);
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
     });
 
   program

@@ -15,6 +15,13 @@ export interface DemoOptions {
   /** Simulated seconds per real second (default 10: the rollback settles in about a second). */
   timeScale: number;
   json?: boolean;
+  /** Aborting it (Ctrl-C) stops the demo: `runDemo` cleans up and throws `DemoInterrupted`. */
+  signal?: AbortSignal;
+}
+
+/** Thrown by `runDemo` when its signal aborted it; everything it started is gone by then. */
+export class DemoInterrupted extends Error {
+  override name = 'DemoInterrupted';
 }
 
 /** The scenario the demo runs by default. */
@@ -22,8 +29,9 @@ export const DEFAULT_DEMO_SCENARIO = 'bad-image-rollout';
 
 /**
  * Runs the demo and returns the report (printed on stdout; the walk-through on stderr). Everything
- * it starts is stopped and its temporary data directory removed, whatever happens. Throws
- * `SentinelError('invalid_input')` for an unknown scenario.
+ * it starts is stopped and its temporary data directory removed, whatever happens (an aborted
+ * `signal` included). Throws `SentinelError('invalid_input')` for an unknown scenario,
+ * `DemoInterrupted` when aborted.
  */
 export async function runDemo(options: DemoOptions, io: CommandIo): Promise<Report> {
   const say = (text: string) => io.stderr.write(`${text}\n`);
@@ -52,7 +60,7 @@ export async function runDemo(options: DemoOptions, io: CommandIo): Promise<Repo
         '',
       ].join('\n'),
     );
-    const report = await investigateLocally(
+    const investigation = investigateLocally(
       sim.scenario.symptom,
       {
         namespace,
@@ -63,8 +71,17 @@ export async function runDemo(options: DemoOptions, io: CommandIo): Promise<Repo
         json: options.json,
       },
       io,
-      { clusterNow: () => sim.clock.now(), pollMs: 500 },
+      {
+        clusterNow: () => sim.clock.now(),
+        pollMs: 500,
+        // The demo's cluster and data directory end with it: there is nothing to resume later.
+        onStart: (started) =>
+          say(`Investigation ${started.id}: "${started.symptom}" in namespace ${namespace}.`),
+      },
     );
+    // Once interrupted, the investigation fails against the stopped server: nobody waits for it.
+    investigation.catch(() => undefined);
+    const report = await Promise.race([investigation, interruption(options.signal)]);
     say(
       report.verification?.healthy
         ? `\nDemo complete: ${report.culprit ? `${report.culprit.kind} ${report.culprit.namespace}/${report.culprit.name}` : 'the workload'} is healthy again. Try other scenarios with --scenario, or point \`sentinel investigate\` at a real cluster.`
@@ -74,4 +91,12 @@ export async function runDemo(options: DemoOptions, io: CommandIo): Promise<Repo
   } finally {
     await close();
   }
+}
+
+/** Rejects with `DemoInterrupted` when `signal` aborts (never settles without one). */
+function interruption(signal: AbortSignal | undefined): Promise<never> {
+  return new Promise((_resolve, reject) => {
+    if (signal?.aborted) reject(new DemoInterrupted('interrupted'));
+    signal?.addEventListener('abort', () => reject(new DemoInterrupted('interrupted')), { once: true });
+  });
 }

@@ -1,6 +1,11 @@
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../helpers/cli.ts';
+
+const SENTINEL = fileURLToPath(new URL('../../../bin/sentinel.js', import.meta.url));
 
 describe('sentinel demo', { timeout: 90_000 }, () => {
   it('walks through the bad rollout non-interactively (--yes): evidence, approval, rollback, verified healthy', async () => {
@@ -9,6 +14,8 @@ describe('sentinel demo', { timeout: 90_000 }, () => {
 
     expect(stderr).toContain('Sentinel demo — scenario bad-image-rollout');
     expect(stderr).toContain('The pager says: "checkout returns 502');
+    // The demo's cluster and data end with it: no resume hint.
+    expect(stderr).not.toContain('--resume');
     const kubeconfig = /kubectl --kubeconfig (\S+) get pods -n shop/.exec(stderr)?.[1];
     expect(kubeconfig).toBeDefined();
     expect(stderr).toMatch(/approvals page: +http:\/\/127\.0\.0\.1:\d+\/ui\/approvals/);
@@ -27,6 +34,34 @@ describe('sentinel demo', { timeout: 90_000 }, () => {
     expect(stdout).toContain('## Verification\n\nHealthy: rollout complete');
     // Nothing is left behind: the simulator's kubeconfig went with its temporary data directory.
     expect(existsSync(kubeconfig!)).toBe(false);
+  });
+
+  it('Ctrl-C while it waits for approval: removes everything, exits 130, offers no resume', async () => {
+    const env = Object.fromEntries(
+      Object.entries(process.env).filter(([key]) => !key.startsWith('SENTINEL_')),
+    );
+    const child = spawn(process.execPath, [SENTINEL, 'demo', '--time-scale', '60'], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stdout.resume();
+    const waiting = new Promise<void>((resolve) =>
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (stderr.includes('Waiting for a decision')) resolve();
+      }),
+    );
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    await Promise.race([waiting, exited]);
+    const kubeconfig = /kubectl --kubeconfig (\S+) get pods/.exec(stderr)?.[1];
+    expect(kubeconfig, stderr).toBeDefined();
+    expect(existsSync(dirname(kubeconfig!))).toBe(true);
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(stderr).toContain('Demo stopped. Nothing is left behind');
+    expect(stderr).not.toContain('--resume');
+    expect(existsSync(dirname(kubeconfig!))).toBe(false);
   });
 
   it('names an unknown scenario', async () => {
