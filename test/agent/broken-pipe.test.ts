@@ -1,0 +1,65 @@
+import { spawn } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { exitQuietlyOnBrokenPipe } from '../../agent/broken-pipe.ts';
+import { openAuditLog } from '../../server/audit/index.ts';
+
+const SENTINEL = fileURLToPath(new URL('../../bin/sentinel.js', import.meta.url));
+
+describe('exitQuietlyOnBrokenPipe', () => {
+  it('ends the process with 0 on EPIPE and rethrows anything else', () => {
+    const stream = new EventEmitter() as EventEmitter & NodeJS.WritableStream;
+    const exits: number[] = [];
+    exitQuietlyOnBrokenPipe(stream, (code) => exits.push(code));
+    stream.emit('error', Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
+    expect(exits).toEqual([0]);
+    expect(() => stream.emit('error', Object.assign(new Error('disk full'), { code: 'ENOSPC' }))).toThrow(
+      'disk full',
+    );
+  });
+});
+
+describe('sentinel audit export | head', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'sentinel-broken-pipe-'));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('exits 0 without a word when the reader goes away', async () => {
+    const log = openAuditLog(dataDir);
+    // Well over a pipe's 64 KiB buffer, so the export is still writing when the reader leaves.
+    for (let i = 0; i < 600; i++) {
+      log.append({
+        kind: 'tool_call',
+        time: new Date(Date.UTC(2025, 0, 31, 2, 10, i)).toISOString(),
+        request_id: `req-${i}`,
+        identity: 'investigator',
+        cluster: { context: 'kind-sentinel', server: 'https://127.0.0.1:6443' },
+        tool: 'list_pods',
+        arguments: { namespace: 'shop', label_selector: 'app=checkout'.repeat(20) },
+        rule: 'default:read',
+        decision: 'allow',
+        approval_request_id: null,
+        approver: null,
+        decision_time: null,
+        reason: null,
+        outcome: 'succeeded',
+        duration_ms: 12.5,
+        error: null,
+      });
+    }
+    log.close();
+    const child = spawn(process.execPath, [SENTINEL, 'audit', 'export', '--data-dir', dataDir], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    // `head -1`: read the first chunk, then close the pipe.
+    child.stdout.once('data', () => child.stdout.destroy());
+    const code = await new Promise<number | null>((resolve) => child.once('close', (c) => resolve(c)));
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+  });
+});
