@@ -1,5 +1,5 @@
 /**
- * The Sentinel identity the harness calls as: `trueforge`, a caller and never an approver (DESIGN.md:
+ * The Sentinel identity the harness calls as: `trueforge`, a caller and never an approver (docs/DESIGN.md:
  * no identity approves what it requested, and the agent's identity is never an approver).
  */
 import type { IdentityStore } from '../../server/index.ts';

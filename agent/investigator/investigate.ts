@@ -1,6 +1,6 @@
 /**
  * The local investigator's run: triage → evidence → decide → preview → request → wait → execute →
- * verify, as a sequence of named steps over the MCP server (DESIGN.md, "Local mode"). Each step's
+ * verify, as a sequence of named steps over the MCP server (docs/DESIGN.md, "Local mode"). Each step's
  * calls are computed from the saved results of the steps before it, and the record is saved after
  * every transition, so `run` continues any saved investigation from where it stopped — in this
  * process or another one.

@@ -64,7 +64,7 @@ export type CallRecord = z.infer<typeof CallRecordSchema>;
 export const StepStatusSchema = z.enum(['running', 'awaiting_approval', 'done', 'declined', 'failed']);
 export type StepStatus = z.infer<typeof StepStatusSchema>;
 
-/** A batch of calls that runs all together or not at all (DESIGN.md, "Local mode"). */
+/** A batch of calls that runs all together or not at all (docs/DESIGN.md, "Local mode"). */
 export const StepSchema = z.object({
   /** Stable name, e.g. `triage`, `evidence:checkout`, `remediate`. */
   name: z.string(),

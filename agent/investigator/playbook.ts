@@ -1,6 +1,6 @@
 /**
  * The incident playbook: a pure function from the investigation tools' structured outputs to a
- * decision (DESIGN.md, "Local mode"). No I/O, no clock of its own: the same evidence always gives the
+ * decision (docs/DESIGN.md, "Local mode"). No I/O, no clock of its own: the same evidence always gives the
  * same decision, which is what makes the local investigator dependable at 3 a.m. and testable.
  *
  * First, what the user asked about must exist: a named Deployment the cluster answers "not found"
