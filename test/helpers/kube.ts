@@ -21,11 +21,19 @@ export const TEST_SERVER = 'https://k8s.test:6443';
 export const TEST_CONTEXT = 'test-ctx';
 export const TEST_TOKEN = 'test-token-0123456789';
 
+/** Kubeconfig directories of the current test file, removed after its last test. */
+const kubeconfigDirs = new Set<string>();
+afterAll(() => {
+  for (const dir of kubeconfigDirs) rmSync(dir, { recursive: true, force: true });
+  kubeconfigDirs.clear();
+});
+
 /** Writes a kubeconfig with one context (`test-ctx` → TEST_SERVER, bearer TEST_TOKEN); returns its path and a cleanup. */
 export function writeKubeconfig(
   options: { server?: string; context?: string; extraContexts?: string[] } = {},
 ): { path: string; dir: string; remove: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'sentinel-kube-'));
+  kubeconfigDirs.add(dir);
   const path = join(dir, 'config');
   const context = options.context ?? TEST_CONTEXT;
   const contexts = [context, ...(options.extraContexts ?? [])];

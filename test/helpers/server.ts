@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import pino from 'pino';
+import { afterAll } from 'vitest';
 import type { ClusterIdentity } from '../../tools/define-tool.ts';
 import type { KubeConnection, KubeReader, KubeWriter } from '../../tools/kube/types.ts';
 import type { ToolRegistry } from '../../tools/registry.ts';
@@ -19,9 +20,20 @@ import type { ToolCallMiddleware } from '../../server/pipeline.ts';
 
 export const TEST_CLUSTER: ClusterIdentity = { context: 'test-context', server: 'https://127.0.0.1:6443' };
 
-/** A temporary data directory, removed by `cleanup`. */
+/** Temporary data directories of the current test file, removed after its last test. */
+const dataDirs = new Set<string>();
+afterAll(() => {
+  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+  dataDirs.clear();
+});
+
+/**
+ * A temporary data directory, removed by `cleanup` — and in any case after the test file's last
+ * test, so a failing or forgetful test leaves nothing in the temporary folder.
+ */
 export function tempDataDir(): { dir: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'sentinel-test-'));
+  dataDirs.add(dir);
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 

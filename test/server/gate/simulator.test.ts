@@ -41,7 +41,8 @@ const patchesOf = (name: string) =>
     (m: MutationRecord) => m.verb === 'patch' && m.resource === 'deployments.apps' && m.name === name,
   );
 
-describe('approved retries against the simulator', () => {
+// Real servers and a simulator per test: generous timeouts for a loaded two-core machine.
+describe('approved retries against the simulator', { timeout: 90_000 }, () => {
   it('executes 50 concurrent identical retries after a once grant exactly once', async () => {
     const s = await startGateServer({ kube: connectKube({ kubeconfig }) });
     const clients: Client[] = [];
@@ -125,7 +126,7 @@ describe('the production remediation tools behind the gate', () => {
   });
 });
 
-describe('crash safety: a server killed with SIGKILL mid-execution', () => {
+describe('crash safety: a server killed with SIGKILL mid-execution', { timeout: 90_000 }, () => {
   const dir = tempDataDir();
   let child: ChildProcess | undefined;
   afterEach(() => {

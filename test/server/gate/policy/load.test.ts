@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -90,10 +90,14 @@ describe('policy loading', () => {
     );
     expect(warnings.join('\n')).toContain("names tool 'restart_everything', which is not registered");
     const dir = mkdtempSync(join(tmpdir(), 'sentinel-policy-'));
-    expect(() => loadPolicyFile(join(dir, 'missing.yaml'))).toThrow(
-      /Policy file .*missing\.yaml cannot be read/,
-    );
-    writeFileSync(join(dir, 'empty.yaml'), 'version: 1\n');
-    expect(loadPolicyFile(join(dir, 'empty.yaml')).policy.rules).toEqual([]);
+    try {
+      expect(() => loadPolicyFile(join(dir, 'missing.yaml'))).toThrow(
+        /Policy file .*missing\.yaml cannot be read/,
+      );
+      writeFileSync(join(dir, 'empty.yaml'), 'version: 1\n');
+      expect(loadPolicyFile(join(dir, 'empty.yaml')).policy.rules).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
