@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { exitQuietlyOnBrokenPipe } from '../../agent/broken-pipe.ts';
 import { openAuditLog } from '../../server/audit/index.ts';
+import { auditEntry } from '../helpers/audit.ts';
 
 const SENTINEL = fileURLToPath(new URL('../../bin/sentinel.js', import.meta.url));
 
@@ -31,24 +32,12 @@ describe('sentinel audit export | head', () => {
     const log = openAuditLog(dataDir);
     // Well over a pipe's 64 KiB buffer, so the export is still writing when the reader leaves.
     for (let i = 0; i < 600; i++) {
-      log.append({
-        kind: 'tool_call',
-        time: new Date(Date.UTC(2025, 0, 31, 2, 10, i)).toISOString(),
-        request_id: `req-${i}`,
-        identity: 'investigator',
-        cluster: { context: 'kind-sentinel', server: 'https://127.0.0.1:6443' },
-        tool: 'list_pods',
-        arguments: { namespace: 'shop', label_selector: 'app=checkout'.repeat(20) },
-        rule: 'default:read',
-        decision: 'allow',
-        approval_request_id: null,
-        approver: null,
-        decision_time: null,
-        reason: null,
-        outcome: 'succeeded',
-        duration_ms: 12.5,
-        error: null,
-      });
+      log.append(
+        auditEntry({
+          time: new Date(Date.UTC(2025, 0, 31, 2, 10, i)).toISOString(),
+          arguments: { namespace: 'shop', label_selector: 'app=checkout'.repeat(20) },
+        }),
+      );
     }
     log.close();
     const child = spawn(process.execPath, [SENTINEL, 'audit', 'export', '--data-dir', dataDir], {

@@ -9,26 +9,19 @@ import {
   type AuditEntry,
 } from '../../../server/audit/index.ts';
 import { runCli } from '../../helpers/cli.ts';
+import { auditEntry } from '../../helpers/audit.ts';
 import { tempDataDir } from '../../helpers/server.ts';
 
-const entry = (time: string, tool: string): AuditEntry => ({
-  kind: 'tool_call',
-  time,
-  request_id: 'r',
-  identity: 'agent',
-  cluster: null,
-  tool,
-  arguments: {},
-  rule: 'default:read',
-  decision: 'allow',
-  approval_request_id: null,
-  approver: null,
-  decision_time: null,
-  reason: null,
-  outcome: 'succeeded',
-  duration_ms: 1,
-  error: null,
-});
+const entry = (time: string, tool: string): AuditEntry =>
+  auditEntry({
+    time,
+    tool,
+    request_id: 'r',
+    identity: 'agent',
+    cluster: null,
+    arguments: {},
+    duration_ms: 1,
+  });
 
 describe('sentinel audit export|verify', () => {
   let dir: string;

@@ -7,31 +7,11 @@ import {
   hashRecord,
   openAuditLog,
   verifyChain,
-  type AuditEntry,
 } from '../../../server/audit/index.ts';
+import { auditEntry } from '../../helpers/audit.ts';
 import { tempDataDir } from '../../helpers/server.ts';
 
-function entry(overrides: Partial<AuditEntry> = {}): AuditEntry {
-  return {
-    kind: 'tool_call',
-    time: '2025-01-31T02:10:00.000Z',
-    request_id: 'req-1',
-    identity: 'investigator',
-    cluster: { context: 'kind-sentinel', server: 'https://127.0.0.1:6443' },
-    tool: 'list_pods',
-    arguments: { namespace: 'shop' },
-    rule: 'default:read',
-    decision: 'allow',
-    approval_request_id: null,
-    approver: null,
-    decision_time: null,
-    reason: null,
-    outcome: 'succeeded',
-    duration_ms: 12.5,
-    error: null,
-    ...overrides,
-  };
-}
+const entry = auditEntry;
 
 /** Rewrites stored rows behind the log's back (as an attacker with the file would). */
 function tamper(dir: string, sql: string, ...params: (string | number)[]) {
