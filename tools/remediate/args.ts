@@ -6,6 +6,12 @@ import { z } from 'zod';
 
 /** Longest accepted `reason`, in characters. */
 export const MAX_REASON_LENGTH = 500;
+/**
+ * Longest reason quoted in `kubernetes.io/change-cause`, in characters (a longer one is cut, ending
+ * in `…`): the change-cause is a column of `kubectl rollout history`. The whole reason (up to
+ * `MAX_REASON_LENGTH`) stays in `sentinel.dev/reason`.
+ */
+export const CHANGE_CAUSE_REASON_LENGTH = 100;
 
 export const DryRunSchema = z
   .boolean({ error: 'must be true or false' })
@@ -22,7 +28,7 @@ export const ReasonSchema = z
   .optional()
   .describe(
     `Why the change is made, in a sentence (at most ${MAX_REASON_LENGTH} characters); recorded on the Deployment ` +
-      '(annotation sentinel.dev/reason and, when a new revision results, the change-cause `kubectl rollout history` shows). Optional.',
+      `(annotation sentinel.dev/reason and, when a new revision results, the change-cause \`kubectl rollout history\` shows, cut there to ${CHANGE_CAUSE_REASON_LENGTH} characters). Optional.`,
   );
 
 /** `dry_run` and `reason`, spread into each remediation tool's `toolInput({...})`. */

@@ -7,7 +7,7 @@
 import { CHANGE_CAUSE_ANNOTATION } from '../kube/index.ts';
 import { oneLine } from '../format/index.ts';
 import { redact } from '../redact.ts';
-import { MAX_REASON_LENGTH } from './args.ts';
+import { CHANGE_CAUSE_REASON_LENGTH, MAX_REASON_LENGTH } from './args.ts';
 
 /** Server-side field manager of every write (`managedFields[].manager`). */
 export const FIELD_MANAGER = 'sentinel';
@@ -34,10 +34,14 @@ export interface Attribution {
 
 /**
  * The change-cause Sentinel records: `<action> — <reason> (sentinel, approval request <id>)`, one
- * line, secrets redacted, e.g. `roll back to revision 6 — checkout 502s (sentinel, approval request ar-1)`.
+ * line (newlines and other whitespace runs become one space, control characters removed), secrets
+ * redacted, the reason cut to `CHANGE_CAUSE_REASON_LENGTH` (100) characters ending in `…`, e.g.
+ * `roll back to revision 6 — checkout 502s (sentinel, approval request ar-1)`.
  */
 export function changeCause(attribution: Attribution): string {
-  const reason = attribution.reason ? ` — ${cleanReason(attribution.reason)}` : '';
+  const reason = attribution.reason
+    ? ` — ${oneLine(cleanReason(attribution.reason), CHANGE_CAUSE_REASON_LENGTH)}`
+    : '';
   const approval = attribution.approvalRequestId ? `, approval request ${attribution.approvalRequestId}` : '';
   return `${oneLine(attribution.action, 1000)}${reason} (sentinel${approval})`;
 }

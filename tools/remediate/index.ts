@@ -8,7 +8,7 @@ export { restartService, planRestart, resolveRestartTarget } from './restart-ser
 export {
   scaleDeployment,
   planScale,
-  maxReplicasFrom,
+  parseMaxReplicas,
   MAX_REPLICAS_ENV,
   DEFAULT_MAX_REPLICAS,
 } from './scale-deployment.ts';

@@ -29,36 +29,66 @@ export const DEFAULT_MAX_REPLICAS = 50;
 /** The largest value `SENTINEL_MAX_REPLICAS` may take. */
 export const MAX_REPLICAS_LIMIT = 10_000;
 
+/** What a `SENTINEL_MAX_REPLICAS` value must be, as errors state it. */
+export const MAX_REPLICAS_RULE = `a whole number from 0 to ${MAX_REPLICAS_LIMIT} in plain decimal digits (no sign, spaces, decimal point, exponent or leading zero)`;
+
 /**
- * The configured maximum from the value of `SENTINEL_MAX_REPLICAS`: unset or empty → 50; a whole
- * number from 1 to 10000 → that; anything else → 50 plus a `problem` that every scale call reports
- * (so a typo in the server's environment is loud, never silently widened).
+ * The largest replica count `scale_deployment` accepts, from the value of `SENTINEL_MAX_REPLICAS`:
+ * unset or empty → 50; otherwise plain decimal digits (`^(0|[1-9][0-9]*)$`) from 0 to 10000, where 0
+ * allows only scaling to zero. Anything else — `1e3`, `0x10`, `+5`, `5.0`, ` 5`, `007`, `10001` — is
+ * refused, never reinterpreted or replaced by the default. Throws `SentinelError('invalid_input')`
+ * with field `SENTINEL_MAX_REPLICAS`, naming the value and the rule.
  */
-export function maxReplicasFrom(raw: string | undefined): { max: number; problem?: string } {
-  if (raw === undefined || raw.trim() === '') return { max: DEFAULT_MAX_REPLICAS };
-  const value = Number(raw.trim());
-  if (Number.isInteger(value) && value >= 1 && value <= MAX_REPLICAS_LIMIT) return { max: value };
-  return {
-    max: DEFAULT_MAX_REPLICAS,
-    problem: `${MAX_REPLICAS_ENV}=${JSON.stringify(raw)} is not a whole number from 1 to ${MAX_REPLICAS_LIMIT}; fix the server's environment and restart it. Nothing was sent.`,
-  };
+export function parseMaxReplicas(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return DEFAULT_MAX_REPLICAS;
+  if (/^(0|[1-9][0-9]*)$/.test(raw) && Number(raw) <= MAX_REPLICAS_LIMIT) return Number(raw);
+  throw new SentinelError(
+    'invalid_input',
+    `${MAX_REPLICAS_ENV}=${JSON.stringify(raw)} is invalid: it must be ${MAX_REPLICAS_RULE}. scale_deployment refuses every call until the server's environment is fixed and the server restarted; nothing was sent.`,
+    { field: MAX_REPLICAS_ENV },
+  );
 }
 
-const configured = maxReplicasFrom(process.env[MAX_REPLICAS_ENV]);
+/** `SENTINEL_MAX_REPLICAS`, read once when the server loads its tools: the maximum, or why there is none. */
+const configured = ((): { max: number; problem?: undefined } | { max?: undefined; problem: string } => {
+  try {
+    return { max: parseMaxReplicas(process.env[MAX_REPLICAS_ENV]) };
+  } catch (error) {
+    return { problem: (error as SentinelError).message };
+  }
+})();
+
+/** The configuration error every scale call fails with (before any Kubernetes request), if any. */
+function configurationError(): SentinelError | undefined {
+  return configured.problem === undefined
+    ? undefined
+    : new SentinelError('invalid_input', configured.problem, { field: MAX_REPLICAS_ENV });
+}
+
+/** `replicas`: 0 to the configured maximum; with an invalid `SENTINEL_MAX_REPLICAS`, every value is refused with that error. */
+function replicasSchema(): z.ZodType<number> {
+  const { max, problem } = configured;
+  if (problem !== undefined) {
+    return z
+      .number()
+      .superRefine((_value, ctx) => ctx.addIssue({ code: 'custom', message: problem }))
+      .describe(`Unavailable: ${problem}`);
+  }
+  const range = `must be a whole number of replicas from 0 to ${max}`;
+  return z
+    .number({ error: range })
+    .int({ error: range })
+    .min(0, { error: range })
+    .max(max, { error: `must be at most ${max} (the configured maximum, ${MAX_REPLICAS_ENV})` })
+    .describe(
+      `Desired number of Pods, 0 to ${max} (the server's maximum, set by ${MAX_REPLICAS_ENV}, default ${DEFAULT_MAX_REPLICAS}). 0 stops every Pod.`,
+    );
+}
 
 export const ScaleDeploymentInputSchema = toolInput({
   namespace: NamespaceSchema,
   name: DeploymentNameSchema,
-  replicas: z
-    .number({ error: `must be a whole number of replicas from 0 to ${configured.max}` })
-    .int({ error: `must be a whole number of replicas from 0 to ${configured.max}` })
-    .min(0, { error: `must be a whole number of replicas from 0 to ${configured.max}` })
-    .max(configured.max, {
-      error: `must be at most ${configured.max} (the configured maximum, ${MAX_REPLICAS_ENV})`,
-    })
-    .describe(
-      `Desired number of Pods, 0 to ${configured.max} (the server's maximum, set by ${MAX_REPLICAS_ENV}, default ${DEFAULT_MAX_REPLICAS}). 0 stops every Pod.`,
-    ),
+  replicas: replicasSchema(),
   ...remediationArgs,
 });
 export type ScaleDeploymentInput = z.infer<typeof ScaleDeploymentInputSchema>;
@@ -165,7 +195,10 @@ export const scaleDeployment = defineTool({
   title: 'Scale a Deployment',
   description:
     'Sets the number of Pods of a Deployment, exactly like `kubectl scale deployment/<name> --replicas=N` (through the scale subresource). ' +
-    `replicas: 0 to ${configured.max}. Scaling down removes Pods; 0 stops the service. ` +
+    (configured.problem === undefined
+      ? `replicas: 0 to ${configured.max}. `
+      : `Unavailable until the server's ${MAX_REPLICAS_ENV} is fixed. `) +
+    'Scaling down removes Pods; 0 stops the service. ' +
     'Call it with dry_run: true first: the preview shows replicas from/to and warns about scaling to 0, a HorizontalPodAutoscaler that owns the count, and GitOps/Helm/owner management that may undo it. ' +
     'Afterwards verify with get_rollout_status.',
   risk: 'destructive',
@@ -175,9 +208,8 @@ export const scaleDeployment = defineTool({
   input: ScaleDeploymentInputSchema,
   output: RemediationOutputSchema,
   handler: async (args, ctx) => {
-    if (configured.problem) {
-      throw new SentinelError('invalid_input', configured.problem, { field: MAX_REPLICAS_ENV });
-    }
+    const invalid = configurationError();
+    if (invalid) throw invalid;
     const deployment = await ctx.kube.getDeployment(args.namespace, args.name);
     const autoscalers = await ctx.kube.listHorizontalPodAutoscalers(args.namespace);
     return runRemediation(planScale({ deployment, autoscalers }, args), args, ctx);

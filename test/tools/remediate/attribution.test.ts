@@ -20,6 +20,27 @@ describe('attribution', () => {
     expect(changeCause({ action: 'rollout restart', newRevision: true })).toBe('rollout restart (sentinel)');
   });
 
+  it('cuts a long reason in the change-cause to 100 characters with an ellipsis, keeping it whole in sentinel.dev/reason', () => {
+    const reason = `checkout 502s since 02:10.\r\nSteps:\n${'x'.repeat(300)}`;
+    const stamps = attributionAnnotations({
+      action: 'rollout restart',
+      reason,
+      approvalRequestId: 'apr-3',
+      newRevision: true,
+    });
+    const quoted = `checkout 502s since 02:10. Steps: ${'x'.repeat(100 - 'checkout 502s since 02:10. Steps: '.length - 1)}…`;
+    expect(quoted).toHaveLength(100);
+    expect(stamps['kubernetes.io/change-cause']).toBe(
+      `rollout restart — ${quoted} (sentinel, approval request apr-3)`,
+    );
+    expect(stamps['kubernetes.io/change-cause']).not.toMatch(/[\r\n]/);
+    expect(stamps['sentinel.dev/reason']).toBe(`checkout 502s since 02:10. Steps: ${'x'.repeat(300)}`);
+    // A reason of exactly 100 characters is not cut.
+    expect(changeCause({ action: 'scale', reason: 'y'.repeat(100), newRevision: true })).toBe(
+      `scale — ${'y'.repeat(100)} (sentinel)`,
+    );
+  });
+
   it('records the change-cause only for changes that make a new revision', () => {
     expect(attributionAnnotations({ action: 'scale', reason: 'load', newRevision: false })).toEqual({
       'sentinel.dev/reason': 'load',

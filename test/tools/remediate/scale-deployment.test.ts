@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
-import { maxReplicasFrom, scaleDeployment } from '../../../tools/remediate/scale-deployment.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { SentinelError } from '../../../tools/errors.ts';
+import { parseMaxReplicas, scaleDeployment } from '../../../tools/remediate/scale-deployment.ts';
 import type { Deployment } from '../../../tools/kube/types.ts';
 import { deployment } from '../../helpers/fixtures.ts';
 import { mockApi, statusBody } from '../../helpers/kube.ts';
@@ -51,15 +52,89 @@ describe('scale_deployment', () => {
     expect(scaleDeployment.input.safeParse({ namespace: 'shop', name: 'checkout' }).success).toBe(false);
   });
 
-  it('reads the maximum from SENTINEL_MAX_REPLICAS and reports a bad value', () => {
-    expect(maxReplicasFrom(undefined)).toEqual({ max: 50 });
-    expect(maxReplicasFrom(' ')).toEqual({ max: 50 });
-    expect(maxReplicasFrom('200')).toEqual({ max: 200 });
-    for (const bad of ['0', '-3', 'ten', '1.5', '10001']) {
-      const parsed = maxReplicasFrom(bad);
-      expect(parsed.max).toBe(50);
-      expect(parsed.problem).toContain('SENTINEL_MAX_REPLICAS');
+  it('parses SENTINEL_MAX_REPLICAS strictly: plain decimal digits from 0 to 10000', () => {
+    expect(parseMaxReplicas(undefined)).toBe(50);
+    expect(parseMaxReplicas('')).toBe(50);
+    expect(parseMaxReplicas('200')).toBe(200);
+    expect(parseMaxReplicas('0')).toBe(0);
+    expect(parseMaxReplicas('10000')).toBe(10000);
+    const bad = [
+      '1e3',
+      '0x10',
+      '+5',
+      '-3',
+      '5.0',
+      '1.5',
+      ' 5',
+      '5 ',
+      ' ',
+      '007',
+      'ten',
+      '10001',
+      '9'.repeat(30),
+    ];
+    for (const value of bad) {
+      const error = (() => {
+        try {
+          parseMaxReplicas(value);
+        } catch (e) {
+          return e as SentinelError;
+        }
+        return undefined;
+      })();
+      expect(error, value).toBeInstanceOf(SentinelError);
+      expect(error!.code).toBe('invalid_input');
+      expect(error!.field).toBe('SENTINEL_MAX_REPLICAS');
+      expect(error!.message).toContain(`SENTINEL_MAX_REPLICAS=${JSON.stringify(value)} is invalid`);
+      expect(error!.message).toContain('from 0 to 10000 in plain decimal digits');
     }
+  });
+
+  describe('with SENTINEL_MAX_REPLICAS set when the tools load', () => {
+    /** The scale tool as a server started with `SENTINEL_MAX_REPLICAS=value` loads it. */
+    async function loadWith(value: string): Promise<typeof scaleDeployment> {
+      vi.stubEnv('SENTINEL_MAX_REPLICAS', value);
+      vi.resetModules();
+      try {
+        return (await import('../../../tools/remediate/scale-deployment.ts')).scaleDeployment;
+      } finally {
+        vi.unstubAllEnvs();
+        vi.resetModules();
+      }
+    }
+
+    it('a valid value is the maximum the input schema enforces and states', async () => {
+      const tool = await loadWith('7');
+      const parse = (replicas: number) =>
+        tool.input.safeParse({ namespace: 'shop', name: 'checkout', replicas });
+      expect(parse(7).success).toBe(true);
+      expect(parse(8).error?.issues[0]?.message).toBe(
+        'must be at most 7 (the configured maximum, SENTINEL_MAX_REPLICAS)',
+      );
+      expect(tool.description).toContain('replicas: 0 to 7.');
+    });
+
+    it('1e3 is not read as 1000: every call fails naming the variable and the rule, sending nothing', async () => {
+      const tool = await loadWith('1e3');
+      const parsed = tool.input.safeParse({ namespace: 'shop', name: 'checkout', replicas: 3 });
+      expect(parsed.success).toBe(false);
+      expect(parsed.error?.issues[0]?.message).toMatch(
+        /^SENTINEL_MAX_REPLICAS="1e3" is invalid: it must be a whole number from 0 to 10000 in plain decimal digits/,
+      );
+      expect(tool.description).toContain('Unavailable until the server');
+      // The handler refuses too, before any Kubernetes request (nock has no interceptor).
+      const error = await tool
+        .handler(
+          { namespace: 'shop', name: 'checkout', replicas: 3, dry_run: true },
+          dryRunContext(api.cluster),
+        )
+        .then(
+          () => undefined,
+          (e: unknown) => e as SentinelError,
+        );
+      expect(error).toMatchObject({ code: 'invalid_input', field: 'SENTINEL_MAX_REPLICAS' });
+      expect(api.unexpected).toEqual([]);
+    });
   });
 
   it('previews from/to and warns on scaling to 0 and on a HorizontalPodAutoscaler', async () => {
