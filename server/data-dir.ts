@@ -4,6 +4,7 @@
  * takes `dataDirOption()`.
  */
 import { Option } from 'commander';
+import { chmodSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -26,4 +27,41 @@ export function defaultTokensFile(dataDir: string): string {
 /** `<data-dir>/local.token`: the token generated for identity `local` (mode 0600). */
 export function localTokenFile(dataDir: string): string {
   return join(dataDir, 'local.token');
+}
+
+/** A path whose permissions `hardenDataDir` tightened: what they were and are now (octal, e.g. `0644`). */
+export interface TightenedPath {
+  path: string;
+  was: string;
+  now: string;
+}
+
+/** Files Sentinel keeps in the data dir: tokens, login links, YAML, SQLite databases and their journals. */
+const STATE_FILE = /\.(token|url|yaml|db|sqlite)(-wal|-shm|-journal)?$/;
+
+const octal = (mode: number) => `0${(mode & 0o777).toString(8)}`;
+
+/**
+ * Creates `dataDir` with mode 0700 when missing and makes it and Sentinel's state files in it
+ * (`*.token`, `*.url`, `*.yaml`, `*.db`, `*.sqlite` and SQLite's `-wal`/`-shm`/`-journal` files)
+ * owner-only: 0700 for the directory, 0600 for the files, when they are readable by group or others.
+ * Only what this user owns is changed, and never a directory with the sticky bit (e.g. `/tmp` given
+ * as the data dir). Returns what was tightened (empty when everything was private already).
+ */
+export function hardenDataDir(dataDir: string): TightenedPath[] {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const uid = process.getuid?.();
+  const tightened: TightenedPath[] = [];
+  const tighten = (path: string, private_: number) => {
+    const stat = statSync(path);
+    if ((stat.mode & 0o077) === 0 || (uid !== undefined && stat.uid !== uid)) return;
+    if (stat.isDirectory() && (stat.mode & 0o1000) !== 0) return;
+    chmodSync(path, private_);
+    tightened.push({ path, was: octal(stat.mode), now: octal(private_) });
+  };
+  tighten(dataDir, 0o700);
+  for (const entry of readdirSync(dataDir, { withFileTypes: true })) {
+    if (entry.isFile() && STATE_FILE.test(entry.name)) tighten(join(dataDir, entry.name), 0o600);
+  }
+  return tightened;
 }

@@ -12,7 +12,7 @@ import { createServerApp } from './app.ts';
 import { createApprovalsHub } from './gate/events.ts';
 import { handOverCredentials } from './credentials.ts';
 import { allowedHostNames, checkBindAddress, isLoopbackHost, type ServeOptions } from './config.ts';
-import { defaultTokensFile, localTokenFile, resolveDataDir } from './data-dir.ts';
+import { defaultTokensFile, hardenDataDir, localTokenFile, resolveDataDir } from './data-dir.ts';
 import { LOCAL_IDENTITY_NAME } from './identity.ts';
 import { createIdentityStore, type IdentityStore } from './identity-store.ts';
 import { serveStdio, requireIdentity } from './stdio.ts';
@@ -208,6 +208,12 @@ export async function startServe(
     ? { cert: readPem(options.tlsCert, '--tls-cert'), key: readPem(options.tlsKey!, '--tls-key') }
     : undefined;
 
+  // Files left readable by others (an older version, a copy, a umask) are fixed and reported; files
+  // the plugins create now (databases) are made private right after, silently.
+  for (const { path, was, now } of hardenDataDir(dataDir)) {
+    logger.warn({ path, was, now }, 'data dir permissions were too open; tightened');
+    io.stderr(`Warning: ${path} was readable by other users (mode ${was}); changed to ${now}.\n`);
+  }
   const plugins = await startPlugins(extensions.plugins ?? serverPlugins, {
     dataDir,
     policyFile,
@@ -218,6 +224,7 @@ export async function startServe(
     transport: options.stdio ? 'stdio' : 'http',
     approvals: createApprovalsHub(logger),
   });
+  hardenDataDir(dataDir);
   warnUpstreamTrust(identities, logger, io);
 
   if (options.stdio) {
