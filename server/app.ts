@@ -15,7 +15,16 @@ import { createAuthenticate, hostAndOriginCheck } from './auth.ts';
 import type { IdentityStore } from './identity-store.ts';
 import { createLogger } from './logger.ts';
 import { createMcpServer, listTools } from './mcp.ts';
-import { createToolCallPipeline, type ToolCallMiddleware, type ToolCallPipeline } from './pipeline.ts';
+import {
+  createToolCallPipeline,
+  notifyRejected,
+  UNAUTHENTICATED,
+  UNREAD_TOOL,
+  type RejectedCallListener,
+  type ToolCallMiddleware,
+  type ToolCallPipeline,
+} from './pipeline.ts';
+import { SentinelError } from '../tools/errors.ts';
 import { SENTINEL_VERSION } from './version.ts';
 import { MAX_BODY_BYTES } from './limits.ts';
 import { createClusterProbe, notConfigured, type ClusterProbeOptions } from './kube.ts';
@@ -54,6 +63,8 @@ export interface ServerAppOptions {
   extraRoutes?: readonly RouteMounter[];
   /** Timeout and caching of the cluster reachability probe behind /healthz and /readyz. */
   clusterProbe?: ClusterProbeOptions;
+  /** Told about calls refused before the middlewares: unknown tool, invalid arguments, 401 on /mcp. */
+  onRejected?: RejectedCallListener;
 }
 
 export interface ServerApp {
@@ -100,7 +111,14 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
   const kube = typeof connection === 'function' ? connection : () => connection;
   const logger = options.logger ?? createLogger();
   listTools(registry);
-  const pipeline = createToolCallPipeline({ registry, kube, middlewares: options.middlewares ?? [], logger });
+  const { onRejected } = options;
+  const pipeline = createToolCallPipeline({
+    registry,
+    kube,
+    middlewares: options.middlewares ?? [],
+    logger,
+    ...(onRejected && { onRejected }),
+  });
   const authenticate = createAuthenticate(options.identities);
   const deps: ServerDeps = {
     registry,
@@ -144,32 +162,59 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
     res.status(ready ? 200 : 503).json(body);
   });
 
-  app.post('/mcp', authenticate, express.json({ limit: MAX_BODY_BYTES }), async (req, res) => {
-    const identity = req.identity!;
-    const requestId = res.locals.requestId as string;
-    const server = createMcpServer({
-      registry,
-      pipeline,
-      caller: () => ({ identity, requestId }),
-      version: deps.version,
+  // A POST /mcp refused for its token is a call nobody authenticated: recorded (without reading the
+  // body, so no tool name) like the calls the pipeline refuses.
+  const recordUnauthenticated: RequestHandler = (_req, res, next) => {
+    const at = new Date();
+    res.on('finish', () => {
+      if (res.statusCode !== 401) return;
+      notifyRejected(
+        onRejected,
+        {
+          at,
+          requestId: res.locals.requestId as string,
+          identity: UNAUTHENTICATED,
+          tool: UNREAD_TOOL,
+          reason: 'unauthenticated',
+          error: new SentinelError('unauthorized', 'Missing, unknown or revoked bearer token.'),
+        },
+        res.locals.log as Logger,
+      );
     });
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-      maxRequestBodySize: MAX_BODY_BYTES,
-    });
-    res.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    try {
-      await server.connect(transport);
-      await transport.handleRequest(req, res, req.body);
-    } catch (error) {
-      (res.locals.log as Logger).error({ err: error }, 'MCP request failed');
-      if (!res.headersSent) res.status(500).json(jsonRpcError(-32603, 'Internal error'));
-    }
-  });
+    next();
+  };
+  app.post(
+    '/mcp',
+    recordUnauthenticated,
+    authenticate,
+    express.json({ limit: MAX_BODY_BYTES }),
+    async (req, res) => {
+      const identity = req.identity!;
+      const requestId = res.locals.requestId as string;
+      const server = createMcpServer({
+        registry,
+        pipeline,
+        caller: () => ({ identity, requestId }),
+        version: deps.version,
+      });
+      const transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+        maxRequestBodySize: MAX_BODY_BYTES,
+      });
+      res.on('close', () => {
+        void transport.close();
+        void server.close();
+      });
+      try {
+        await server.connect(transport);
+        await transport.handleRequest(req, res, req.body);
+      } catch (error) {
+        (res.locals.log as Logger).error({ err: error }, 'MCP request failed');
+        if (!res.headersSent) res.status(500).json(jsonRpcError(-32603, 'Internal error'));
+      }
+    },
+  );
   // Stateless server: no SSE stream to GET and no session to DELETE.
   app.all('/mcp', authenticate, (_req, res) => {
     res

@@ -4,6 +4,8 @@
  * in front of every handler.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
 import {
   CallToolRequestSchema,
   ListToolsRequestSchema,
@@ -15,7 +17,14 @@ import { toSentinelError } from '../tools/errors.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import type { Identity } from './identity.ts';
 import { publishedInput } from './tool-input.ts';
-import { errorResult, type ToolCallPipeline } from './pipeline.ts';
+import {
+  errorResult,
+  notifyRejected,
+  UNAUTHENTICATED,
+  type RejectedCall,
+  type RejectedCallListener,
+  type ToolCallPipeline,
+} from './pipeline.ts';
 
 /**
  * How a tool is published in `tools/list`: name, title, description, the JSON Schema of its input
@@ -71,6 +80,10 @@ export interface McpServerOptions {
   caller: () => CallerContext;
   /** Server version reported in `initialize`. */
   version: string;
+  /** Told about calls refused because `caller` threw (e.g. a revoked stdio identity). */
+  onRejected?: RejectedCallListener;
+  /** Logs a listener failure. */
+  logger?: Logger;
 }
 
 /** A low-level MCP `Server` serving the registry through the pipeline. Connect it to one transport. */
@@ -86,8 +99,19 @@ export function createMcpServer(options: McpServerOptions): Server {
     let context: CallerContext;
     try {
       context = caller();
-    } catch (error) {
-      return errorResult(toSentinelError(error));
+    } catch (thrown) {
+      const error = toSentinelError(thrown);
+      const named = error.details?.identity;
+      const rejection: RejectedCall = {
+        at: new Date(),
+        requestId: randomUUID(),
+        identity: typeof named === 'string' ? named : UNAUTHENTICATED,
+        tool: request.params.name,
+        reason: 'unauthenticated',
+        error,
+      };
+      notifyRejected(options.onRejected, rejection, options.logger);
+      return errorResult(error);
     }
     return pipeline({
       ...context,

@@ -4,6 +4,7 @@
  * Order, for every call whatever the transport: unknown tool → `isError` result; arguments parsed by
  * the tool's strict schema (unknown argument or bad value → `isError` result naming the field and
  * the rule, before anything else runs); then the middlewares, outermost first; then the handler.
+ * Calls refused before the middlewares are reported to `onRejected` (the audit log records them).
  * A handler's `SentinelError` becomes `isError: true` with its message; any other error becomes
  * `internal` (logged with its stack, never shown).
  */
@@ -62,6 +63,33 @@ export type ExecuteFn = (overrides?: ExecuteOverrides) => Promise<CallToolResult
 
 export type ToolCallMiddleware = (call: ToolCall, next: ExecuteFn) => Promise<CallToolResult>;
 
+/** Identity recorded for a call whose bearer token was missing, unknown or revoked. */
+export const UNAUTHENTICATED = '(unauthenticated)';
+
+/** Tool recorded for a call refused before its body was read (HTTP 401). */
+export const UNREAD_TOOL = '(unread)';
+
+/**
+ * A `tools/call` refused before the middlewares ran — so before the approval gate and the audit
+ * middleware saw it: an unknown tool, invalid arguments, or a caller that did not authenticate.
+ * Carries no argument values (they were never validated; the error names the fields).
+ */
+export interface RejectedCall {
+  /** When the call arrived. */
+  at: Date;
+  requestId: string;
+  /** The caller's identity name, or `UNAUTHENTICATED`. */
+  identity: string;
+  /** `params.name` as sent, or `UNREAD_TOOL`. */
+  tool: string;
+  reason: 'unknown_tool' | 'invalid_arguments' | 'unauthenticated';
+  /** What the caller was told. */
+  error: SentinelError;
+}
+
+/** Told about every rejected call (e.g. to audit it); must not throw. */
+export type RejectedCallListener = (rejection: RejectedCall) => void;
+
 /** What the pipeline needs; shared by every request. */
 export interface ToolCallPipelineOptions {
   registry: ToolRegistry;
@@ -70,6 +98,8 @@ export interface ToolCallPipelineOptions {
   /** Outermost first. */
   middlewares: readonly ToolCallMiddleware[];
   logger: Logger;
+  /** Told about calls refused before the middlewares (unknown tool, invalid arguments). */
+  onRejected?: RejectedCallListener;
 }
 
 /** One incoming `tools/call`. */
@@ -121,21 +151,39 @@ function subjectOf(args: Record<string, unknown>): Record<string, unknown> {
  * middlewares see the re-validated args and the handler runs with them.
  */
 export function createToolCallPipeline(options: ToolCallPipelineOptions): ToolCallPipeline {
-  const { registry, kube, middlewares, logger } = options;
+  const { registry, kube, middlewares, logger, onRejected } = options;
 
   return async (request) => {
+    const at = new Date();
     const started = performance.now();
     const log = logger.child({ requestId: request.requestId, identity: request.identity.name });
+    const reject = (reason: RejectedCall['reason'], error: SentinelError): CallToolResult => {
+      log.warn({ tool: request.name, outcome: error.code, reason }, 'tool call rejected');
+      const rejection = {
+        at,
+        requestId: request.requestId,
+        identity: request.identity.name,
+        tool: request.name,
+      };
+      notifyRejected(onRejected, { ...rejection, reason, error }, log);
+      return errorResult(error);
+    };
     const tool = registry.get(request.name);
     if (!tool) {
-      log.warn({ tool: request.name, outcome: 'not_found' }, 'tool call rejected: unknown tool');
-      return errorResult(
+      return reject(
+        'unknown_tool',
         new SentinelError(
           'not_found',
           `Unknown tool '${request.name}'; tools/list shows the tools this server provides.`,
           { field: 'name' },
         ),
       );
+    }
+    let args: Record<string, unknown>;
+    try {
+      args = parseToolArguments(tool, request.arguments ?? {});
+    } catch (error) {
+      return reject('invalid_arguments', toSentinelError(error));
     }
     const toolLog = log.child({ tool: tool.name, risk: tool.risk });
     const fail = (error: unknown): CallToolResult => {
@@ -164,7 +212,6 @@ export function createToolCallPipeline(options: ToolCallPipelineOptions): ToolCa
 
     let result: CallToolResult;
     try {
-      const args = parseToolArguments(tool, request.arguments ?? {});
       const connection = kube();
       const call: ToolCall = {
         requestId: request.requestId,
@@ -189,6 +236,19 @@ export function createToolCallPipeline(options: ToolCallPipelineOptions): ToolCa
     );
     return result;
   };
+}
+
+/** Calls the rejection listener; a listener that throws is logged, never fails the call. */
+export function notifyRejected(
+  listener: RejectedCallListener | undefined,
+  rejection: RejectedCall,
+  log?: Logger,
+): void {
+  try {
+    listener?.(rejection);
+  } catch (error) {
+    log?.error({ err: error, tool: rejection.tool }, 'rejected call not recorded');
+  }
 }
 
 /**

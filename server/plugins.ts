@@ -10,7 +10,7 @@ import type { ToolRegistry } from '../tools/registry.ts';
 import type { RouteMounter } from './app.ts';
 import type { ApprovalsHub } from './gate/events.ts';
 import type { IdentityStore } from './identity-store.ts';
-import type { ToolCallMiddleware } from './pipeline.ts';
+import { notifyRejected, type RejectedCallListener, type ToolCallMiddleware } from './pipeline.ts';
 import { gatePlugin } from './gate/plugin.ts';
 import { surfacesPlugin } from './surfaces.ts';
 
@@ -45,6 +45,11 @@ export interface ServerPluginParts {
    * the value only when stderr is a terminal — never in the log stream.
    */
   credentials?: (baseUrl: string) => Credential[];
+  /**
+   * Told about every `tools/call` refused before the middlewares ran (unknown tool, invalid
+   * arguments, a caller that did not authenticate), which the middlewares therefore never see.
+   */
+  onRejected?: RejectedCallListener;
   close?: () => Promise<void> | void;
 }
 
@@ -80,6 +85,9 @@ export async function startPlugins(
     routes: started.flatMap((parts) => parts.routes ?? []),
     announce: (baseUrl) => started.flatMap((parts) => parts.announce?.(baseUrl) ?? []),
     credentials: (baseUrl) => started.flatMap((parts) => parts.credentials?.(baseUrl) ?? []),
+    onRejected: (rejection) => {
+      for (const parts of started) notifyRejected(parts.onRejected, rejection, context.logger);
+    },
     close: async () => {
       for (const parts of [...started].reverse()) await parts.close?.();
     },

@@ -242,6 +242,7 @@ export async function startServe(
         kube,
         middlewares: plugins.middlewares,
         logger,
+        onRejected: plugins.onRejected,
         onEnd: () => void running.close(),
       }),
     );
@@ -256,6 +257,7 @@ export async function startServe(
     middlewares: plugins.middlewares,
     logger,
     extraRoutes: plugins.routes,
+    onRejected: plugins.onRejected,
   });
   let server: ListeningServer;
   try {

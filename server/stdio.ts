@@ -11,7 +11,7 @@ import type { ToolRegistry } from '../tools/registry.ts';
 import { LOCAL_IDENTITY_NAME } from './identity.ts';
 import type { IdentityStore } from './identity-store.ts';
 import { createMcpServer } from './mcp.ts';
-import { createToolCallPipeline, type ToolCallMiddleware } from './pipeline.ts';
+import { createToolCallPipeline, type RejectedCallListener, type ToolCallMiddleware } from './pipeline.ts';
 import { SENTINEL_VERSION } from './version.ts';
 
 export interface StdioServerOptions {
@@ -22,6 +22,8 @@ export interface StdioServerOptions {
   kube: () => KubeConnection;
   middlewares: readonly ToolCallMiddleware[];
   logger: Logger;
+  /** Told about calls refused before the middlewares (audited). */
+  onRejected?: RejectedCallListener;
   /** Called exactly once when the session ends: stdin reached EOF, or `close` was called. */
   onEnd: () => void;
 }
@@ -38,18 +40,27 @@ export function requireIdentity(identities: IdentityStore, name: string): void {
 
 /** Connects an MCP server to this process's stdin/stdout; returns how to close it. */
 export async function serveStdio(options: StdioServerOptions): Promise<{ close: () => Promise<void> }> {
-  const { identityName, registry, identities, kube, middlewares, logger, onEnd } = options;
-  const pipeline = createToolCallPipeline({ registry, kube, middlewares, logger });
+  const { identityName, registry, identities, kube, middlewares, logger, onEnd, onRejected } = options;
+  const pipeline = createToolCallPipeline({
+    registry,
+    kube,
+    middlewares,
+    logger,
+    ...(onRejected && { onRejected }),
+  });
   const server = createMcpServer({
     registry,
     pipeline,
     version: SENTINEL_VERSION,
+    logger,
+    ...(onRejected && { onRejected }),
     caller: () => {
       const identity = identities.get(identityName);
       if (!identity) {
         throw new SentinelError(
           'unauthorized',
           `Identity '${identityName}' was revoked; nothing was run. Restart the server with another --identity.`,
+          { details: { identity: identityName } },
         );
       }
       return { identity, requestId: randomUUID() };

@@ -7,7 +7,12 @@
  * so this plugin comes before the gate in `serverPlugins`. Approval events and the approvals service
  * come from the gate through the `ApprovalsHub`.
  */
-import { auditEventListener, createAuditMiddleware, openAuditLog } from './audit/index.ts';
+import {
+  auditEventListener,
+  auditRejectionListener,
+  createAuditMiddleware,
+  openAuditLog,
+} from './audit/index.ts';
 import { LOCAL_IDENTITY_NAME } from './identity.ts';
 import {
   approvalMetricsListener,
@@ -67,6 +72,7 @@ export function createSurfacesPlugin(options: SurfacesOptions = {}): ServerPlugi
           approval: async (id) => (approvals.hasService() ? approvals.service().get(id) : undefined),
         }),
       ],
+      onRejected: auditRejectionListener(log, { logger, onWriteError: countAuditFailure }),
       routes: [metricsRoute(metrics), (app) => app.use(ui.router)],
       announce: (url) => {
         baseUrl = url;

@@ -9,7 +9,7 @@ import { redact, redactValue } from '../../tools/redact.ts';
 import { callOutcome, resultError } from '../call-outcome.ts';
 import type { ApprovalRequest } from '../gate/approval-request.ts';
 import type { ApprovalEvent } from '../gate/events.ts';
-import type { ToolCall } from '../pipeline.ts';
+import type { RejectedCall, ToolCall } from '../pipeline.ts';
 import type { AuditEntry } from './record.ts';
 
 /** Longest error message or reason stored, in characters. */
@@ -122,4 +122,30 @@ export function approvalEventEntry(event: ApprovalEvent, now: Date): AuditEntry 
         outcome: decision ? 'grant_expired' : 'expired',
       };
   }
+}
+
+/**
+ * The entry of a call refused before the middlewares (unknown tool, invalid arguments, not
+ * authenticated): outcome `rejected`, the error the caller got, and no arguments — they were never
+ * validated, and the error already names the offending fields.
+ */
+export function rejectedCallEntry(rejection: RejectedCall): AuditEntry {
+  return {
+    kind: 'tool_call',
+    time: rejection.at.toISOString(),
+    request_id: rejection.requestId,
+    identity: rejection.identity,
+    cluster: null,
+    tool: rejection.tool,
+    arguments: {},
+    rule: null,
+    decision: null,
+    approval_request_id: null,
+    approver: null,
+    decision_time: null,
+    reason: null,
+    outcome: 'rejected',
+    duration_ms: 0,
+    error: { code: rejection.error.code, message: cleanText(rejection.error.message) },
+  };
 }

@@ -15,7 +15,13 @@ export {
   type ChainReport,
 } from './record.ts';
 export { AUDIT_FILE, openAuditLog, type AuditLog, type OpenAuditLogOptions } from './store.ts';
-export { approvalEventEntry, toolCallEntry, SYSTEM_ACTOR, type FinishedCall } from './entries.ts';
+export {
+  approvalEventEntry,
+  rejectedCallEntry,
+  toolCallEntry,
+  SYSTEM_ACTOR,
+  type FinishedCall,
+} from './entries.ts';
 export { createAuditMiddleware, type AuditMiddlewareOptions } from './middleware.ts';
-export { auditEventListener } from './listener.ts';
+export { auditEventListener, auditRejectionListener } from './listener.ts';
 export { parseSince, registerAuditCommands } from './cli.ts';

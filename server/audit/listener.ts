@@ -1,9 +1,11 @@
 /**
- * Records approval events (created, decided, withdrawn, expired) in the audit log.
+ * Records approval events (created, decided, withdrawn, expired) and calls refused before the
+ * middlewares (unknown tool, invalid arguments, not authenticated) in the audit log.
  */
 import type { Logger } from 'pino';
 import type { ApprovalEventListener } from '../gate/events.ts';
-import { approvalEventEntry } from './entries.ts';
+import type { RejectedCallListener } from '../pipeline.ts';
+import { approvalEventEntry, rejectedCallEntry } from './entries.ts';
 import type { AuditLog } from './store.ts';
 
 export function auditEventListener(
@@ -18,6 +20,24 @@ export function auditEventListener(
     } catch (error) {
       options.logger?.error(
         { err: error, event: event.type, approvalRequestId: event.request.id },
+        'audit record not written',
+      );
+      options.onWriteError?.(error);
+    }
+  };
+}
+
+/** Appends one `rejected` record per refused call; a write failure is logged and counted, never thrown. */
+export function auditRejectionListener(
+  log: AuditLog,
+  options: { logger?: Logger; onWriteError?: (error: unknown) => void } = {},
+): RejectedCallListener {
+  return (rejection) => {
+    try {
+      log.append(rejectedCallEntry(rejection));
+    } catch (error) {
+      options.logger?.error(
+        { err: error, tool: rejection.tool, requestId: rejection.requestId },
         'audit record not written',
       );
       options.onWriteError?.(error);

@@ -8,6 +8,7 @@ import { execFile, spawn } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { openAuditLog } from '../../server/audit/index.ts';
 import { runCli } from '../helpers/cli.ts';
 import { connectClient, rawRequest, tempDataDir } from '../helpers/server.ts';
 
@@ -234,6 +235,13 @@ describe('sentinel serve --stdio', () => {
     } finally {
       await client.close();
     }
+    const log = openAuditLog(data.dir, { mustExist: true });
+    const rejected = log.records().filter((record) => record.outcome === 'rejected');
+    log.close();
+    expect(rejected.map((r) => [r.identity, r.tool, r.error?.code])).toEqual([
+      ['desktop', 'get_cluster_version', 'invalid_input'],
+      ['desktop', 'get_cluster_version', 'unauthorized'],
+    ]);
   });
 
   it.each([

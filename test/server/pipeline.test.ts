@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import pino from 'pino';
-import { createToolCallPipeline, type ToolCall, type ToolCallMiddleware } from '../../server/pipeline.ts';
+import {
+  createToolCallPipeline,
+  type RejectedCall,
+  type ToolCall,
+  type ToolCallMiddleware,
+} from '../../server/pipeline.ts';
 import { localIdentity } from '../../server/identity.ts';
 import { notConfigured } from '../../server/kube.ts';
 import { SentinelError } from '../../tools/errors.ts';
@@ -61,6 +66,45 @@ describe('tools/call pipeline', () => {
     expect((result._meta?.error as { code: string }).code).toBe('invalid_input');
     expect(order).toEqual([]);
     expect(seen).toEqual([]);
+  });
+
+  it('reports calls refused before the middlewares to onRejected, and only those', async () => {
+    const rejected: RejectedCall[] = [];
+    const { registry } = fixtureTools();
+    const pipeline = createToolCallPipeline({
+      registry,
+      kube: () => fakeKube(),
+      middlewares: [],
+      logger: pino({ level: 'silent' }),
+      onRejected: (rejection) => {
+        rejected.push(rejection);
+        throw new Error('a failing listener never fails the call');
+      },
+    });
+    const call = (name: string, args: Record<string, unknown>) =>
+      pipeline({
+        requestId: 'req-9',
+        identity: localIdentity,
+        name,
+        arguments: args,
+        signal: new AbortController().signal,
+      });
+    expect((await call('drop_database', {})).isError).toBe(true);
+    const invalid = await call('scale_thing', { namespace: 'shop', name: 'web' });
+    expect(text(invalid)).toMatch(/arguments\.replicas: required/);
+    expect((await call('scale_thing', scaleArgs)).isError).toBeUndefined();
+    expect(
+      rejected.map(({ requestId, identity, tool, reason, error }) => [
+        requestId,
+        identity,
+        tool,
+        reason,
+        error.code,
+      ]),
+    ).toEqual([
+      ['req-9', 'local', 'drop_database', 'unknown_tool', 'not_found'],
+      ['req-9', 'local', 'scale_thing', 'invalid_arguments', 'invalid_input'],
+    ]);
   });
 
   it('gives middlewares the parsed call with defaults applied, outermost first', async () => {
