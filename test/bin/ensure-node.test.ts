@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import {
   chmodSync,
   copyFileSync,
@@ -206,6 +206,27 @@ describe('bin/sentinel.js under a Node older than 22.20', () => {
     const calls = readFileSync(join(root, 'calls.log'), 'utf8').split('\n');
     expect(calls).toContain(`${join(root, 'bin/sentinel.js')} --version`);
     expect(calls).toContain(`${join(root, 'bin/sentinel.js')} investigate`);
+  });
+
+  it('passes a signal sent to the launcher alone on to the child, which ends its own way', async () => {
+    const { root, olderNode } = scratchClone();
+    const [node, ...flags] = olderNode;
+    const launcher = spawn(node!, [...flags, join(root, 'bin/sentinel.js'), 'demo', '--time-scale', '60'], {
+      env: { ...process.env, SENTINEL_NODE_REEXEC: undefined },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    const waiting = new Promise<void>((resolve) =>
+      launcher.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (stderr.includes('Waiting for a decision')) resolve();
+      }),
+    );
+    const exited = new Promise<number | null>((resolve) => launcher.once('exit', (code) => resolve(code)));
+    await Promise.race([waiting, exited]);
+    launcher.kill('SIGINT');
+    expect(await exited, stderr).toBe(130);
+    expect(stderr).toContain('Demo stopped. Nothing is left behind');
   });
 
   it('stops, instead of looping, when the Node it re-executed under still reports too old', async () => {
