@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { humanDuration, oneLine } from '../../tools/format/index.ts';
 import { redact } from '../../tools/redact.ts';
 import type { ApprovalRequest } from '../gate/approval-request.ts';
-import { approvalView, formatArguments, renderApprovalHtml } from '../render/index.ts';
+import { approvalView, renderApprovalHtml } from '../render/index.ts';
 import { confirmationFor } from './confirmation.ts';
 
 /** Path prefix of the page and its endpoints. */
@@ -18,7 +18,7 @@ export const PAGE_PATH = `${UI_PREFIX}/approvals`;
 
 const e = (value: string) => escapeHtml(value);
 /** Redacted, single-line, bounded: for values the renderer has not already cleaned. */
-const clean = (value: string) => oneLine(redact(value).value, 400);
+const clean = (value: string): string => oneLine(redact(value).value, 400);
 
 function layout(title: string, body: string, head = ''): string {
   return [
@@ -112,39 +112,27 @@ function controls(request: ApprovalRequest): string {
 }
 
 /**
- * What an approved request's grant lets through and until when, or '' without a grant. A `window`
+ * What an approved request's grant lets through and until when, for grants that do not record their
+ * own `scope` (the shared renderer shows a recorded scope as the request's "Grant" fact). A `window`
  * grant covers calls of the same tool by the same requester on the same cluster that match the same
- * policy rules (DESIGN.md, "Decision"); when the gate records the grant's own `scope`, that is shown
- * too. Redacted and escaped like the rest of the request.
+ * policy rules (DESIGN.md, "Decision"). Redacted and escaped like the rest of the request.
  */
 function grantScope(request: ApprovalRequest, now: Date): string {
   const { grant } = request;
-  if (!grant) return '';
+  if (!grant || (grant as { scope?: unknown }).scope !== undefined) return '';
   const view = approvalView(request, { now });
   const left = Date.parse(grant.expires_at) - now.getTime();
   const until =
     request.status === 'approved' && left > 0
       ? `until ${grant.expires_at} (${humanDuration(left)} left)`
       : `until ${grant.expires_at}`;
-  const rules = request.policy.rules.map((rule) => clean(rule)).join(', ');
   const covers =
     grant.validity === 'once'
       ? `this exact call, once, ${until}`
       : `every ${view.tool} call by ${view.requester} on ${view.cluster} that matches policy ${
           request.policy.rules.length === 1 ? 'rule' : 'rules'
-        } ${rules}, for ${clean(grant.validity.window)}, ${until}`;
-  const scope = (grant as { scope?: unknown }).scope;
-  const recorded =
-    typeof scope === 'string'
-      ? clean(scope)
-      : typeof scope === 'object' && scope !== null && !Array.isArray(scope)
-        ? clean(formatArguments(scope as Record<string, unknown>))
-        : '';
-  return [
-    `<p class="grant"><strong>Grant covers</strong> ${e(covers)}`,
-    recorded ? ` <span class="scope">(scope: ${e(recorded)})</span>` : '',
-    '</p>',
-  ].join('');
+        } ${request.policy.rules.map(clean).join(', ')}, for ${clean(grant.validity.window)}, ${until}`;
+  return `<p class="grant"><strong>Grant covers</strong> ${e(covers)}</p>`;
 }
 
 /** The list item for `request`: the rendered request, controls when pending, an error slot. */
