@@ -16,9 +16,10 @@
  * Sessions are HttpOnly, SameSite=Strict cookies scoped to `/ui` (Secure over HTTPS); every
  * state-changing request must carry the session's CSRF token (`X-CSRF-Token` header, or a `csrf`
  * form field). A session ends when its identity is revoked, loses the approver role or has its token
- * rotated (checked on every request and before every live update). Decisions go through the gate's approvals service, which enforces who may decide
- * (never the requester); its refusals come back as `{ error: { code, message } }` for the page to
- * show. Every response carries a strict Content-Security-Policy and no-store caching.
+ * rotated (checked on every request and before every live update). Decisions go through the gate's
+ * approvals service, which enforces who may decide (never the requester); its refusals come back as
+ * `{ error: { code, message } }` for the page to show. Every response carries a strict
+ * Content-Security-Policy and no-store caching.
  */
 import { parse as parseCookies } from 'cookie';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';

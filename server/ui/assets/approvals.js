@@ -1,8 +1,8 @@
 // The approvals page's behaviour: live lists over Server-Sent Events, Allow (after the typed
 // confirmation a dangerous request asks for) / Deny with a reason, errors shown where the human is
-// looking. Served from /ui/assets (no inline code: the page's CSP
-// allows only this script). Items arrive rendered by the server; this script never builds request
-// markup itself, it only places the server's fragments by id.
+// looking. Served from /ui/assets (no inline code: the page's CSP allows only this script). Items
+// arrive rendered by the server; this script never builds request markup itself, it only places the
+// server's fragments by id.
 /* global document, window, EventSource */
 'use strict';
 
