@@ -13,7 +13,14 @@ import type { Tool } from '../../../tools/define-tool.ts';
 import type { Role } from '../../identity.ts';
 import { durationMs, type GrantValidity } from '../approval-request.ts';
 import { canonicalJson, sha256 } from '../canonical.ts';
-import type { ArgumentPredicate, Decision, PolicyFile, PolicyRule } from './schema.ts';
+import {
+  compilePolicyRegex,
+  MAX_MATCHED_INPUT_LENGTH,
+  type ArgumentPredicate,
+  type Decision,
+  type PolicyFile,
+  type PolicyRule,
+} from './schema.ts';
 
 /** What the policy is asked about. */
 export interface PolicyQuery {
@@ -85,7 +92,24 @@ function globMatcher(patterns: string[] | undefined): (value: string | undefined
   return (value) => value !== undefined && match(value);
 }
 
-function predicateMatcher(predicate: ArgumentPredicate): (value: unknown) => boolean {
+/** Thrown while matching when an argument is too long to match; `evaluate` turns it into a deny. */
+class ArgumentTooLong extends Error {
+  readonly argument: string;
+  readonly length: number;
+  constructor(argument: string, length: number) {
+    super(`argument '${argument}' is too long to match`);
+    this.argument = argument;
+    this.length = length;
+  }
+}
+
+/** Bounds the work a glob or regex does on an attacker-chosen string (fail closed beyond it). */
+function bounded(argument: string, value: string): string {
+  if (value.length > MAX_MATCHED_INPUT_LENGTH) throw new ArgumentTooLong(argument, value.length);
+  return value;
+}
+
+function predicateMatcher(argument: string, predicate: ArgumentPredicate): (value: unknown) => boolean {
   if (predicate === null || typeof predicate !== 'object') return (value) => value === predicate;
   const checks: ((value: unknown) => boolean)[] = [];
   if ('equals' in predicate) checks.push((value) => value === predicate.equals);
@@ -95,11 +119,11 @@ function predicateMatcher(predicate: ArgumentPredicate): (value: unknown) => boo
   }
   if (predicate.glob !== undefined) {
     const match = picomatch(toList(predicate.glob)!, GLOB_OPTIONS);
-    checks.push((value) => typeof value === 'string' && match(value));
+    checks.push((value) => typeof value === 'string' && match(bounded(argument, value)));
   }
   if (predicate.regex !== undefined) {
-    const regex = new RegExp(predicate.regex, 'u');
-    checks.push((value) => typeof value === 'string' && regex.test(value));
+    const regex = compilePolicyRegex(predicate.regex);
+    checks.push((value) => typeof value === 'string' && regex.test(bounded(argument, value)));
   }
   if (predicate.min !== undefined) {
     const min = predicate.min;
@@ -132,7 +156,7 @@ function compileRule(rule: PolicyRule, index: number): CompiledRule {
   const matchCluster = globMatcher(toList(rule.cluster));
   const matchRequester = identityMatcher(toList(rule.requester));
   const argMatchers = Object.entries(rule.args ?? {}).map(
-    ([name, predicate]) => [name, predicateMatcher(predicate)] as const,
+    ([name, predicate]) => [name, predicateMatcher(name, predicate)] as const,
   );
   const matchesTool = (tool: Tool) => matchTool(tool.name) && (!risks || risks.includes(tool.risk));
   return {
@@ -207,6 +231,21 @@ function defaultVerdict(query: PolicyQuery, dryRun: boolean): Verdict {
   };
 }
 
+/** Fail closed: an argument too long to match cannot slip past a deny rule by matching nothing. */
+function tooLongVerdict(error: ArgumentTooLong, dryRun: boolean): Verdict {
+  const rule = 'default:argument-too-long';
+  return {
+    decision: 'deny',
+    rule,
+    rules: [rule],
+    reason: `Argument '${error.argument}' is ${error.length} characters long; policy rules match strings of at most ${MAX_MATCHED_INPUT_LENGTH} characters (the longest Kubernetes object name).`,
+    validity: 'once',
+    approvers: DEFAULT_APPROVERS,
+    dryRun,
+    scope: scopeOf(rule),
+  };
+}
+
 /** Compiles a validated policy file (globs and regexes compiled once, not per call). */
 export function compilePolicy(file: PolicyFile): CompiledPolicy {
   const rules = file.rules.map(compileRule);
@@ -218,7 +257,13 @@ export function compilePolicy(file: PolicyFile): CompiledPolicy {
     rules,
     evaluate(query) {
       const dryRun = query.tool?.supportsDryRun === true && query.args.dry_run === true;
-      const matched = rules.filter((rule) => rule.matches(query, dryRun));
+      let matched: CompiledRule[];
+      try {
+        matched = rules.filter((rule) => rule.matches(query, dryRun));
+      } catch (error) {
+        if (error instanceof ArgumentTooLong) return tooLongVerdict(error, dryRun);
+        throw error;
+      }
       if (matched.length === 0) return defaultVerdict(query, dryRun);
       const strictest = Math.max(...matched.map((rule) => RESTRICTIVENESS[rule.decision]));
       const winners = matched.filter((rule) => RESTRICTIVENESS[rule.decision] === strictest);

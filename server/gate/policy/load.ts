@@ -1,7 +1,7 @@
 /**
  * Loading a policy file: YAML (the `yaml` package, with line positions) validated by
- * `PolicyFileSchema`, then checked against the tool registry so a misspelled argument name in a
- * rule is an error instead of a rule that silently never matches.
+ * `PolicyFileSchema`, then checked against the tool registry so a misspelled tool or argument name
+ * in a rule is an error instead of a rule that silently never matches.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -19,7 +19,7 @@ export interface LoadedPolicy {
   /** Absolute or given path of the file. */
   path: string;
   policy: CompiledPolicy;
-  /** Things worth a log line that do not stop the server (e.g. a rule naming a tool this build lacks). */
+  /** Things worth a log line that do not stop the server (e.g. a tool glob that matches no tool). */
   warnings: string[];
 }
 
@@ -84,7 +84,8 @@ function issueError(file: string, doc: Document, lines: LineCounter, issue: z.co
 /**
  * Parses policy YAML text. Throws `SentinelError('invalid_input')` whose message names the file,
  * the line and the field (`Policy file p.yaml, line 7: rules[0].decision: ...`) for YAML syntax
- * errors, schema violations, and (when `registry` is given) rule arguments no matched tool has.
+ * errors, schema violations (unknown fields included), and (when `registry` is given) tool names the
+ * registry does not know and rule arguments no matched tool has.
  */
 export function parsePolicy(text: string, file: string, registry?: ToolRegistry): LoadedPolicy {
   const lines = new LineCounter();
@@ -138,14 +139,20 @@ function checkAgainstRegistry(
   const warnings: string[] = [];
   const compiled = compilePolicy(file);
   compiled.rules.forEach((rule, index) => {
-    for (const name of rule.literalToolNames) {
-      if (!registry.get(name)) {
-        const line = lineOf(doc, lines, ['rules', index, 'tool']);
-        warnings.push(
-          `${path}, line ${line ?? '?'}: rule '${rule.name}' names tool '${name}', which is not registered`,
-        );
-      }
-    }
+    const tools = file.rules[index]!.tool;
+    const names = tools === undefined ? [] : Array.isArray(tools) ? tools : [tools];
+    names.forEach((name, position) => {
+      if (!rule.literalToolNames.includes(name) || registry.get(name)) return;
+      const at: PropertyKey[] = Array.isArray(tools)
+        ? ['rules', index, 'tool', position]
+        : ['rules', index, 'tool'];
+      throw policyError(
+        path,
+        lineOf(doc, lines, at),
+        formatPath(at),
+        `unknown tool '${name}' (registered: ${registry.tools.map((tool) => tool.name).join(', ')})`,
+      );
+    });
     const matched = registry.tools.filter((tool) => rule.matchesTool(tool));
     for (const argument of Object.keys(file.rules[index]!.args ?? {})) {
       if (matched.length === 0) continue;

@@ -2,28 +2,62 @@
  * The policy file's shape (YAML, validated with zod). See `server/gate/default-policy.yaml` for a
  * commented example of every field.
  */
+import { RE2JS } from 're2js';
 import { z } from 'zod';
 import { DurationSchema, GrantValiditySchema } from '../approval-request.ts';
 
 const Scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 const OneOrMany = <T extends z.ZodType>(item: T) => z.union([item, z.array(item).min(1)]);
 
-/** A regular expression source that compiles (JavaScript syntax, `u` flag). */
-const RegexSource = z.string().refine((source) => {
+/**
+ * Compiles a policy regex with RE2 semantics (`re2js`): matching is linear in the input, so an
+ * attacker-chosen argument value cannot make the policy hang (no catastrophic backtracking).
+ * Throws the engine's error for syntax RE2 does not have (backreferences, lookaround).
+ */
+export function compilePolicyRegex(source: string): RE2JS {
+  return RE2JS.compile(source);
+}
+
+/**
+ * Longest string a glob or regex predicate is matched against (characters): 253, the longest
+ * Kubernetes object name. A longer argument is never matched; the call is denied instead.
+ */
+export const MAX_MATCHED_INPUT_LENGTH = 253;
+
+/**
+ * Most `*` wildcards in one glob. picomatch compiles globs to backtracking JS regexes whose cost
+ * grows with the input length to the power of the number of stars; three stay fast at
+ * `MAX_MATCHED_INPUT_LENGTH` (a few ms worst case), four do not (about a second).
+ */
+export const MAX_GLOB_STARS = 3;
+
+const GlobPattern = z
+  .string()
+  .min(1)
+  .refine(
+    (glob) => (glob.match(/\*+/g) ?? []).length <= MAX_GLOB_STARS,
+    `must have at most ${MAX_GLOB_STARS} '*' wildcards (use a regex for more complex patterns)`,
+  );
+
+/** A regular expression source that RE2 compiles (RE2 syntax: no backreferences or lookaround). */
+const RegexSource = z.string().superRefine((source, ctx) => {
   try {
-    new RegExp(source, 'u');
-    return true;
-  } catch {
-    return false;
+    compilePolicyRegex(source);
+  } catch (error) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `must be a regular expression the RE2 engine accepts (${(error as Error).message})`,
+    });
   }
-}, 'must be a valid regular expression');
+});
 
 /**
  * A condition on one argument. A bare scalar means equality. In the object form every key present
  * must hold:
  * - `equals`: strict equality; `in`: one of a list;
  * - `glob`: string matches a glob (`*`, `?`, `[a-z]`, `{a,b}`; `*` does not stop at `/`), or any of a list;
- * - `regex`: string contains a match (anchor with `^…$` for a full match);
+ * - `regex`: string contains a match (RE2 syntax, linear time; anchor with `^…$` for a full match);
+ *   a string longer than `MAX_REGEX_INPUT_LENGTH` is refused (the call is denied), never matched;
  * - `min` / `max`: number within an inclusive range;
  * - `present`: the argument is (true) or is not (false) given after defaults are applied.
  * A value of the wrong type (a glob against a number) does not match.
@@ -34,7 +68,7 @@ export const ArgumentPredicateSchema = z.union([
     .strictObject({
       equals: Scalar.optional(),
       in: z.array(Scalar).min(1).optional(),
-      glob: OneOrMany(z.string().min(1)).optional(),
+      glob: OneOrMany(GlobPattern).optional(),
       regex: RegexSource.optional(),
       min: z.number().optional(),
       max: z.number().optional(),

@@ -26,6 +26,35 @@ function evaluate(
 }
 
 describe('policy evaluation', () => {
+  it('matches regexes in linear time: a catastrophic-backtracking pattern on a hostile name returns at once', () => {
+    // With JS RegExp, ^(a+)+$ against 'aaa…a!' backtracks for longer than the test timeout.
+    const p = policy(`  - name: nested
+    tool: scale_deployment
+    args: { name: { regex: '^(a+)+$' } }
+    decision: allow
+`);
+    const hostile = `${'a'.repeat(200)}!`;
+    expect(evaluate(p, 'scale_deployment', { namespace: 'shop', name: hostile, replicas: 1 })).toMatchObject({
+      decision: 'ask',
+      rule: 'default:destructive',
+    });
+    expect(evaluate(p, 'scale_deployment', { namespace: 'shop', name: 'aaaa', replicas: 1 }).rule).toBe(
+      'nested',
+    );
+  });
+
+  it('denies (fails closed) an argument longer than the policy matches, instead of letting it skip a deny rule', () => {
+    const p = policy(`  - name: no-prod
+    args: { namespace: { glob: 'prod-*' } }
+    decision: deny
+`);
+    const verdict = evaluate(p, 'pause_rollout', { namespace: `x${'y'.repeat(300)}`, name: 'web' });
+    expect(verdict).toMatchObject({ decision: 'deny', rule: 'default:argument-too-long' });
+    expect(verdict.reason).toContain("Argument 'namespace' is 301 characters long");
+    // Arguments no glob or regex looks at are not limited.
+    expect(evaluate(p, 'pause_rollout', { namespace: 'shop', name: 'y'.repeat(300) }).decision).toBe('ask');
+  });
+
   it('applies the defaults: read allow, write/destructive ask, unknown tool deny', () => {
     const p = policy('  []\n'.replace('  []\n', ''), '');
     expect(evaluate(p, 'get_version', {})).toMatchObject({ decision: 'allow', rule: 'default:read' });

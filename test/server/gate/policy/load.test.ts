@@ -57,7 +57,33 @@ describe('policy loading', () => {
     [
       'version: 1\nrules:\n  - decision: allow\n    args:\n      name: { regex: "(" }\n',
       5,
-      'rules[0].args.name.regex: must be a valid regular expression',
+      'rules[0].args.name.regex: must be a regular expression the RE2 engine accepts',
+    ],
+    // Lookahead and backreferences need a backtracking engine: refused at load.
+    [
+      'version: 1\nrules:\n  - decision: allow\n    args:\n      name: { regex: "^(?=a)" }\n',
+      5,
+      'rules[0].args.name.regex: must be a regular expression the RE2 engine accepts (error parsing regexp: invalid or unsupported Perl syntax',
+    ],
+    [
+      'version: 1\nrules:\n  - decision: deny\n    args:\n      name: { glob: "*a*a*a*b" }\n',
+      5,
+      "rules[0].args.name.glob: must have at most 3 '*' wildcards",
+    ],
+    [
+      'version: 1\nrules:\n  - decision: deny\n    args:\n      name: { globb: "x-*" }\n',
+      5,
+      'rules[0].args.name',
+    ],
+    [
+      'version: 1\nrules:\n  - tool: rollback_deploymnet\n    decision: deny\n',
+      3,
+      "rules[0].tool: unknown tool 'rollback_deploymnet' (registered: ",
+    ],
+    [
+      'version: 1\nrules:\n  - name: ok\n    decision: deny\n  - tool:\n      - scale_deployment\n      - restart_everything\n    decision: deny\n',
+      7,
+      "rules[1].tool[1]: unknown tool 'restart_everything'",
     ],
     ['version: 1\nrules:\n  - decision: ask\n    validity: { window: soon }\n', 4, 'rules[0].validity'],
     ['version: 1\nrules:\n  - decision: ask\n    approvers: ["role:boss"]\n', 4, 'rules[0].approvers[0]'],
@@ -82,13 +108,13 @@ describe('policy loading', () => {
     );
   });
 
-  it('warns about rules naming tools this build does not have, and names a missing file', () => {
+  it('warns about a tool glob that matches no tool, and names a missing file', () => {
     const { warnings } = parsePolicy(
-      'version: 1\nrules:\n  - tool: restart_everything\n    decision: deny\n',
+      'version: 1\nrules:\n  - tool: restart_every*\n    decision: deny\n',
       'p.yaml',
       registry,
     );
-    expect(warnings.join('\n')).toContain("names tool 'restart_everything', which is not registered");
+    expect(warnings.join('\n')).toContain('matches no registered tool');
     const dir = mkdtempSync(join(tmpdir(), 'sentinel-policy-'));
     try {
       expect(() => loadPolicyFile(join(dir, 'missing.yaml'))).toThrow(
