@@ -13,7 +13,14 @@ import { dirname } from 'node:path';
 import YAML from 'yaml';
 import { z } from 'zod';
 import { SentinelError } from '../tools/errors.ts';
-import { LOCAL_IDENTITY_NAME, localIdentity, RoleSchema, type Identity, type Role } from './identity.ts';
+import {
+  credentialOf,
+  LOCAL_IDENTITY_NAME,
+  localIdentity,
+  RoleSchema,
+  type Identity,
+  type Role,
+} from './identity.ts';
 import { generateToken, hashToken, sameHash } from './tokens.ts';
 
 export const IdentityNameSchema = z
@@ -123,6 +130,7 @@ function toIdentity(record: IdentityRecord): Identity {
     name: record.name,
     roles: [...record.roles],
     trustUpstreamApproval: record.trust_upstream_approval === true,
+    credential: credentialOf(record.token_sha256),
   };
 }
 
@@ -181,6 +189,11 @@ export function createIdentityStore(options: IdentityStoreOptions): IdentityStor
   const { tokensFile, onLoadError } = options;
   const startupHash = options.startupToken === undefined ? undefined : hashToken(options.startupToken);
   const startupSource = options.startupTokenSource ?? 'the startup token';
+  const local = (): Identity => ({
+    ...localIdentity,
+    roles: [...localIdentity.roles],
+    ...(startupHash !== undefined && { credential: credentialOf(startupHash) }),
+  });
   let stamp: string | undefined;
   let records: IdentityRecord[] = [];
   let loadError: SentinelError | undefined;
@@ -284,7 +297,7 @@ export function createIdentityStore(options: IdentityStoreOptions): IdentityStor
     },
 
     get(name) {
-      if (name === LOCAL_IDENTITY_NAME) return { ...localIdentity, roles: [...localIdentity.roles] };
+      if (name === LOCAL_IDENTITY_NAME) return local();
       refresh();
       if (loadError) return undefined;
       const record = records.find((identity) => identity.name === name);
@@ -296,7 +309,7 @@ export function createIdentityStore(options: IdentityStoreOptions): IdentityStor
       let found: Identity | undefined;
       // Compare against every hash without stopping early, so timing does not reveal a match.
       if (startupHash !== undefined && sameHash(presented, startupHash)) {
-        found = { ...localIdentity, roles: [...localIdentity.roles] };
+        found = local();
       }
       refresh();
       if (loadError) return found;

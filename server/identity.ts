@@ -2,6 +2,7 @@
  * Who is calling. Every bearer token maps to one identity; the approval gate, the audit log and the
  * approvals API decide from it (DESIGN.md, "Identity").
  */
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 
 /**
@@ -24,6 +25,18 @@ export interface Identity {
    * run on the harness's approval alone. Off by default.
    */
   trustUpstreamApproval: boolean;
+  /**
+   * Fingerprint of the token this identity authenticates with (`credentialOf`). It changes when the
+   * identity is revoked and re-added or its token is rotated, so what was bound to the old token —
+   * approval requests, grants, approvals-page sessions — does not carry over to the new one.
+   * Undefined for an identity built without a token (tests).
+   */
+  credential?: string;
+}
+
+/** Credential fingerprint of a token hash: 16 hex digits, never the hash itself. */
+export function credentialOf(tokenSha256: string): string {
+  return createHash('sha256').update(`sentinel-credential:${tokenSha256}`).digest('hex').slice(0, 16);
 }
 
 /** Name of the identity that holds the token the server starts with (given, or generated on loopback). */

@@ -113,6 +113,16 @@ export function approvalEventEntry(event: ApprovalEvent, now: Date): AuditEntry 
         decision: 'ask',
         outcome: 'withdrawn',
       };
+    case 'approval_cancelled':
+    case 'approval_superseded':
+      return {
+        ...common,
+        time: now.toISOString(),
+        identity: SYSTEM_ACTOR,
+        decision: decision ? (decision.decision === 'allow' ? 'allow' : 'deny') : 'ask',
+        outcome: event.type === 'approval_cancelled' ? 'cancelled' : 'superseded',
+        reason: request.status_reason ? cleanText(request.status_reason) : null,
+      };
     case 'approval_expired':
       return {
         ...common,

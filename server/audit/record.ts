@@ -20,7 +20,9 @@ const HashSchema = z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex 
  *   `succeeded`, `failed`, `held` (pending approval), `denied` (by policy or a human's earlier
  *   denial), `stale`, `frozen`, `replayed` or `in_progress` (the gate's `approval_status`).
  * - `approval`: a change of an approval request. `outcome` is `created`, `approved`, `denied`,
- *   `withdrawn`, `expired` (pending, unanswered) or `grant_expired` (approved, never used);
+ *   `withdrawn`, `expired` (pending, unanswered), `grant_expired` (approved, never used),
+ *   `cancelled` (requester revoked or re-keyed, or an unused grant revoked; `reason` says which) or
+ *   `superseded` (re-requested with a different effect);
  *   `identity` is who acted (the requester, the approver, or `sentinel` for an expiry).
  */
 export const AuditEntrySchema = z.strictObject({

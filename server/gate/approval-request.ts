@@ -8,8 +8,10 @@
  *   pending ──approve──▶ approved ──first matching retry──▶ executing ──▶ executed | failed
  *      │                    │                                   └──(target changed)──▶ stale
  *      ├──deny──▶ denied    └──grant ends unused──▶ expired
- *      ├──withdraw──▶ withdrawn
- *      └──expires_at passes──▶ expired
+ *      ├──withdraw──▶ withdrawn           (approved, unused) ──revoke──▶ cancelled
+ *      ├──expires_at passes──▶ expired
+ *      ├──requester revoked or re-keyed──▶ cancelled   (also an approved, unused grant)
+ *      └──re-requested with a different effect──▶ superseded (`superseded_by` names the new request)
  * A `window` grant stays `approved` while its window lasts; every call it lets through is listed in
  * `executions`.
  */
@@ -45,6 +47,8 @@ export const APPROVAL_STATUSES = [
   'executed',
   'failed',
   'stale',
+  'cancelled',
+  'superseded',
 ] as const;
 export const ApprovalStatusSchema = z.enum(APPROVAL_STATUSES);
 export type ApprovalStatus = z.infer<typeof ApprovalStatusSchema>;
@@ -160,6 +164,13 @@ export const ApprovalRequestSchema = z.object({
   decision: ApprovalDecisionSchema.nullable(),
   grant: ApprovalGrantSchema.nullable(),
   executions: z.array(ApprovalExecutionSchema),
+  /**
+   * Why the request ended without a human's decision: set for `cancelled` (e.g. "identity 'agent'
+   * was revoked") and `superseded`. Absent or null otherwise.
+   */
+  status_reason: z.string().nullable().optional(),
+  /** For `superseded`: the id of the request that replaced this one. */
+  superseded_by: z.string().nullable().optional(),
 });
 export type ApprovalRequest = z.infer<typeof ApprovalRequestSchema>;
 

@@ -23,7 +23,7 @@ import {
   type FreezeState,
   type GrantValidity,
 } from './approval-request.ts';
-import { matchedArguments } from './canonical.ts';
+import { callKey, matchedArguments } from './canonical.ts';
 import type { GateCore } from './gate.ts';
 import { requestRecord, resolveCall } from './new-request.ts';
 import { resultText } from './preview.ts';
@@ -38,6 +38,17 @@ export interface ApprovalsService {
   approve(id: string, approver: Identity, body: ApproveBody): Promise<ApprovalRequest>;
   deny(id: string, approver: Identity, reason: string): Promise<ApprovalRequest>;
   withdraw(id: string, requester: Identity): Promise<ApprovalRequest>;
+  /**
+   * An approver takes back an approved grant that no call has used yet (`approved` → `cancelled`).
+   * Throws `conflict` when the request is not an unused approved grant.
+   */
+  revokeGrant(id: string, approver: Identity, reason: string): Promise<ApprovalRequest>;
+  /**
+   * Cancels the live requests and unused grants of identities that were revoked or now hold another
+   * token (compared with `findIdentity`). Runs before every read and decision and on every sweep;
+   * call it after changing tokens.yaml to act at once. Returns the cancelled requests.
+   */
+  reconcileIdentities(): Promise<ApprovalRequest[]>;
   create(approver: Identity, body: CreateApprovalBody): Promise<ApprovalRequest | ApprovalNotRequired>;
   /** Expires due requests and grants now (emits `approval_expired`). */
   sweep(): Promise<void>;
@@ -112,6 +123,11 @@ function transitionOrThrow(result: TransitionResult, id: string): ApprovalReques
         'conflict',
         `Approval request '${id}' is already ${result.request?.status}; only a pending request can be decided or withdrawn.`,
       );
+    case 'not_approved':
+      throw new SentinelError(
+        'conflict',
+        `Approval request '${id}' is ${result.request?.status}${result.request?.executions.length ? ' and its grant was used' : ''}; only an approved grant no call has used can be revoked.`,
+      );
   }
 }
 
@@ -127,17 +143,43 @@ export function createApprovalsService(core: GateCore, options: ApprovalsOptions
 
   async function expire(): Promise<void> {
     for (const request of await store.expireDue(core.now())) core.emit({ type: 'approval_expired', request });
+    await reconcileIdentities();
   }
 
+  async function reconcileIdentities(): Promise<ApprovalRequest[]> {
+    const find = options.findIdentity;
+    if (!find) return [];
+    const cancelled: ApprovalRequest[] = [];
+    for (const live of await store.liveRequesters()) {
+      const identity = find(live.requester);
+      const current = identity?.credential ?? '';
+      if (identity && current === live.credential) continue;
+      const reason = identity
+        ? `identity '${live.requester}' now authenticates with a different token (removed and re-added, or rotated); what its old token requested or was granted is void`
+        : `identity '${live.requester}' was revoked`;
+      const changed = await store.cancelForRequester(live.requester, identity ? current : undefined, reason);
+      for (const request of changed) core.emit({ type: 'approval_cancelled', request });
+      if (changed.length > 0) {
+        core.options.logger?.warn(
+          { requester: live.requester, cancelled: changed.map((request) => request.id) },
+          'approval requests and grants of a revoked or re-keyed identity cancelled',
+        );
+      }
+      cancelled.push(...changed);
+    }
+    return cancelled;
+  }
+
+  /** `what` names the request in messages, e.g. "approval request 'apr_…'". */
   function authorizeDecider(
     request: Pick<ApprovalRequest, 'requester' | 'policy'>,
     who: Identity,
-    id: string,
+    what: string,
   ) {
     if (request.requester === who.name) {
       throw new SentinelError(
         'forbidden',
-        `Identity '${who.name}' made approval request '${id}' and cannot decide it; another approver must.`,
+        `Identity '${who.name}' made ${what} and cannot decide it; another approver must.`,
       );
     }
     const right = deciderRight(who, request.policy);
@@ -150,6 +192,17 @@ export function createApprovalsService(core: GateCore, options: ApprovalsOptions
     return right;
   }
 
+  /** For the self-approval refusal of `POST /approvals`: the pending request of that call, if any. */
+  async function ownCallName(requester: string, tool: string, args: Record<string, unknown>) {
+    const key = callKey(tool, args);
+    const pending = (await store.list({ requester, tool, status: 'pending' })).find(
+      (request) => callKey(tool, request.requested_arguments) === key,
+    );
+    return pending
+      ? `approval request '${pending.id}' for this call`
+      : `this ${tool} call (POST /approvals names it as the requester; no request was created)`;
+  }
+
   async function decide(
     id: string,
     who: Identity,
@@ -158,7 +211,7 @@ export function createApprovalsService(core: GateCore, options: ApprovalsOptions
     validity: GrantValidity,
   ) {
     const request = await load(id);
-    const right = authorizeDecider(request, who, id);
+    const right = authorizeDecider(request, who, `approval request '${id}'`);
     if (allow) checkValidity(validity, request.policy.validity);
     const now = core.now();
     const decided = transitionOrThrow(
@@ -211,6 +264,20 @@ export function createApprovalsService(core: GateCore, options: ApprovalsOptions
       return withdrawn;
     },
 
+    async revokeGrant(id, who, reason) {
+      const request = await load(id);
+      authorizeDecider(request, who, `approval request '${id}'`);
+      const revoked = transitionOrThrow(
+        await store.revokeGrant(id, `grant revoked by ${who.name}: ${reason}`, core.now()),
+        id,
+      );
+      core.emit({ type: 'approval_cancelled', request: revoked });
+      core.options.logger?.info({ approvalRequestId: id, approver: who.name }, 'unused grant revoked');
+      return revoked;
+    },
+
+    reconcileIdentities,
+
     async create(who, body) {
       const tool = registry.get(body.tool);
       if (!tool) {
@@ -247,7 +314,11 @@ export function createApprovalsService(core: GateCore, options: ApprovalsOptions
       }
       if (verdict.decision === 'allow')
         return { approval_required: false, decision: 'allow', rule: verdict.rule };
-      const right = authorizeDecider({ requester: body.requester, policy: verdict }, who, '(new)');
+      const right = authorizeDecider(
+        { requester: body.requester, policy: verdict },
+        who,
+        await ownCallName(body.requester, tool.name, args),
+      );
       const validity = body.validity ?? 'once';
       checkValidity(validity, verdict.validity);
       const preview = options.preview;
@@ -273,6 +344,7 @@ export function createApprovalsService(core: GateCore, options: ApprovalsOptions
           verdict,
           now,
           requestTtlMs: policy.settings.requestTtlMs,
+          requesterCredential: requester?.credential ?? '',
           approval: {
             decision: {
               decision: 'allow',

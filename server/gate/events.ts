@@ -16,11 +16,20 @@ import type { ApprovalListQuery, ApprovalRequest, ApproveBody } from './approval
  * A change of an approval request. `approval_created`: a new pending request (a call was held);
  * `approval_reused`: an identical held call found the pending one; `approval_decided`: approved or
  * denied (`request.decision`); `approval_withdrawn`; `approval_expired`: a pending request expired
- * unanswered, or an approved grant ended unused (`request.decision` is then set).
+ * unanswered, or an approved grant ended unused (`request.decision` is then set);
+ * `approval_cancelled`: the requester's identity was revoked or re-keyed, or an approver revoked an
+ * unused grant (`request.status_reason` says which); `approval_superseded`: the same call was made
+ * again with a different effect and a new request replaced this one (`request.superseded_by`).
  */
 export interface ApprovalEvent {
   type:
-    'approval_created' | 'approval_reused' | 'approval_decided' | 'approval_withdrawn' | 'approval_expired';
+    | 'approval_created'
+    | 'approval_reused'
+    | 'approval_decided'
+    | 'approval_withdrawn'
+    | 'approval_expired'
+    | 'approval_cancelled'
+    | 'approval_superseded';
   request: ApprovalRequest;
 }
 
@@ -30,6 +39,8 @@ export const APPROVAL_EVENT_TYPES: readonly ApprovalEvent['type'][] = [
   'approval_decided',
   'approval_withdrawn',
   'approval_expired',
+  'approval_cancelled',
+  'approval_superseded',
 ];
 
 /** Receives events synchronously, in the gate's call path: it must be quick and must not throw. */

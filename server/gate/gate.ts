@@ -43,7 +43,9 @@ export type GateEvent =
         | 'approval_reused'
         | 'approval_decided'
         | 'approval_withdrawn'
-        | 'approval_expired';
+        | 'approval_expired'
+        | 'approval_cancelled'
+        | 'approval_superseded';
       request: ApprovalRequest;
     }
   | { type: 'execution_finished'; execution: StoredExecution };
@@ -87,6 +89,16 @@ export function createGateCore(options: GateOptions): GateCore {
   };
 }
 
+/** The binding of a call: requester, its token, and the cluster (context and API server URL). */
+export function bindingOf(call: Pick<ToolCall, 'identity' | 'cluster'>): CallBinding {
+  return {
+    requester: call.identity.name,
+    credential: call.identity.credential ?? '',
+    cluster: call.cluster?.context ?? '',
+    clusterServer: call.cluster?.server ?? '',
+  };
+}
+
 /** Arguments the executed call carries: the matched arguments plus the requester's `reason`. */
 function executionArguments(
   tool: Tool,
@@ -110,7 +122,7 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
   async function execute(
     call: ToolCall,
     next: ExecuteFn,
-    begin: Omit<BeginExecution, 'id' | 'requester' | 'cluster' | 'tool'>,
+    begin: Omit<BeginExecution, 'id' | 'tool' | keyof CallBinding>,
     options: {
       dryRun: boolean;
       check?: () => Promise<{ result: CallToolResult; outcome: string } | undefined>;
@@ -119,9 +131,8 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
     const started = await store.beginExecution(
       {
         ...begin,
+        ...bindingOf(call),
         id: newId('exe'),
-        requester: call.identity.name,
-        cluster: call.cluster?.context ?? '',
         tool: call.tool.name,
       },
       core.now(),
@@ -276,6 +287,7 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
         verdict,
         now,
         requestTtlMs: policy.settings.requestTtlMs,
+        requesterCredential: call.identity.credential ?? '',
       }),
       now,
     );
@@ -329,7 +341,7 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
       return execute(call, next, { ...base, authorization: 'policy' }, { dryRun: false });
 
     // ask
-    const binding: CallBinding = { requester: identity.name, cluster: call.cluster?.context ?? '' };
+    const binding = bindingOf(call);
     const now = core.now();
     if (identity.trustUpstreamApproval && upstreamGated(tool)) {
       const replaySince =

@@ -45,6 +45,8 @@ export interface RequestRecordInput {
   verdict: Verdict;
   now: Date;
   requestTtlMs: number;
+  /** The requester's `Identity.credential` (`''` when unknown). */
+  requesterCredential: string;
   /** For a request approved as it is created. */
   approval?: { decision: ApprovalDecision; grant: ApprovalGrant };
 }
@@ -80,5 +82,6 @@ export function requestRecord(input: RequestRecordInput): NewApprovalRequest {
     requestedKey: callKey(tool.name, args),
     resolvedKey: callKey(tool.name, resolution.arguments),
     scope: verdict.scope,
+    requesterCredential: input.requesterCredential,
   };
 }

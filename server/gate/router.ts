@@ -8,6 +8,7 @@
  *   POST   /approvals/{id}/approve  { validity? } → 200 ApprovalRequest
  *   POST   /approvals/{id}/deny     { reason }    → 200 ApprovalRequest
  *   POST   /approvals/{id}/withdraw              → 200 ApprovalRequest (the requester only)
+ *   POST   /approvals/{id}/revoke   { reason }    → 200 ApprovalRequest (an approver takes back an unused grant)
  *   GET    /freeze                               → 200 FreezeState
  *   POST   /freeze                  { reason }    → 200 FreezeState (admin)
  *   DELETE /freeze                               → 200 FreezeState (admin)
@@ -109,6 +110,10 @@ export function createApprovalsRouter(
   router.post(
     '/approvals/:id/withdraw',
     handle((req, who) => service.withdraw(id(req), who)),
+  );
+  router.post(
+    '/approvals/:id/revoke',
+    handle((req, who) => service.revokeGrant(id(req), who, parseBody(DenyBodySchema, req.body).reason)),
   );
   router.get(
     '/freeze',

@@ -56,6 +56,14 @@ export function approvalMetricsListener(metrics: SentinelMetrics): ApprovalEvent
       case 'approval_withdrawn':
         metrics.approvalsSettled.inc({ tool, outcome: 'withdrawn' });
         return;
+      case 'approval_cancelled':
+      case 'approval_superseded':
+        if (request.decision) return; // a grant taken back: the request was settled when approved
+        metrics.approvalsSettled.inc({
+          tool,
+          outcome: type === 'approval_cancelled' ? 'cancelled' : 'superseded',
+        });
+        return;
       case 'approval_expired': {
         if (request.decision) return; // an unused grant ended; the request was settled when approved
         metrics.approvalsSettled.inc({ tool, outcome: 'expired' });

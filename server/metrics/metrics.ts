@@ -72,7 +72,7 @@ export function createMetrics(options: MetricsOptions = {}): SentinelMetrics {
     }),
     approvalsSettled: new Counter({
       name: 'sentinel_approval_requests_settled_total',
-      help: 'How pending approval requests ended: approved, denied, expired (unanswered) or withdrawn.',
+      help: 'How pending approval requests ended: approved, denied, expired (unanswered), withdrawn, cancelled or superseded.',
       labelNames: ['tool', 'outcome'],
       registers,
     }),

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createIdentityStore, type IdentityStore } from '../../server/identity-store.ts';
+import { credentialOf } from '../../server/identity.ts';
 import { hashToken } from '../../server/tokens.ts';
 import type { SentinelError } from '../../tools/errors.ts';
 import { tempDataDir } from '../helpers/server.ts';
@@ -28,7 +29,12 @@ describe('identity store (tokens.yaml)', () => {
   it('adds an identity, stores only the hash (0600), and resolves the token to it', () => {
     const { identity, token } = store.add({ name: 'investigator', roles: ['caller'] });
     expect(token).toMatch(/^snt_[A-Za-z0-9_-]{43}$/);
-    expect(identity).toEqual({ name: 'investigator', roles: ['caller'], trustUpstreamApproval: false });
+    expect(identity).toEqual({
+      name: 'investigator',
+      roles: ['caller'],
+      trustUpstreamApproval: false,
+      credential: credentialOf(hashToken(token)),
+    });
     const text = readFileSync(tokensFile, 'utf8');
     expect(text).not.toContain(token);
     expect(text).toContain(hashToken(token));
@@ -38,14 +44,26 @@ describe('identity store (tokens.yaml)', () => {
     expect(store.list().map((r) => r.name)).toEqual(['investigator']);
   });
 
+  it('gives a re-added identity a new credential, so what the old token was bound to does not carry over', () => {
+    const first = store.add({ name: 'investigator', roles: ['caller'] });
+    store.revoke('investigator');
+    const second = store.add({ name: 'investigator', roles: ['caller'] });
+    expect(second.identity.credential).toMatch(/^[0-9a-f]{16}$/);
+    expect(second.identity.credential).not.toBe(first.identity.credential);
+    expect(store.get('investigator')?.credential).toBe(second.identity.credential);
+    expect(store.lookupByToken(first.token)).toBeUndefined();
+  });
+
   it('maps the startup token to local with every role', () => {
     expect(store.lookupByToken('startup-token-0123456789')).toEqual({
       name: 'local',
       roles: ['caller', 'approver', 'admin'],
       trustUpstreamApproval: false,
+      credential: credentialOf(hashToken('startup-token-0123456789')),
     });
     expect(store.get('local')?.roles).toEqual(['caller', 'approver', 'admin']);
     expect(store.hasTokens()).toBe(true);
+    expect(createIdentityStore({ tokensFile }).get('local')?.credential).toBeUndefined();
     expect(createIdentityStore({ tokensFile }).hasTokens()).toBe(false);
   });
 

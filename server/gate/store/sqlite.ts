@@ -92,7 +92,29 @@ const MIGRATIONS: readonly string[] = [
      since TEXT
    );
    INSERT INTO freeze (id, frozen) VALUES (1, 0);`,
+  // Bind requests and executions to the requester's token and to the cluster's API server URL;
+  // record why a request was cancelled or superseded; key upstream replays by resolved effect.
+  `ALTER TABLE approval_requests ADD COLUMN requester_credential TEXT NOT NULL DEFAULT '';
+   ALTER TABLE approval_requests ADD COLUMN status_reason TEXT;
+   ALTER TABLE approval_requests ADD COLUMN superseded_by TEXT;
+   ALTER TABLE executions ADD COLUMN requester_credential TEXT NOT NULL DEFAULT '';
+   ALTER TABLE executions ADD COLUMN cluster_server TEXT NOT NULL DEFAULT '';
+   ALTER TABLE executions ADD COLUMN replay_key TEXT;
+   CREATE INDEX executions_by_replay_key ON executions (requester, replay_key, started_at);
+   CREATE INDEX approval_requests_by_requester_status ON approval_requests (requester, status);`,
 ];
+
+/** SQL condition matching a `CallBinding` on a table with these columns (4 parameters). */
+const BINDING_SQL = `requester = ? AND requester_credential = ? AND cluster_context = ? AND IFNULL(cluster_server, '') = ?`;
+const bindingParams = (b: CallBinding): SQLInputValue[] => [
+  b.requester,
+  b.credential,
+  b.cluster,
+  b.clusterServer,
+];
+
+/** Statuses of a request that can still let a call through (or be decided). */
+const LIVE = `status IN ('pending', 'approved')`;
 
 type Row = Record<string, SQLInputValue>;
 
@@ -109,7 +131,9 @@ function toExecution(row: Row): StoredExecution {
     id: str(row.id),
     requestId: strOrNull(row.request_id),
     requester: str(row.requester),
+    credential: str(row.requester_credential ?? ''),
     cluster: str(row.cluster_context),
+    clusterServer: str(row.cluster_server ?? ''),
     tool: str(row.tool),
     callKey: str(row.call_key),
     arguments: parse(row.arguments_json),
@@ -201,6 +225,8 @@ export function openSqliteStore(options: { dataDir: string } | { file: string })
       decision: parse(row.decision_json),
       grant: parse(row.grant_json),
       executions: (executionsOf.all(str(row.id)) as Row[]).map(toExecution).map(toPublicExecution),
+      status_reason: strOrNull(row.status_reason),
+      superseded_by: strOrNull(row.superseded_by),
     };
   }
 
@@ -212,10 +238,16 @@ export function openSqliteStore(options: { dataDir: string } | { file: string })
   const insertRequest = db.prepare(
     `INSERT INTO approval_requests (id, status, requester, created_by, cluster_context, cluster_server, tool, risk,
        arguments_json, requested_arguments_json, reason, policy_json, preview_json, requested_key, resolved_key, scope,
-       created_at, expires_at, decision_json, grant_json, grant_expires_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       created_at, expires_at, decision_json, grant_json, grant_expires_at, requester_credential)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  const doInsert = ({ request: r, requestedKey, resolvedKey, scope }: NewApprovalRequest): void => {
+  const doInsert = ({
+    request: r,
+    requestedKey,
+    resolvedKey,
+    scope,
+    requesterCredential,
+  }: NewApprovalRequest): void => {
     insertRequest.run(
       r.id,
       r.status,
@@ -238,12 +270,16 @@ export function openSqliteStore(options: { dataDir: string } | { file: string })
       json(r.decision),
       json(r.grant),
       r.grant?.expires_at ?? null,
+      requesterCredential,
     );
   };
 
   const selectPending = db.prepare(
     `SELECT * FROM approval_requests
      WHERE requester = ? AND cluster_context = ? AND requested_key = ? AND status = 'pending' AND expires_at > ?`,
+  );
+  const cancel = db.prepare(
+    `UPDATE approval_requests SET status = 'cancelled', status_reason = ? WHERE id = ? AND ${LIVE}`,
   );
   const expirePending = db.prepare(
     `UPDATE approval_requests SET status = 'expired' WHERE status = 'pending' AND expires_at <= ? RETURNING id`,
@@ -260,8 +296,8 @@ export function openSqliteStore(options: { dataDir: string } | { file: string })
   const selectExecution = db.prepare('SELECT * FROM executions WHERE id = ?');
   const insertExecution = db.prepare(
     `INSERT INTO executions (id, request_id, requester, cluster_context, tool, call_key, arguments_json, authorization,
-       status, idempotency_key, consumed_grant, effect_json, started_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'executing', ?, ?, ?, ?)`,
+       status, idempotency_key, consumed_grant, effect_json, started_at, requester_credential, cluster_server, replay_key)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'executing', ?, ?, ?, ?, ?, ?, ?)`,
   );
 
   /** Applies `update` to a request that is pending and unexpired at `now`, in one transaction. */
@@ -288,7 +324,17 @@ export function openSqliteStore(options: { dataDir: string } | { file: string })
           input.requestedKey,
           at,
         ) as Row | undefined;
-        if (existing) return { request: toRequest(existing), reused: true };
+        if (existing) {
+          const sameCredential = str(existing.requester_credential) === input.requesterCredential;
+          const sameServer = strOrNull(existing.cluster_server) === (request.cluster?.server ?? null);
+          if (sameCredential && sameServer) return { request: toRequest(existing), reused: true };
+          cancel.run(
+            sameCredential
+              ? `the context '${request.cluster?.context ?? ''}' now points at another cluster (${request.cluster?.server ?? 'none'})`
+              : `identity '${request.requester}' now authenticates with a different token`,
+            str(existing.id),
+          );
+        }
         doInsert(input);
         return { request: getRequest(request.id)!, reused: false };
       });
@@ -339,6 +385,50 @@ export function openSqliteStore(options: { dataDir: string } | { file: string })
       );
     },
 
+    async revokeGrant(id, reason, now) {
+      return transaction((): TransitionResult => {
+        expire(now.toISOString());
+        const current = getRequest(id);
+        if (!current) return { ok: false, reason: 'not_found' };
+        if (current.status === 'expired') return { ok: false, reason: 'expired', request: current };
+        if (current.status !== 'approved' || current.executions.length > 0) {
+          return { ok: false, reason: 'not_approved', request: current };
+        }
+        cancel.run(reason, id);
+        return { ok: true, request: getRequest(id)! };
+      });
+    },
+
+    async cancelForRequester(requester, keep, reason) {
+      return transaction(() => {
+        const rows = db
+          .prepare(
+            `SELECT id FROM approval_requests WHERE requester = ? AND ${LIVE} AND (? IS NULL OR requester_credential <> ?)`,
+          )
+          .all(requester, keep ?? null, keep ?? null) as Row[];
+        for (const row of rows) cancel.run(reason, str(row.id));
+        return rows.map((row) => getRequest(str(row.id))!);
+      });
+    },
+
+    async liveRequesters() {
+      return (
+        db
+          .prepare(`SELECT DISTINCT requester, requester_credential FROM approval_requests WHERE ${LIVE}`)
+          .all() as Row[]
+      ).map((row) => ({ requester: str(row.requester), credential: str(row.requester_credential) }));
+    },
+
+    async supersede(id, by, reason) {
+      return transaction(() => {
+        db.prepare(
+          `UPDATE approval_requests SET status = 'superseded', superseded_by = ?, status_reason = ?
+           WHERE id = ? AND status = 'pending'`,
+        ).run(by, reason, id);
+        return getRequest(id);
+      });
+    },
+
     async expireDue(now) {
       return transaction(() => expire(now.toISOString()).map((id) => getRequest(id)!));
     },
@@ -349,11 +439,11 @@ export function openSqliteStore(options: { dataDir: string } | { file: string })
         const row = db
           .prepare(
             `SELECT * FROM approval_requests
-             WHERE requester = ? AND cluster_context = ? AND (requested_key = ? OR resolved_key = ?)
+             WHERE ${BINDING_SQL} AND (requested_key = ? OR resolved_key = ?)
                AND status = 'denied' AND denial_delivered_at IS NULL AND expires_at > ?
              ORDER BY created_at DESC LIMIT 1`,
           )
-          .get(binding.requester, binding.cluster, key, key, at) as Row | undefined;
+          .get(...bindingParams(binding), key, key, at) as Row | undefined;
         if (!row) return undefined;
         db.prepare('UPDATE approval_requests SET denial_delivered_at = ? WHERE id = ?').run(at, str(row.id));
         return toRequest(row);
@@ -364,11 +454,11 @@ export function openSqliteStore(options: { dataDir: string } | { file: string })
       const row = db
         .prepare(
           `SELECT * FROM approval_requests
-           WHERE requester = ? AND cluster_context = ? AND (requested_key = ? OR resolved_key = ?)
+           WHERE ${BINDING_SQL} AND (requested_key = ? OR resolved_key = ?)
              AND ((status = 'approved' AND grant_expires_at > ?) OR status = 'executing')
            ORDER BY created_at DESC LIMIT 1`,
         )
-        .get(binding.requester, binding.cluster, key, key, now.toISOString()) as Row | undefined;
+        .get(...bindingParams(binding), key, key, now.toISOString()) as Row | undefined;
       return row ? toRequest(row) : undefined;
     },
 
@@ -376,12 +466,12 @@ export function openSqliteStore(options: { dataDir: string } | { file: string })
       const row = db
         .prepare(
           `SELECT * FROM approval_requests
-           WHERE requester = ? AND cluster_context = ? AND tool = ? AND scope = ?
+           WHERE ${BINDING_SQL} AND tool = ? AND scope = ? AND status = 'approved'
              AND grant_expires_at > ? AND json_extract(grant_json, '$.validity.window') IS NOT NULL
              AND json_extract(decision_json, '$.decision') = 'allow'
            ORDER BY grant_expires_at DESC LIMIT 1`,
         )
-        .get(binding.requester, binding.cluster, tool, scope, now.toISOString()) as Row | undefined;
+        .get(...bindingParams(binding), tool, scope, now.toISOString()) as Row | undefined;
       return row ? toRequest(row) : undefined;
     },
 
@@ -409,7 +499,8 @@ export function openSqliteStore(options: { dataDir: string } | { file: string })
             const active = db
               .prepare(
                 `SELECT id FROM approval_requests
-                 WHERE id = ? AND grant_expires_at > ? AND json_extract(decision_json, '$.decision') = 'allow'`,
+                 WHERE id = ? AND status = 'approved' AND grant_expires_at > ?
+                   AND json_extract(decision_json, '$.decision') = 'allow'`,
               )
               .get(input.requestId ?? '', at);
             if (!active)
@@ -425,14 +516,13 @@ export function openSqliteStore(options: { dataDir: string } | { file: string })
             const earlier = db
               .prepare(
                 `SELECT * FROM executions
-                 WHERE requester = ? AND cluster_context = ? AND call_key = ? AND authorization = ?
+                 WHERE ${BINDING_SQL} AND replay_key = ? AND authorization = ?
                    AND status IN ('executing', 'succeeded', 'interrupted') AND started_at >= ?
                  ORDER BY started_at DESC LIMIT 1`,
               )
               .get(
-                input.requester,
-                input.cluster,
-                input.callKey,
+                ...bindingParams(input),
+                input.replayKey ?? input.callKey,
                 input.authorization,
                 input.replaySince.toISOString(),
               ) as Row | undefined;
@@ -451,6 +541,9 @@ export function openSqliteStore(options: { dataDir: string } | { file: string })
             input.authorization === 'once' ? 1 : 0,
             json(input.effect),
             at,
+            input.credential,
+            input.clusterServer,
+            input.replayKey ?? input.callKey,
           );
           return { ok: true, execution: toExecution(selectExecution.get(input.id) as Row) };
         });

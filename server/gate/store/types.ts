@@ -26,16 +26,32 @@ export interface NewApprovalRequest {
   resolvedKey: string;
   /** Policy scope (fingerprint of the matched rules) a window grant covers. */
   scope: string;
+  /** Fingerprint of the requester's token (`Identity.credential`; `''` when unknown). */
+  requesterCredential: string;
 }
 
-/** Who called and where: the binding of every grant and execution. */
+/**
+ * Who called and where: the binding of every grant and execution. A grant made for one token of an
+ * identity does not carry over to a new token of the same name, and a grant for one cluster does not
+ * carry over to another cluster reached through the same context name.
+ */
 export interface CallBinding {
   requester: string;
+  /** Fingerprint of the requester's token (`Identity.credential`); `''` when unknown. */
+  credential: string;
   /** Kubeconfig context name; `''` when no cluster is configured. */
   cluster: string;
+  /** API server URL of that context; `''` when no cluster is configured. */
+  clusterServer: string;
 }
 
-export type TransitionFailure = 'not_found' | 'not_pending' | 'expired';
+/** A requester's token, as bound to its live requests. */
+export interface RequesterCredential {
+  requester: string;
+  credential: string;
+}
+
+export type TransitionFailure = 'not_found' | 'not_pending' | 'expired' | 'not_approved';
 export type TransitionResult =
   | { ok: true; request: ApprovalRequest }
   | { ok: false; reason: TransitionFailure; request?: ApprovalRequest };
@@ -58,8 +74,16 @@ export interface BeginExecution extends CallBinding {
   requestId?: string;
   /** Gate-owned idempotency key; a second execution with the same requester, tool and key is refused. */
   idempotencyKey?: string;
-  /** For `upstream`: refuse when an identical call ran (or runs) for this requester since this time. */
+  /**
+   * For `upstream`: refuse when a call with the same `replayKey` ran (or runs) for this binding
+   * since this time.
+   */
   replaySince?: Date;
+  /**
+   * What makes two upstream-approved calls "the same" for the replay window: the resolved target and
+   * effect (so another spelling of the same change is still a replay). Defaults to `callKey`.
+   */
+  replayKey?: string;
   /** The effect observed by the preview just before executing (reconciliation reads it back). */
   effect?: unknown;
 }
@@ -103,8 +127,11 @@ export interface FinishExecution {
 
 export interface ApprovalStore {
   /**
-   * Inserts a pending request, or — when a pending, unexpired request exists for the same requester,
-   * cluster and requested key — returns that one (`reused: true`) unchanged.
+   * Inserts a pending request, or — when a pending, unexpired request exists for the same requester
+   * (and credential), cluster (context and server) and requested key — returns that one
+   * (`reused: true`) unchanged. A pending request for the same requester name, context and key but
+   * another credential or cluster server is cancelled first (it belongs to a revoked token or to
+   * another cluster).
    */
   createOrReusePending(
     input: NewApprovalRequest,
@@ -129,6 +156,21 @@ export interface ApprovalStore {
   ): Promise<TransitionResult>;
   /** `pending` → `withdrawn`. */
   withdraw(id: string, now: Date): Promise<TransitionResult>;
+  /**
+   * `approved` and not yet used (no execution) → `cancelled` with `reason`: an approver takes back a
+   * grant before the retry consumed it. Fails with `not_approved` otherwise.
+   */
+  revokeGrant(id: string, reason: string, now: Date): Promise<TransitionResult>;
+  /**
+   * Cancels every live request of `requester` — pending, or approved with its grant not yet used up
+   * (a once grant not consumed; a window grant still open) — whose credential is not `keep`
+   * (all of them when `keep` is undefined), recording `reason`. Returns the requests that changed.
+   */
+  cancelForRequester(requester: string, keep: string | undefined, reason: string): Promise<ApprovalRequest[]>;
+  /** Distinct requester/credential pairs of the live (pending or approved) requests. */
+  liveRequesters(): Promise<RequesterCredential[]>;
+  /** `pending` → `superseded` by `by` (the request that replaced it). */
+  supersede(id: string, by: string, reason: string): Promise<ApprovalRequest | undefined>;
   /**
    * Expires what is due at `now`: pending requests past `expires_at`, and approved requests whose
    * grant ended before their call ran. Returns the requests that changed.

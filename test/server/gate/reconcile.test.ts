@@ -24,7 +24,9 @@ async function executing(name = 'checkout'): Promise<{ requestId: string; execut
     {
       id: `exe_${name}`,
       requester: 'agent',
+      credential: '',
       cluster: 'kind',
+      clusterServer: 'https://127.0.0.1:6443',
       tool: 'scale_deployment',
       callKey: name,
       arguments: { namespace: 'shop', name, replicas: 5 },
@@ -108,7 +110,9 @@ describe('reconciliation of executions interrupted by a crash', () => {
       {
         id: 'exe_policy',
         requester: 'agent',
+        credential: '',
         cluster: 'kind',
+        clusterServer: 'https://127.0.0.1:6443',
         tool: 'pause_rollout',
         callKey: 'p',
         arguments: {},

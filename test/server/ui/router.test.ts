@@ -281,4 +281,14 @@ describe('approvals page endpoints (sentinel serve with the gate)', () => {
     expect(text).toMatch(/sentinel_tool_calls_total\{tool="scale_deployment",outcome="held"\} \d+/);
     expect(text).toContain('process_cpu_user_seconds_total');
   });
+
+  it('ends a session when its identity is removed and re-added with a new token', async () => {
+    const identities = createIdentityStore({ tokensFile: join(s.dataDir, 'tokens.yaml') });
+    const first = identities.add({ name: 'pat', roles: ['approver'] }).token;
+    const { cookie } = await signIn(first);
+    expect((await get('/ui/api/approvals', cookie)).status).toBe(200);
+    identities.revoke('pat');
+    identities.add({ name: 'pat', roles: ['approver'] });
+    expect((await get('/ui/api/approvals', cookie)).status).toBe(401);
+  });
 });

@@ -44,6 +44,7 @@ export function newRequest(
     requestedKey: 'key-requested',
     resolvedKey: 'key-resolved',
     scope: 'scope-1',
+    requesterCredential: '',
     ...keys,
   };
 }
@@ -55,7 +56,12 @@ const allow = (minutes = 1) => ({
   reason: null,
   admin_fallback: false,
 });
-const binding = { requester: 'agent', cluster: 'kind' };
+const binding = {
+  requester: 'agent',
+  credential: '',
+  cluster: 'kind',
+  clusterServer: 'https://127.0.0.1:6443',
+};
 
 export function describeApprovalStoreContract(
   name: string,

@@ -23,7 +23,7 @@ describe('SQLite store', () => {
     await store.close();
     const raw = new DatabaseSync(join(dataDir, STORE_FILE));
     expect(raw.prepare('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' });
-    expect(raw.prepare('PRAGMA user_version').get()).toEqual({ user_version: 1 });
+    expect(raw.prepare('PRAGMA user_version').get()).toEqual({ user_version: 2 });
     raw.close();
     const reopened = openSqliteStore({ dataDir });
     expect(await reopened.get(request.id)).toEqual(request);

@@ -1,0 +1,151 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { PendingResultMetaSchema } from '../../../server/gate/index.ts';
+import type { Identity } from '../../../server/pipeline.ts';
+import { createTestPipeline, identities, textOf, type TestPipeline } from './fixtures/pipeline.ts';
+
+const scale = { namespace: 'shop', name: 'checkout', replicas: 5 };
+
+let p: TestPipeline;
+afterEach(async () => {
+  await p.close();
+});
+
+/** A pipeline whose identities carry credentials the test can revoke or rotate. */
+function withCredentials(): Record<string, Identity> {
+  const known: Record<string, Identity> = {};
+  for (const [name, identity] of Object.entries(identities)) {
+    known[name] = { ...identity, credential: `${name}-token-1` };
+  }
+  p = createTestPipeline({ identities: known });
+  return known;
+}
+
+async function hold(identity: string, args: Record<string, unknown> = scale): Promise<string> {
+  const result = await p.call(identity, 'scale_deployment', args);
+  return PendingResultMetaSchema.parse(result._meta).approval_request_id;
+}
+
+describe('approvals: a revoked or re-keyed requester', () => {
+  it('cancels its pending requests and unused grants when the identity is revoked', async () => {
+    const known = withCredentials();
+    const pending = await hold('agent');
+    const approved = await hold('agent', { ...scale, replicas: 6 });
+    await p.gate.approvals.approve(approved, identities.alice!, {});
+    const untouched = await hold('other');
+
+    delete known.agent;
+    const cancelled = await p.gate.approvals.reconcileIdentities();
+    expect(cancelled.map((request) => request.id).sort()).toEqual([pending, approved].sort());
+    for (const id of [pending, approved]) {
+      expect(await p.gate.approvals.get(id)).toMatchObject({
+        status: 'cancelled',
+        status_reason: "identity 'agent' was revoked",
+      });
+    }
+    expect((await p.gate.approvals.get(untouched)).status).toBe('pending');
+    expect(p.events.filter((e) => e.type === 'approval_cancelled')).toHaveLength(2);
+    await expect(p.gate.approvals.approve(pending, identities.alice!, {})).rejects.toMatchObject({
+      code: 'conflict',
+      message: expect.stringContaining('already cancelled'),
+    });
+  });
+
+  it('voids what the old token was granted when the identity is re-added with a new token', async () => {
+    const known = withCredentials();
+    const approved = await hold('agent');
+    await p.gate.approvals.approve(approved, identities.alice!, {});
+    const windowed = await hold('agent', { namespace: 'staging-shop', name: 'web', replicas: 2 });
+    await p.gate.approvals.approve(windowed, identities.alice!, { validity: { window: '1h' } });
+
+    // Removed and re-added under the same name: a new token, a new credential.
+    known.agent = { ...known.agent!, credential: 'agent-token-2' };
+    // The retry of the approved call (before any sweep) is held again, not executed.
+    const retry = await p.call('agent', 'scale_deployment', scale);
+    expect(retry._meta).toMatchObject({ approval_status: 'pending' });
+    const windowRetry = await p.call('agent', 'scale_deployment', {
+      namespace: 'staging-shop',
+      name: 'web',
+      replicas: 3,
+    });
+    expect(windowRetry._meta).toMatchObject({ approval_status: 'pending' });
+    expect(p.cluster.mutations).toEqual([]);
+
+    await p.gate.approvals.list({});
+    for (const id of [approved, windowed]) {
+      expect(await p.gate.approvals.get(id)).toMatchObject({
+        status: 'cancelled',
+        status_reason: expect.stringContaining('now authenticates with a different token'),
+      });
+    }
+    // The new token's own request stays.
+    const mine = PendingResultMetaSchema.parse(retry._meta).approval_request_id;
+    expect((await p.gate.approvals.get(mine)).status).toBe('pending');
+  });
+
+  it('cancels the old token’s pending request when the new token makes the same call', async () => {
+    const known = withCredentials();
+    const old = await hold('agent');
+    known.agent = { ...known.agent!, credential: 'agent-token-2' };
+    const fresh = await hold('agent');
+    expect(fresh).not.toBe(old);
+    expect((await p.store.get(old))?.status).toBe('cancelled');
+  });
+});
+
+describe('approvals: revoking an unused grant', () => {
+  it('an approver takes back an approved grant before the retry; the retry is then held again', async () => {
+    withCredentials();
+    const id = await hold('agent');
+    await p.gate.approvals.approve(id, identities.alice!, {});
+    const revoked = await p.gate.approvals.revokeGrant(id, identities.bob!, 'wrong Deployment');
+    expect(revoked).toMatchObject({
+      status: 'cancelled',
+      status_reason: 'grant revoked by bob: wrong Deployment',
+    });
+    const retry = await p.call('agent', 'scale_deployment', scale);
+    expect(retry._meta).toMatchObject({ approval_status: 'pending' });
+    expect(p.cluster.mutations).toEqual([]);
+  });
+
+  it('refuses to revoke a pending request or a used grant, and the requester cannot revoke', async () => {
+    withCredentials();
+    const id = await hold('agent');
+    await expect(p.gate.approvals.revokeGrant(id, identities.alice!, 'x')).rejects.toMatchObject({
+      code: 'conflict',
+    });
+    await p.gate.approvals.approve(id, identities.alice!, {});
+    await expect(p.gate.approvals.revokeGrant(id, identities.agent!, 'x')).rejects.toMatchObject({
+      code: 'forbidden',
+    });
+    await p.call('agent', 'scale_deployment', scale);
+    await expect(p.gate.approvals.revokeGrant(id, identities.alice!, 'x')).rejects.toMatchObject({
+      code: 'conflict',
+      message: expect.stringContaining('executed'),
+    });
+  });
+});
+
+describe('approvals: self-approval through POST /approvals', () => {
+  it('names the pending request of that call, not a placeholder', async () => {
+    withCredentials();
+    const id = await hold('local');
+    await expect(
+      p.gate.approvals.create(identities.local!, {
+        requester: 'local',
+        tool: 'scale_deployment',
+        arguments: scale,
+      }),
+    ).rejects.toMatchObject({
+      code: 'forbidden',
+      message: `Identity 'local' made approval request '${id}' for this call and cannot decide it; another approver must.`,
+    });
+    await expect(
+      p.gate.approvals.create(identities.local!, {
+        requester: 'local',
+        tool: 'scale_deployment',
+        arguments: { ...scale, replicas: 9 },
+      }),
+    ).rejects.toMatchObject({ message: expect.not.stringContaining('(new)') });
+    expect(textOf(await p.call('agent', 'get_version', {}))).toContain('Kubernetes');
+  });
+});
