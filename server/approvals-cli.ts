@@ -118,7 +118,12 @@ export function registerApprovalsCommands(program: Command): void {
       id,
       flags.window ? { validity: { window: flags.window } } : {},
     );
-    print(flags, request, () => decidedLine('Approved', request));
+    print(flags, request, () =>
+      [
+        decidedLine('Approved', request),
+        ...(request.grant?.scope ? [`Grant covers: ${request.grant.scope.description}`] : []),
+      ].join('\n'),
+    );
   });
 
   withConnection(
@@ -134,6 +139,16 @@ export function registerApprovalsCommands(program: Command): void {
     }
     const request = await clientFor(flags).deny(id, flags.reason);
     print(flags, request, () => decidedLine('Denied', request));
+  });
+
+  withConnection(
+    approvals
+      .command('revoke <id>')
+      .description('Take back an approved grant no call has used yet; the retry is then held again.')
+      .requiredOption('--reason <text>', 'why (required)'),
+  ).action(async (id: string, flags: ConnectionFlags & { reason: string }) => {
+    const request = await clientFor(flags).revoke(id, flags.reason);
+    print(flags, request, () => decidedLine('Revoked', request));
   });
 
   withConnection(

@@ -1,6 +1,6 @@
 /**
  * A client of a running server's approvals API (`GET /approvals`, `GET /approvals/{id}`,
- * `POST /approvals/{id}/approve|deny|withdraw`, `POST /approvals`) with a bearer token, for `sentinel approvals` and
+ * `POST /approvals/{id}/approve|deny|withdraw|revoke`, `POST /approvals`) with a bearer token, for `sentinel approvals` and
  * anything else that decides requests from outside the server. Answers are validated with the
  * shapes in `server/gate/approval-request.ts`; an error answer becomes a `SentinelError` with the
  * server's own code and message (e.g. `forbidden`: "… cannot decide a request it made").
@@ -50,6 +50,8 @@ export interface ApprovalsClient {
   approve(id: string, body?: ApproveBody): Promise<ApprovalRequest>;
   deny(id: string, reason: string): Promise<ApprovalRequest>;
   withdraw(id: string): Promise<ApprovalRequest>;
+  /** `POST /approvals/{id}/revoke`: takes back an approved grant no call has used yet. */
+  revoke(id: string, reason: string): Promise<ApprovalRequest>;
   /**
    * `POST /approvals`: as an approver, creates for `body.requester` and the exact call a request
    * approved in the same step; or, when the policy lets the call run without approval, says so.
@@ -144,6 +146,7 @@ export function createApprovalsClient(options: ApprovalsClientOptions): Approval
     approve: (id, body = {}) => call('POST', path(id, '/approve'), ApprovalRequestSchema, body),
     deny: (id, reason) => call('POST', path(id, '/deny'), ApprovalRequestSchema, { reason }),
     withdraw: (id) => call('POST', path(id, '/withdraw'), ApprovalRequestSchema, {}),
+    revoke: (id, reason) => call('POST', path(id, '/revoke'), ApprovalRequestSchema, { reason }),
     create: (body) =>
       call('POST', '/approvals', z.union([ApprovalNotRequiredSchema, ApprovalRequestSchema]), body),
   };

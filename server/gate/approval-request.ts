@@ -113,10 +113,27 @@ export const ApprovalDecisionSchema = z.object({
 });
 export type ApprovalDecision = z.infer<typeof ApprovalDecisionSchema>;
 
+/** What a grant lets through, shown to the approver (API, CLI, page) so a window is never a surprise. */
+export const GrantScopeSchema = z.object({
+  /** `call`: exactly the resolved call, once. `rules`: any call of `tool` the same `rules` match. */
+  kind: z.enum(['call', 'rules']),
+  requester: z.string(),
+  tool: z.string(),
+  /** The cluster calls must run against (context name and API server URL); null when none is configured. */
+  cluster: ClusterSchema.nullable(),
+  /** For `rules`: the policy rules a call must match (exactly this set) to be covered. */
+  rules: z.array(z.string()),
+  /** One sentence, e.g. "any scale_deployment call by agent on context kind (https://…) that matches policy rule staging-window, until 2025-01-31T03:10:00.000Z". */
+  description: z.string(),
+});
+export type GrantScope = z.infer<typeof GrantScopeSchema>;
+
 export const ApprovalGrantSchema = z.object({
   validity: GrantValiditySchema,
   /** When the grant stops letting calls through. */
   expires_at: TimestampSchema,
+  /** What the grant covers (absent on grants recorded before it existed). */
+  scope: GrantScopeSchema.optional(),
 });
 export type ApprovalGrant = z.infer<typeof ApprovalGrantSchema>;
 
@@ -190,8 +207,18 @@ export type ApprovalListQuery = z.infer<typeof ApprovalListQuerySchema>;
 export const ApproveBodySchema = z.strictObject({ validity: GrantValiditySchema.optional() });
 export type ApproveBody = z.infer<typeof ApproveBodySchema>;
 
+/** Longest deny or revoke reason, in characters. */
+export const MAX_DECISION_REASON_LENGTH = 1000;
+
+/** A human's reason for a deny or a revoke: required, shown to the requester. */
+const DecisionReasonSchema = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty')
+  .max(MAX_DECISION_REASON_LENGTH, `must be at most ${MAX_DECISION_REASON_LENGTH} characters`);
+
 /** `POST /approvals/{id}/deny` body: the reason is required and shown to the requester. */
-export const DenyBodySchema = z.strictObject({ reason: z.string().trim().min(1) });
+export const DenyBodySchema = z.strictObject({ reason: DecisionReasonSchema });
 export type DenyBody = z.infer<typeof DenyBodySchema>;
 
 /**
@@ -203,6 +230,12 @@ export const CreateApprovalBodySchema = z.strictObject({
   tool: z.string().min(1),
   arguments: z.record(z.string(), z.unknown()).default({}),
   validity: GrantValiditySchema.optional(),
+  /**
+   * The preview's `effect` the human was shown (e.g. from the harness's own dry run). When given,
+   * the server's dry run must produce the same effect, or the request is refused (409, field
+   * `effect`) instead of approving something the human did not see.
+   */
+  effect: z.unknown().optional(),
 });
 export type CreateApprovalBody = z.infer<typeof CreateApprovalBodySchema>;
 
@@ -242,6 +275,8 @@ export const RESULT_APPROVAL_STATUSES = [
   'in_progress',
   'replayed',
   'frozen',
+  /** The call needed no approval after all: its preview shows nothing to do (nothing ran). */
+  'not_required',
 ] as const;
 export type ResultApprovalStatus = (typeof RESULT_APPROVAL_STATUSES)[number];
 
@@ -255,4 +290,8 @@ export const FreezeStateSchema = z.object({
 export type FreezeState = z.infer<typeof FreezeStateSchema>;
 
 export const FreezeBodySchema = z.strictObject({ reason: z.string().trim().min(1) });
+
+/** `POST /approvals/{id}/revoke` body: why an unused grant is taken back. */
+export const RevokeBodySchema = z.strictObject({ reason: DecisionReasonSchema });
+export type RevokeBody = z.infer<typeof RevokeBodySchema>;
 export type FreezeBody = z.infer<typeof FreezeBodySchema>;

@@ -26,7 +26,7 @@ import {
 import { callKey, matchedArguments } from './canonical.ts';
 import type { GateCore } from './gate.ts';
 import { requestRecord, resolveCall } from './new-request.ts';
-import { resultText } from './preview.ts';
+import { effectDifference, resultText } from './preview.ts';
 import type { TransitionResult } from './store/types.ts';
 
 /** Runs a tool's dry run outside an MCP call (read-only client), for `POST /approvals`. */
@@ -100,9 +100,39 @@ function checkValidity(requested: GrantValidity, allowed: GrantValidity): void {
   }
 }
 
-function grantFor(validity: GrantValidity, now: Date, requestTtlMs: number): ApprovalGrant {
+/**
+ * The grant an approval gives, with what it covers: `once`, the exact resolved call until the retry
+ * window ends; a window, any call of the tool by the requester on the cluster that matches the same
+ * policy rules, until the window ends.
+ */
+export function grantFor(
+  request: Pick<ApprovalRequest, 'requester' | 'tool' | 'cluster' | 'policy'>,
+  validity: GrantValidity,
+  now: Date,
+  requestTtlMs: number,
+): ApprovalGrant {
   const lasts = validity === 'once' ? requestTtlMs : durationMs(validity.window);
-  return { validity, expires_at: new Date(now.getTime() + lasts).toISOString() };
+  const expires_at = new Date(now.getTime() + lasts).toISOString();
+  const where = request.cluster
+    ? `on context ${request.cluster.context} (${request.cluster.server})`
+    : 'with no cluster configured';
+  const rules = request.policy.rules;
+  const description =
+    validity === 'once'
+      ? `exactly this ${request.tool} call by ${request.requester} ${where}, once, if retried before ${expires_at}`
+      : `any ${request.tool} call by ${request.requester} ${where} that matches policy ${rules.length === 1 ? 'rule' : 'rules'} ${rules.join(', ')} (and no stricter rule), until ${expires_at}`;
+  return {
+    validity,
+    expires_at,
+    scope: {
+      kind: validity === 'once' ? 'call' : 'rules',
+      requester: request.requester,
+      tool: request.tool,
+      cluster: request.cluster,
+      rules: validity === 'once' ? [] : rules,
+      description,
+    },
+  };
 }
 
 const notFound = (id: string) =>
@@ -224,7 +254,7 @@ export function createApprovalsService(core: GateCore, options: ApprovalsOptions
           reason,
           admin_fallback: right === 'fallback',
         },
-        allow ? grantFor(validity, now, policy.settings.requestTtlMs) : null,
+        allow ? grantFor(request, validity, now, policy.settings.requestTtlMs) : null,
         now,
       ),
       id,
@@ -332,6 +362,16 @@ export function createApprovalsService(core: GateCore, options: ApprovalsOptions
           field: 'arguments',
         });
       }
+      if (body.effect !== undefined) {
+        const difference = effectDifference(body.effect, resolved.resolution.preview?.effect ?? null);
+        if (difference !== undefined) {
+          throw new SentinelError(
+            'conflict',
+            `The call no longer does what was shown (${difference}); nothing was approved. Show the human the current preview and ask again.`,
+            { field: 'effect' },
+          );
+        }
+      }
       const now = core.now();
       const request = await store.insert(
         requestRecord({
@@ -353,7 +393,12 @@ export function createApprovalsService(core: GateCore, options: ApprovalsOptions
               reason: null,
               admin_fallback: right === 'fallback',
             },
-            grant: grantFor(validity, now, policy.settings.requestTtlMs),
+            grant: grantFor(
+              { requester: body.requester, tool: tool.name, cluster: cluster ?? null, policy: verdict },
+              validity,
+              now,
+              policy.settings.requestTtlMs,
+            ),
           },
         }),
       );

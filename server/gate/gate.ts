@@ -16,13 +16,14 @@ import { toSentinelError } from '../../tools/errors.ts';
 import type { ToolRegistry } from '../../tools/registry.ts';
 import type { ExecuteFn, ToolCall, ToolCallMiddleware } from '../pipeline.ts';
 import type { ApprovalRequest } from './approval-request.ts';
-import { callKey, matchedArguments } from './canonical.ts';
+import { callKey, canonicalJson, matchedArguments, sha256 } from './canonical.ts';
 import {
   alreadyRunningResult,
   firstLine,
   frozenResult,
   gateErrorResult,
   humanDeniedResult,
+  noChangeResult,
   pendingResult,
   policyDeniedResult,
   replayedResult,
@@ -32,7 +33,7 @@ import {
 import type { CompiledPolicy, Verdict } from './policy/evaluate.ts';
 import { newId } from './ids.ts';
 import { requestRecord, resolveCall } from './new-request.ts';
-import { effectDifference, resolutionFromDryRun } from './preview.ts';
+import { effectDifference, isNoOpPreview, resolutionFromDryRun, type Resolution } from './preview.ts';
 import type { ApprovalStore, BeginExecution, CallBinding, StoredExecution } from './store/types.ts';
 
 /** Lifecycle events, for notifications, metrics and audit (issue 7). Listeners must not throw. */
@@ -48,7 +49,9 @@ export type GateEvent =
         | 'approval_superseded';
       request: ApprovalRequest;
     }
-  | { type: 'execution_finished'; execution: StoredExecution };
+  | { type: 'execution_finished'; execution: StoredExecution }
+  /** A `trust_upstream_approval` identity not present at start-up made its first call. */
+  | { type: 'upstream_trust_added'; identity: string; at: string };
 
 export interface GateOptions {
   registry: ToolRegistry;
@@ -57,8 +60,12 @@ export interface GateOptions {
   logger?: Logger;
   /** Clock (tests move it). Default `() => new Date()`. */
   now?: () => Date;
-  /** Server base URL shown in the pending message (where approvers act). */
-  approvalsUrl?: string;
+  /**
+   * Server base URL shown in the pending message (where approvers act), e.g.
+   * `http://127.0.0.1:7070`; a function when it is known only once the server listens. Without it
+   * the message gives paths only.
+   */
+  approvalsUrl?: string | (() => string | undefined);
   /**
    * Tools whose calls the upstream harness gates (its `require_approval_for_tools`): for an identity
    * with `trustUpstreamApproval`, an `ask` on such a tool runs on the harness's approval alone.
@@ -66,6 +73,12 @@ export interface GateOptions {
    */
   upstreamGated?: (tool: Tool) => boolean;
   onEvent?: (event: GateEvent) => void;
+  /**
+   * `trust_upstream_approval` identities present when the server started, as `name:credential`
+   * (the start-up warning covered them). A trusted identity outside this set — added to tokens.yaml
+   * while the server runs — is warned about on its first call. Undefined: no runtime warning.
+   */
+  trustedAtStart?: ReadonlySet<string>;
 }
 
 /** The gate's shared state, used by the middleware and by the approvals service. */
@@ -99,6 +112,34 @@ export function bindingOf(call: Pick<ToolCall, 'identity' | 'cluster'>): CallBin
   };
 }
 
+/**
+ * What the upstream replay window compares: the tool, the cluster (context and API server), the
+ * resolved target object (kind, namespace, name, uid) and the resolved arguments (the end state the
+ * call asks for) — so another spelling of the same change (defaults spelled out, a default target
+ * made explicit) is still a replay. Observed state (generation, from-revision) is left out on
+ * purpose: it changes once the first call ran, which is exactly when a replay must be caught.
+ */
+export function upstreamReplayKey(call: Pick<ToolCall, 'tool' | 'cluster'>, resolution: Resolution): string {
+  const effect = resolution.preview?.effect;
+  const target =
+    typeof effect === 'object' && effect !== null && 'target' in effect
+      ? (effect as { target: Record<string, unknown> }).target
+      : undefined;
+  return sha256(
+    canonicalJson({
+      tool: call.tool.name,
+      cluster: { context: call.cluster?.context ?? '', server: call.cluster?.server ?? '' },
+      target: target && {
+        kind: target.kind,
+        namespace: target.namespace,
+        name: target.name,
+        uid: target.uid,
+      },
+      arguments: resolution.arguments,
+    }),
+  );
+}
+
 /** Arguments the executed call carries: the matched arguments plus the requester's `reason`. */
 function executionArguments(
   tool: Tool,
@@ -112,7 +153,11 @@ function executionArguments(
 
 /** Builds the `tools/call` middleware. */
 export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
-  const { registry, policy, store, logger, approvalsUrl } = core.options;
+  const { registry, policy, store, logger } = core.options;
+  const approvalsUrl = (): string | undefined => {
+    const url = core.options.approvalsUrl;
+    return typeof url === 'function' ? url() : url;
+  };
   const upstreamGated = core.options.upstreamGated ?? ((tool: Tool) => tool.risk !== 'read');
 
   /**
@@ -167,7 +212,7 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
       });
     } catch (error) {
       const failure = toSentinelError(error);
-      result = gateErrorResult(failure.message);
+      result = gateErrorResult(failure.message, failure.code, failure.field);
     }
     await finish(execution, result.isError ? 'failed' : 'succeeded', firstLine(result), result);
     return begin.authorization === 'policy'
@@ -199,6 +244,8 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
     if (existing.callKey !== key) {
       return gateErrorResult(
         `idempotency_key '${idempotencyKey}' was already used for a different ${existing.tool} call (execution ${existing.id}); nothing was run. Use a new key for a new call.`,
+        'conflict',
+        'idempotency_key',
       );
     }
     if (existing.result && existing.status !== 'executing') {
@@ -264,6 +311,36 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
     return { result: staleResult(request, difference), outcome: `stale: ${difference}` };
   }
 
+  /**
+   * The replay key of an upstream-approved call, from its dry run; undefined when the tool has no
+   * dry run or the dry run fails (the raw call key still catches an identical replay).
+   */
+  async function resolvedReplayKey(
+    call: ToolCall,
+    next: ExecuteFn,
+    args: Record<string, unknown>,
+    verdict: Verdict,
+  ): Promise<string | undefined> {
+    const resolved = await resolveCall(call.tool, args, verdict, (dryArgs) =>
+      next({ args: dryArgs, dryRun: true }),
+    );
+    return 'failed' in resolved ? undefined : upstreamReplayKey(call, resolved.resolution);
+  }
+
+  const warnedTrusted = new Set<string>();
+  /** A trusted identity the start-up warning did not cover: warn (log and event) on its first call. */
+  function warnIfTrustedAtRuntime(identity: ToolCall['identity']): void {
+    const trusted = core.options.trustedAtStart;
+    const key = `${identity.name}:${identity.credential ?? ''}`;
+    if (!trusted || trusted.has(key) || warnedTrusted.has(key)) return;
+    warnedTrusted.add(key);
+    logger?.warn(
+      { identity: identity.name },
+      'identity with trust_upstream_approval added while the server runs: its calls run on the harness approval alone',
+    );
+    core.emit({ type: 'upstream_trust_added', identity: identity.name, at: core.now().toISOString() });
+  }
+
   /** Resolves a held call through its dry run and records (or reuses) the pending request. */
   async function hold(call: ToolCall, next: ExecuteFn, args: Record<string, unknown>, verdict: Verdict) {
     const { tool } = call;
@@ -275,8 +352,11 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
       logger?.error({ err: resolved.failed, tool: tool.name }, 'dry-run preview breaks the contract');
       return gateErrorResult(`${resolved.failed.message} The call was not run; nothing changed.`);
     }
+    if (resolved.preview && isNoOpPreview(resolved.preview))
+      return noChangeResult(resolved.preview, tool.name);
     const now = core.now();
-    const { request, reused } = await store.createOrReusePending(
+    const fresh = resolved.resolution.preview;
+    const { request, reused, superseded } = await store.createOrReusePending(
       requestRecord({
         requester: call.identity.name,
         createdBy: call.identity.name,
@@ -290,13 +370,21 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
         requesterCredential: call.identity.credential ?? '',
       }),
       now,
+      // Re-requested: the human must see what the call does now, never an outdated preview.
+      (existing) => {
+        const difference = effectDifference(existing.preview?.effect ?? null, fresh?.effect ?? null);
+        return difference === undefined
+          ? undefined
+          : `the call's effect changed since it was requested (${difference})`;
+      },
     );
+    if (superseded) core.emit({ type: 'approval_superseded', request: superseded });
     core.emit({ type: reused ? 'approval_reused' : 'approval_created', request });
     logger?.info(
       { approvalRequestId: request.id, tool: tool.name, rule: verdict.rule, reused },
       'call held for approval',
     );
-    return pendingResult(request, reused, approvalsUrl);
+    return pendingResult(request, reused, approvalsUrl());
   }
 
   return async function approvalGate(call, next) {
@@ -344,14 +432,26 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
     const binding = bindingOf(call);
     const now = core.now();
     if (identity.trustUpstreamApproval && upstreamGated(tool)) {
+      warnIfTrustedAtRuntime(identity);
       const replaySince =
         tool.risk === 'destructive' ? new Date(now.getTime() - policy.settings.replayWindowMs) : undefined;
+      const replayKey = replaySince && (await resolvedReplayKey(call, next, args, verdict));
       return execute(
         call,
         next,
-        { ...base, authorization: 'upstream', ...(replaySince && { replaySince }) },
+        {
+          ...base,
+          authorization: 'upstream',
+          ...(replaySince && { replaySince }),
+          ...(replayKey && { replayKey }),
+        },
         { dryRun: verdict.dryRun },
       );
+    }
+    if (verdict.dryRun) {
+      // A preview changes nothing: one that shows nothing to do needs no human at all.
+      const preview = await next({ args, dryRun: true });
+      if (preview.isError || isNoOpPreview(preview)) return preview;
     }
     const denied = await store.claimDenial(binding, key, now);
     if (denied) return humanDeniedResult(denied);

@@ -4,6 +4,7 @@
  * the server does not validate gate results against the tool's output schema.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ErrorCode } from '../../tools/errors.ts';
 import type { ApprovalRequest, FreezeState, ResultApprovalStatus } from './approval-request.ts';
 import type { StoredExecution } from './store/types.ts';
 import type { Verdict } from './policy/evaluate.ts';
@@ -152,15 +153,59 @@ export function withExecutedMeta(
   };
 }
 
-/** An error the gate raises itself (bad idempotency key use, a tool's broken preview). */
-export function gateErrorResult(message: string): CallToolResult {
-  return { content: [{ type: 'text', text: message }], isError: true };
+/**
+ * An error the gate raises itself (bad idempotency key use, a tool's broken preview). `_meta.error`
+ * carries the machine-readable code (and field), as for every error result of the server.
+ */
+export function gateErrorResult(
+  message: string,
+  code: ErrorCode = 'internal',
+  field?: string,
+): CallToolResult {
+  return {
+    content: [{ type: 'text', text: message }],
+    isError: true,
+    _meta: { error: { code, message, ...(field && { field }) } },
+  };
 }
 
-/** First line of a result's text, for an execution's one-line outcome. */
+/** A held call whose preview shows nothing to do: no request, nothing run. */
+export function noChangeResult(preview: CallToolResult, toolName: string): CallToolResult {
+  return {
+    ...preview,
+    content: [
+      {
+        type: 'text',
+        text: `Nothing to do: the ${toolName} call would change nothing (its dry run below is a no-op). It was not run, and no approval request was made.`,
+      },
+      ...preview.content,
+    ],
+    _meta: { ...preview._meta, approval_status: 'not_required' },
+  };
+}
+
+/** The "Cluster 'name' (url)" banner every tool's text starts with: not an outcome. */
+const CLUSTER_BANNER = /^Cluster '.*' \(.*\)$/;
+
+/**
+ * An execution's one-line outcome: the result's `structuredContent.summary` when the tool gives one
+ * (prefixed by its `status`), else its first text line that is not the cluster banner. Errors are
+ * prefixed `error: `; at most 300 characters.
+ */
 export function firstLine(result: CallToolResult): string {
-  const first = result.content.find((item) => item.type === 'text');
-  const text = first && first.type === 'text' ? first.text : '';
-  const line = text.split('\n')[0] ?? '';
+  const structured = result.structuredContent;
+  const summary = typeof structured?.summary === 'string' ? structured.summary : undefined;
+  const status = typeof structured?.status === 'string' ? structured.status : undefined;
+  let line: string;
+  if (summary !== undefined && !result.isError) {
+    line = status ? `${status}: ${summary}` : summary;
+  } else {
+    const text = result.content
+      .filter((item) => item.type === 'text')
+      .map((item) => (item as { text: string }).text)
+      .join('\n');
+    line =
+      text.split('\n').find((candidate) => candidate.trim() !== '' && !CLUSTER_BANNER.test(candidate)) ?? '';
+  }
   return (result.isError ? 'error: ' : '') + (line.length > 300 ? `${line.slice(0, 297)}...` : line);
 }

@@ -14,7 +14,7 @@ import type { NewApprovalRequest } from './store/types.ts';
 
 /**
  * Resolves a call: runs its dry run (tools that support one, unless the call is itself a preview)
- * and reads the resolved arguments and preview from it. A failing dry run, or one that breaks the
+ * and reads the resolved arguments and preview from it (`preview` is the dry run's result). A failing dry run, or one that breaks the
  * preview contract, comes back as `{ failed }` — the call cannot be approved as it stands.
  */
 export async function resolveCall(
@@ -22,13 +22,13 @@ export async function resolveCall(
   args: Record<string, unknown>,
   verdict: Verdict,
   dryRun: (args: Record<string, unknown>) => Promise<CallToolResult>,
-): Promise<{ resolution: Resolution } | { failed: CallToolResult | Error }> {
+): Promise<{ resolution: Resolution; preview?: CallToolResult } | { failed: CallToolResult | Error }> {
   if (!tool.supportsDryRun || verdict.dryRun)
     return { resolution: { arguments: matchedArguments(args), preview: null } };
   const dry = await dryRun({ ...args, dry_run: true });
   if (dry.isError) return { failed: dry };
   try {
-    return { resolution: resolutionFromDryRun(tool, args, dry) };
+    return { resolution: resolutionFromDryRun(tool, args, dry), preview: dry };
   } catch (error) {
     return { failed: toSentinelError(error) };
   }

@@ -13,6 +13,8 @@ import type { ServerPlugin } from '../plugins.ts';
 import { loadAgentSpec, sentinelServerEntry } from '../../agent-spec/load.ts';
 import { DEFAULT_REQUIRE_APPROVAL_FOR_TOOLS, requiresApproval } from '../../agent-spec/selectors.ts';
 import type { Logger } from 'pino';
+import { credentialOf } from '../identity.ts';
+import type { IdentityStore } from '../identity-store.ts';
 import { createGate, type PreviewFn } from './index.ts';
 import { DEFAULT_POLICY_PATH, loadPolicyFile } from './policy/load.ts';
 import { openSqliteStore } from './store/sqlite.ts';
@@ -30,6 +32,23 @@ export function upstreamGatedBySpec(logger: Logger): (tool: Tool) => boolean {
   } catch (error) {
     logger.warn({ err: error }, 'agent spec unreadable: upstream approval is trusted for no tool');
     return () => false;
+  }
+}
+
+/**
+ * The `trust_upstream_approval` identities in tokens.yaml now, as `name:credential` (the gate warns
+ * about any other trusted identity when it first calls). Empty when tokens.yaml cannot be read.
+ */
+export function trustedIdentities(identities: Pick<IdentityStore, 'list'>): Set<string> {
+  try {
+    return new Set(
+      identities
+        .list()
+        .filter((record) => record.trust_upstream_approval === true)
+        .map((record) => `${record.name}:${credentialOf(record.token_sha256)}`),
+    );
+  } catch {
+    return new Set();
   }
 }
 
@@ -65,7 +84,11 @@ export const gatePlugin: ServerPlugin = async (context) => {
   for (const warning of loaded.warnings) logger.warn({ policy: policyFile }, warning);
   logger.info({ policy: policyFile, rules: loaded.policy.rules.length }, 'approval policy loaded');
   const store = openSqliteStore({ dataDir: context.dataDir });
+  // The pending message links to where approvers act: the server's real address, known once it listens.
+  let baseUrl: string | undefined;
   const gate = createGate({
+    approvalsUrl: () => baseUrl,
+    trustedAtStart: trustedIdentities(context.identities),
     registry,
     policy: loaded.policy,
     store,
@@ -88,6 +111,10 @@ export const gatePlugin: ServerPlugin = async (context) => {
   }
   const router = gate.router();
   return {
+    announce: (url) => {
+      baseUrl = url;
+      return [];
+    },
     middlewares: [gate.middleware],
     routes: [
       (app, deps) => {

@@ -79,6 +79,17 @@ export function resolutionFromDryRun(
   };
 }
 
+/**
+ * Whether a dry run shows nothing to do: its `effect.no_op` is true or its `status` is `no_op` (the
+ * remediation tools' contract, e.g. scaling to the current replica count).
+ */
+export function isNoOpPreview(result: CallToolResult): boolean {
+  const content = result.structuredContent;
+  if (!content || result.isError) return false;
+  const effect = content.effect;
+  return content.status === 'no_op' || (isRecord(effect) && effect.no_op === true);
+}
+
 function firstLineOf(text: string): string {
   return text.split('\n')[0] ?? '';
 }

@@ -28,6 +28,7 @@ import {
   CreateApprovalBodySchema,
   DenyBodySchema,
   FreezeBodySchema,
+  RevokeBodySchema,
   type ApiError,
 } from './approval-request.ts';
 import type { ApprovalsService } from './approvals.ts';
@@ -113,7 +114,7 @@ export function createApprovalsRouter(
   );
   router.post(
     '/approvals/:id/revoke',
-    handle((req, who) => service.revokeGrant(id(req), who, parseBody(DenyBodySchema, req.body).reason)),
+    handle((req, who) => service.revokeGrant(id(req), who, parseBody(RevokeBodySchema, req.body).reason)),
   );
   router.get(
     '/freeze',

@@ -62,6 +62,14 @@ export interface ApprovalView {
   decision: string | null;
   /** One line per execution under this request's grant. */
   executions: string[];
+  /**
+   * What the grant covers and until when, for an approved request (`any scale_deployment call by
+   * agent on context kind (…) that matches policy rule staging-window …, until …`); for a pending
+   * request whose rule allows a window, what a window would cover; else null.
+   */
+  grantScope: string | null;
+  /** Why a cancelled or superseded request ended (and the request that replaced it), or null. */
+  statusReason: string | null;
 }
 
 /** A redacted, cleaned, single-line string of at most `max` characters. */
@@ -160,6 +168,19 @@ export function approvalView(request: ApprovalRequest, options: RenderOptions = 
   } else if (request.status === 'withdrawn') {
     decisionText = `withdrawn by ${clean(request.requester)}`;
   }
+  const policyValidity = request.policy.validity;
+  const grantScope = grant?.scope
+    ? clean(grant.scope.description)
+    : request.status === 'pending' && policyValidity !== 'once'
+      ? clean(
+          `once by default; a window of up to ${policyValidity.window} would cover any ${request.tool} call by ${request.requester} on this cluster that matches policy ${request.policy.rules.length === 1 ? 'rule' : 'rules'} ${request.policy.rules.join(', ')}, for the window's length`,
+        )
+      : null;
+  const statusReason = request.status_reason
+    ? clean(
+        `${request.status_reason}${request.superseded_by ? ` (replaced by ${request.superseded_by})` : ''}`,
+      )
+    : null;
   return {
     id: clean(request.id, 80),
     status: request.status,
@@ -188,6 +209,8 @@ export function approvalView(request: ApprovalRequest, options: RenderOptions = 
         `${execution.id} ${execution.status} ${ago(execution.started_at, now)}${execution.outcome ? `: ${execution.outcome}` : ''}`,
       ),
     ),
+    grantScope,
+    statusReason,
   };
 }
 
@@ -219,6 +242,8 @@ export function renderApprovalLine(request: ApprovalRequest, options: RenderOpti
  *   Warnings:
  *     - ...
  *   Decision:   denied by alice 1m ago: wrong revision
+ *   Grant:      (approved) what the grant covers and until when; (pending, window allowed) what a window would cover
+ *   Ended:      (cancelled or superseded) why
  *   Call:       rollback_deployment name=checkout namespace=shop to_revision=6
  */
 export function renderApprovalText(request: ApprovalRequest, options: RenderOptions = {}): string {
@@ -233,6 +258,8 @@ export function renderApprovalText(request: ApprovalRequest, options: RenderOpti
   if (view.changes.length > 0) lines.push('Changes:', ...view.changes.map((line) => `  - ${line}`));
   if (view.warnings.length > 0) lines.push('Warnings:', ...view.warnings.map((line) => `  - ${line}`));
   if (view.decision) lines.push(`Decision:   ${view.decision}`);
+  if (view.grantScope) lines.push(`Grant:      ${view.grantScope}`);
+  if (view.statusReason) lines.push(`Ended:      ${view.statusReason}`);
   if (view.executions.length > 0) lines.push('Executions:', ...view.executions.map((line) => `  - ${line}`));
   lines.push(`Call:       ${view.call}`);
   return lines.join('\n');
@@ -263,6 +290,8 @@ export function renderApprovalHtml(request: ApprovalRequest, options: RenderOpti
     ['Policy', `rule ${view.rule}: ${view.policyReason}`],
     ['Approvers', `${view.approvers} (at most ${view.maxValidity})`],
     ...(view.decision ? ([['Decision', view.decision]] as [string, string][]) : []),
+    ...(view.grantScope ? ([['Grant', view.grantScope]] as [string, string][]) : []),
+    ...(view.statusReason ? ([['Ended', view.statusReason]] as [string, string][]) : []),
     ['Call', view.call],
   ];
   return [

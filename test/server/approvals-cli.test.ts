@@ -57,8 +57,11 @@ describe('sentinel approvals, against a live server', () => {
     const id = await hold(5);
     const approved = await cli(s.tokens.alice, 'approve', id);
     expect(approved).toMatchObject({ code: 0, stderr: '' });
-    expect(approved.stdout).toBe(
-      `Approved ${id} (now approved): Scale Deployment shop/checkout from 3 to 5 replicas\n`,
+    expect(approved.stdout).toMatch(
+      new RegExp(
+        `^Approved ${id} \\(now approved\\): Scale Deployment shop/checkout from 3 to 5 replicas\\n` +
+          `Grant covers: exactly this scale_deployment call by agent on context \\S+ \\(\\S+\\), once, if retried before \\S+Z\\n$`,
+      ),
     );
     const run = await agent.callTool({ name: 'scale_deployment', arguments: { ...checkout, replicas: 5 } });
     expect(run._meta).toMatchObject({ approval_status: 'executed', approval_request_id: id });

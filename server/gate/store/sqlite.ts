@@ -313,7 +313,7 @@ export function openSqliteStore(options: { dataDir: string } | { file: string })
     });
 
   const store: ApprovalStore = {
-    async createOrReusePending(input, now) {
+    async createOrReusePending(input, now, supersede) {
       return transaction(() => {
         const at = now.toISOString();
         expire(at);
@@ -327,7 +327,22 @@ export function openSqliteStore(options: { dataDir: string } | { file: string })
         if (existing) {
           const sameCredential = str(existing.requester_credential) === input.requesterCredential;
           const sameServer = strOrNull(existing.cluster_server) === (request.cluster?.server ?? null);
-          if (sameCredential && sameServer) return { request: toRequest(existing), reused: true };
+          if (sameCredential && sameServer) {
+            const current = toRequest(existing);
+            const reason = supersede?.(current);
+            if (reason === undefined) {
+              db.prepare('UPDATE approval_requests SET preview_json = ? WHERE id = ?').run(
+                json(request.preview),
+                current.id,
+              );
+              return { request: getRequest(current.id)!, reused: true };
+            }
+            db.prepare(
+              `UPDATE approval_requests SET status = 'superseded', superseded_by = ?, status_reason = ? WHERE id = ?`,
+            ).run(request.id, reason, current.id);
+            doInsert(input);
+            return { request: getRequest(request.id)!, reused: false, superseded: getRequest(current.id)! };
+          }
           cancel.run(
             sameCredential
               ? `the context '${request.cluster?.context ?? ''}' now points at another cluster (${request.cluster?.server ?? 'none'})`
@@ -419,16 +434,6 @@ export function openSqliteStore(options: { dataDir: string } | { file: string })
       ).map((row) => ({ requester: str(row.requester), credential: str(row.requester_credential) }));
     },
 
-    async supersede(id, by, reason) {
-      return transaction(() => {
-        db.prepare(
-          `UPDATE approval_requests SET status = 'superseded', superseded_by = ?, status_reason = ?
-           WHERE id = ? AND status = 'pending'`,
-        ).run(by, reason, id);
-        return getRequest(id);
-      });
-    },
-
     async expireDue(now) {
       return transaction(() => expire(now.toISOString()).map((id) => getRequest(id)!));
     },
@@ -516,12 +521,13 @@ export function openSqliteStore(options: { dataDir: string } | { file: string })
             const earlier = db
               .prepare(
                 `SELECT * FROM executions
-                 WHERE ${BINDING_SQL} AND replay_key = ? AND authorization = ?
+                 WHERE ${BINDING_SQL} AND (call_key = ? OR replay_key = ?) AND authorization = ?
                    AND status IN ('executing', 'succeeded', 'interrupted') AND started_at >= ?
                  ORDER BY started_at DESC LIMIT 1`,
               )
               .get(
                 ...bindingParams(input),
+                input.callKey,
                 input.replayKey ?? input.callKey,
                 input.authorization,
                 input.replaySince.toISOString(),

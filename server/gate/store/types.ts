@@ -75,8 +75,8 @@ export interface BeginExecution extends CallBinding {
   /** Gate-owned idempotency key; a second execution with the same requester, tool and key is refused. */
   idempotencyKey?: string;
   /**
-   * For `upstream`: refuse when a call with the same `replayKey` ran (or runs) for this binding
-   * since this time.
+   * For `upstream`: refuse when a call with the same `callKey` or the same `replayKey` ran (or runs)
+   * for this binding since this time.
    */
   replaySince?: Date;
   /**
@@ -131,12 +131,15 @@ export interface ApprovalStore {
    * (and credential), cluster (context and server) and requested key — returns that one
    * (`reused: true`) unchanged. A pending request for the same requester name, context and key but
    * another credential or cluster server is cancelled first (it belongs to a revoked token or to
-   * another cluster).
+   * another cluster). When `supersede` returns a reason for the pending one, it becomes `superseded`
+   * (linked to the new request, returned as `superseded`) and the new request is inserted; otherwise
+   * the reused request's preview is refreshed to `input`'s.
    */
   createOrReusePending(
     input: NewApprovalRequest,
     now: Date,
-  ): Promise<{ request: ApprovalRequest; reused: boolean }>;
+    supersede?: (existing: ApprovalRequest) => string | undefined,
+  ): Promise<{ request: ApprovalRequest; reused: boolean; superseded?: ApprovalRequest }>;
   /** Inserts a request in the state given (an approver's `POST /approvals`: already approved). */
   insert(input: NewApprovalRequest): Promise<ApprovalRequest>;
   get(id: string): Promise<ApprovalRequest | undefined>;
@@ -169,8 +172,6 @@ export interface ApprovalStore {
   cancelForRequester(requester: string, keep: string | undefined, reason: string): Promise<ApprovalRequest[]>;
   /** Distinct requester/credential pairs of the live (pending or approved) requests. */
   liveRequesters(): Promise<RequesterCredential[]>;
-  /** `pending` → `superseded` by `by` (the request that replaced it). */
-  supersede(id: string, by: string, reason: string): Promise<ApprovalRequest | undefined>;
   /**
    * Expires what is due at `now`: pending requests past `expires_at`, and approved requests whose
    * grant ended before their call ran. Returns the requests that changed.

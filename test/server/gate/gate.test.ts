@@ -1,8 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApprovalRequestSchema, PendingResultMetaSchema } from '../../../server/gate/index.ts';
+import { renderApprovalText } from '../../../server/render/index.ts';
 import { FakeCluster } from './fixtures/fake-cluster.ts';
 import { createTestPipeline, identities, textOf, type TestPipeline } from './fixtures/pipeline.ts';
-import { fixtureDeployment } from './fixtures/tools.ts';
+import { fixtureDeployment, fixtureTools, restartDeployment } from './fixtures/tools.ts';
 
 const MINUTE = 60_000;
 const rollback = { namespace: 'shop', name: 'checkout' };
@@ -122,6 +123,43 @@ describe('approval gate: held calls', () => {
     expect(new Set([first.id, other.id, otherRequester.id]).size).toBe(3);
   });
 
+  it('supersedes a pending request when the same call now does something else; refreshes it otherwise', async () => {
+    const first = await hold('agent', 'scale_deployment', { ...rollback, replicas: 5 });
+    expect((await p.gate.approvals.get(first.id)).preview?.summary).toContain('from 3 to 5');
+    // Someone else scales the Deployment: the pending preview "3 → 5" is outdated.
+    const deployment = p.cluster.deployment('shop', 'checkout');
+    deployment.spec!.replicas = 4;
+    deployment.metadata!.generation = (deployment.metadata!.generation ?? 1) + 1;
+    const second = await hold('agent', 'scale_deployment', { ...rollback, replicas: 5 });
+    expect(second.id).not.toBe(first.id);
+    expect(textOf(second.result)).toContain('from 4 to 5');
+    expect(await p.gate.approvals.get(first.id)).toMatchObject({
+      status: 'superseded',
+      superseded_by: second.id,
+      status_reason: expect.stringContaining("the call's effect changed since it was requested"),
+    });
+    expect(p.events.map((e) => e.type)).toEqual([
+      'approval_created',
+      'approval_superseded',
+      'approval_created',
+    ]);
+    await expect(p.gate.approvals.approve(first.id, identities.alice!, {})).rejects.toMatchObject({
+      code: 'conflict',
+    });
+    // Unchanged effect: the same request, reused.
+    const third = await hold('agent', 'scale_deployment', { ...rollback, replicas: 5 });
+    expect(third.id).toBe(second.id);
+  });
+
+  it('makes no request for a call whose preview is a no-op, and runs nothing', async () => {
+    const result = await p.call('agent', 'scale_deployment', { ...rollback, replicas: 3 });
+    expect(result.isError).toBeUndefined();
+    expect(result._meta).toMatchObject({ approval_status: 'not_required' });
+    expect(textOf(result)).toMatch(/^Nothing to do: the scale_deployment call would change nothing/);
+    expect(await p.store.list()).toEqual([]);
+    expect(p.cluster.mutations).toEqual([]);
+  });
+
   it('returns a failing preview as is and records nothing', async () => {
     const result = await p.call('agent', 'rollback_deployment', { namespace: 'shop', name: 'missing' });
     expect(result.isError).toBe(true);
@@ -181,6 +219,19 @@ describe('approval gate: once grants', () => {
     expect((await p.gate.approvals.get(id)).executions).toHaveLength(1);
   });
 
+  it('binds the grant to the cluster server too: the same context name on another cluster is held again', async () => {
+    const { id } = await hold('agent', 'scale_deployment', { ...rollback, replicas: 5 });
+    await p.gate.approvals.approve(id, identities.alice!, {});
+    const impostor = new FakeCluster({ context: 'kind-sentinel', server: 'https://10.9.9.9:6443' });
+    impostor.add(fixtureDeployment('shop', 'checkout'));
+    const held = await p.call('agent', 'scale_deployment', { ...rollback, replicas: 5 }, impostor);
+    expect(held._meta).toMatchObject({ approval_status: 'pending' });
+    expect(impostor.mutations).toEqual([]);
+    // The grant still works on the cluster it was given for.
+    const result = await p.call('agent', 'scale_deployment', { ...rollback, replicas: 5 });
+    expect(result._meta).toMatchObject({ approval_status: 'executed', approval_request_id: id });
+  });
+
   it('holds a call with different arguments again', async () => {
     const { id } = await hold('agent', 'scale_deployment', { ...rollback, replicas: 5 });
     await p.gate.approvals.approve(id, identities.alice!, {});
@@ -233,13 +284,33 @@ describe('approval gate: window grants', () => {
   it('covers other arguments of the same tool and rules until the window ends, on the same cluster only', async () => {
     const { id } = await hold('agent', 'scale_deployment', { ...staging, replicas: 4 });
     const request = await p.gate.approvals.approve(id, identities.alice!, { validity: { window: '15m' } });
-    expect(request.grant).toEqual({ validity: { window: '15m' }, expires_at: '2025-01-31T02:25:00.000Z' });
+    expect(request.grant).toEqual({
+      validity: { window: '15m' },
+      expires_at: '2025-01-31T02:25:00.000Z',
+      scope: {
+        kind: 'rules',
+        requester: 'agent',
+        tool: 'scale_deployment',
+        cluster: { context: 'kind-sentinel', server: 'https://127.0.0.1:6443' },
+        rules: ['staging-window'],
+        description:
+          'any scale_deployment call by agent on context kind-sentinel (https://127.0.0.1:6443) that matches policy rule staging-window (and no stricter rule), until 2025-01-31T02:25:00.000Z',
+      },
+    });
+    expect(renderApprovalText(request, { now: p.clock.now })).toContain(
+      'Grant:      any scale_deployment call by agent on context kind-sentinel',
+    );
 
     const other = await p.call('agent', 'scale_deployment', { ...staging, replicas: 7 });
     expect(other._meta).toMatchObject({ approval_status: 'executed', approval_request_id: id });
     expect(p.cluster.deployment('staging-shop', 'web').spec!.replicas).toBe(7);
 
-    // Another cluster: held again.
+    // Another cluster, and the same context name pointing at another API server: held again.
+    const renamed = new FakeCluster({ context: 'kind-sentinel', server: 'https://10.0.0.2' });
+    renamed.add(fixtureDeployment('staging-shop', 'web'));
+    const impostor = await p.call('agent', 'scale_deployment', { ...staging, replicas: 7 }, renamed);
+    expect(impostor._meta).toMatchObject({ approval_status: 'pending' });
+    expect(renamed.mutations).toEqual([]);
     const elsewhere = new FakeCluster({ context: 'prod-eu', server: 'https://10.0.0.1' });
     elsewhere.add(fixtureDeployment('staging-shop', 'web'));
     const held = await p.call('agent', 'scale_deployment', { ...staging, replicas: 7 }, elsewhere);
@@ -398,6 +469,38 @@ describe('approval gate: upstream approval, idempotency, freeze', () => {
     expect(await p.store.list()).toEqual([]);
   });
 
+  it('treats another name for the same target as a replay inside the window (resolved target, not raw arguments)', async () => {
+    await p.close();
+    p = createTestPipeline({ tools: [...fixtureTools, restartDeployment] });
+    const first = await p.call('harness', 'restart_deployment', rollback);
+    expect(first._meta).toMatchObject({ approval_status: 'executed' });
+    const alias = await p.call('harness', 'restart_deployment', { namespace: 'shop', name: 'svc-checkout' });
+    expect(alias._meta).toMatchObject({ approval_status: 'replayed' });
+    expect(p.cluster.mutations).toHaveLength(1);
+    // Another target is not a replay.
+    const other = await p.call('harness', 'restart_deployment', { namespace: 'staging-shop', name: 'web' });
+    expect(other._meta).toMatchObject({ approval_status: 'executed' });
+    expect(p.cluster.mutations).toHaveLength(2);
+  });
+
+  it('warns once when a trusted upstream identity appears that was not there at start-up', async () => {
+    await p.close();
+    const warnings: unknown[] = [];
+    p = createTestPipeline({
+      trustedAtStart: new Set(['harness:']),
+      logger: { warn: (...args: unknown[]) => warnings.push(args), info() {}, error() {} },
+      identities: { ...identities, late: { name: 'late', roles: ['caller'], trustUpstreamApproval: true } },
+    });
+    await p.call('harness', 'pause_rollout', rollback);
+    expect(p.events.filter((e) => e.type === 'upstream_trust_added')).toEqual([]);
+    await p.call('late', 'pause_rollout', rollback);
+    await p.call('late', 'pause_rollout', { namespace: 'staging-shop', name: 'web' });
+    expect(p.events.filter((e) => e.type === 'upstream_trust_added')).toEqual([
+      { type: 'upstream_trust_added', identity: 'late', at: '2025-01-31T02:10:00.000Z' },
+    ]);
+    expect(JSON.stringify(warnings)).toContain('trust_upstream_approval added while the server runs');
+  });
+
   it('returns the first result for a repeated idempotency key without executing again', async () => {
     const args = { ...rollback, key: 'team', value: 'payments', idempotency_key: 'k-1' };
     const first = await p.call('agent', 'annotate_deployment', args);
@@ -410,6 +513,7 @@ describe('approval gate: upstream approval, idempotency, freeze', () => {
     expect(textOf(misuse)).toContain(
       "idempotency_key 'k-1' was already used for a different annotate_deployment call",
     );
+    expect(misuse._meta).toMatchObject({ error: { code: 'conflict', field: 'idempotency_key' } });
     // Keys are per identity.
     await p.call('other', 'annotate_deployment', args);
     expect(p.cluster.mutations).toHaveLength(2);

@@ -45,6 +45,8 @@ describe('approval gate in sentinel serve, through a real MCP client over HTTP',
     expect(held.isError).toBeFalsy();
     const meta = PendingResultMetaSchema.parse(held._meta);
     expect(textOf(held as never)).toContain(`Approval request: ${meta.approval_request_id}`);
+    // The link points at this server's real address, not a placeholder.
+    expect(textOf(held as never)).toContain(`on the approvals page (${s.url}/ui/approvals)`);
     expect(s.cluster.mutations).toEqual([]);
 
     const id = meta.approval_request_id;
@@ -163,6 +165,51 @@ describe('approval gate in sentinel serve, through a real MCP client over HTTP',
     expect((await agent.callTool({ name: 'get_version', arguments: {} })).isError).toBeFalsy();
     expect((await s.api(s.tokens.root, 'DELETE', '/freeze')).body.frozen).toBe(false);
     expect((await s.api(s.tokens.agent, 'GET', '/freeze')).body.frozen).toBe(false);
+  });
+
+  it('approvals API: caps deny reasons, revokes an unused grant, and refuses a pre-approval whose effect changed', async () => {
+    const held = await agent.callTool({ name: 'scale_deployment', arguments: { ...checkout, replicas: 13 } });
+    const id = PendingResultMetaSchema.parse(held._meta).approval_request_id;
+    const long = await s.api(s.tokens.alice, 'POST', `/approvals/${id}/deny`, { reason: 'x'.repeat(1001) });
+    expect(long).toMatchObject({
+      status: 422,
+      body: {
+        error: {
+          code: 'invalid_input',
+          message: 'Invalid request: reason: must be at most 1000 characters.',
+        },
+      },
+    });
+    expect((await s.api(s.tokens.alice, 'POST', `/approvals/${id}/approve`)).status).toBe(200);
+    const revoked = await s.api(s.tokens.alice, 'POST', `/approvals/${id}/revoke`, { reason: 'wrong size' });
+    expect(revoked).toMatchObject({ status: 200, body: { status: 'cancelled' } });
+    const again = await s.api(s.tokens.alice, 'POST', `/approvals/${id}/revoke`, { reason: 'twice' });
+    expect(again).toMatchObject({ status: 409, body: { error: { code: 'conflict' } } });
+
+    const shown = {
+      target: { namespace: 'shop', name: 'checkout', generation: 1 },
+      replicas: { from: 1, to: 14 },
+    };
+    const stale = await s.api(s.tokens.alice, 'POST', '/approvals', {
+      requester: 'agent',
+      tool: 'scale_deployment',
+      arguments: { ...checkout, replicas: 14 },
+      effect: shown,
+    });
+    expect(stale).toMatchObject({ status: 409, body: { error: { code: 'conflict', field: 'effect' } } });
+    expect(stale.body.error.message).toMatch(/^The call no longer does what was shown \(/);
+    const preview = await agent.callTool({
+      name: 'scale_deployment',
+      arguments: { ...checkout, replicas: 14, dry_run: true },
+    });
+    const effect = (preview.structuredContent as { effect: unknown }).effect;
+    const matching = await s.api(s.tokens.alice, 'POST', '/approvals', {
+      requester: 'agent',
+      tool: 'scale_deployment',
+      arguments: { ...checkout, replicas: 14 },
+      effect,
+    });
+    expect(matching).toMatchObject({ status: 201, body: { status: 'approved' } });
   });
 });
 

@@ -221,8 +221,14 @@ describe('crash safety: a server killed with SIGKILL mid-execution', { timeout: 
     expect((again._meta as { approval_request_id: string }).approval_request_id).not.toBe(scaleId);
     const pauseAgain = await agent.callTool({ name: 'pause_rollout', arguments: checkout });
     expect(pauseAgain._meta).toMatchObject({ approval_status: 'pending' });
-    // A retry of a still-pending request reuses it.
-    expect(await hold('scale_deployment', { ...checkout, replicas: 7 })).toBe(pendingScale);
+    // A retry of a still-pending request whose effect changed (the scale to 2 ran) supersedes it.
+    const fresh = await hold('scale_deployment', { ...checkout, replicas: 7 });
+    expect(fresh).not.toBe(pendingScale);
+    expect(await get(pendingScale)).toMatchObject({ status: 'superseded', superseded_by: fresh });
+    // The annotate call has no preview: its retry reuses the pending request.
+    expect(await hold('annotate_deployment', { ...checkout, key: 'team', value: 'payments' })).toBe(
+      pendingAnnotate,
+    );
     expect(patchesOf('checkout').length).toBe(before + 1);
     await agent.close();
     child!.kill('SIGTERM');
