@@ -61,6 +61,11 @@ export interface ApprovalsOptions {
   preview?: PreviewFn;
   /** Looks up an identity by name (tokens.yaml), to check `POST /approvals` requesters. */
   findIdentity?: (name: string) => Identity | undefined;
+  /**
+   * Whether the identities can be read now (tokens.yaml parses). While they cannot, nothing is
+   * cancelled for a missing identity: a typo being fixed must not void every pending request.
+   */
+  identitiesReadable?: () => boolean;
   /** The cluster this server talks to (recorded on created requests). */
   cluster?: () => { context: string; server: string } | undefined;
 }
@@ -178,7 +183,7 @@ export function createApprovalsService(core: GateCore, options: ApprovalsOptions
 
   async function reconcileIdentities(): Promise<ApprovalRequest[]> {
     const find = options.findIdentity;
-    if (!find) return [];
+    if (!find || options.identitiesReadable?.() === false) return [];
     const cancelled: ApprovalRequest[] = [];
     for (const live of await store.liveRequesters()) {
       const identity = find(live.requester);

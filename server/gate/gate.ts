@@ -16,6 +16,7 @@ import { toSentinelError } from '../../tools/errors.ts';
 import type { ToolRegistry } from '../../tools/registry.ts';
 import type { ExecuteFn, ToolCall, ToolCallMiddleware } from '../pipeline.ts';
 import type { ApprovalRequest } from './approval-request.ts';
+import type { ApprovalEvent } from './events.ts';
 import { callKey, canonicalJson, matchedArguments, sha256 } from './canonical.ts';
 import {
   alreadyRunningResult,
@@ -38,17 +39,7 @@ import type { ApprovalStore, BeginExecution, CallBinding, StoredExecution } from
 
 /** Lifecycle events, for notifications, metrics and audit (issue 7). Listeners must not throw. */
 export type GateEvent =
-  | {
-      type:
-        | 'approval_created'
-        | 'approval_reused'
-        | 'approval_decided'
-        | 'approval_withdrawn'
-        | 'approval_expired'
-        | 'approval_cancelled'
-        | 'approval_superseded';
-      request: ApprovalRequest;
-    }
+  | ApprovalEvent
   | { type: 'execution_finished'; execution: StoredExecution }
   /** A `trust_upstream_approval` identity not present at start-up made its first call. */
   | { type: 'upstream_trust_added'; identity: string; at: string };

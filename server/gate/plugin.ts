@@ -52,6 +52,16 @@ export function trustedIdentities(identities: Pick<IdentityStore, 'list'>): Set<
   }
 }
 
+/** Whether tokens.yaml can be read and validated now (`list` throws its load error otherwise). */
+function readable(identities: Pick<IdentityStore, 'list'>): boolean {
+  try {
+    identities.list();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** How long a preview for `POST /approvals` may take (ms). */
 const PREVIEW_TIMEOUT_MS = 30_000;
 
@@ -94,6 +104,7 @@ export const gatePlugin: ServerPlugin = async (context) => {
     store,
     logger,
     findIdentity: (name) => identities.get(name),
+    identitiesReadable: () => readable(identities),
     cluster: () => {
       const connection = kube();
       return connection.configured ? connection.cluster : undefined;

@@ -95,6 +95,20 @@ describe('sentinel approvals, against a live server', () => {
     );
   });
 
+  it('revokes an approved grant no call has used; the retry is held again', async () => {
+    const id = await hold(12);
+    await cli(s.tokens.alice, 'approve', id);
+    const revoked = await cli(s.tokens.alice, 'revoke', id, '--reason', 'wrong Deployment');
+    expect(revoked.stdout).toMatch(new RegExp(`^Revoked ${id} \\(now cancelled\\)`));
+    const shown = await cli(s.tokens.alice, 'show', id);
+    expect(shown.stdout).toContain('Ended:      grant revoked by alice: wrong Deployment');
+    const retry = await agent.callTool({
+      name: 'scale_deployment',
+      arguments: { ...checkout, replicas: 12 },
+    });
+    expect(retry._meta).toMatchObject({ approval_status: 'pending' });
+  });
+
   it('lets a requester list and withdraw their own pending request', async () => {
     const id = await hold(9);
     const mine = await cli(s.tokens.agent, 'list', '--requester', 'agent');

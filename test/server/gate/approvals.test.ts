@@ -11,12 +11,12 @@ afterEach(async () => {
 });
 
 /** A pipeline whose identities carry credentials the test can revoke or rotate. */
-function withCredentials(): Record<string, Identity> {
+function withCredentials(options: { identitiesReadable?: () => boolean } = {}): Record<string, Identity> {
   const known: Record<string, Identity> = {};
   for (const [name, identity] of Object.entries(identities)) {
     known[name] = { ...identity, credential: `${name}-token-1` };
   }
-  p = createTestPipeline({ identities: known });
+  p = createTestPipeline({ identities: known, ...options });
   return known;
 }
 
@@ -65,7 +65,7 @@ describe('approvals: a revoked or re-keyed requester', () => {
     const windowRetry = await p.call('agent', 'scale_deployment', {
       namespace: 'staging-shop',
       name: 'web',
-      replicas: 3,
+      replicas: 6,
     });
     expect(windowRetry._meta).toMatchObject({ approval_status: 'pending' });
     expect(p.cluster.mutations).toEqual([]);
@@ -80,6 +80,17 @@ describe('approvals: a revoked or re-keyed requester', () => {
     // The new token's own request stays.
     const mine = PendingResultMetaSchema.parse(retry._meta).approval_request_id;
     expect((await p.gate.approvals.get(mine)).status).toBe('pending');
+  });
+
+  it('cancels nothing while tokens.yaml cannot be read (a typo being fixed is not a revocation)', async () => {
+    let readable = false;
+    const known = withCredentials({ identitiesReadable: () => readable });
+    const pending = await hold('agent');
+    delete known.agent;
+    expect(await p.gate.approvals.reconcileIdentities()).toEqual([]);
+    expect((await p.gate.approvals.get(pending)).status).toBe('pending');
+    readable = true;
+    expect((await p.gate.approvals.reconcileIdentities()).map((request) => request.id)).toEqual([pending]);
   });
 
   it('cancels the old token’s pending request when the new token makes the same call', async () => {

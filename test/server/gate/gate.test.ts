@@ -160,6 +160,18 @@ describe('approval gate: held calls', () => {
     expect(p.cluster.mutations).toEqual([]);
   });
 
+  it('under a policy that asks for previews, answers a no-op preview at once and holds only a real one', async () => {
+    await p.close();
+    p = createTestPipeline({ policy: 'version: 1\nrules: []\n' });
+    const noop = await p.call('agent', 'scale_deployment', { ...rollback, replicas: 3, dry_run: true });
+    expect(noop._meta).toBeUndefined();
+    expect(textOf(noop)).toBe('Dry run: Scale Deployment shop/checkout from 3 to 3 replicas.');
+    expect(await p.store.list()).toEqual([]);
+    const real = await p.call('agent', 'scale_deployment', { ...rollback, replicas: 4, dry_run: true });
+    expect(real._meta).toMatchObject({ approval_status: 'pending' });
+    expect(p.cluster.mutations).toEqual([]);
+  });
+
   it('returns a failing preview as is and records nothing', async () => {
     const result = await p.call('agent', 'rollback_deployment', { namespace: 'shop', name: 'missing' });
     expect(result.isError).toBe(true);
