@@ -169,13 +169,16 @@ export function approvalView(request: ApprovalRequest, options: RenderOptions = 
     decisionText = `withdrawn by ${clean(request.requester)}`;
   }
   const policyValidity = request.policy.validity;
-  const grantScope = grant?.scope
-    ? clean(grant.scope.description)
-    : request.status === 'pending' && policyValidity !== 'once'
-      ? clean(
-          `once by default; a window of up to ${policyValidity.window} would cover any ${request.tool} call by ${request.requester} on this cluster that matches policy ${request.policy.rules.length === 1 ? 'rule' : 'rules'} ${request.policy.rules.join(', ')}, for the window's length`,
-        )
-      : null;
+  // Read defensively: records from other writers may carry another scope shape.
+  const scopeDescription: unknown = (grant?.scope as { description?: unknown } | undefined)?.description;
+  const grantScope =
+    typeof scopeDescription === 'string'
+      ? clean(scopeDescription)
+      : request.status === 'pending' && policyValidity !== 'once'
+        ? clean(
+            `once by default; a window of up to ${policyValidity.window} would cover any ${request.tool} call by ${request.requester} on this cluster that matches policy ${request.policy.rules.length === 1 ? 'rule' : 'rules'} ${request.policy.rules.join(', ')}, for the window's length`,
+          )
+        : null;
   const statusReason = request.status_reason
     ? clean(
         `${request.status_reason}${request.superseded_by ? ` (replaced by ${request.superseded_by})` : ''}`,
