@@ -130,6 +130,8 @@ function listenError(error: unknown, options: ServeOptions): SentinelError {
 function startupBanner(facts: {
   url: string;
   supplied: { source: string } | undefined;
+  /** Whether a token was generated for `local` (loopback, none supplied). */
+  generated: boolean;
   tokensFile: string;
   identityCount: number;
   connection: KubeConnection;
@@ -141,11 +143,15 @@ function startupBanner(facts: {
 }): string {
   const { url, supplied, connection } = facts;
   const lines = [`Sentinel MCP server listening on ${url}/mcp (health: ${url}/healthz)`];
-  lines.push(
-    supplied
-      ? `Authenticate with  Authorization: Bearer <the token from ${supplied.source}>  (identity '${LOCAL_IDENTITY_NAME}').`
-      : `Authenticate with  Authorization: Bearer <token>  — identity '${LOCAL_IDENTITY_NAME}' (all roles), a new token at every start.`,
-  );
+  if (supplied) {
+    lines.push(
+      `Authenticate with  Authorization: Bearer <the token from ${supplied.source}>  (identity '${LOCAL_IDENTITY_NAME}').`,
+    );
+  } else if (facts.generated) {
+    lines.push(
+      `Authenticate with  Authorization: Bearer <token>  — identity '${LOCAL_IDENTITY_NAME}' (all roles), a new token at every start.`,
+    );
+  }
   lines.push(
     `Identities in ${facts.tokensFile}: ${facts.identityCount}; add one with \`sentinel tokens add <name> --role caller\`.`,
     connection.configured
@@ -280,24 +286,37 @@ export async function startServe(
             file: basename(localTokenFile(dataDir)),
           },
         ];
+  const stop = async () => {
+    await server.close();
+    await plugins.close();
+  };
+  let credentials: string[];
+  try {
+    credentials = handOverCredentials([...localToken, ...plugins.credentials(server.url)], {
+      dataDir,
+      terminal: io.terminal === true,
+      logger,
+    });
+  } catch (error) {
+    await stop(); // a token nobody can read is no way to start
+    throw new SentinelError(
+      'unavailable',
+      `Cannot write the credentials to ${dataDir}: ${(error as Error).message}.`,
+      { field: '--data-dir', cause: error },
+    );
+  }
   io.stderr(
     startupBanner({
       announced: plugins.announce(server.url),
-      credentials: handOverCredentials([...localToken, ...plugins.credentials(server.url)], {
-        dataDir,
-        terminal: io.terminal === true,
-        logger,
-      }),
+      credentials,
       url: server.url,
       supplied,
+      generated: generatedToken !== undefined,
       tokensFile,
       identityCount: fileIdentities.length,
       connection,
       plainRemote: !loopback && !tls,
     }),
   );
-  return runningServer(server.url, async () => {
-    await server.close();
-    await plugins.close();
-  });
+  return runningServer(server.url, stop);
 }
