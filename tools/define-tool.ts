@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { SentinelError } from './errors.ts';
+import { withCallSignal } from './kube/cancellation.ts';
 import type { KubeReader, KubeWriter } from './kube/types.ts';
 
 /** What the worst call of a tool can do. No default: every tool must say. */
@@ -48,7 +49,10 @@ export interface ToolContext {
   kube: KubeReader;
   writer?: KubeWriter;
   cluster: ClusterIdentity;
-  /** Aborted when the MCP request is cancelled or times out. */
+  /**
+   * Aborted when the MCP request is cancelled or times out. Kubernetes reads in flight are then
+   * aborted (`cancelled`); a write already sent is not (tools/kube/cancellation.ts).
+   */
   signal: AbortSignal;
   /** Set when the call executes an approved request; stamped on the change in the cluster. */
   approvalRequestId?: string;
@@ -161,6 +165,9 @@ export function defineTool<
   const idempotent = spec.idempotent ?? spec.risk === 'read';
   return Object.freeze({
     ...spec,
+    // Every Kubernetes read the handler makes is aborted when the call's MCP request is cancelled.
+    handler: (args: z.infer<I>, ctx: ToolContext) =>
+      withCallSignal(ctx.signal, () => spec.handler(args, ctx)),
     supportsDryRun: spec.supportsDryRun ?? false,
     idempotent,
     annotations: Object.freeze(annotationsFor(spec.risk, spec.title, idempotent)),

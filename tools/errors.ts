@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'conflict'
   | 'unavailable'
   | 'timeout'
+  | 'cancelled'
   | 'refused'
   | 'approval_pending'
   | 'approval_denied'

@@ -26,8 +26,10 @@ import pRetry from 'p-retry';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ClusterIdentity } from '../define-tool.ts';
 import { SentinelError } from '../errors.ts';
+import { currentCallSignal } from './cancellation.ts';
 import { KubeApiError, toKubeError, type KubeCallSubject } from './errors.ts';
 import {
+  describeOperation,
   READER_OPERATIONS,
   WRITER_OPERATIONS,
   type KubeNonResourceOperation,
@@ -86,17 +88,21 @@ export function createKubeClient(
   const { cluster, requestTimeoutMs } = options;
 
   /**
-   * Per-request options: a fresh timeout signal, plus an extra header when given. With `onBody`,
+   * Per-request options: a fresh timeout signal (for a read, joined with the tool call's
+   * cancellation), plus an extra header when given. With `onBody`,
    * the body of a successful response is handed to it as text before the generated client parses
    * it into a model (which drops undeclared fields), and replayed to that parser unchanged.
    */
   const requestOptions = (
-    header?: [string, string],
-    onBody?: (body: string) => void,
+    request: { header?: [string, string]; onBody?: (body: string) => void; write?: boolean } = {},
   ): ConfigurationOptions => {
+    const { header, onBody } = request;
+    // Captured now, inside the tool call's async context; writes are never aborted once sent.
+    const caller = request.write ? undefined : currentCallSignal();
     const middleware: ObservableMiddleware = {
       pre: (request: RequestContext) => {
-        request.setSignal(AbortSignal.timeout(requestTimeoutMs));
+        const timeout = AbortSignal.timeout(requestTimeoutMs);
+        request.setSignal(caller ? AbortSignal.any([timeout, caller]) : timeout);
         if (header) request.setHeaderParam(header[0], header[1]);
         return new Observable(Promise.resolve(request));
       },
@@ -129,7 +135,7 @@ export function createKubeClient(
     call: (options: ConfigurationOptions) => Promise<unknown>,
   ): Promise<JsonObject> => {
     let body: string | undefined;
-    const options = requestOptions(undefined, (text) => (body = text));
+    const options = requestOptions({ onBody: (text) => (body = text) });
     await read(operation, subject, () => call(options));
     const parsed: unknown = body === undefined ? undefined : JSON.parse(body);
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
@@ -146,19 +152,57 @@ export function createKubeClient(
     operation: KubeOperation | KubeNonResourceOperation,
     subject: KubeCallSubject,
     call: () => Promise<T>,
+    caller?: AbortSignal,
   ): Promise<T> => {
+    if (caller?.aborted) throw cancelledError(operation, subject, false);
     try {
       return await call();
     } catch (error) {
+      if (caller?.aborted) throw cancelledError(operation, subject, true, error);
       throw toKubeError(error, { operation, subject, cluster, requestTimeoutMs });
     }
   };
 
+  /** `cancelled`: the MCP request behind the tool call was cancelled; for a write, nothing was sent. */
+  const cancelledError = (
+    operation: KubeOperation | KubeNonResourceOperation,
+    subject: KubeCallSubject,
+    inFlight: boolean,
+    cause?: unknown,
+  ) =>
+    new KubeApiError(
+      'cancelled',
+      `The request was cancelled, so ${describeOperation(operation)}${subject.name ? ` of '${subject.name}'` : ''}${subject.namespace ? ` in namespace '${subject.namespace}'` : ''} was ${inFlight ? 'abandoned' : 'not sent'}.`,
+      { cause, namespace: subject.namespace, name: subject.name },
+    );
+
+  /** A read: aborted with the tool call's cancellation (`currentCallSignal`), retried as `withReadRetries` says. */
   const read = <T>(
     operation: KubeOperation | KubeNonResourceOperation,
     subject: KubeCallSubject,
     call: () => Promise<T>,
-  ): Promise<T> => withReadRetries(() => callOnce(operation, subject, call), options.retry);
+  ): Promise<T> => {
+    const caller = currentCallSignal();
+    return withReadRetries(() => callOnce(operation, subject, call, caller), options.retry, caller).catch(
+      (error: unknown) => {
+        // Cancelled while waiting between retries: p-retry rejects with the signal's reason.
+        throw caller?.aborted && !(error instanceof SentinelError)
+          ? cancelledError(operation, subject, true, error)
+          : error;
+      },
+    );
+  };
+
+  /** A write: sent at most once, never aborted once sent; not sent when the tool call is already cancelled. */
+  const write = <T>(
+    operation: KubeOperation,
+    subject: KubeCallSubject,
+    call: () => Promise<T>,
+  ): Promise<T> => {
+    const caller = currentCallSignal();
+    if (caller?.aborted) return Promise.reject(cancelledError(operation, subject, false));
+    return callOnce(operation, subject, call);
+  };
 
   const list = async <T>(
     operation: KubeOperation,
@@ -266,24 +310,24 @@ export function createKubeClient(
   const wops = WRITER_OPERATIONS;
   const writer: KubeWriter = {
     patchDeploymentJson: (namespace, name, operations, { fieldManager }) =>
-      callOnce(wops.patchDeploymentJson, { namespace, name }, () =>
+      write(wops.patchDeploymentJson, { namespace, name }, () =>
         apps.patchNamespacedDeployment(
           { namespace, name, body: operations, fieldManager },
-          requestOptions(['Content-Type', PatchStrategy.JsonPatch]),
+          requestOptions({ header: ['Content-Type', PatchStrategy.JsonPatch], write: true }),
         ),
       ),
     patchDeploymentStrategic: (namespace, name, patch, { fieldManager }) =>
-      callOnce(wops.patchDeploymentStrategic, { namespace, name }, () =>
+      write(wops.patchDeploymentStrategic, { namespace, name }, () =>
         apps.patchNamespacedDeployment(
           { namespace, name, body: patch, fieldManager },
-          requestOptions(['Content-Type', PatchStrategy.StrategicMergePatch]),
+          requestOptions({ header: ['Content-Type', PatchStrategy.StrategicMergePatch], write: true }),
         ),
       ),
     patchDeploymentScale: (namespace, name, patch, { fieldManager }) =>
-      callOnce(wops.patchDeploymentScale, { namespace, name }, () =>
+      write(wops.patchDeploymentScale, { namespace, name }, () =>
         apps.patchNamespacedDeploymentScale(
           { namespace, name, body: patch, fieldManager },
-          requestOptions(['Content-Type', PatchStrategy.MergePatch]),
+          requestOptions({ header: ['Content-Type', PatchStrategy.MergePatch], write: true }),
         ),
       ),
   };
@@ -315,7 +359,11 @@ interface ListQuery {
  * Runs a read with bounded retries: only `KubeApiError`s marked retryable (429, 5xx, connection
  * reset) are retried, with exponential backoff, and never sooner than the server's `Retry-After`.
  */
-function withReadRetries<T>(attempt: () => Promise<T>, policy: RetryPolicy): Promise<T> {
+function withReadRetries<T>(
+  attempt: () => Promise<T>,
+  policy: RetryPolicy,
+  signal?: AbortSignal,
+): Promise<T> {
   const retryable = (error: unknown): error is KubeApiError =>
     error instanceof KubeApiError && error.retryable;
   return pRetry(attempt, {
@@ -325,11 +373,13 @@ function withReadRetries<T>(attempt: () => Promise<T>, policy: RetryPolicy): Pro
     factor: 2,
     randomize: true,
     shouldRetry: ({ error }) => retryable(error),
+    // A cancelled call stops waiting for its next retry.
+    ...(signal && { signal }),
     // p-retry waits `retryDelay` after this resolves; top it up to what Retry-After asks for.
     onFailedAttempt: async ({ error, retriesLeft, retryDelay }) => {
       if (retriesLeft === 0 || !retryable(error) || error.retryAfterMs === undefined) return;
       const wanted = Math.min(error.retryAfterMs, policy.maxRetryAfterMs);
-      if (wanted > retryDelay) await sleep(wanted - retryDelay);
+      if (wanted > retryDelay) await sleep(wanted - retryDelay, undefined, signal && { signal });
     },
   });
 }
