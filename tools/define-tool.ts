@@ -50,8 +50,9 @@ export interface ToolContext {
   writer?: KubeWriter;
   cluster: ClusterIdentity;
   /**
-   * Aborted when the MCP request is cancelled or times out. Kubernetes reads in flight are then
-   * aborted (`cancelled`); a write already sent is not (tools/kube/cancellation.ts).
+   * Aborted when the MCP request is cancelled or times out. For a call without a writer (a read
+   * tool, a dry run), the Kubernetes reads it makes are then aborted (`cancelled`); an execution
+   * runs to the end (tools/kube/cancellation.ts).
    */
   signal: AbortSignal;
   /** Set when the call executes an approved request; stamped on the change in the cluster. */
@@ -165,9 +166,10 @@ export function defineTool<
   const idempotent = spec.idempotent ?? spec.risk === 'read';
   return Object.freeze({
     ...spec,
-    // Every Kubernetes read the handler makes is aborted when the call's MCP request is cancelled.
+    // A read or a preview stops its Kubernetes reads when its MCP request is cancelled; an execution
+    // (a call holding a writer) runs to the end, so a change is never left half-made.
     handler: (args: z.infer<I>, ctx: ToolContext) =>
-      withCallSignal(ctx.signal, () => spec.handler(args, ctx)),
+      ctx.writer ? spec.handler(args, ctx) : withCallSignal(ctx.signal, () => spec.handler(args, ctx)),
     supportsDryRun: spec.supportsDryRun ?? false,
     idempotent,
     annotations: Object.freeze(annotationsFor(spec.risk, spec.title, idempotent)),

@@ -1,11 +1,11 @@
 /**
  * Cancellation of the Kubernetes reads a tool call makes when the MCP request behind it is cancelled
  * (or times out). `withCallSignal(signal, run)` runs `run` so that every read the Kubernetes client
- * starts meanwhile — including the later pages of a list and retries — is aborted with `signal`.
- * The signal travels in an `AsyncLocalStorage`, so `KubeReader`/`KubeWriter` and their test fakes
- * keep their signatures. Writes are never aborted once sent: an aborted write may or may not have
- * reached the API server (at most once, with a known outcome, beats a cancelled change in doubt);
- * a write not yet sent when the call is cancelled is not sent.
+ * starts meanwhile — each page of a list, each retry, and the wait between retries — is aborted
+ * with `signal` and fails with `cancelled`. The signal travels in an `AsyncLocalStorage`, so
+ * `KubeReader` and its test fakes keep their signatures. Writes ignore it: an aborted write may or
+ * may not have reached the API server, and `defineTool` runs an execution (a call holding a writer)
+ * without a call signal, so a change is never left half-made or in doubt by a cancellation.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 

@@ -97,7 +97,7 @@ export function createKubeClient(
     request: { header?: [string, string]; onBody?: (body: string) => void; write?: boolean } = {},
   ): ConfigurationOptions => {
     const { header, onBody } = request;
-    // Captured now, inside the tool call's async context; writes are never aborted once sent.
+    // Captured now, inside the tool call's async context; writes are never aborted.
     const caller = request.write ? undefined : currentCallSignal();
     const middleware: ObservableMiddleware = {
       pre: (request: RequestContext) => {
@@ -163,7 +163,7 @@ export function createKubeClient(
     }
   };
 
-  /** `cancelled`: the MCP request behind the tool call was cancelled; for a write, nothing was sent. */
+  /** `cancelled`: the MCP request behind the tool call was cancelled. */
   const cancelledError = (
     operation: KubeOperation | KubeNonResourceOperation,
     subject: KubeCallSubject,
@@ -191,17 +191,6 @@ export function createKubeClient(
           : error;
       },
     );
-  };
-
-  /** A write: sent at most once, never aborted once sent; not sent when the tool call is already cancelled. */
-  const write = <T>(
-    operation: KubeOperation,
-    subject: KubeCallSubject,
-    call: () => Promise<T>,
-  ): Promise<T> => {
-    const caller = currentCallSignal();
-    if (caller?.aborted) return Promise.reject(cancelledError(operation, subject, false));
-    return callOnce(operation, subject, call);
   };
 
   const list = async <T>(
@@ -310,21 +299,21 @@ export function createKubeClient(
   const wops = WRITER_OPERATIONS;
   const writer: KubeWriter = {
     patchDeploymentJson: (namespace, name, operations, { fieldManager }) =>
-      write(wops.patchDeploymentJson, { namespace, name }, () =>
+      callOnce(wops.patchDeploymentJson, { namespace, name }, () =>
         apps.patchNamespacedDeployment(
           { namespace, name, body: operations, fieldManager },
           requestOptions({ header: ['Content-Type', PatchStrategy.JsonPatch], write: true }),
         ),
       ),
     patchDeploymentStrategic: (namespace, name, patch, { fieldManager }) =>
-      write(wops.patchDeploymentStrategic, { namespace, name }, () =>
+      callOnce(wops.patchDeploymentStrategic, { namespace, name }, () =>
         apps.patchNamespacedDeployment(
           { namespace, name, body: patch, fieldManager },
           requestOptions({ header: ['Content-Type', PatchStrategy.StrategicMergePatch], write: true }),
         ),
       ),
     patchDeploymentScale: (namespace, name, patch, { fieldManager }) =>
-      write(wops.patchDeploymentScale, { namespace, name }, () =>
+      callOnce(wops.patchDeploymentScale, { namespace, name }, () =>
         apps.patchNamespacedDeploymentScale(
           { namespace, name, body: patch, fieldManager },
           requestOptions({ header: ['Content-Type', PatchStrategy.MergePatch], write: true }),
