@@ -15,6 +15,7 @@ import {
   type KubeWriter,
 } from '../../tools/kube/index.ts';
 import type { ClusterIdentity, ToolContext } from '../../tools/define-tool.ts';
+import { SentinelError } from '../../tools/errors.ts';
 
 /** The fake API server nock intercepts (never resolved: real network is disabled). */
 export const TEST_SERVER = 'https://k8s.test:6443';
@@ -93,6 +94,16 @@ export function mockApi(): nock.Scope {
 export function isolateNetwork(): void {
   nock.disableNetConnect();
   nock.enableNetConnect('127.0.0.1');
+}
+
+/** Awaits `promise` expecting it to reject with a `SentinelError`; returns that error. */
+export async function caughtSentinelError(promise: Promise<unknown>): Promise<SentinelError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(SentinelError);
+  return error as SentinelError;
 }
 
 /** A Kubernetes `Status` failure body, as the API server sends it. */

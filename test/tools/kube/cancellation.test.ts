@@ -4,12 +4,17 @@
  */
 import { createServer, type RequestListener } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { SentinelError } from '../../../tools/errors.ts';
 import { withCallSignal } from '../../../tools/kube/cancellation.ts';
 import { connectKube, type KubeReader, type KubeWriter } from '../../../tools/kube/index.ts';
 import { getDeployment } from '../../../tools/investigate/get-deployment.ts';
 import { pauseRollout } from '../../../tools/remediate/pause-rollout.ts';
-import { mockApi, statusBody, useMockedCluster, writeKubeconfig } from '../../helpers/kube.ts';
+import {
+  caughtSentinelError,
+  mockApi,
+  statusBody,
+  useMockedCluster,
+  writeKubeconfig,
+} from '../../helpers/kube.ts';
 import { recordUnexpectedRequests } from '../../helpers/remediation.ts';
 
 const PATH = '/apis/apps/v1/namespaces/prod/deployments/web';
@@ -41,14 +46,7 @@ async function withApiServer(
   }
 }
 
-async function caught(promise: Promise<unknown>): Promise<SentinelError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(SentinelError);
-  return error as SentinelError;
-}
+const caught = caughtSentinelError;
 
 describe('cancellation of a tool call', () => {
   it('aborts a read in flight (the API server has not answered) with cancelled', async () => {

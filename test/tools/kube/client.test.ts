@@ -2,12 +2,12 @@ import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import nock from 'nock';
 import { describe, expect, it } from 'vitest';
-import { SentinelError } from '../../../tools/errors.ts';
 import { connectKube } from '../../../tools/kube/index.ts';
 import {
   TEST_CONTEXT,
   TEST_SERVER,
   TEST_TOKEN,
+  caughtSentinelError,
   mockApi,
   statusBody,
   writeKubeconfig,
@@ -22,14 +22,7 @@ const deployment = (name: string) => ({
 });
 const pod = (name: string) => ({ metadata: { name, namespace: 'prod' }, spec: { containers: [] } });
 
-async function caught(promise: Promise<unknown>): Promise<SentinelError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(SentinelError);
-  return error as SentinelError;
-}
+const caught = caughtSentinelError;
 
 const kube = useMockedCluster();
 
