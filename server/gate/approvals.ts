@@ -26,6 +26,7 @@ import {
 import { callKey, matchedArguments } from './canonical.ts';
 import type { GateCore } from './gate.ts';
 import { requestRecord, resolveCall } from './new-request.ts';
+import { evaluateResolved, type Verdict } from './policy/evaluate.ts';
 import { effectDifference, resultText } from './preview.ts';
 import type { TransitionResult } from './store/types.ts';
 
@@ -85,6 +86,17 @@ export function deciderRight(
 }
 
 /** Checks that `requested` is within `allowed` (once ⊂ any window; shorter window ⊂ longer). */
+/** A POST /approvals the policy denies: nobody can approve it. */
+function policyForbids(verdict: Verdict): SentinelError {
+  const resolved = verdict.resolvedArguments
+    ? ` (as resolved: ${JSON.stringify(verdict.resolvedArguments)})`
+    : '';
+  return new SentinelError(
+    'forbidden',
+    `Policy rule '${verdict.rule}' denies this call${resolved}: ${verdict.reason}`,
+  );
+}
+
 function checkValidity(requested: GrantValidity, allowed: GrantValidity): void {
   if (requested === 'once') return;
   if (allowed === 'once') {
@@ -334,19 +346,29 @@ export function createApprovalsService(core: GateCore, options: ApprovalsOptions
       }
       const args = parsed.data as Record<string, unknown>;
       const cluster = options.cluster?.();
-      const verdict = policy.evaluate({
+      const query = {
         toolName: tool.name,
         tool,
         args,
         cluster: cluster?.context,
         identity: requester ?? { name: body.requester, roles: [] },
-      });
-      if (verdict.decision === 'deny') {
-        throw new SentinelError(
-          'forbidden',
-          `Policy rule '${verdict.rule}' denies this call: ${verdict.reason}`,
-        );
+      };
+      const asSent = policy.evaluate(query);
+      if (asSent.decision === 'deny') throw policyForbids(asSent);
+      const preview = options.preview;
+      const resolved = preview
+        ? await resolveCall(tool, args, asSent, (dryArgs) => preview(tool, dryArgs))
+        : { resolution: { arguments: matchedArguments(args), preview: null } };
+      if ('failed' in resolved) {
+        const message =
+          resolved.failed instanceof Error ? resolved.failed.message : resultText(resolved.failed);
+        throw new SentinelError('invalid_input', `The dry run of this call fails: ${message}`, {
+          field: 'arguments',
+        });
       }
+      // Judged like the gate judges the call: as sent and as resolved, the stricter verdict wins.
+      const verdict = evaluateResolved(policy, query, asSent, resolved.resolution.arguments);
+      if (verdict.decision === 'deny') throw policyForbids(verdict);
       if (verdict.decision === 'allow')
         return { approval_required: false, decision: 'allow', rule: verdict.rule };
       const right = authorizeDecider(
@@ -356,17 +378,6 @@ export function createApprovalsService(core: GateCore, options: ApprovalsOptions
       );
       const validity = body.validity ?? 'once';
       checkValidity(validity, verdict.validity);
-      const preview = options.preview;
-      const resolved = preview
-        ? await resolveCall(tool, args, verdict, (dryArgs) => preview(tool, dryArgs))
-        : { resolution: { arguments: matchedArguments(args), preview: null } };
-      if ('failed' in resolved) {
-        const message =
-          resolved.failed instanceof Error ? resolved.failed.message : resultText(resolved.failed);
-        throw new SentinelError('invalid_input', `The dry run of this call fails: ${message}`, {
-          field: 'arguments',
-        });
-      }
       if (body.effect !== undefined) {
         const difference = effectDifference(body.effect, resolved.resolution.preview?.effect ?? null);
         if (difference !== undefined) {

@@ -3,11 +3,13 @@
  *
  * For every call: the policy decides allow / ask / deny from the tool, the cluster and the parsed
  * arguments (never from MCP annotations). Reads the policy allows go straight to the handler without
- * touching the store. Write/destructive calls are refused while changes are frozen. A held call is
- * resolved through a dry run, recorded as a pending approval request (or the pending one for the same
- * requester, cluster and canonical call is reused) and answered with a successful result whose `_meta`
- * says `approval_status: "pending"`. A retry after approval consumes the grant atomically, re-checks
- * the target (stale → not executed), and executes the resolved call once, stamped with the request id.
+ * touching the store. Write/destructive calls are refused while changes are frozen. Every change is
+ * then resolved through its dry run and judged again on the resolved call (`evaluateResolved`: the
+ * stricter verdict wins; an unresolvable call is refused), and what runs is the resolved call. A held
+ * call is recorded as a pending approval request (or the pending one for the same requester,
+ * cluster and canonical call is reused) and answered with a successful result whose `_meta` says
+ * `approval_status: "pending"`. A retry after approval consumes the grant atomically, re-checks the
+ * target (stale → not executed), and executes the resolved call once, stamped with the request id.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
@@ -31,9 +33,9 @@ import {
   staleResult,
   withExecutedMeta,
 } from './messages.ts';
-import type { CompiledPolicy, Verdict } from './policy/evaluate.ts';
+import { evaluateResolved, type CompiledPolicy, type Verdict } from './policy/evaluate.ts';
 import { newId } from './ids.ts';
-import { requestRecord, resolveCall } from './new-request.ts';
+import { requestRecord, resolveCall, type Resolved } from './new-request.ts';
 import { effectDifference, isNoOpPreview, resolutionFromDryRun, type Resolution } from './preview.ts';
 import type { ApprovalStore, BeginExecution, CallBinding, StoredExecution } from './store/types.ts';
 
@@ -302,22 +304,6 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
     return { result: staleResult(request, difference), outcome: `stale: ${difference}` };
   }
 
-  /**
-   * The replay key of an upstream-approved call, from its dry run; undefined when the tool has no
-   * dry run or the dry run fails (the raw call key still catches an identical replay).
-   */
-  async function resolvedReplayKey(
-    call: ToolCall,
-    next: ExecuteFn,
-    args: Record<string, unknown>,
-    verdict: Verdict,
-  ): Promise<string | undefined> {
-    const resolved = await resolveCall(call.tool, args, verdict, (dryArgs) =>
-      next({ args: dryArgs, dryRun: true }),
-    );
-    return 'failed' in resolved ? undefined : upstreamReplayKey(call, resolved.resolution);
-  }
-
   const warnedTrusted = new Set<string>();
   /** A trusted identity the start-up warning did not cover: warn (log and event) on its first call. */
   function warnIfTrustedAtRuntime(identity: ToolCall['identity']): void {
@@ -332,17 +318,16 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
     core.emit({ type: 'upstream_trust_added', identity: identity.name, at: core.now().toISOString() });
   }
 
-  /** Resolves a held call through its dry run and records (or reuses) the pending request. */
-  async function hold(call: ToolCall, next: ExecuteFn, args: Record<string, unknown>, verdict: Verdict) {
+  /** The result of a call whose dry run failed: it cannot be judged or approved as it stands. */
+  function unresolvable(tool: Tool, failed: CallToolResult | Error): CallToolResult {
+    if (!(failed instanceof Error)) return failed;
+    logger?.error({ err: failed, tool: tool.name }, 'dry-run preview breaks the contract');
+    return gateErrorResult(`${failed.message} The call was not run; nothing changed.`);
+  }
+
+  /** Records (or reuses) the pending request for a held call, with its resolution. */
+  async function hold(call: ToolCall, args: Record<string, unknown>, verdict: Verdict, resolved: Resolved) {
     const { tool } = call;
-    const resolved = await resolveCall(tool, args, verdict, (dryArgs) =>
-      next({ args: dryArgs, dryRun: true }),
-    );
-    if ('failed' in resolved) {
-      if (!(resolved.failed instanceof Error)) return resolved.failed;
-      logger?.error({ err: resolved.failed, tool: tool.name }, 'dry-run preview breaks the contract');
-      return gateErrorResult(`${resolved.failed.message} The call was not run; nothing changed.`);
-    }
     if (resolved.preview && isNoOpPreview(resolved.preview))
       return noChangeResult(resolved.preview, tool.name);
     const now = core.now();
@@ -388,13 +373,8 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
     }
     const { idempotency_key: rawKey, ...args } = call.args;
     const idempotencyKey = typeof rawKey === 'string' ? rawKey : undefined;
-    const verdict = policy.evaluate({
-      toolName: tool.name,
-      tool,
-      args,
-      cluster: call.cluster?.context,
-      identity,
-    });
+    const query = { toolName: tool.name, tool, args, cluster: call.cluster?.context, identity };
+    let verdict = policy.evaluate(query);
     // For the audit log and metrics, which wrap the gate (server/pipeline.ts, `GateNote`).
     call.notes.gate = { rule: verdict.rule, decision: verdict.decision };
     if (verdict.decision === 'deny') return policyDeniedResult(tool.name, verdict);
@@ -411,9 +391,20 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
       const earlier = await store.findExecutionByIdempotencyKey(identity.name, tool.name, idempotencyKey);
       if (earlier) return idempotentReplay(earlier, key, idempotencyKey);
     }
+    // A change is judged by what it resolves to as well as by how it was spelled (a Service name
+    // stands for the Deployment behind it, an omitted to_revision for a concrete revision); the
+    // stricter verdict wins, and a call that cannot be resolved is never run.
+    const resolved = await resolveCall(tool, args, verdict, (dryArgs) =>
+      next({ args: dryArgs, dryRun: true }),
+    );
+    if ('failed' in resolved) return unresolvable(tool, resolved.failed);
+    verdict = evaluateResolved(policy, query, verdict, resolved.resolution.arguments);
+    call.notes.gate = { rule: verdict.rule, decision: verdict.decision };
+    if (verdict.decision === 'deny') return policyDeniedResult(tool.name, verdict);
     const base = {
       callKey: key,
-      arguments: executionArguments(tool, args, args.reason),
+      // What runs is the call the policy judged: the resolved one (the call as sent for a preview).
+      arguments: executionArguments(tool, resolved.resolution.arguments, args.reason),
       ...(idempotencyKey !== undefined && { idempotencyKey }),
     };
     if (verdict.decision === 'allow')
@@ -426,7 +417,7 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
       warnIfTrustedAtRuntime(identity);
       const replaySince =
         tool.risk === 'destructive' ? new Date(now.getTime() - policy.settings.replayWindowMs) : undefined;
-      const replayKey = replaySince && (await resolvedReplayKey(call, next, args, verdict));
+      const replayKey = replaySince && upstreamReplayKey(call, resolved.resolution);
       return execute(
         call,
         next,
@@ -460,6 +451,6 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
         { dryRun: verdict.dryRun },
       );
     }
-    return hold(call, next, args, verdict);
+    return hold(call, args, verdict, resolved);
   };
 }

@@ -50,6 +50,11 @@ export function policyDeniedResult(toolName: string, verdict: Verdict): CallTool
   return gateResult(
     [
       `Denied by policy rule '${verdict.rule}': ${verdict.reason}`,
+      ...(verdict.resolvedArguments
+        ? [
+            `The rule applies to what the call resolves to: ${toolName} ${JSON.stringify(verdict.resolvedArguments)}.`,
+          ]
+        : []),
       `The ${toolName} call was not run; nothing changed. Do not retry it. Tell the user, and offer an alternative that the policy allows.`,
     ].join('\n'),
     { approval_status: 'denied', policy_rule: verdict.rule },

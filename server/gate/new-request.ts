@@ -12,6 +12,12 @@ import type { Verdict } from './policy/evaluate.ts';
 import { resolutionFromDryRun, type Resolution } from './preview.ts';
 import type { NewApprovalRequest } from './store/types.ts';
 
+/** A resolved call; `preview` is the dry run's result when one ran. */
+export interface Resolved {
+  resolution: Resolution;
+  preview?: CallToolResult;
+}
+
 /**
  * Resolves a call: runs its dry run (tools that support one, unless the call is itself a preview)
  * and reads the resolved arguments and preview from it (`preview` is the dry run's result). A failing dry run, or one that breaks the
@@ -22,7 +28,7 @@ export async function resolveCall(
   args: Record<string, unknown>,
   verdict: Verdict,
   dryRun: (args: Record<string, unknown>) => Promise<CallToolResult>,
-): Promise<{ resolution: Resolution; preview?: CallToolResult } | { failed: CallToolResult | Error }> {
+): Promise<Resolved | { failed: CallToolResult | Error }> {
   if (!tool.supportsDryRun || verdict.dryRun)
     return { resolution: { arguments: matchedArguments(args), preview: null } };
   const dry = await dryRun({ ...args, dry_run: true });

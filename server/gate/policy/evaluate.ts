@@ -12,7 +12,7 @@ import picomatch from 'picomatch';
 import type { Tool } from '../../../tools/define-tool.ts';
 import type { Role } from '../../identity.ts';
 import { durationMs, type GrantValidity } from '../approval-request.ts';
-import { canonicalJson, sha256 } from '../canonical.ts';
+import { canonicalJson, matchedArguments, sha256 } from '../canonical.ts';
 import {
   compilePolicyRegex,
   MAX_MATCHED_INPUT_LENGTH,
@@ -54,6 +54,11 @@ export interface Verdict {
    * scope (same tool, same matching rules), and a policy edit to those rules ends it.
    */
   scope: string;
+  /**
+   * The resolved call (matched arguments) when the policy judged it and it decided the verdict: it
+   * differs from the call as sent and was stricter, or equally strict through an explicit rule.
+   */
+  resolvedArguments?: Record<string, unknown>;
 }
 
 export interface CompiledRule {
@@ -229,6 +234,56 @@ function defaultVerdict(query: PolicyQuery, dryRun: boolean): Verdict {
     reason: `${query.tool.risk === 'destructive' ? 'Destructive' : 'Write'} tool: a human approves every change.`,
     scope: scopeOf(`${rule}:${query.tool.name}`),
   };
+}
+
+const isDefault = (verdict: Verdict) => verdict.rule.startsWith('default:');
+
+/**
+ * The verdict on a call the server resolved before running it (a Service name becomes the Deployment
+ * behind it, an omitted `to_revision` the concrete previous revision): `asSent` is the policy on the
+ * arguments as sent, `resolved` on the resolved arguments (the call as sent with the resolved ones
+ * laid over it). The more restrictive decision wins (deny > ask > allow), so a rule cannot be
+ * sidestepped by spelling the same change another way. On equal decisions the verdicts merge: the
+ * rule, reason and approvers come from the one an explicit rule decided (the resolved one when both
+ * or neither did), `rules` lists both, the validity is the stricter, and the scope covers both.
+ */
+export function stricterVerdict(
+  asSent: Verdict,
+  resolved: Verdict,
+  resolvedArguments: Record<string, unknown>,
+): Verdict {
+  const order = RESTRICTIVENESS[resolved.decision] - RESTRICTIVENESS[asSent.decision];
+  if (order < 0) return asSent;
+  if (order > 0) return { ...resolved, resolvedArguments };
+  const resolvedLeads = isDefault(asSent) || !isDefault(resolved);
+  const [lead, other] = resolvedLeads ? [resolved, asSent] : [asSent, resolved];
+  const explicit = [lead, other].filter((verdict) => !isDefault(verdict));
+  return {
+    ...lead,
+    rules: [...new Set([...lead.rules, ...other.rules])],
+    reason: [...new Set((explicit.length > 0 ? explicit : [lead]).map((verdict) => verdict.reason))].join(
+      ' ',
+    ),
+    validity: stricterValidity(lead.validity, other.validity),
+    scope: asSent.scope === resolved.scope ? asSent.scope : scopeOf(`${asSent.scope}+${resolved.scope}`),
+    ...(resolvedLeads && !isDefault(resolved) && { resolvedArguments }),
+  };
+}
+
+/**
+ * Evaluates the policy on the resolved call too: `resolvedArguments` (the tool's dry run's
+ * `resolved_arguments`) laid over `query.args`, so the arguments never matched (`reason`) stay as
+ * sent. Returns `asSent` when the resolved call is the call as sent; otherwise `stricterVerdict`.
+ */
+export function evaluateResolved(
+  policy: CompiledPolicy,
+  query: PolicyQuery,
+  asSent: Verdict,
+  resolvedArguments: Record<string, unknown>,
+): Verdict {
+  const args = { ...query.args, ...resolvedArguments };
+  if (canonicalJson(matchedArguments(args)) === canonicalJson(matchedArguments(query.args))) return asSent;
+  return stricterVerdict(asSent, policy.evaluate({ ...query, args }), matchedArguments(resolvedArguments));
 }
 
 /** Fail closed: an argument too long to match cannot slip past a deny rule by matching nothing. */

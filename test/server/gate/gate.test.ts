@@ -577,3 +577,54 @@ describe('approval gate: upstream approval, idempotency, freeze', () => {
     });
   });
 });
+
+describe('approval gate: the policy judges the resolved call', () => {
+  const RESOLVED_POLICY = `version: 1
+rules:
+  - name: rollbacks-allowed
+    tool: rollback_deployment
+    decision: allow
+  - name: revision-6-withdrawn
+    tool: rollback_deployment
+    args: { to_revision: 6 }
+    decision: deny
+    reason: Revision 6 leaks memory.
+`;
+
+  it('denies a call whose default target a deny rule covers, through tools/call and POST /approvals', async () => {
+    await p.close();
+    p = createTestPipeline({ policy: RESOLVED_POLICY });
+    const result = await p.call('agent', 'rollback_deployment', rollback);
+    expect(result.isError).toBe(true);
+    expect(result._meta).toMatchObject({ approval_status: 'denied', policy_rule: 'revision-6-withdrawn' });
+    expect(textOf(result)).toContain(
+      'The rule applies to what the call resolves to: rollback_deployment {"namespace":"shop","name":"checkout","to_revision":6}.',
+    );
+    expect(p.cluster.mutations).toEqual([]);
+    await expect(
+      p.gate.approvals.create(identities.alice!, {
+        requester: 'agent',
+        tool: 'rollback_deployment',
+        arguments: rollback,
+      }),
+    ).rejects.toMatchObject({ code: 'forbidden', message: expect.stringContaining('"to_revision":6') });
+    expect(await p.store.list()).toEqual([]);
+  });
+
+  it('never runs an allowed change whose dry run fails, and executes the resolved call when it resolves', async () => {
+    await p.close();
+    p = createTestPipeline({ policy: RESOLVED_POLICY });
+    p.cluster.add(fixtureDeployment('shop', 'single', { revisions: { 1: 'single:1.0.0' } }));
+    const failed = await p.call('agent', 'rollback_deployment', { namespace: 'shop', name: 'single' });
+    expect(failed.isError).toBe(true);
+    expect(textOf(failed)).toContain('has no revision 0 to roll back to');
+    expect(p.cluster.mutations).toEqual([]);
+    p.cluster.add(
+      fixtureDeployment('shop', 'web', { revisions: { 3: 'web:1.0.0', 4: 'web:1.1.0', 5: 'web:1.2.0' } }),
+    );
+    const run = await p.call('agent', 'rollback_deployment', { namespace: 'shop', name: 'web' });
+    expect(run.isError).toBeUndefined();
+    expect(textOf(run)).toMatch(/to revision 4 .*: done/);
+    expect(p.cluster.mutations).toHaveLength(1);
+  });
+});

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { createRegistry } from '../../../../tools/index.ts';
 import { parsePolicy } from '../../../../server/gate/policy/load.ts';
-import { stricterValidity } from '../../../../server/gate/policy/evaluate.ts';
+import {
+  evaluateResolved,
+  stricterValidity,
+  stricterVerdict,
+} from '../../../../server/gate/policy/evaluate.ts';
 import { fixtureTools } from '../fixtures/tools.ts';
 
 const registry = createRegistry(fixtureTools);
@@ -210,5 +214,108 @@ describe('policy evaluation', () => {
     expect(call({ name: 'ci-bot', roles: ['caller'] }).decision).toBe('allow');
     expect(call({ name: 'root', roles: ['admin'] }).decision).toBe('allow');
     expect(call({ name: 'agent', roles: ['caller'] }).decision).toBe('ask');
+  });
+});
+
+describe('the policy on the resolved call', () => {
+  const query = (args: Record<string, unknown>) => ({
+    toolName: 'rollback_deployment',
+    tool: registry.get('rollback_deployment'),
+    args,
+    cluster: 'kind-sentinel',
+    identity: { name: 'agent', roles: ['caller' as const] },
+  });
+  const judge = (
+    p: ReturnType<typeof policy>,
+    args: Record<string, unknown>,
+    resolved: Record<string, unknown>,
+  ) => evaluateResolved(p, query(args), p.evaluate(query(args)), resolved);
+  const asSent = { namespace: 'shop', name: 'web', dry_run: false, reason: 'r' };
+
+  it('takes the stricter decision: a deny or the default ask the resolved call meets beats an allow of the call as sent', () => {
+    const p = policy(`  - name: web-rollbacks
+    tool: rollback_deployment
+    args: { name: web }
+    decision: allow
+  - name: old-revisions
+    tool: rollback_deployment
+    args: { to_revision: { max: 2 } }
+    decision: deny
+    reason: Withdrawn.
+`);
+    const denied = judge(p, asSent, { namespace: 'shop', name: 'web', to_revision: 2 });
+    expect(denied).toMatchObject({
+      decision: 'deny',
+      rule: 'old-revisions',
+      reason: 'Withdrawn.',
+      resolvedArguments: { namespace: 'shop', name: 'web', to_revision: 2 },
+    });
+    expect(judge(p, asSent, { namespace: 'shop', name: 'web', to_revision: 3 })).toMatchObject({
+      decision: 'allow',
+      rule: 'web-rollbacks',
+    });
+    // The allow rule matched the call as sent only: the resolved call falls to the default.
+    expect(judge(p, asSent, { namespace: 'shop', name: 'api', to_revision: 3 })).toMatchObject({
+      decision: 'ask',
+      rule: 'default:destructive',
+    });
+  });
+
+  it('keeps the verdict on the call as sent when it is the stricter one or the resolved call is the same call', () => {
+    const p = policy(`  - name: web-rollbacks
+    tool: rollback_deployment
+    args: { name: web }
+    decision: deny
+`);
+    const verdict = judge(p, asSent, { namespace: 'shop', name: 'api', to_revision: 3 });
+    expect(verdict).toMatchObject({ decision: 'deny', rule: 'web-rollbacks' });
+    expect(verdict.resolvedArguments).toBeUndefined();
+    const same = judge(p, { ...asSent, name: 'api' }, { namespace: 'shop', name: 'api' });
+    expect(same).toEqual(p.evaluate(query({ ...asSent, name: 'api' })));
+  });
+
+  it('sees the unmatched arguments as sent (reason), and merges equal decisions: explicit rule leads, stricter validity, both scopes', () => {
+    const p = policy(`  - name: web-window
+    tool: rollback_deployment
+    args: { name: web, reason: { present: true } }
+    decision: ask
+    reason: Web.
+    validity: { window: 1h }
+  - name: api-once
+    tool: rollback_deployment
+    args: { name: api, reason: { present: true } }
+    decision: ask
+    reason: Api.
+    approvers: [carol]
+`);
+    const sent = p.evaluate(query(asSent));
+    const merged = judge(p, asSent, { namespace: 'shop', name: 'api' });
+    expect(merged).toMatchObject({
+      decision: 'ask',
+      rule: 'api-once',
+      rules: ['api-once', 'web-window'],
+      reason: 'Api. Web.',
+      approvers: ['carol'],
+      validity: 'once',
+    });
+    expect(merged.scope).not.toBe(sent.scope);
+    // A default on the resolved side does not displace an explicit rule on the call as sent.
+    expect(judge(p, asSent, { namespace: 'shop', name: 'db' })).toMatchObject({
+      decision: 'ask',
+      rule: 'web-window',
+      reason: 'Web.',
+      validity: 'once',
+    });
+  });
+
+  it('is what stricterVerdict computes for two verdicts', () => {
+    const p = policy('');
+    const ask = p.evaluate(query(asSent));
+    const allow = { ...ask, decision: 'allow' as const, rule: 'x', rules: ['x'] };
+    expect(stricterVerdict(allow, ask, { name: 'api' })).toMatchObject({
+      decision: 'ask',
+      resolvedArguments: { name: 'api' },
+    });
+    expect(stricterVerdict(ask, allow, { name: 'api' })).toBe(ask);
   });
 });
