@@ -52,6 +52,13 @@ const writesToCheckout = () =>
     (m: MutationRecord) => m.resource === 'deployments.apps' && m.name === 'checkout' && m.verb !== 'create',
   ).length;
 
+/** restart_service named through Service shop/web-storefront (the Deployment behind it: checkout). */
+const restartThroughService = async (client: Client) =>
+  (await client.callTool({
+    name: 'restart_service',
+    arguments: { namespace: 'shop', name: 'web-storefront' },
+  })) as CallToolResult;
+
 const statusOf = (result: CallToolResult) => (result._meta as { approval_status?: string })?.approval_status;
 
 describe('policy against the resolved call', { timeout: 60_000 }, () => {
@@ -64,10 +71,7 @@ rules:
     decision: allow
 `);
     const before = writesToCheckout();
-    const result = (await client.callTool({
-      name: 'restart_service',
-      arguments: { namespace: 'shop', name: 'web-storefront' },
-    })) as CallToolResult;
+    const result = await restartThroughService(client);
     expect(statusOf(result)).toBe('pending');
     expect(writesToCheckout()).toBe(before);
     const id = PendingResultMetaSchema.parse(result._meta).approval_request_id;
@@ -86,10 +90,7 @@ rules:
     reason: The checkout team restarts checkout.
 `);
     const before = writesToCheckout();
-    const result = (await client.callTool({
-      name: 'restart_service',
-      arguments: { namespace: 'shop', name: 'web-storefront' },
-    })) as CallToolResult;
+    const result = await restartThroughService(client);
     expect(result.isError).toBe(true);
     expect(statusOf(result)).toBe('denied');
     expect(result._meta).toMatchObject({ policy_rule: 'checkout-restarts' });
@@ -130,10 +131,7 @@ rules:
     decision: allow
 `);
     const before = writesToCheckout();
-    const result = (await client.callTool({
-      name: 'restart_service',
-      arguments: { namespace: 'shop', name: 'web-storefront' },
-    })) as CallToolResult;
+    const result = await restartThroughService(client);
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toMatchObject({
       status: 'applied',
