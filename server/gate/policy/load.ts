@@ -9,8 +9,9 @@ import { isMap, isScalar, LineCounter, parseDocument, type Document } from 'yaml
 import type { z } from 'zod';
 import { SentinelError } from '../../../tools/errors.ts';
 import type { ToolRegistry } from '../../../tools/registry.ts';
-import { compilePolicy, type CompiledPolicy } from './evaluate.ts';
-import { PolicyFileSchema, type PolicyFile } from './schema.ts';
+import type { Tool } from '../../../tools/define-tool.ts';
+import { compilePolicy, type CompiledPolicy, type CompiledRule } from './evaluate.ts';
+import { PolicyFileSchema, type PolicyFile, type PolicyRule } from './schema.ts';
 
 /** The commented default policy shipped with the server. */
 export const DEFAULT_POLICY_PATH = fileURLToPath(new URL('../default-policy.yaml', import.meta.url));
@@ -168,6 +169,34 @@ function checkAgainstRegistry(
     if (matched.length === 0) {
       warnings.push(`${path}: rule '${rule.name}' matches no registered tool`);
     }
+    checkDestructiveFloor(file.rules[index]!, rule, matched, path, doc, lines);
   });
   return warnings;
+}
+
+/**
+ * The safety floor no policy file can lower: an irreversible change never runs without a human
+ * approving that call. An `allow` rule that could match a real (not dry-run) call of a
+ * `destructive` tool is an error naming the rule; restricting it to `dry_run: true` (previews only)
+ * makes it acceptable. `write` tools may be allowed.
+ */
+function checkDestructiveFloor(
+  source: PolicyRule,
+  rule: CompiledRule,
+  matched: readonly Tool[],
+  path: string,
+  doc: Document,
+  lines: LineCounter,
+): void {
+  if (source.decision !== 'allow' || source.dry_run === true) return;
+  const destructive = matched.filter((tool) => tool.risk === 'destructive').map((tool) => tool.name);
+  if (destructive.length === 0) return;
+  const at: PropertyKey[] = ['rules', rule.index, 'decision'];
+  throw policyError(
+    path,
+    lineOf(doc, lines, at),
+    formatPath(at),
+    `rule '${rule.name}' allows real calls of destructive tools (${destructive.join(', ')}) without approval; ` +
+      'destructive tools can only be ask or deny; allow their previews with dry_run: true',
+  );
 }

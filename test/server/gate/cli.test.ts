@@ -118,6 +118,23 @@ describe('sentinel policy test', () => {
       join(data.dir, 'missing.yaml'),
     ]).catch((error: { code: number; stderr: string }) => error);
     expect(bad).toMatchObject({ code: 2, stderr: expect.stringContaining('missing.yaml cannot be read') });
+    const allowAll = join(data.dir, 'allow-all.yaml');
+    writeFileSync(allowAll, 'version: 1\nrules:\n  - name: allow-all\n    decision: allow\n');
+    const floor = await run(process.execPath, [
+      BIN,
+      'policy',
+      'test',
+      '--tool',
+      'scale_deployment',
+      '--policy',
+      allowAll,
+    ]).catch((error: { code: number; stderr: string }) => error);
+    expect(floor).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(
+        /allow-all\.yaml, line 4: rules\[0\]\.decision: rule 'allow-all' allows real calls of destructive tools \(.*scale_deployment.*\) without approval; destructive tools can only be ask or deny; allow their previews with dry_run: true/,
+      ),
+    });
   });
 });
 

@@ -35,7 +35,7 @@ describe('policy evaluation', () => {
     const p = policy(`  - name: nested
     tool: scale_deployment
     args: { name: { regex: '^(a+)+$' } }
-    decision: allow
+    decision: deny
 `);
     const hostile = `${'a'.repeat(200)}!`;
     expect(evaluate(p, 'scale_deployment', { namespace: 'shop', name: hostile, replicas: 1 })).toMatchObject({
@@ -87,12 +87,13 @@ describe('policy evaluation', () => {
     args: { replicas: { min: 20 } }
     decision: deny
   - name: regex-name
+    risk: write
     args: { name: { regex: '^canary-' } }
     decision: allow
   - name: explicit-revision
     tool: rollback_deployment
     args: { to_revision: { present: true } }
-    decision: allow
+    decision: ask
   - name: dev-cluster
     cluster: 'kind-*'
     tool: pause_rollout
@@ -121,6 +122,7 @@ describe('policy evaluation', () => {
 
   it('combines matching rules most-restrictively, first in file order naming the reason', () => {
     const p = policy(`  - name: allow-shop
+    risk: write
     args: { namespace: shop }
     decision: allow
   - name: ask-long

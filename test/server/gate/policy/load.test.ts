@@ -108,6 +108,50 @@ describe('policy loading', () => {
     );
   });
 
+  describe('destructive floor: an allow rule never lets a real destructive call skip approval', () => {
+    it.each([
+      ['no tool', '  - name: allow-all\n    decision: allow\n', 'allow-all', 4],
+      [
+        'a tool glob',
+        '  - name: all-deploys\n    tool: "*_deployment"\n    decision: allow\n',
+        'all-deploys',
+        5,
+      ],
+      [
+        'a destructive tool',
+        '  - name: scale\n    tool: scale_deployment\n    dry_run: false\n    decision: allow\n',
+        'scale',
+        6,
+      ],
+      [
+        'the destructive risk',
+        '  - name: risky\n    risk: destructive\n    args: { namespace: shop }\n    decision: allow\n',
+        'risky',
+        6,
+      ],
+    ])('rejects an allow rule with %s naming the file, line, field and rule', (_, rule, name, line) => {
+      expect(() => parsePolicy(`version: 1\nrules:\n${rule}`, 'f.yaml', registry)).toThrow(
+        expect.objectContaining({
+          code: 'invalid_input',
+          message: expect.stringMatching(
+            new RegExp(
+              `^Policy file f\\.yaml, line ${line}: rules\\[0\\]\\.decision: rule '${name}' allows real calls of destructive tools \\(.*scale_deployment.*\\) without approval; destructive tools can only be ask or deny; allow their previews with dry_run: true\\.$`,
+            ),
+          ),
+        }),
+      );
+    });
+
+    it('accepts allow rules for previews of destructive tools and for write tools', () => {
+      const { policy } = parsePolicy(
+        'version: 1\nrules:\n  - name: previews\n    dry_run: true\n    decision: allow\n  - name: pauses\n    tool: [pause_rollout]\n    decision: allow\n  - name: writes\n    risk: write\n    decision: allow\n',
+        'f.yaml',
+        registry,
+      );
+      expect(policy.rules.map((rule) => rule.name)).toEqual(['previews', 'pauses', 'writes']);
+    });
+  });
+
   it('warns about a tool glob that matches no tool, and names a missing file', () => {
     const { warnings } = parsePolicy(
       'version: 1\nrules:\n  - tool: restart_every*\n    decision: deny\n',
