@@ -16,9 +16,9 @@ type WriterMethod = keyof KubeWriter;
 
 /** Per tool: the reader and writer methods it may call (dry runs use only the reader ones). */
 export const REMEDIATION_KUBE_METHODS = {
-  // read as sent (the template is copied back); the 409 path re-reads the Deployment
+  // read as sent (the template is copied back), again after a 409 to re-plan
   rollback_deployment: {
-    reader: ['getDeploymentAsSent', 'listReplicaSetsAsSent', 'getDeployment'],
+    reader: ['getDeploymentAsSent', 'listReplicaSetsAsSent'],
     writer: ['patchDeploymentJson'],
   },
   // a Service name is resolved through the Service's selector and the namespace's Deployments

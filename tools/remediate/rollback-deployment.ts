@@ -2,6 +2,7 @@
  * `rollback_deployment`: `kubectl rollout undo deployment/<name> [--to-revision=N]`, previewed,
  * attributed, and safe against concurrent changes.
  */
+import pRetry, { AbortError } from 'p-retry';
 import { z } from 'zod';
 import { defineTool, toolInput } from '../define-tool.ts';
 import { SentinelError } from '../errors.ts';
@@ -15,7 +16,7 @@ import {
   templateWithoutHash,
   type Deployment,
   type JsonPatchOperation,
-  type KubeReader,
+  type KubeWriter,
   type ReplicaSet,
 } from '../kube/index.ts';
 import { oneLine } from '../format/index.ts';
@@ -31,6 +32,7 @@ import {
   podTemplateDigest,
   RemediationOutputSchema,
   targetOf,
+  type PlanClients,
   type RemediationPlan,
 } from './plan.ts';
 import { runRemediation } from './run.ts';
@@ -99,12 +101,30 @@ export function rollbackAnnotations(deployment: Deployment, target: ReplicaSet):
  * the API server answer 409 instead of being overwritten. Templates are compared and copied as the
  * API server sent them (`AsSentObservation`), so a field the client library does not model — a
  * newer pod-spec field — is neither lost by the rollback nor ignored by the "already matches" check.
- * Pure: reads nothing, sends nothing.
+ * Pure: reads nothing, sends nothing. On a 409 the execution re-plans (`patchRetryingOnConflict`).
  */
 export function planRollback(
   observed: AsSentObservation,
   args: { to_revision?: number | undefined },
 ): RemediationPlan {
+  const first = planOnce(observed, args);
+  const patch = first.patch;
+  if (!patch) return first.plan;
+  return {
+    ...first.plan,
+    apply: (clients, stamps) => patchRetryingOnConflict(first.plan, patch, args, clients, stamps),
+  };
+}
+
+/** A rollback plan and, when it changes something, its single PATCH (sent once, no retry). */
+interface RollbackAttempt {
+  plan: RemediationPlan;
+  patch?: RollbackPatch;
+}
+type RollbackPatch = (writer: KubeWriter, stamps: Record<string, string>) => Promise<Deployment>;
+
+/** `planRollback` without the retry: the plan, and the PATCH carrying the resourceVersion read. */
+function planOnce(observed: AsSentObservation, args: { to_revision?: number | undefined }): RollbackAttempt {
   const { deployment } = observed;
   const owned = replicaSetsOf(deployment, observed.replicaSets);
   const ref = deploymentRef(deployment);
@@ -169,12 +189,13 @@ export function planRollback(
     makesRevision: true,
   };
   if (equalIgnoreHash(toTemplate, fromTemplate)) {
-    return {
+    const plan: RemediationPlan = {
       ...common,
       summary: `Skipped rollback: the current template of ${ref} already matches revision ${toRevision} (${imageList(toTemplate)})`,
       effect: { ...effect, no_op: true },
       changes: [],
     };
+    return { plan };
   }
 
   const template = templateWithoutHash(toTemplate);
@@ -191,7 +212,7 @@ export function planRollback(
           key !== CHANGE_CAUSE_ANNOTATION,
       ),
     );
-  return {
+  const plan: RemediationPlan = {
     ...common,
     summary: `Roll back ${ref} from revision ${fromRevision} (${imageList(fromTemplate)}) to revision ${toRevision} (${imageList(toTemplate)})`,
     effect: {
@@ -210,46 +231,105 @@ export function planRollback(
     ],
     newRevision,
     action: `${common.action}${restoredCause ? ` (${JSON.stringify(oneLine(restoredCause, 200))})` : ''}`,
-    apply: async ({ writer, reader }, stamps) => {
-      const operations: JsonPatchOperation[] = [
-        { op: 'replace', path: '/spec/template', value: template },
-        {
-          op: deployment.metadata?.annotations ? 'replace' : 'add',
-          path: '/metadata/annotations',
-          value: withStamps(annotations, stamps),
-        },
-        { op: 'replace', path: '/metadata/resourceVersion', value: resourceVersion },
-      ];
-      try {
-        return await writer.patchDeploymentJson(namespace, name, operations, { fieldManager: FIELD_MANAGER });
-      } catch (error) {
-        if (error instanceof SentinelError && error.code === 'conflict') {
-          throw await conflictError(reader, deployment, error);
-        }
-        throw error;
-      }
+  };
+  const operations = (stamps: Record<string, string>): JsonPatchOperation[] => [
+    { op: 'replace', path: '/spec/template', value: template },
+    {
+      op: deployment.metadata?.annotations ? 'replace' : 'add',
+      path: '/metadata/annotations',
+      value: withStamps(annotations, stamps),
     },
+    { op: 'replace', path: '/metadata/resourceVersion', value: resourceVersion },
+  ];
+  return {
+    plan,
+    patch: (writer, stamps) =>
+      writer.patchDeploymentJson(namespace, name, operations(stamps), { fieldManager: FIELD_MANAGER }),
   };
 }
 
+/** PATCHes in all: the first, and up to two more after a 409 whose re-plan is unchanged. */
+export const ROLLBACK_ATTEMPTS = 3;
+
 /**
- * The error for a 409 on the rollback: re-reads the Deployment and says what moved since it was
- * read (resourceVersion, generation, revision, paused), that nothing was changed, and what to do.
+ * Sends `firstPatch` (of `approvedPlan`) and, on 409 Conflict, retries as client-go's
+ * `retry.RetryOnConflict` does, but only while what was approved still holds: after a short backoff (50 ms, then 100 ms, each
+ * ×1–2) it re-reads the Deployment and its ReplicaSets and re-plans; when the re-planned effect has
+ * the same `digest` as the approved one (only status or resourceVersion moved, e.g. the controller
+ * updating replica counts mid-incident), it sends the re-planned PATCH, which carries the new
+ * resourceVersion; at most `ROLLBACK_ATTEMPTS` PATCHes. When the effect changed (template,
+ * generation, revisions, paused, ...), the re-read failed, or the attempts ran out, it throws
+ * `conflictError`: nothing was changed. Other errors are thrown as they are.
  */
-async function conflictError(
-  reader: KubeReader,
-  before: Deployment,
-  cause: SentinelError,
-): Promise<SentinelError> {
+async function patchRetryingOnConflict(
+  approvedPlan: RemediationPlan,
+  firstPatch: RollbackPatch,
+  args: { to_revision?: number | undefined },
+  { writer, reader }: PlanClients,
+  stamps: Record<string, string>,
+): Promise<Deployment> {
+  const approved = digest(approvedPlan.effect);
+  const before = approvedPlan.deployment;
+  const { namespace, name } = targetOf(before);
+  let send = firstPatch;
+  let latest: Deployment | undefined;
+  let lastConflict: SentinelError | undefined;
+  const isConflict = (error: unknown): error is SentinelError =>
+    error instanceof SentinelError && error.code === 'conflict';
+  const replan = async (cause: SentinelError) => {
+    let observed: AsSentObservation;
+    try {
+      observed = await observeDeploymentAsSent(reader, namespace, name);
+    } catch {
+      throw new AbortError(conflictError(before, undefined, cause));
+    }
+    latest = observed.deployment;
+    let fresh: RollbackAttempt | undefined;
+    try {
+      fresh = planOnce(observed, args);
+    } catch {
+      fresh = undefined; // e.g. paused or the target pruned meanwhile: the effect changed
+    }
+    if (!fresh?.patch || digest(fresh.plan.effect) !== approved) {
+      throw new AbortError(conflictError(before, observed.deployment, cause));
+    }
+    send = fresh.patch;
+  };
+  try {
+    return await pRetry(
+      async (attempt) => {
+        if (attempt > 1 && lastConflict) await replan(lastConflict);
+        try {
+          return await send(writer, stamps);
+        } catch (error) {
+          if (isConflict(error)) lastConflict = error;
+          throw error;
+        }
+      },
+      {
+        retries: ROLLBACK_ATTEMPTS - 1,
+        minTimeout: 50,
+        factor: 2,
+        randomize: true,
+        shouldRetry: ({ error }) => isConflict(error),
+      },
+    );
+  } catch (error) {
+    // the attempts ran out, each re-plan unchanged: the Deployment keeps moving
+    if (lastConflict && error === lastConflict) throw conflictError(before, latest, lastConflict);
+    throw error;
+  }
+}
+
+/**
+ * The error for a 409 on the rollback: what moved between the read the plan was made from
+ * (`before`) and the latest re-read (`now`; undefined when it failed) — resourceVersion, generation,
+ * revision, paused, images — that nothing was changed, and what to do.
+ */
+function conflictError(before: Deployment, now: Deployment | undefined, cause: SentinelError): SentinelError {
   const ref = deploymentRef(before);
   const namespace = before.metadata?.namespace ?? '';
   const name = before.metadata?.name ?? '';
-  let now: Deployment | undefined;
-  try {
-    now = await reader.getDeployment(namespace, name);
-  } catch {
-    now = undefined;
-  }
   const moved: string[] = [];
   const compare = (what: string, a: unknown, b: unknown) => {
     if (a !== b) moved.push(`${what} ${a ?? 'none'} → ${b ?? 'none'}`);
@@ -285,7 +365,8 @@ async function conflictError(
  * preview (dry_run) or sends the JSON Patch with the resourceVersion precondition, field manager
  * `sentinel`, and the reason / approval request id / change-cause annotations. Output:
  * `RemediationOutputSchema`. Errors: `not_found` (Deployment or revision; lists the revisions),
- * `refused` (paused), `conflict` (the Deployment changed since it was read: nothing changed), and
+ * `refused` (paused), `conflict` (what it would do changed since it was read, or kept conflicting
+ * after `ROLLBACK_ATTEMPTS` PATCHes: nothing changed), and
  * the Kubernetes layer's errors.
  */
 export const rollbackDeployment = defineTool({
@@ -297,7 +378,7 @@ export const rollbackDeployment = defineTool({
     'is restored; the Deployment controller then rolls out that template, reusing the old ReplicaSet, which becomes the newest revision. ' +
     'Default target: the previous revision. Refuses a paused Deployment; a target equal to the current template changes nothing ("skipped rollback"). ' +
     'Call it with dry_run: true first: the preview names the cluster, from/to revision and images, every image/env/resource change, ' +
-    'and warnings (GitOps, Helm or an owner that may undo it). Fails with a conflict, changing nothing, if the Deployment changed since it was read. ' +
+    'and warnings (GitOps, Helm or an owner that may undo it). Fails with a conflict, changing nothing, if what it would do changed since it was read (a status-only change is retried). ' +
     'Afterwards verify with get_rollout_status.',
   risk: 'destructive',
   idempotent: false,

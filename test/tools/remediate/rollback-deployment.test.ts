@@ -281,32 +281,65 @@ describe('rollback_deployment', () => {
     expect(result.effect.from_template).not.toBe(result.effect.to_template);
   });
 
-  it('surfaces a 409 clearly after re-reading the Deployment, and changes nothing', async () => {
+  const CONFLICT = statusBody(
+    409,
+    'Conflict',
+    'Operation cannot be fulfilled on deployments.apps "checkout": the object has been modified; please apply your changes to the latest version and try again',
+  );
+
+  it('retries a 409 when only the status moved, with the new resourceVersion (RetryOnConflict)', async () => {
+    const { dep, sets } = history([5, 6, 7], 7);
+    // the controller updated the status meanwhile: resourceVersion moves, generation and spec do not
+    const statusMoved = edit(dep, (d) => {
+      d.metadata!.resourceVersion = '1250';
+      d.status = { ...d.status, replicas: 4, updatedReplicas: 2 };
+    });
+    const preconditions: unknown[] = [];
+    const precondition = (body: unknown) => {
+      preconditions.push((body as { path: string; value: unknown }[]).at(-1));
+      return true;
+    };
+    const expectedTemplate = podTemplate('checkout', ['shop/checkout:2.4.0']);
+    const scope = mockObserve(dep, sets).patch(PATH, precondition).query(true).reply(409, CONFLICT);
+    const again = mockObserve(statusMoved, sets)
+      .patch(PATH, precondition)
+      .query({ fieldManager: 'sentinel' })
+      .reply(200, patched(statusMoved, expectedTemplate));
+    const output = await callTool(
+      rollbackDeployment,
+      { namespace: 'shop', name: 'checkout' },
+      executeContext(api.cluster),
+    );
+    scope.done();
+    again.done();
+    expect(preconditions).toEqual([
+      { op: 'replace', path: '/metadata/resourceVersion', value: '1234' },
+      { op: 'replace', path: '/metadata/resourceVersion', value: '1250' },
+    ]);
+    expect(structured(output)).toMatchObject({ status: 'applied', new_revision: 8 });
+  });
+
+  it('surfaces a 409 clearly when the template moved, re-reading once, sending one PATCH', async () => {
     const { dep, sets } = history([5, 6, 7], 7);
     const moved = edit(dep, (d) => {
       d.metadata!.resourceVersion = '1300';
       d.metadata!.generation = 5;
       d.spec!.template!.spec!.containers[0]!.image = 'shop/checkout:2.4.2';
     });
+    let patches = 0;
     const scope = mockObserve(dep, sets)
-      .patch(PATH)
+      .patch(PATH, () => ++patches > 0)
       .query(true)
-      .reply(
-        409,
-        statusBody(
-          409,
-          'Conflict',
-          'Operation cannot be fulfilled on deployments.apps "checkout": the object has been modified; please apply your changes to the latest version and try again',
-        ),
-      )
-      .get(PATH)
-      .reply(200, moved);
+      .reply(409, CONFLICT);
+    const reread = mockObserve(moved, sets);
     const error = await callToolError(
       rollbackDeployment,
       { namespace: 'shop', name: 'checkout' },
       executeContext(api.cluster),
     );
     scope.done();
+    reread.done();
+    expect(patches).toBe(1);
     expect(error.code).toBe('conflict');
     expect(error.message).toContain('Deployment shop/checkout changed after Sentinel read it');
     expect(error.message).toContain('resourceVersion 1234 → 1300');
@@ -315,6 +348,26 @@ describe('rollback_deployment', () => {
     expect(error.message).toContain('409 Conflict');
     expect(error.message).toContain('nothing was changed');
     expect(error.details).toMatchObject({ read_resource_version: '1234', current_resource_version: '1300' });
+  });
+
+  it('gives up with the conflict error after 3 PATCHes that all get 409', async () => {
+    const { dep, sets } = history([5, 6, 7], 7);
+    const scopes = [mockObserve(dep, sets).patch(PATH).query(true).reply(409, CONFLICT)];
+    for (const version of ['1250', '1260']) {
+      const now = edit(dep, (d) => {
+        d.metadata!.resourceVersion = version;
+      });
+      scopes.push(mockObserve(now, sets).patch(PATH).query(true).reply(409, CONFLICT));
+    }
+    const error = await callToolError(
+      rollbackDeployment,
+      { namespace: 'shop', name: 'checkout' },
+      executeContext(api.cluster),
+    );
+    for (const scope of scopes) scope.done();
+    expect(error.code).toBe('conflict');
+    expect(error.message).toContain('resourceVersion 1234 → 1260');
+    expect(error.message).toContain('nothing was changed');
   });
 
   it('refuses a paused Deployment and says how to resume, sending nothing', async () => {
