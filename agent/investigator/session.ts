@@ -6,7 +6,7 @@
 import type { z } from 'zod';
 import { SentinelError } from '../../tools/errors.ts';
 import { DeploymentNameSchema, NamespaceSchema } from '../../tools/params.ts';
-import { createIdentityStore, defaultTokensFile } from '../../server/index.ts';
+import { connectCluster, createIdentityStore, defaultTokensFile } from '../../server/index.ts';
 import type { KubeConnection } from '../../tools/kube/types.ts';
 import type { ApprovalPrompter } from '../harness/prompter.ts';
 import { sentinelEndpoints } from '../harness/sentinel-server.ts';
@@ -105,8 +105,29 @@ function openOrCreate(
 }
 
 /**
+ * The cluster the in-process server should use (mirrors kubectl's lookup: `--kubeconfig`,
+ * `KUBECONFIG`, `~/.kube/config`, in-cluster). Throws `SentinelError('invalid_input')` naming the
+ * file or context and the flags when none is configured or it cannot be used (missing file, unknown
+ * context, context without a server); `field` is `context` when the context is what is wrong.
+ */
+function usableCluster(
+  kubeconfig: string | null | undefined,
+  context: string | null | undefined,
+): KubeConnection {
+  const connection = connectCluster({
+    ...(kubeconfig != null && { kubeconfig }),
+    ...(context != null && { context }),
+  });
+  if (connection.configured) return connection;
+  const field =
+    context != null && connection.reason.startsWith(`Context '${context}'`) ? 'context' : 'kubeconfig';
+  throw new SentinelError('invalid_input', connection.reason, { field });
+}
+
+/**
  * Runs (or resumes) a local investigation to its end and returns the record and the report. Throws
- * `SentinelError`: `invalid_input` for missing or bad options (naming the flag), `unavailable` when
+ * `SentinelError`: `invalid_input` for missing or bad options (naming the flag) and for a cluster
+ * configuration the in-process server cannot use (nothing saved), `unavailable` when
  * the server cannot be used, `timeout` when the wait for a decision was interrupted (the
  * investigation stays resumable).
  */
@@ -119,16 +140,16 @@ export async function runLocalInvestigation(
   const identities = createIdentityStore({ tokensFile: defaultTokensFile(options.dataDir) });
   const investigatorBearer = investigatorToken(identities, options.dataDir);
 
+  // The in-process server's cluster, checked before anything is saved: a configuration that
+  // cannot be used is a usage error like a bad flag, not an investigation to resume.
+  const kube =
+    target.kind === 'in-process'
+      ? (options.kube ??
+        usableCluster(options.kubeconfig ?? target.kubeconfig, options.context ?? target.context))
+      : undefined;
   let local: LocalServer | undefined;
   try {
-    if (target.kind === 'in-process') {
-      local = await startLocalServer({
-        dataDir: options.dataDir,
-        kubeconfig: options.kubeconfig ?? target.kubeconfig ?? undefined,
-        context: options.context ?? target.context ?? undefined,
-        ...(options.kube && { kube: options.kube }),
-      });
-    }
+    if (kube) local = await startLocalServer({ dataDir: options.dataDir, kube });
     const endpoints = sentinelEndpoints(local ? `${local.url}/mcp` : (target as { url: string }).url);
     const human = options.token || local?.token || humanToken(undefined, options.dataDir);
     if (options.yes && !human) {

@@ -3,16 +3,17 @@
  * waits for approval, and another one resuming it; the investigator's identity.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createApprovalsClient } from '../../../server/approvals-client.ts';
 import { investigatorTokenFile } from '../../../agent/investigator/identity.ts';
 import type { Report } from '../../../agent/investigator/report.ts';
 import { openInvestigationStore } from '../../../agent/investigator/store.ts';
 import { runLocalInvestigation } from '../../../agent/investigator/session.ts';
+import { runCli } from '../../helpers/cli.ts';
 import { capture, startIncident, type Incident } from '../../helpers/incident.ts';
 
 const SENTINEL = fileURLToPath(new URL('../../../bin/sentinel.js', import.meta.url));
@@ -211,6 +212,67 @@ describe('local investigations across processes', { timeout: 90_000 }, () => {
     });
     await expect(run('shop', 'Bad!')).rejects.toMatchObject({ code: 'invalid_input', field: 'deployment' });
     await expect(run('shop')).rejects.toMatchObject({ code: 'unavailable' });
+    expect(openInvestigationStore(dataDir).list()).toEqual([]);
+  });
+
+  it('refuses a cluster configuration it cannot use like a bad flag: exit 2, the file or context named, nothing saved', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'sentinel-investigate-'));
+    scratchDirs.push(dataDir);
+    const kubeconfig = join(dataDir, 'kubeconfig');
+    writeFileSync(
+      kubeconfig,
+      [
+        'apiVersion: v1',
+        'kind: Config',
+        'current-context: lab',
+        'clusters: [{name: lab, cluster: {server: "https://127.0.0.1:1"}}]',
+        'users: [{name: me, user: {token: t}}]',
+        'contexts: [{name: lab, context: {cluster: lab, user: me}}]',
+      ].join('\n'),
+    );
+    const run = (flags: { kubeconfig?: string; context?: string }) =>
+      runLocalInvestigation({ symptom: 'x', namespace: 'shop', ...flags, dataDir, progress: capture() });
+
+    await expect(run({ kubeconfig: '/nonexistent' })).rejects.toMatchObject({
+      code: 'invalid_input',
+      field: 'kubeconfig',
+      message: expect.stringContaining("kubeconfig file '/nonexistent' does not exist"),
+    });
+    await expect(run({ kubeconfig, context: 'nosuch' })).rejects.toMatchObject({
+      code: 'invalid_input',
+      field: 'context',
+      message: expect.stringContaining(`Context 'nosuch' is not in kubeconfig '${kubeconfig}'; it has 'lab'`),
+    });
+    // No kubeconfig anywhere (and not in a Pod).
+    vi.stubEnv('HOME', dataDir);
+    vi.stubEnv('KUBECONFIG', undefined);
+    vi.stubEnv('KUBERNETES_SERVICE_HOST', undefined);
+    try {
+      await expect(run({})).rejects.toMatchObject({
+        code: 'invalid_input',
+        field: 'kubeconfig',
+        message: expect.stringMatching(/^No Kubernetes cluster is configured: .*--kubeconfig <file>/),
+      });
+      const cli = await runCli(['investigate', 'x', '-n', 'shop', '--data-dir', dataDir]);
+      expect(cli.code).toBe(2);
+      expect(cli.stderr).toContain('No Kubernetes cluster is configured');
+      expect(cli.stderr).not.toContain('Resume with');
+    } finally {
+      vi.unstubAllEnvs();
+    }
+    const cli = await runCli([
+      'investigate',
+      'x',
+      '-n',
+      'shop',
+      '--kubeconfig',
+      '/nonexistent',
+      '--data-dir',
+      dataDir,
+    ]);
+    expect(cli).toMatchObject({ code: 2, stdout: '' });
+    expect(cli.stderr).toContain("kubeconfig file '/nonexistent' does not exist");
+    expect(cli.stderr).not.toContain('Investigation inv_');
     expect(openInvestigationStore(dataDir).list()).toEqual([]);
   });
 
