@@ -27,6 +27,8 @@ export interface CommandIo {
   stderr: NodeJS.WritableStream;
   /** Whether a person is at the terminal to answer y/N (default: stdin is a TTY). */
   interactive?: boolean;
+  /** Whether stderr is an interactive terminal (default false): only then are secrets shown on it. */
+  terminal?: boolean;
   prompter?: ApprovalPrompter;
   env?: NodeJS.ProcessEnv;
 }

@@ -49,7 +49,7 @@ export function registerInvestigatorCommands(program: Command): void {
             json: options.json ?? false,
             signal: controller.signal,
           },
-          { stdout: process.stdout, stderr: process.stderr },
+          { stdout: process.stdout, stderr: process.stderr, terminal: process.stderr.isTTY === true },
         );
         if (!succeeded(report)) process.exitCode = 1;
       } catch (error) {

@@ -49,7 +49,10 @@ export async function runDemo(options: DemoOptions, io: CommandIo): Promise<Repo
         `  Simulated cluster   ${sim.url} (time runs ${options.timeScale}× faster)`,
         `    kubectl:          kubectl --kubeconfig ${kubeconfig} get pods -n ${namespace}`,
         `  Sentinel server     ${server.url}/mcp (investigator calls go through its approval gate)`,
-        `    approvals page:   ${server.url}/ui/approvals (token: ${server.token})`,
+        // Like `sentinel serve`: a token is shown only on a terminal, never into a file or a pipe.
+        io.terminal
+          ? `    approvals page:   ${server.url}/ui/approvals (token: ${server.token})`
+          : `    approvals page:   ${server.url}/ui/approvals (token in ${server.tokenFile}, 0600, while the demo runs)`,
         '',
         `The pager says: "${sim.scenario.symptom}". Investigating namespace ${namespace}…`,
         options.yes

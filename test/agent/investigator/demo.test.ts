@@ -1,16 +1,37 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { PassThrough, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_DEMO_SCENARIO, DemoInterrupted, runDemo } from '../../../agent/investigator/demo.ts';
 import { runCli } from '../../helpers/cli.ts';
 
 const SENTINEL = fileURLToPath(new URL('../../../bin/sentinel.js', import.meta.url));
 
+/** Runs `action` with `process.stderr.isTTY` set to `terminal`, then restores it. */
+async function withStderrTerminal<T>(terminal: boolean, action: () => Promise<T>): Promise<T> {
+  const previous = Object.getOwnPropertyDescriptor(process.stderr, 'isTTY');
+  Object.defineProperty(process.stderr, 'isTTY', { value: terminal, configurable: true });
+  try {
+    return await action();
+  } finally {
+    if (previous) Object.defineProperty(process.stderr, 'isTTY', previous);
+    else delete (process.stderr as { isTTY?: boolean }).isTTY;
+  }
+}
+
 describe('sentinel demo', { timeout: 90_000 }, () => {
   it('walks through the bad rollout non-interactively (--yes): evidence, approval, rollback, verified healthy', async () => {
-    const { code, stdout, stderr } = await runCli(['demo', '--yes', '--time-scale', '60']);
+    // stderr is a file or a pipe (`2>file`): the approvals page's token is not written to it.
+    const { code, stdout, stderr } = await withStderrTerminal(false, () =>
+      runCli(['demo', '--yes', '--time-scale', '60']),
+    );
     expect(code, stderr).toBe(0);
+    expect(stderr).toMatch(
+      /approvals page: +http:\/\/127\.0\.0\.1:\d+\/ui\/approvals \(token in \S+\/local-server-\d+\.token, 0600, while the demo runs\)\n/,
+    );
+    expect(stderr).not.toContain('snt_');
 
     expect(stderr).toContain('Sentinel demo — scenario bad-image-rollout');
     expect(stderr).toContain('The pager says: "checkout returns 502');
@@ -62,6 +83,26 @@ describe('sentinel demo', { timeout: 90_000 }, () => {
     expect(stderr).toContain('Demo stopped. Nothing is left behind');
     expect(stderr).not.toContain('--resume');
     expect(existsSync(dirname(kubeconfig!))).toBe(false);
+  });
+
+  it('shows the approvals page token only when stderr is a terminal', async () => {
+    const controller = new AbortController();
+    let stderr = '';
+    const terminal = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        stderr += chunk.toString();
+        controller.abort(); // the banner is all this test needs
+        done();
+      },
+    });
+    const demo = runDemo(
+      { scenario: DEFAULT_DEMO_SCENARIO, yes: true, timeScale: 60, signal: controller.signal },
+      { stdout: new PassThrough(), stderr: terminal, terminal: true },
+    );
+    await expect(demo).rejects.toBeInstanceOf(DemoInterrupted);
+    expect(stderr).toMatch(
+      /approvals page: +http:\/\/127\.0\.0\.1:\d+\/ui\/approvals \(token: snt_[\w-]{43}\)\n/,
+    );
   });
 
   it('names an unknown scenario', async () => {
