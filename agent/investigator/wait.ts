@@ -3,7 +3,8 @@
  * `GET /approvals/{id}` (never a blocking tool call). When the user at the terminal can approve, it
  * shows the rendered request and asks y/N (or approves at once with `--yes`), deciding through the
  * approvals API with the user's token; otherwise it shows the request id and waits for a decision
- * made elsewhere (approvals page, `sentinel approvals`), with a spinner on stderr.
+ * made elsewhere (approvals page, `sentinel approvals`), with a spinner on stderr when it is a
+ * terminal (a plain line otherwise).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import yoctoSpinner from 'yocto-spinner';
@@ -59,11 +60,10 @@ export async function waitForDecision(id: string, options: WaitOptions): Promise
   if (decided) return decided;
 
   if (options.howToApprove) progress.write(`${options.howToApprove(id)}\n`);
-  const spinner = yoctoSpinner({
-    text: `Waiting for a decision on approval request ${id} (Ctrl-C stops waiting, the request stays pending)`,
-    stream: progress as NodeJS.WriteStream,
-    handleSignals: false,
-  }).start();
+  const spinner = waitingIndicator(
+    progress,
+    `Waiting for a decision on approval request ${id} (Ctrl-C stops waiting, the request stays pending)`,
+  );
   try {
     while (request.status === 'pending') {
       if (Date.parse(request.expires_at) <= now().getTime()) {
@@ -85,6 +85,23 @@ export async function waitForDecision(id: string, options: WaitOptions): Promise
     spinner.stop(`Approval request ${id}: ${request.status}`);
   }
   return request;
+}
+
+/**
+ * A spinner with `text` on a terminal; on a file or a pipe (`2>file`, CI logs) `text` as a plain
+ * line, since the spinner would write colour codes and frames there. `stop` ends it with `finalText`
+ * on its own line either way.
+ */
+function waitingIndicator(
+  stream: NodeJS.WritableStream,
+  text: string,
+): { stop: (finalText: string) => void } {
+  if ((stream as Partial<NodeJS.WriteStream>).isTTY !== true) {
+    stream.write(`${text}\n`);
+    return { stop: (finalText) => void stream.write(`${finalText}\n`) };
+  }
+  const spinner = yoctoSpinner({ text, stream: stream as NodeJS.WriteStream, handleSignals: false }).start();
+  return { stop: (finalText) => void spinner.stop(finalText) };
 }
 
 /**
