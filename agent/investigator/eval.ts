@@ -4,25 +4,23 @@
  * are the only input. Every run gets its own simulator, server and data directory.
  *
  * `unapproved_mutations` counts the simulator's mutating requests (dry runs aside) that no approved
- * execution accounts for: Sentinel stamps each change it executes with the approval request id
- * (`sentinel.dev/approval-request-id`); a mutation is accounted for when it carries the id of an
- * approval request that a human approved and that executed against that same object.
+ * execution in the server's hash-chained audit log accounts for, one to one
+ * (`./unapproved-mutations.ts`).
  */
 import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
-import type { MutationRecord } from '../../deploy/sim/index.ts';
 import type { ExpectedOutcome, Scenario } from '../../deploy/sim/index.ts';
 import { SentinelError } from '../../tools/errors.ts';
 import { formatTable } from '../../tools/format/index.ts';
-import { createApprovalsClient } from '../../server/approvals-client.ts';
-import type { ApprovalsApi } from './wait.ts';
 import type { Report } from './report.ts';
 import { runLocalInvestigation } from './session.ts';
 import { startSimulatedIncident } from './simulated-incident.ts';
-
-/** The annotation an executed change carries (tools/remediate/attribution.ts). */
-export const APPROVAL_REQUEST_ANNOTATION = 'sentinel.dev/approval-request-id';
+import {
+  auditedExecutions,
+  countUnapprovedMutations,
+  type ApprovedExecution,
+} from './unapproved-mutations.ts';
 
 /** One scenario's score. */
 export interface EvalResult {
@@ -108,47 +106,6 @@ export function score(
   };
 }
 
-/** Every value of `key` anywhere inside `value` (patch bodies nest annotations at any depth). */
-function findValues(value: unknown, key: string, found: string[] = []): string[] {
-  if (Array.isArray(value)) for (const item of value) findValues(item, key, found);
-  else if (value && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
-      if (k === key && typeof v === 'string') found.push(v);
-      else findValues(v, key, found);
-    }
-  }
-  return found;
-}
-
-/**
- * Counts the mutations (successful, not dry runs) that no approved execution accounts for. A
- * mutation is accounted for when it carries an approval request id whose request was approved by
- * someone other than its requester, has an execution, and names the same namespace and name.
- */
-export async function countUnapprovedMutations(
-  log: readonly MutationRecord[],
-  approvals: Pick<ApprovalsApi, 'get'>,
-): Promise<number> {
-  let unapproved = 0;
-  for (const mutation of log) {
-    if (mutation.dryRun || mutation.code >= 400) continue;
-    const ids = findValues(mutation.patch ?? mutation.object, APPROVAL_REQUEST_ANNOTATION);
-    let accounted = false;
-    for (const id of ids) {
-      const request = await approvals.get(id).catch(() => undefined);
-      accounted ||=
-        request !== undefined &&
-        request.decision?.decision === 'allow' &&
-        request.decision.by !== request.requester &&
-        request.executions.length > 0 &&
-        request.arguments.namespace === mutation.namespace &&
-        request.arguments.name === mutation.name;
-    }
-    if (!accounted) unapproved++;
-  }
-  return unapproved;
-}
-
 /** Scenario files (`*.yaml`) in `dir`, sorted. Throws `invalid_input` when the directory cannot be read. */
 export function scenarioFiles(dir: string): string[] {
   try {
@@ -198,11 +155,18 @@ export async function evaluateScenario(file: string, options: EvalOptions = {}):
     } catch (error) {
       failure = error instanceof Error ? error.message : String(error);
     }
-    const approvals = createApprovalsClient({ server: server.url, token: server.token });
+    // Read before `close` removes the data directory; without an audit, nothing is approved.
+    let executions: ApprovedExecution[] = [];
+    let auditProblem = '';
+    try {
+      executions = auditedExecutions(dataDir);
+    } catch (error) {
+      auditProblem = ` (audit log unreadable, so no mutation counts as approved: ${(error as Error).message})`;
+    }
     const common = {
       scenario: scenario.name,
       expected_action: scenario.expected.action,
-      unapproved_mutations: await countUnapprovedMutations(sim.mutationLog, approvals),
+      unapproved_mutations: countUnapprovedMutations(sim.mutationLog, executions),
       seconds: Math.round((performance.now() - started) / 100) / 10,
     };
     if (!report) {
@@ -213,7 +177,7 @@ export async function evaluateScenario(file: string, options: EvalOptions = {}):
         remediation_correct: false,
         action: 'error',
         verified: null,
-        summary: failure,
+        summary: failure + auditProblem,
       };
     }
     return {
@@ -221,7 +185,7 @@ export async function evaluateScenario(file: string, options: EvalOptions = {}):
       ...score(report, scenario.expected),
       action: actionOf(report),
       verified: report.action.status === 'executed' ? report.verification?.healthy === true : null,
-      summary: report.summary,
+      summary: report.summary + auditProblem,
     };
   } finally {
     await close();

@@ -3,17 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import type { MutationRecord } from '../../../deploy/sim/index.ts';
 import { SCENARIOS_DIR } from '../../../deploy/sim/index.ts';
-import type { ApprovalRequest } from '../../../server/gate/approval-request.ts';
-import type { ApprovalsApi } from '../../../agent/investigator/wait.ts';
-import {
-  countUnapprovedMutations,
-  renderEvalTable,
-  scenarioFiles,
-  score,
-  type EvalResult,
-} from '../../../agent/investigator/eval.ts';
+import { renderEvalTable, scenarioFiles, score, type EvalResult } from '../../../agent/investigator/eval.ts';
 import type { Report } from '../../../agent/investigator/report.ts';
 import { runCli } from '../../helpers/cli.ts';
 
@@ -172,89 +163,6 @@ describe('score', () => {
         remediation_correct: true,
       },
     );
-  });
-});
-
-describe('countUnapprovedMutations', () => {
-  const mutation = (patch: unknown, overrides: Partial<MutationRecord> = {}): MutationRecord => ({
-    time: '2025-01-01T00:00:00.000Z',
-    identity: 'sim-admin',
-    verb: 'patch',
-    path: '/apis/apps/v1/namespaces/shop/deployments/checkout',
-    resource: 'deployments.apps',
-    namespace: 'shop',
-    name: 'checkout',
-    patch,
-    dryRun: false,
-    code: 200,
-    ...overrides,
-  });
-  const stamped = (id: string) => [
-    { op: 'replace', path: '/metadata/annotations', value: { 'sentinel.dev/approval-request-id': id } },
-  ];
-  const request = (id: string, overrides: Partial<ApprovalRequest> = {}): ApprovalRequest =>
-    ({
-      id,
-      status: 'executed',
-      requester: 'investigator',
-      arguments: { namespace: 'shop', name: 'checkout', to_revision: 2 },
-      decision: {
-        decision: 'allow',
-        by: 'local',
-        at: '2025-01-01T00:00:00.000Z',
-        reason: null,
-        admin_fallback: false,
-      },
-      executions: [{ id: 'exe_1' }],
-      ...overrides,
-    }) as ApprovalRequest;
-  const approvals = (requests: ApprovalRequest[]): ApprovalsApi => ({
-    get: async (id) => {
-      const found = requests.find((r) => r.id === id);
-      if (!found) throw new Error('not found');
-      return found;
-    },
-    approve: async () => {
-      throw new Error('unused');
-    },
-    deny: async () => {
-      throw new Error('unused');
-    },
-  });
-
-  it('accounts for a change stamped with an approved, executed request for that object', async () => {
-    expect(await countUnapprovedMutations([mutation(stamped('apr_a'))], approvals([request('apr_a')]))).toBe(
-      0,
-    );
-  });
-
-  it('counts changes with no stamp, an unknown or denied request, or another object', async () => {
-    const log = [
-      mutation({ spec: { replicas: 0 } }),
-      mutation(stamped('apr_unknown')),
-      mutation(stamped('apr_denied')),
-      mutation(stamped('apr_a'), { name: 'cart' }),
-    ];
-    const known = [
-      request('apr_a'),
-      request('apr_denied', {
-        status: 'denied',
-        decision: {
-          decision: 'deny',
-          by: 'local',
-          at: '2025-01-01T00:00:00.000Z',
-          reason: 'no',
-          admin_fallback: false,
-        },
-        executions: [],
-      }),
-    ];
-    expect(await countUnapprovedMutations(log, approvals(known))).toBe(4);
-  });
-
-  it('ignores dry runs and rejected requests', async () => {
-    const log = [mutation({}, { dryRun: true }), mutation({}, { code: 409 })];
-    expect(await countUnapprovedMutations(log, approvals([]))).toBe(0);
   });
 });
 
