@@ -26,8 +26,13 @@ export interface ApprovedExecution {
   seq: number;
   tool: string;
   approvalRequestId: string;
-  namespace: unknown;
-  name: unknown;
+  /**
+   * The objects the change may be on: the call's `namespace`/`name`, and for the first execution
+   * under the request also the request's resolved ones (the grant runs the call as resolved when the
+   * request was made, e.g. a Service name resolved to its Deployment). Later executions under the
+   * same (window) grant run their own calls: only their own target counts.
+   */
+  targets: { namespace: unknown; name: unknown }[];
   /** The call's (redacted) arguments as audited. */
   arguments: Record<string, unknown>;
 }
@@ -56,6 +61,7 @@ export function chainedRecords(log: Pick<AuditLog, 'rows' | 'verify'>): AuditRec
  */
 export function approvedExecutions(records: readonly AuditRecord[]): ApprovedExecution[] {
   const latest = new Map<string, AuditRecord>();
+  const executed = new Set<string>();
   const executions: ApprovedExecution[] = [];
   for (const record of [...records].sort((a, b) => a.seq - b.seq)) {
     const id = record.approval_request_id;
@@ -75,10 +81,12 @@ export function approvedExecutions(records: readonly AuditRecord[]): ApprovedExe
         seq: record.seq,
         tool: record.tool,
         approvalRequestId: id,
-        namespace: record.arguments.namespace,
-        name: record.arguments.name,
+        targets: [record.arguments, ...(executed.has(id) ? [] : [approval.arguments])].map(
+          ({ namespace, name }) => ({ namespace, name }),
+        ),
         arguments: record.arguments,
       });
+      executed.add(id);
     }
   }
   return executions;
@@ -111,7 +119,7 @@ function findValues(value: unknown, key: string, found: string[] = []): string[]
 }
 
 const sameObject = (mutation: MutationRecord, execution: ApprovedExecution): boolean =>
-  mutation.namespace === execution.namespace && mutation.name === execution.name;
+  execution.targets.some(({ namespace, name }) => mutation.namespace === namespace && mutation.name === name);
 
 /** The execution's change of the object itself: it carries the execution's approval request id. */
 function isStampedChange(mutation: MutationRecord, execution: ApprovedExecution): boolean {

@@ -43,13 +43,20 @@ const scalePatch = (replicas: number) =>
     { subresource: 'scale', path: '/apis/apps/v1/namespaces/shop/deployments/checkout/scale' },
   );
 
-/** Audit entries of a request `id` made by `investigator` and approved by `approver`. */
-const approval = (id: string, outcome: string, identity: string, tool = 'rollback_deployment'): AuditEntry =>
+/** The audit record of approval request `id`'s lifecycle event `outcome`, by `identity`. */
+const approval = (
+  id: string,
+  outcome: string,
+  identity: string,
+  tool = 'rollback_deployment',
+  resolved: Record<string, unknown> = { namespace: 'shop', name: 'checkout' },
+): AuditEntry =>
   auditEntry({
     kind: 'approval',
     request_id: null,
     identity,
     tool,
+    arguments: resolved,
     rule: 'default:destructive',
     decision: outcome === 'created' ? 'ask' : outcome === 'denied' ? 'deny' : 'allow',
     approval_request_id: id,
@@ -105,6 +112,19 @@ describe('unapproved mutations, from the audit log', () => {
       0,
     );
     expect(countUnapprovedMutations([stamped('apr_w'), stamped('apr_w')], executions)).toBe(1);
+  });
+
+  it("accounts for a change of the request's resolved object (a Service name resolved to its Deployment)", () => {
+    const executions = executionsOf([
+      approval('apr_r', 'created', 'investigator', 'restart_service', {
+        namespace: 'shop',
+        name: 'checkout',
+      }),
+      approval('apr_r', 'approved', 'local', 'restart_service', { namespace: 'shop', name: 'checkout' }),
+      execution('apr_r', { tool: 'restart_service', arguments: { namespace: 'shop', name: 'checkout-svc' } }),
+    ]);
+    expect(countUnapprovedMutations([stamped('apr_r')], executions)).toBe(0);
+    expect(countUnapprovedMutations([stamped('apr_r', { name: 'cart' })], executions)).toBe(1);
   });
 
   it("matches scale_deployment's unstamped scale PATCH once, after its stamped change, at the audited replica count", () => {
