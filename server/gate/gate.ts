@@ -250,7 +250,11 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
     return replayedResult(existing, `idempotency_key '${idempotencyKey}' was used by an earlier call`);
   }
 
-  /** Executes an approved request's resolved call: consume the grant, re-check the target, run. */
+  /**
+   * Executes an approved request's resolved call: consume a once grant (a window grant stays open
+   * for the other calls it covers), re-check the target against the preview the approver saw (for a
+   * window, before its first execution only: later ones change the target on purpose), run.
+   */
   async function executeApproved(
     call: ToolCall,
     next: ExecuteFn,
@@ -258,13 +262,14 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
     idempotencyKey: string | undefined,
   ) {
     const args = executionArguments(call.tool, request.arguments, request.reason ?? undefined);
-    const preview = request.preview;
+    const window = request.grant !== null && request.grant.validity !== 'once';
+    const preview = window && request.executions.length > 0 ? null : request.preview;
     const isPreview = request.arguments.dry_run === true;
     return execute(
       call,
       next,
       {
-        authorization: 'once',
+        authorization: window ? 'window' : 'once',
         requestId: request.id,
         callKey: callKey(call.tool.name, request.arguments),
         arguments: args,

@@ -339,6 +339,34 @@ describe('approval gate: window grants', () => {
     expect(p.cluster.mutations).toHaveLength(1);
   });
 
+  it('keeps the window open after the approved call itself runs: later calls it covers are not held', async () => {
+    const { id } = await hold('bob', 'scale_deployment', { ...staging, replicas: 4 });
+    await p.gate.approvals.approve(id, identities.alice!, { validity: { window: '15m' } });
+
+    const retry = await p.call('bob', 'scale_deployment', { ...staging, replicas: 4 });
+    expect(retry._meta).toMatchObject({ approval_status: 'executed', approval_request_id: id });
+    expect(await p.gate.approvals.get(id)).toMatchObject({ status: 'approved' });
+
+    const next = await p.call('bob', 'scale_deployment', { ...staging, replicas: 7 });
+    expect(next._meta).toMatchObject({ approval_status: 'executed', approval_request_id: id });
+    // The approved call again: checked against the cluster now, not against the first preview.
+    const again = await p.call('bob', 'scale_deployment', { ...staging, replicas: 4 });
+    expect(again._meta).toMatchObject({ approval_status: 'executed', approval_request_id: id });
+    expect(p.cluster.deployment('staging-shop', 'web').spec!.replicas).toBe(4);
+    const request = await p.gate.approvals.get(id);
+    expect(request.status).toBe('approved');
+    expect(request.executions).toHaveLength(3);
+  });
+
+  it('checks the approved call of a window against the preview the approver saw (stale before its first run)', async () => {
+    const { id } = await hold('bob', 'scale_deployment', { ...staging, replicas: 4 });
+    await p.gate.approvals.approve(id, identities.alice!, { validity: { window: '15m' } });
+    p.cluster.deployment('staging-shop', 'web').spec!.replicas = 4;
+    const stale = await p.call('bob', 'scale_deployment', { ...staging, replicas: 4 });
+    expect(textOf(stale)).toMatch(/stale/i);
+    expect(p.cluster.mutations).toEqual([]);
+  });
+
   it('refuses a window longer than the rule allows, and any window where the rule says once', async () => {
     const staged = await hold('agent', 'scale_deployment', { ...staging, replicas: 4 });
     await expect(
@@ -581,9 +609,9 @@ describe('approval gate: upstream approval, idempotency, freeze', () => {
 describe('approval gate: the policy judges the resolved call', () => {
   const RESOLVED_POLICY = `version: 1
 rules:
-  - name: rollbacks-allowed
+  - name: rollbacks-asked
     tool: rollback_deployment
-    decision: allow
+    decision: ask
   - name: revision-6-withdrawn
     tool: rollback_deployment
     args: { to_revision: 6 }
@@ -611,7 +639,8 @@ rules:
     expect(await p.store.list()).toEqual([]);
   });
 
-  it('never runs an allowed change whose dry run fails, and executes the resolved call when it resolves', async () => {
+  // Destructive tools cannot be allowed by policy (load.ts): the resolved call runs once approved.
+  it('never runs a change whose dry run fails, and executes the resolved call when it resolves', async () => {
     await p.close();
     p = createTestPipeline({ policy: RESOLVED_POLICY });
     p.cluster.add(fixtureDeployment('shop', 'single', { revisions: { 1: 'single:1.0.0' } }));
@@ -622,6 +651,8 @@ rules:
     p.cluster.add(
       fixtureDeployment('shop', 'web', { revisions: { 3: 'web:1.0.0', 4: 'web:1.1.0', 5: 'web:1.2.0' } }),
     );
+    const { id } = await hold('agent', 'rollback_deployment', { namespace: 'shop', name: 'web' });
+    await p.gate.approvals.approve(id, identities.alice!, {});
     const run = await p.call('agent', 'rollback_deployment', { namespace: 'shop', name: 'web' });
     expect(run.isError).toBeUndefined();
     expect(textOf(run)).toMatch(/to revision 4 .*: done/);
