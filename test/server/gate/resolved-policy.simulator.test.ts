@@ -62,13 +62,14 @@ const restartThroughService = async (client: Client) =>
 const statusOf = (result: CallToolResult) => (result._meta as { approval_status?: string })?.approval_status;
 
 describe('policy against the resolved call', { timeout: 60_000 }, () => {
-  it('holds a restart an allow rule matches by Service name when the Deployment behind it matches no allow rule', async () => {
+  it('holds a restart an ask rule matches by Service name, recording the Deployment behind it', async () => {
     const client = await serve(`version: 1
 rules:
   - name: web-restarts
     tool: restart_service
     args: { name: { glob: 'web-*' } }
-    decision: allow
+    decision: ask
+    validity: { window: 1h }
 `);
     const before = writesToCheckout();
     const result = await restartThroughService(client);
@@ -77,7 +78,8 @@ rules:
     const id = PendingResultMetaSchema.parse(result._meta).approval_request_id;
     const request = await server!.api(server!.tokens.alice, 'GET', `/approvals/${id}`);
     expect(request.body.arguments).toEqual({ namespace: 'shop', name: 'checkout' });
-    expect(request.body.policy.rule).toBe('default:destructive');
+    // Destructive tools cannot be allowed (policy floor); a restart is held whichever rule asks.
+    expect(request.body.status).toBe('pending');
   });
 
   it('denies a restart through a Service when a deny rule names the Deployment behind it', async () => {
@@ -122,15 +124,18 @@ rules:
     expect(writesToCheckout()).toBe(before);
   });
 
-  it('runs a call both spellings of which the policy allows, and executes the resolved call', async () => {
+  it('runs a call both spellings of which the policy asks for, once approved, and executes the resolved call', async () => {
     const client = await serve(`version: 1
 rules:
   - name: checkout-restarts
     tool: restart_service
     args: { name: { in: [checkout, web-storefront] } }
-    decision: allow
+    decision: ask
 `);
     const before = writesToCheckout();
+    const held = await restartThroughService(client);
+    const id = PendingResultMetaSchema.parse(held._meta).approval_request_id;
+    expect((await server!.api(server!.tokens.alice, 'POST', `/approvals/${id}/approve`)).status).toBe(200);
     const result = await restartThroughService(client);
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toMatchObject({

@@ -10,6 +10,11 @@ import { fixtureTools } from '../fixtures/tools.ts';
 
 const registry = createRegistry(fixtureTools);
 
+/** The rules without the registry checks (unknown tools, the destructive floor). */
+function unfloored(rules: string) {
+  return parsePolicy(`version: 1\nrules:\n${rules}`, 'p.yaml').policy;
+}
+
 function policy(rules: string, settings = '') {
   return parsePolicy(`version: 1\n${settings}rules:\n${rules}`, 'p.yaml', registry).policy;
 }
@@ -235,7 +240,9 @@ describe('the policy on the resolved call', () => {
   const asSent = { namespace: 'shop', name: 'web', dry_run: false, reason: 'r' };
 
   it('takes the stricter decision: a deny or the default ask the resolved call meets beats an allow of the call as sent', () => {
-    const p = policy(`  - name: web-rollbacks
+    // Parsed without the registry: a loaded policy cannot allow a destructive tool (load.ts), but
+    // evaluateResolved must still combine an allow verdict safely.
+    const p = unfloored(`  - name: web-rollbacks
     tool: rollback_deployment
     args: { name: web }
     decision: allow
