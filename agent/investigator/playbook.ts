@@ -107,6 +107,10 @@ export function podCause(pod: PodView): Cause | undefined {
       causes.push('oom_killed');
     else if (c.reason === 'CrashLoopBackOff') causes.push('crash_loop');
     else if (c.state === 'terminated' && c.reason !== 'Completed') causes.push('container_failed');
+    // Between back-offs a crash-looping container runs briefly (not ready yet); its restarts and
+    // failed last termination, not its current state, say what it does.
+    else if (c.state === 'running' && c.restarts > 0 && (c.last_termination?.exit_code ?? 0) !== 0)
+      causes.push('crash_loop');
     else if (c.state === 'running' && !c.ready && c.type === 'app') causes.push('probe_failure');
   }
   if (causes.length === 0 && pod.phase === 'Pending' && pod.status === 'Pending')

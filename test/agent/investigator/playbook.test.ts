@@ -441,6 +441,15 @@ describe('podCause', () => {
     expect(podCause(pod('a', 1, 1, crashLoop))).toBe('crash_loop');
     expect(podCause(pod('a', 1, 1))).toBeUndefined();
   });
+
+  it('calls a crash-looping container caught in its brief running window a crash loop, not a probe failure', () => {
+    const running = { ...crashLoop, state: 'running', reason: null, ready: false } as const;
+    expect(podCause(pod('a', 1, 1, running))).toBe('crash_loop');
+    // Running and not ready without failed restarts is the readiness probe.
+    expect(podCause(pod('a', 1, 1, { ...running, restarts: 0, last_termination: null }))).toBe(
+      'probe_failure',
+    );
+  });
 });
 
 describe('helpers', () => {
