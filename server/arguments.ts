@@ -85,7 +85,10 @@ const withoutReceived = (rule: string) => rule.replace(/\s*\(got [^)]*\)$/, '');
 /** The lines for one issue, e.g. `arguments.dryrun: unknown argument (accepted: ...)`. */
 function describeIssue(issue: z.core.$ZodIssue, raw: unknown, accepted: readonly string[]): string[] {
   if (issue.code === 'unrecognized_keys') {
-    return issue.keys.map((key) => `${pathOf([...issue.path, key])}: ${unknownArgument(accepted)}`);
+    return issue.keys.map(
+      (key) =>
+        `${pathOf([...issue.path, key])}: unknown argument (accepted: ${accepted.join(', ') || 'none'})`,
+    );
   }
   if (issue.code === 'invalid_type' && issue.path.length > 0 && isMissing(raw, issue.path)) {
     return [`${pathOf(issue.path)}: required; ${withoutReceived(ruleOf(issue))}`];
@@ -101,26 +104,15 @@ function describeIssue(issue: z.core.$ZodIssue, raw: unknown, accepted: readonly
  */
 export function parseToolArguments(tool: Tool, raw: unknown): Record<string, unknown> {
   const schema = publishedInput(tool);
-  const accepted = Object.keys(schema.shape);
-  // JSON.parse makes `__proto__` an own key, which zod's strict objects skip instead of refusing.
-  if (raw !== null && typeof raw === 'object' && Object.hasOwn(raw, '__proto__'))
-    throw invalidArguments(tool, [`${pathOf(['__proto__'])}: ${unknownArgument(accepted)}`], '__proto__');
   const parsed = schema.safeParse(raw);
   if (parsed.success) return parsed.data as Record<string, unknown>;
+  const accepted = Object.keys(schema.shape);
   const issues = parsed.error.issues;
   const lines = [...new Set(issues.flatMap((issue) => describeIssue(issue, raw, accepted)))];
   const first = issues[0];
   const field =
     first?.code === 'unrecognized_keys' ? first.keys[0] : first?.path.map(String).join('.') || undefined;
-  throw invalidArguments(tool, lines, field);
-}
-
-function unknownArgument(accepted: readonly string[]): string {
-  return `unknown argument (accepted: ${accepted.join(', ') || 'none'})`;
-}
-
-function invalidArguments(tool: Tool, lines: readonly string[], field: string | undefined): SentinelError {
-  return new SentinelError(
+  throw new SentinelError(
     'invalid_input',
     `Invalid arguments for ${tool.name}: ${lines.join('; ')}. Nothing was run; fix the arguments and call again.`,
     { ...(field !== undefined && { field }) },

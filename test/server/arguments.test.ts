@@ -70,13 +70,4 @@ describe('parseToolArguments', () => {
       field: 'dryrun',
     });
   });
-
-  it('refuses __proto__ as an unknown argument (JSON.parse makes it an own key that zod skips)', () => {
-    const raw: unknown = JSON.parse('{"namespace":"shop","name":"web","replicas":1,"__proto__":null}');
-    expect(rejection(scaleThing, raw)).toEqual({
-      message:
-        'arguments.__proto__: unknown argument (accepted: namespace, name, replicas, dry_run, idempotency_key)',
-      field: '__proto__',
-    });
-  });
 });
