@@ -51,7 +51,7 @@ describeWithTool('kubectl', 'investigation tools show what kubectl shows', (kube
           kubectlPath,
           ['--kubeconfig', sim.kubeconfigPath!, '-n', 'shop', ...args],
           {
-            timeout: 30_000,
+            timeout: 120_000,
             env: { ...process.env, HOME: dir, KUBECACHEDIR: join(dir, 'cache') },
           },
         );

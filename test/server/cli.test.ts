@@ -26,7 +26,7 @@ function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 /** Runs the CLI to completion; never rejects on a non-zero exit. */
 async function sentinel(args: string[], env = cleanEnv()) {
   try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env, timeout: 15_000 });
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env, timeout: 120_000 });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failure = error as { code: number; stdout: string; stderr: string };

@@ -21,7 +21,7 @@ async function withStderrTerminal<T>(terminal: boolean, action: () => Promise<T>
   }
 }
 
-describe('sentinel demo', { timeout: 90_000 }, () => {
+describe('sentinel demo', { timeout: 240_000 }, () => {
   it('walks through the bad rollout non-interactively (--yes): evidence, approval, rollback, verified healthy', async () => {
     // stderr is a file or a pipe (`2>file`): the approvals page's token is not written to it.
     const { code, stdout, stderr } = await withStderrTerminal(false, () =>

@@ -9,7 +9,7 @@ import type { Report } from '../../../agent/investigator/report.ts';
 import { runCli } from '../../helpers/cli.ts';
 
 // Each scenario runs the whole loop on its own simulator and server: minutes on a loaded machine.
-describe('sentinel eval', { timeout: 180_000 }, () => {
+describe('sentinel eval', { timeout: 300_000 }, () => {
   const dirs: string[] = [];
   afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 

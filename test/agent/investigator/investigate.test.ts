@@ -90,7 +90,7 @@ function scriptedPrompter(answers: (string | undefined)[]): ApprovalPrompter & {
   };
 }
 
-describe('local investigator against the simulator', { timeout: 90_000 }, () => {
+describe('local investigator against the simulator', { timeout: 240_000 }, () => {
   let incident: Incident | undefined;
   afterEach(async () => {
     await incident?.close();

@@ -46,7 +46,7 @@ async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 60
   }
 }
 
-describe('local investigations across processes', { timeout: 90_000 }, () => {
+describe('local investigations across processes', { timeout: 240_000 }, () => {
   let incident: Incident | undefined;
   let child: ReturnType<typeof sentinel> | undefined;
   const scratchDirs: string[] = [];
@@ -129,7 +129,7 @@ describe('local investigations across processes', { timeout: 90_000 }, () => {
       'remediate',
       'verify:1',
     ]);
-  }, 120_000); // two CLI processes start (each loads the whole CLI): slow on a loaded machine
+  }, 240_000); // two CLI processes start (each loads the whole CLI): slow on a loaded machine
 
   it('calls as `investigator`, an identity that can never approve its own request', async () => {
     incident = await startIncident('bad-image-rollout');

@@ -201,7 +201,7 @@ describe('unapproved mutations, from the audit log', () => {
 });
 
 // The real formats: a scale held, approved and executed by the server against the simulator.
-describe('unapproved mutations of a real approved scale', { timeout: 60_000 }, () => {
+describe('unapproved mutations of a real approved scale', { timeout: 240_000 }, () => {
   let incident: Incident | undefined;
   afterAll(async () => incident?.close());
 

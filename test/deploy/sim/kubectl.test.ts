@@ -35,7 +35,7 @@ describeWithTool('kubectl', 'simulator via kubectl', (kubectlPath) => {
 
   async function kubectl(...args: string[]): Promise<string> {
     const { stdout } = await run(kubectlPath, ['--kubeconfig', sim.kubeconfigPath!, '-n', 'shop', ...args], {
-      timeout: 30_000,
+      timeout: 120_000,
       env: { ...process.env, HOME: dir, KUBECACHEDIR: join(dir, 'cache') },
     });
     return stdout;

@@ -61,7 +61,7 @@ const restartThroughService = async (client: Client) =>
 
 const statusOf = (result: CallToolResult) => (result._meta as { approval_status?: string })?.approval_status;
 
-describe('policy against the resolved call', { timeout: 60_000 }, () => {
+describe('policy against the resolved call', { timeout: 240_000 }, () => {
   it('holds a restart an ask rule matches by Service name, recording the Deployment behind it', async () => {
     const client = await serve(`version: 1
 rules:

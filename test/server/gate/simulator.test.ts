@@ -42,7 +42,7 @@ const patchesOf = (name: string) =>
   );
 
 // Real servers and a simulator per test: generous timeouts for a loaded two-core machine.
-describe('approved retries against the simulator', { timeout: 90_000 }, () => {
+describe('approved retries against the simulator', { timeout: 240_000 }, () => {
   it('executes 50 concurrent identical retries after a once grant exactly once', async () => {
     const s = await startGateServer({ kube: connectKube({ kubeconfig }) });
     const clients: Client[] = [];
@@ -126,7 +126,7 @@ describe('the production remediation tools behind the gate', () => {
   });
 });
 
-describe('crash safety: a server killed with SIGKILL mid-execution', { timeout: 90_000 }, () => {
+describe('crash safety: a server killed with SIGKILL mid-execution', { timeout: 240_000 }, () => {
   const dir = tempDataDir();
   let child: ChildProcess | undefined;
   afterEach(() => {

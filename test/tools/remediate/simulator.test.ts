@@ -63,7 +63,7 @@ describeWithTool('kubectl', 'remediation tools on the simulator match kubectl', 
 
   async function kubectl(sim: Simulator, ...args: string[]): Promise<string> {
     const { stdout } = await run(kubectlPath, ['--kubeconfig', sim.kubeconfigPath!, '-n', 'shop', ...args], {
-      timeout: 30_000,
+      timeout: 120_000,
       // kubectl writes restartedAt in local time: UTC, as Sentinel does.
       env: { ...process.env, TZ: 'UTC', HOME: dir, KUBECACHEDIR: join(dir, 'cache') },
     });
