@@ -84,9 +84,12 @@ function registerTokens(program: Command): void {
     )
     .option(
       '--trust-upstream-approval',
-      "run gated calls on the harness's approval alone (opt-in; see README)",
+      "run gated calls on the harness's approval, verified against --upstream-harness (opt-in; see README)",
       false,
     )
+    .option('--upstream-harness <url>', 'harness API URL the upstream approvals are verified against')
+    .option('--upstream-harness-token-file <file>', 'file holding a read token for that harness')
+    .option('--upstream-max-age <duration>', 'oldest harness allow honoured (default 2m)')
     .option('--webhook <url>', 'http(s) URL notified of approval requests routed to this identity')
     .addOption(tokensFileOption())
     .addOption(dataDirOption())
@@ -96,6 +99,9 @@ function registerTokens(program: Command): void {
         options: {
           role: Role[];
           trustUpstreamApproval: boolean;
+          upstreamHarness?: string;
+          upstreamHarnessTokenFile?: string;
+          upstreamMaxAge?: string;
           webhook?: string;
           dataDir?: string;
           tokensFile?: string;
@@ -106,6 +112,15 @@ function registerTokens(program: Command): void {
           name,
           roles: options.role,
           trustUpstreamApproval: options.trustUpstreamApproval,
+          ...(options.upstreamHarness !== undefined && {
+            upstreamHarness: {
+              url: options.upstreamHarness,
+              ...(options.upstreamHarnessTokenFile !== undefined && {
+                token_file: options.upstreamHarnessTokenFile,
+              }),
+              ...(options.upstreamMaxAge !== undefined && { max_age: options.upstreamMaxAge }),
+            },
+          }),
           ...(options.webhook !== undefined && { webhook: options.webhook }),
         });
         process.stderr.write(

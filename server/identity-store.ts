@@ -30,6 +30,23 @@ export const IdentityNameSchema = z
     'must be 1-63 characters of lowercase letters, digits, ".", "_" or "-", starting with a letter or digit',
   );
 
+/**
+ * The harness a `trust_upstream_approval` identity's approvals are verified against: its API URL, a
+ * file holding a read token for it (a local harness needs none), and how old an allow may be.
+ */
+export const UpstreamHarnessSchema = z.strictObject({
+  /** The harness base URL, e.g. `http://127.0.0.1:8000`. */
+  url: z.url({ protocol: /^https?$/ }),
+  /** File with the bearer token the server reads the harness with (sessions, turns, events). */
+  token_file: z.string().min(1).optional(),
+  /** Oldest harness allow honoured, e.g. `2m` (default). */
+  max_age: z
+    .string()
+    .regex(/^\d+(ms|s|m|h)$/, 'must be a duration such as "90s" or "2m"')
+    .optional(),
+});
+export type UpstreamHarness = z.infer<typeof UpstreamHarnessSchema>;
+
 /** One identity as stored in tokens.yaml. */
 export const IdentityRecordSchema = z.strictObject({
   name: IdentityNameSchema,
@@ -41,8 +58,13 @@ export const IdentityRecordSchema = z.strictObject({
   token_sha256: z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex characters (SHA-256)'),
   /** ISO 8601 time the identity was added. */
   created_at: z.iso.datetime(),
-  /** Opt-in: calls run on the harness's approval alone (DESIGN.md, "Upstream approval"). */
+  /**
+   * Opt-in: calls run on the harness's approval, verified against `upstream_harness` (DESIGN.md,
+   * "Upstream approval"). Requires `upstream_harness`: a token alone is never enough.
+   */
   trust_upstream_approval: z.boolean().optional(),
+  /** Where the harness approvals of a `trust_upstream_approval` identity are verified. */
+  upstream_harness: UpstreamHarnessSchema.optional(),
   /** Where approval requests routed to this identity are announced (http or https URL). */
   webhook: z.url({ protocol: /^https?$/ }).optional(),
 });
@@ -55,6 +77,13 @@ export const TokensFileSchema = z
     // A token shared by two identities would authenticate as whichever comes first.
     const tokenOwners = new Map<string, string>();
     file.identities.forEach((identity, index) => {
+      if (identity.trust_upstream_approval === true && identity.upstream_harness === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['identities', index, 'trust_upstream_approval'],
+          message: `'${identity.name}' trusts upstream approval but names no harness to verify it against; add upstream_harness: { url, token_file } (a token alone is never enough) or remove trust_upstream_approval`,
+        });
+      }
       const owner = tokenOwners.get(identity.token_sha256);
       if (owner !== undefined) {
         ctx.addIssue({
@@ -87,8 +116,9 @@ export type TokensFile = z.infer<typeof TokensFileSchema>;
 export interface NewIdentity {
   name: string;
   roles: Role[];
-  trustUpstreamApproval?: boolean;
-  webhook?: string;
+  trustUpstreamApproval?: boolean | undefined;
+  upstreamHarness?: UpstreamHarness | undefined;
+  webhook?: string | undefined;
 }
 
 export interface IdentityStore {
@@ -130,6 +160,7 @@ function toIdentity(record: IdentityRecord): Identity {
     name: record.name,
     roles: [...record.roles],
     trustUpstreamApproval: record.trust_upstream_approval === true,
+    ...(record.upstream_harness && { upstreamHarness: record.upstream_harness }),
     credential: credentialOf(record.token_sha256),
   };
 }
@@ -255,11 +286,19 @@ export function createIdentityStore(options: IdentityStoreOptions): IdentityStor
         token_sha256: '0'.repeat(64),
         created_at: new Date().toISOString(),
         ...(input.trustUpstreamApproval && { trust_upstream_approval: true }),
+        ...(input.upstreamHarness && { upstream_harness: input.upstreamHarness }),
         ...(input.webhook !== undefined && { webhook: input.webhook }),
       });
       if (!record.success) {
         const { field, text } = describeIssues(record.error);
         throw new SentinelError('invalid_input', `Cannot add identity '${input.name}': ${text}.`, { field });
+      }
+      if (input.trustUpstreamApproval && !input.upstreamHarness) {
+        throw new SentinelError(
+          'invalid_input',
+          `Cannot add identity '${input.name}': trust_upstream_approval needs a harness to verify approvals against (--upstream-harness <url>, with --upstream-harness-token-file for a harness that needs login); a token alone is never enough.`,
+          { field: 'upstream_harness' },
+        );
       }
       if (input.name === LOCAL_IDENTITY_NAME) {
         throw new SentinelError(

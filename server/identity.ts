@@ -26,6 +26,11 @@ export interface Identity {
    */
   trustUpstreamApproval: boolean;
   /**
+   * For a `trustUpstreamApproval` identity: the harness its approvals are verified against (URL,
+   * read-token file, oldest allow honoured). Without it no upstream approval is honoured.
+   */
+  upstreamHarness?: { url: string; token_file?: string | undefined; max_age?: string | undefined };
+  /**
    * Fingerprint of the token this identity authenticates with (`credentialOf`). It changes when the
    * identity is revoked and re-added or its token is rotated, so what was bound to the old token —
    * approval requests, grants, approvals-page sessions — does not carry over to the new one.

@@ -27,7 +27,8 @@ export type { Identity, Role } from './identity.ts';
 export interface GateNote {
   /** The matched policy rule (`default:<risk>` when no rule matched). */
   rule: string;
-  decision: 'allow' | 'ask' | 'deny';
+  /** `upstream`: an `ask` that ran on a verified harness approval (`trust_upstream_approval`). */
+  decision: 'allow' | 'ask' | 'deny' | 'upstream';
   /** The approval request that held the call, or whose grant let it through. */
   approvalRequestId?: string;
 }

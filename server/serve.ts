@@ -91,15 +91,15 @@ function readPem(file: string, flag: string): Buffer {
 
 /** Warns (log and terminal) about identities that trust the harness's approval alone. */
 function warnUpstreamTrust(identities: IdentityStore, logger: Logger, io: ServeIo): void {
-  const trusting = identities
-    .list()
-    .filter((record) => record.trust_upstream_approval)
-    .map((record) => record.name);
+  const trusting = identities.list().filter((record) => record.trust_upstream_approval);
   if (trusting.length === 0) return;
-  logger.warn({ identities: trusting }, 'identities trust upstream (harness) approval');
-  io.stderr(
-    `Warning: ${trusting.join(', ')} trust${trusting.length === 1 ? 's' : ''} the harness's approval: their calls to gated tools run without a Sentinel approval request.\n`,
-  );
+  const names = trusting.map((record) => record.name);
+  logger.warn({ identities: names }, 'identities trust upstream (harness) approval');
+  for (const record of trusting) {
+    io.stderr(
+      `Warning: ${record.name} trusts the harness's approval: its calls to gated tools run without a Sentinel approval request when the harness at ${record.upstream_harness?.url ?? '(none)'} shows a matching allow, verified against it (no older than ${record.upstream_harness?.max_age ?? '2m'}, each used once).\n`,
+    );
+  }
 }
 
 /**

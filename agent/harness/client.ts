@@ -14,6 +14,7 @@ import {
   ListTurnEventsResponseSchema,
   ListTurnsResponseSchema,
   SessionSchema,
+  TokenPaginationSchema,
   TurnSchema,
   dataEnvelope,
   type Agent,
@@ -168,6 +169,19 @@ export class TrueForgeClient {
       schema: dataEnvelope(TurnSchema),
     });
     return body.data;
+  }
+
+  /**
+   * One page (25) of `GET /sessions?order=desc`: the token's own sessions, most recently updated
+   * first (the harness scopes the list to the authenticated identity).
+   */
+  async listSessions(
+    pageToken?: string,
+  ): Promise<{ data: Session[]; pagination?: { next_page_token?: string } | undefined }> {
+    return this.http.request('GET', 'sessions', {
+      query: { limit: TURNS_PAGE_SIZE, order: 'desc', page_token: pageToken },
+      schema: z.object({ data: z.array(SessionSchema), pagination: TokenPaginationSchema.optional() }),
+    });
   }
 
   /**

@@ -14,7 +14,7 @@ import {
   timeoutOption,
   type HarnessCliOptions,
 } from './cli-options.ts';
-import { issueHarnessToken } from './harness-identity.ts';
+import { harnessToken, harnessTokenFile } from './harness-identity.ts';
 import { HARNESS_IDENTITY } from './names.ts';
 import { registerWithHarness } from './register.ts';
 
@@ -24,6 +24,7 @@ interface RegisterCliOptions extends HarnessCliOptions {
   trueforgeToken?: string;
   spec: string;
   dataDir?: string;
+  rotateToken?: boolean;
 }
 
 /** Adds `sentinel harness register`. */
@@ -41,8 +42,12 @@ export function registerHarnessCommand(program: Command): void {
     .addOption(
       new Option(
         '--trueforge-token <token>',
-        `token of the Sentinel identity '${HARNESS_IDENTITY}' for the connector (default: issue a new one in <data-dir>/tokens.yaml)`,
+        `token of the Sentinel identity '${HARNESS_IDENTITY}' for the connector (default: the one in <data-dir>/${HARNESS_IDENTITY}.token, or a new identity)`,
       ).env('SENTINEL_TRUEFORGE_TOKEN'),
+    )
+    .option(
+      '--rotate-token',
+      `issue a new token for '${HARNESS_IDENTITY}' (default: keep the one in <data-dir>/${HARNESS_IDENTITY}.token)`,
     )
     .addOption(dataDirOption())
     .addOption(
@@ -56,11 +61,13 @@ export function registerHarnessCommand(program: Command): void {
       const write = (line: string) => process.stdout.write(`${line}\n`);
       const spec = loadAgentSpec(options.spec);
       const issueToken = () => {
-        const store = createIdentityStore({ tokensFile: defaultTokensFile(resolveDataDir(options.dataDir)) });
-        const { token, rotated } = issueHarnessToken(store);
-        write(
-          `Sentinel identity '${HARNESS_IDENTITY}' (caller) ${rotated ? 'given a new token' : 'created'} in ${store.tokensFile}`,
-        );
+        const dataDir = resolveDataDir(options.dataDir);
+        const store = createIdentityStore({ tokensFile: defaultTokensFile(dataDir) });
+        const { token, action } = harnessToken(store, harnessTokenFile(dataDir), {
+          rotate: options.rotateToken ?? false,
+        });
+        const what = { created: 'created', kept: 'kept its token', rotated: 'given a new token' }[action];
+        write(`Sentinel identity '${HARNESS_IDENTITY}' (caller) ${what} in ${store.tokensFile}`);
         return token;
       };
       const result = await registerWithHarness(harnessClient(options), {

@@ -61,6 +61,7 @@ export function toolCallEntry({ call, result, startedAt, durationMs, approval }:
     outcome,
     duration_ms: Math.round(durationMs * 1000) / 1000,
     error: error && { code: error.code, message: cleanText(error.message) },
+    ...(approval?.client_ref && { client_ref: approval.client_ref }),
   };
 }
 
@@ -85,6 +86,7 @@ export function approvalEventEntry(event: ApprovalEvent, now: Date): AuditEntry 
     reason: decision?.reason ? cleanText(decision.reason) : null,
     duration_ms: null,
     error: null,
+    ...(request.client_ref && { client_ref: request.client_ref }),
   };
   switch (event.type) {
     case 'approval_reused':

@@ -39,8 +39,11 @@ export const AuditEntrySchema = z.strictObject({
   arguments: z.record(z.string(), z.unknown()),
   /** Matched policy rule; null when the server runs without a gate. */
   rule: z.string().nullable(),
-  /** The policy decision for a call (`allow`, `ask`, `deny`), or the human's for an approval. */
-  decision: z.enum(['allow', 'ask', 'deny']).nullable(),
+  /**
+   * The policy decision for a call (`allow`, `ask`, `deny`; `upstream`: an `ask` that ran on a
+   * verified harness approval, `trust_upstream_approval`), or the human's for an approval.
+   */
+  decision: z.enum(['allow', 'ask', 'deny', 'upstream']).nullable(),
   approval_request_id: z.string().nullable(),
   /** Who decided the approval request involved, and when (ISO 8601); null while undecided. */
   approver: z.string().nullable(),
@@ -52,6 +55,18 @@ export const AuditEntrySchema = z.strictObject({
   duration_ms: z.number().nonnegative().nullable(),
   /** The error of a failed or refused call (redacted, one line), or a denial's reason. */
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  /**
+   * The harness tool call the approval request answers (harness mode) or an upstream execution
+   * used; present only then.
+   */
+  client_ref: z
+    .strictObject({
+      harness_url: z.string(),
+      session_id: z.string(),
+      turn_id: z.string(),
+      tool_call_id: z.string(),
+    })
+    .optional(),
 });
 export type AuditEntry = z.infer<typeof AuditEntrySchema>;
 

@@ -38,6 +38,9 @@ import { newId } from './ids.ts';
 import { requestRecord, resolveCall, type Resolved } from './new-request.ts';
 import { effectDifference, isNoOpPreview, resolutionFromDryRun, type Resolution } from './preview.ts';
 import type { ApprovalStore, BeginExecution, CallBinding, StoredExecution } from './store/types.ts';
+import { clientRefKey } from './approval-request.ts';
+import { grantFor } from './approvals.ts';
+import type { UpstreamVerifier } from './upstream.ts';
 
 /** Lifecycle events, for notifications, metrics and audit (issue 7). Listeners must not throw. */
 export type GateEvent =
@@ -72,6 +75,16 @@ export interface GateOptions {
    * while the server runs — is warned about on its first call. Undefined: no runtime warning.
    */
   trustedAtStart?: ReadonlySet<string>;
+  /**
+   * Verifies the harness approvals of `trust_upstream_approval` identities against their harness
+   * (server/gate/upstream.ts). Without it no upstream approval is honoured: such calls are held.
+   */
+  upstreamVerifier?: UpstreamVerifier;
+  /**
+   * Whether an identity is a registered harness connector (default: it names an `upstreamHarness`,
+   * or is `trueforge`). A held call of one says the harness approval arrived but does not count.
+   */
+  isHarnessConnector?: (identity: ToolCall['identity']) => boolean;
 }
 
 /** The gate's shared state, used by the middleware and by the approvals service. */
@@ -131,6 +144,11 @@ export function upstreamReplayKey(call: Pick<ToolCall, 'tool' | 'cluster'>, reso
       arguments: resolution.arguments,
     }),
   );
+}
+
+/** A registered harness connector: names a harness to verify against, or is the `trueforge` identity. */
+function defaultIsHarnessConnector(identity: ToolCall['identity']): boolean {
+  return identity.upstreamHarness !== undefined || identity.name === 'trueforge';
 }
 
 /** Arguments the executed call carries: the matched arguments plus the requester's `reason`. */
@@ -330,8 +348,106 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
     return gateErrorResult(`${failed.message} The call was not run; nothing changed.`);
   }
 
+  /**
+   * Runs a trusted identity's call on a verified harness approval: the first matching allow no
+   * execution used becomes an approved request (decision by `upstream:<identity>`, `client_ref` the
+   * harness tool call — unique, so it is consumed once, also across restarts and token rotations,
+   * `upstream` the trust that let it run), which this execution consumes like a once grant and
+   * stamps on the object. Undefined, with why, when the harness shows no such approval.
+   */
+  async function runUpstream(
+    call: ToolCall,
+    next: ExecuteFn,
+    args: Record<string, unknown>,
+    verdict: Verdict,
+    resolved: Extract<Resolved, { resolution: unknown }>,
+    base: Pick<BeginExecution, 'callKey' | 'arguments' | 'idempotencyKey'>,
+  ): Promise<{ result?: CallToolResult; why: string }> {
+    const { tool, identity } = call;
+    const verifier = core.options.upstreamVerifier;
+    if (!verifier) return { why: 'this server verifies no harness approvals' };
+    const now = core.now();
+    const keyOf = (raw: Record<string, unknown>) => {
+      const { idempotency_key: _ignored, ...rest } = raw;
+      const parsed = tool.input.safeParse(rest);
+      return parsed.success ? callKey(tool.name, parsed.data as Record<string, unknown>) : undefined;
+    };
+    const finding = await verifier.find(identity, tool.name, base.callKey, keyOf, now);
+    const replaySince =
+      tool.risk === 'destructive' ? new Date(now.getTime() - policy.settings.replayWindowMs) : undefined;
+    const replayKey = replaySince && upstreamReplayKey(call, resolved.resolution);
+    for (const candidate of finding.candidates) {
+      const by = `upstream:${identity.name}`;
+      const record = requestRecord({
+        requester: identity.name,
+        createdBy: by,
+        cluster: call.cluster,
+        tool,
+        args,
+        resolution: resolved.resolution,
+        verdict,
+        now,
+        requestTtlMs: policy.settings.requestTtlMs,
+        requesterCredential: identity.credential ?? '',
+        clientRef: candidate.ref,
+        upstream: {
+          identity: identity.name,
+          trusted_by: 'trust_upstream_approval',
+          approved_at: candidate.approvedAt,
+        },
+        approval: {
+          decision: { decision: 'allow', by, at: candidate.approvedAt, reason: null, admin_fallback: false },
+          grant: grantFor(
+            { requester: identity.name, tool: tool.name, cluster: call.cluster ?? null, policy: verdict },
+            'once',
+            now,
+            policy.settings.requestTtlMs,
+          ),
+        },
+      });
+      const stored = await store.insertForClientRef({ ...record, clientRefKey: clientRefKey(candidate.ref) });
+      if (!stored.created) continue; // this harness approval was used by an earlier execution
+      const request = stored.request;
+      core.emit({ type: 'approval_created', request });
+      core.emit({ type: 'approval_decided', request });
+      call.notes.gate = { rule: verdict.rule, decision: 'upstream', approvalRequestId: request.id };
+      logger?.info(
+        { approvalRequestId: request.id, tool: tool.name, identity: identity.name, clientRef: candidate.ref },
+        'call runs on a verified harness approval',
+      );
+      const result = await execute(
+        call,
+        next,
+        {
+          ...base,
+          authorization: 'upstream',
+          requestId: request.id,
+          ...(replaySince && { replaySince }),
+          ...(replayKey && { replayKey }),
+        },
+        { dryRun: verdict.dryRun },
+      );
+      if (result._meta?.approval_status === 'replayed') {
+        const revoked = await store.revokeGrant(
+          request.id,
+          `not executed: an identical call from ${identity.name} ran inside the replay window`,
+          core.now(),
+        );
+        if (revoked.ok) core.emit({ type: 'approval_cancelled', request: revoked.request });
+      }
+      return { result, why: '' };
+    }
+    return { why: finding.why };
+  }
+
   /** Records (or reuses) the pending request for a held call, with its resolution. */
-  async function hold(call: ToolCall, args: Record<string, unknown>, verdict: Verdict, resolved: Resolved) {
+  async function hold(
+    call: ToolCall,
+    args: Record<string, unknown>,
+    verdict: Verdict,
+    resolved: Resolved,
+    harness?: { upstreamRefused?: string },
+  ) {
     const { tool } = call;
     if (resolved.preview && isNoOpPreview(resolved.preview))
       return noChangeResult(resolved.preview, tool.name);
@@ -365,7 +481,11 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
       { approvalRequestId: request.id, tool: tool.name, rule: verdict.rule, reused },
       'call held for approval',
     );
-    return pendingResult(request, reused, approvalsUrl());
+    const connector = core.options.isHarnessConnector ?? defaultIsHarnessConnector;
+    return pendingResult(request, reused, approvalsUrl(), {
+      ...(connector(call.identity) && { fromHarness: true }),
+      ...(harness?.upstreamRefused && { upstreamRefused: harness.upstreamRefused }),
+    });
   }
 
   return async function approvalGate(call, next) {
@@ -418,23 +538,6 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
     // ask
     const binding = bindingOf(call);
     const now = core.now();
-    if (identity.trustUpstreamApproval && upstreamGated(tool)) {
-      warnIfTrustedAtRuntime(identity);
-      const replaySince =
-        tool.risk === 'destructive' ? new Date(now.getTime() - policy.settings.replayWindowMs) : undefined;
-      const replayKey = replaySince && upstreamReplayKey(call, resolved.resolution);
-      return execute(
-        call,
-        next,
-        {
-          ...base,
-          authorization: 'upstream',
-          ...(replaySince && { replaySince }),
-          ...(replayKey && { replayKey }),
-        },
-        { dryRun: verdict.dryRun },
-      );
-    }
     if (verdict.dryRun) {
       // A preview changes nothing: one that shows nothing to do needs no human at all.
       const preview = await next({ args, dryRun: true });
@@ -455,6 +558,12 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
         { ...base, authorization: 'window', requestId: window.id },
         { dryRun: verdict.dryRun },
       );
+    }
+    if (identity.trustUpstreamApproval && upstreamGated(tool) && !verdict.dryRun) {
+      warnIfTrustedAtRuntime(identity);
+      const upstream = await runUpstream(call, next, args, verdict, resolved, base);
+      if (upstream.result) return upstream.result;
+      return hold(call, args, verdict, resolved, { upstreamRefused: upstream.why });
     }
     return hold(call, args, verdict, resolved);
   };

@@ -28,9 +28,20 @@ export function pendingResult(
   request: ApprovalRequest,
   reused: boolean,
   approvalsUrl?: string,
+  harness: { fromHarness?: boolean; upstreamRefused?: string } = {},
 ): CallToolResult {
+  const upstream = harness.upstreamRefused
+    ? [
+        `The harness approval of this call was not honoured: ${harness.upstreamRefused}. Sentinel's own approval is required instead.`,
+      ]
+    : harness.fromHarness
+      ? [
+          `The harness approval of this call was received, but it does not replace Sentinel's: an approver must still approve request ${request.id} ${where(approvalsUrl, request.id)} (with \`sentinel investigate --harness\`, answering yes there does both).`,
+        ]
+      : [];
   const lines = [
     `Approval required: this ${request.tool} call was not run. It is waiting for a human to approve it.`,
+    ...upstream,
     `Approval request: ${request.id} (${reused ? 'already pending for this exact call' : 'created now'}), expires ${request.expires_at}.`,
     ...(request.preview ? [`What it would do: ${request.preview.summary}`] : []),
     `Why approval is needed: ${request.policy.reason}`,

@@ -18,6 +18,7 @@ import type { IdentityStore } from '../identity-store.ts';
 import { createGate, type PreviewFn } from './index.ts';
 import { DEFAULT_POLICY_PATH, loadPolicyFile } from './policy/load.ts';
 import { openSqliteStore } from './store/sqlite.ts';
+import { createUpstreamVerifier } from './upstream.ts';
 
 /**
  * Which tools the harness gates for a `trust_upstream_approval` identity: those the agent spec's
@@ -111,6 +112,8 @@ export const gatePlugin: ServerPlugin = async (context) => {
     },
     preview: previewWith(kube),
     upstreamGated: upstreamGatedBySpec(logger),
+    // trust_upstream_approval is honoured only on an allow the identity's harness shows.
+    upstreamVerifier: createUpstreamVerifier(),
     // Notifications, metrics, audit and the approvals page follow the requests through the hub.
     onEvent: (event) => approvals.publish(event),
   });

@@ -41,7 +41,13 @@ export function approvalMetricsListener(metrics: SentinelMetrics): ApprovalEvent
         const decision = request.decision;
         if (!decision) return;
         if (decision.decision === 'allow' && request.grant) {
-          metrics.grants.inc({ tool, validity: request.grant.validity === 'once' ? 'once' : 'window' });
+          // A verified harness approval (`trust_upstream_approval`) counts as validity `upstream`.
+          const validity = request.upstream
+            ? 'upstream'
+            : request.grant.validity === 'once'
+              ? 'once'
+              : 'window';
+          metrics.grants.inc({ tool, validity });
         }
         // An approver's own `POST /approvals` was never pending: no wait to measure.
         if (request.created_by === decision.by) return;

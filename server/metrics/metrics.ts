@@ -11,7 +11,7 @@
  * | sentinel_approval_requests_settled_total | counter | tool, outcome | how pending requests ended: approved, denied, expired (unanswered), withdrawn |
  * | sentinel_approval_decision_seconds | histogram | tool, decision | create-to-decision latency (allow, deny) |
  * | sentinel_approval_rerequests_after_expiry_total | counter | tool | new requests for a call whose earlier request expired unanswered |
- * | sentinel_approval_grants_total | counter | tool, validity | approvals by grant validity: once, window |
+ * | sentinel_approval_grants_total | counter | tool, validity | approvals by grant validity: once, window, upstream (a verified harness approval) |
  * | sentinel_approval_fallback_to_admin_total | counter | tool | requests notified to the admin webhook because no listed approver could be notified |
  * | sentinel_webhook_deliveries_total | counter | outcome | notification POSTs: delivered, failed (after retries) |
  * | sentinel_audit_write_failures_total | counter | — | audit records that could not be written |
@@ -91,7 +91,7 @@ export function createMetrics(options: MetricsOptions = {}): SentinelMetrics {
     }),
     grants: new Counter({
       name: 'sentinel_approval_grants_total',
-      help: 'Approvals by grant validity (once, window).',
+      help: 'Approvals by grant validity (once, window; upstream: a verified harness approval).',
       labelNames: ['tool', 'validity'],
       registers,
     }),

@@ -178,6 +178,61 @@ export class FakeTrueForge {
     return this;
   }
 
+  /**
+   * What an engineer does in the harness's own UI, through the harness API: a session whose model
+   * proposes `calls` (one paused turn), then the decisions posted as the UI posts them (default:
+   * allow each). Registers an agent named `sentinel` when none exists. Returns the session, the
+   * paused turn and the answering turn.
+   */
+  async uiApproval(
+    calls: ScriptedCall[],
+    decisions: Record<string, 'allow' | 'deny'> = {},
+    token = this.options.token,
+  ): Promise<{ sessionId: string; pausedTurnId: string; answerTurnId: string }> {
+    if (![...this.agents.values()].some((a) => a.name === 'sentinel')) {
+      const id = this.nextId('agent');
+      this.agents.set(id, { id, name: 'sentinel', manifest: { model: { name: 'fake/scripted' } } });
+    }
+    const api = async (path: string, body: unknown) => {
+      const response = await fetch(`${this.url}/api/v1/${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(token && { authorization: `Bearer ${token}` }) },
+        body: JSON.stringify(body),
+      });
+      const text = await response.text();
+      if (!response.ok) throw new Error(`fake harness: POST ${path} answered ${response.status}: ${text}`);
+      return JSON.parse(text) as { data: { id: string } };
+    };
+    const session = (await api('sessions', { agent: { name: 'sentinel' } })).data.id;
+    const ids = calls.map((call) => call.id);
+    this.scripts.unshift(
+      () => [
+        { kind: 'message', calls },
+        { kind: 'approval', callIds: ids },
+      ],
+      () => [],
+    );
+    const paused = (
+      await api(`sessions/${session}/turns`, {
+        input: [{ type: 'user.message', content: 'investigate' }],
+        stream: false,
+      })
+    ).data.id;
+    const answer = (
+      await api(`sessions/${session}/turns`, {
+        input: ids.map((id) => ({
+          type: 'user.tool_approval',
+          thread_id: 'main',
+          tool_call_id: id,
+          approval: decisions[id] === 'deny' ? { status: 'deny', reason: 'no' } : { status: 'allow' },
+        })),
+        previous_turn_id: paused,
+        stream: false,
+      })
+    ).data.id;
+    return { sessionId: session, pausedTurnId: paused, answerTurnId: answer };
+  }
+
   /** The POSTed turn bodies, in order. */
   turnBodies(): Record<string, unknown>[] {
     return this.requests

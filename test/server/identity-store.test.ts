@@ -72,13 +72,36 @@ describe('identity store (tokens.yaml)', () => {
       name: 'harness',
       roles: ['caller'],
       trustUpstreamApproval: true,
+      upstreamHarness: { url: 'http://127.0.0.1:8000', token_file: '/etc/sentinel/harness.token' },
       webhook: 'https://hooks.example.com/sentinel',
     });
     expect(store.lookupByToken(token)?.trustUpstreamApproval).toBe(true);
+    expect(store.lookupByToken(token)?.upstreamHarness).toEqual({
+      url: 'http://127.0.0.1:8000',
+      token_file: '/etc/sentinel/harness.token',
+    });
     expect(store.list()[0]).toMatchObject({
       webhook: 'https://hooks.example.com/sentinel',
       trust_upstream_approval: true,
     });
+  });
+
+  it('refuses trust_upstream_approval without a harness to verify against, on add and when tokens.yaml loads', () => {
+    expect(() => store.add({ name: 'harness', roles: ['caller'], trustUpstreamApproval: true })).toThrow(
+      /trust_upstream_approval needs a harness to verify approvals against/,
+    );
+    const { token } = store.add({ name: 'harness', roles: ['caller'] });
+    // Hand-edited: the flag without the harness. The whole file fails closed, naming the field.
+    const text = readFileSync(tokensFile, 'utf8').replace(
+      /(- name: harness\n)/,
+      '$1    trust_upstream_approval: true\n',
+    );
+    writeFileSync(tokensFile, text);
+    const reloaded = createIdentityStore({ tokensFile });
+    expect(() => reloaded.list()).toThrow(
+      /identities\.0\.trust_upstream_approval: 'harness' trusts upstream approval but names no harness to verify it against/,
+    );
+    expect(reloaded.lookupByToken(token)).toBeUndefined();
   });
 
   it.each([

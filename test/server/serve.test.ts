@@ -215,9 +215,13 @@ describe('startServe', () => {
       name: 'harness',
       roles: ['caller'],
       trustUpstreamApproval: true,
+      upstreamHarness: { url: 'http://127.0.0.1:8000' },
     });
     running = await startServe(options(), io(), quiet);
     expect(stderr).toMatch(/Warning: harness trusts the harness's approval/);
+    expect(stderr).toContain(
+      'when the harness at http://127.0.0.1:8000 shows a matching allow, verified against it',
+    );
     expect(stderr).toMatch(/Identities in .*tokens\.yaml: 1;/);
   });
 });

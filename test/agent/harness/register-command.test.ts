@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -35,7 +35,7 @@ describe('sentinel harness register (command line)', () => {
       }
     ).identities;
 
-  it('registers the shipped spec with a new caller identity, then rotates its token on a second run', async () => {
+  it('registers the shipped spec with a new caller identity, keeps its token on a second run, rotates only with --rotate-token', async () => {
     vi.stubEnv('SENTINEL_HARNESS_TOKEN', 'harness-login');
     await run('--harness', harness.url, '--data-dir', dir, '--model', 'fake/scripted');
     expect(output.err).toBe('');
@@ -56,6 +56,23 @@ describe('sentinel harness register (command line)', () => {
     output.clear();
     await run('--harness', harness.url, '--data-dir', dir, '--server', 'http://127.0.0.1:9999/mcp');
     expect(output.out).toContain(
+      `Sentinel identity 'trueforge' (caller) kept its token in ${join(dir, 'tokens.yaml')}`,
+    );
+    expect(connectorToken()).toBe(first);
+    expect(identities()).toEqual([expect.objectContaining({ token_sha256: hashToken(first) })]);
+    expect(statSync(join(dir, 'trueforge.token')).mode & 0o777).toBe(0o600);
+
+    output.clear();
+    await run(
+      '--harness',
+      harness.url,
+      '--data-dir',
+      dir,
+      '--server',
+      'http://127.0.0.1:9999/mcp',
+      '--rotate-token',
+    );
+    expect(output.out).toContain(
       `Sentinel identity 'trueforge' (caller) given a new token in ${join(dir, 'tokens.yaml')}`,
     );
     expect(output.out).toContain("MCP server 'sentinel' updated: http://127.0.0.1:9999/mcp");
@@ -66,6 +83,16 @@ describe('sentinel harness register (command line)', () => {
       expect.objectContaining({ name: 'trueforge', token_sha256: hashToken(connectorToken()) }),
     ]);
     expect(process.exitCode).toBeUndefined();
+
+    // The identity exists but its token is not on this machine: refused, nothing rotated.
+    rmSync(join(dir, 'trueforge.token'));
+    const before = identities();
+    output.clear();
+    await run('--harness', harness.url, '--data-dir', dir);
+    expect(output.err).toContain("Sentinel identity 'trueforge' exists");
+    expect(output.err).toContain('--rotate-token');
+    expect(identities()).toEqual(before);
+    process.exitCode = undefined;
   });
 
   it('uses a given connector token without touching tokens.yaml', async () => {

@@ -26,6 +26,7 @@ describe('sentinel policy test', () => {
       name: 'harness',
       roles: ['caller'],
       trustUpstreamApproval: true,
+      upstreamHarness: { url: 'http://127.0.0.1:8000' },
     });
   });
   afterAll(() => data.cleanup());

@@ -3,7 +3,7 @@ import { ApprovalRequestSchema, PendingResultMetaSchema } from '../../../server/
 import { renderApprovalText } from '../../../server/render/index.ts';
 import { FakeCluster } from './fixtures/fake-cluster.ts';
 import { createTestPipeline, identities, textOf, type TestPipeline } from './fixtures/pipeline.ts';
-import { fixtureDeployment, fixtureTools, restartDeployment } from './fixtures/tools.ts';
+import { fixtureDeployment } from './fixtures/tools.ts';
 
 const MINUTE = 60_000;
 const rollback = { namespace: 'shop', name: 'checkout' };
@@ -487,42 +487,6 @@ describe('approval gate: decisions', () => {
 });
 
 describe('approval gate: upstream approval, idempotency, freeze', () => {
-  it('runs a trusted identity on upstream approval, once per replay window', async () => {
-    const first = await p.call('harness', 'scale_deployment', { ...rollback, replicas: 5 });
-    expect(first._meta).toMatchObject({ approval_status: 'executed' });
-    const replay = await p.call('harness', 'scale_deployment', { ...rollback, replicas: 5 });
-    expect(replay._meta).toMatchObject({ approval_status: 'replayed' });
-    expect(textOf(replay)).toMatch(
-      /^Not executed again: an identical call from this identity ran inside the replay window/,
-    );
-    expect(p.cluster.mutations).toHaveLength(1);
-    p.clock.advance(11 * MINUTE);
-    await p.call('harness', 'scale_deployment', { ...rollback, replicas: 5 });
-    expect(p.cluster.mutations).toHaveLength(2);
-    // Policy denials still apply to it.
-    const denied = await p.call('harness', 'scale_deployment', {
-      namespace: 'kube-system',
-      name: 'coredns',
-      replicas: 1,
-    });
-    expect(denied.isError).toBe(true);
-    expect(await p.store.list()).toEqual([]);
-  });
-
-  it('treats another name for the same target as a replay inside the window (resolved target, not raw arguments)', async () => {
-    await p.close();
-    p = createTestPipeline({ tools: [...fixtureTools, restartDeployment] });
-    const first = await p.call('harness', 'restart_deployment', rollback);
-    expect(first._meta).toMatchObject({ approval_status: 'executed' });
-    const alias = await p.call('harness', 'restart_deployment', { namespace: 'shop', name: 'svc-checkout' });
-    expect(alias._meta).toMatchObject({ approval_status: 'replayed' });
-    expect(p.cluster.mutations).toHaveLength(1);
-    // Another target is not a replay.
-    const other = await p.call('harness', 'restart_deployment', { namespace: 'staging-shop', name: 'web' });
-    expect(other._meta).toMatchObject({ approval_status: 'executed' });
-    expect(p.cluster.mutations).toHaveLength(2);
-  });
-
   it('warns once when a trusted upstream identity appears that was not there at start-up', async () => {
     await p.close();
     const warnings: unknown[] = [];

@@ -134,19 +134,18 @@ describe('approval gate in sentinel serve, through a real MCP client over HTTP',
     expect(s.cluster.mutations).toHaveLength(before + 1);
   });
 
-  it('runs the trust_upstream_approval identity on the harness approval for tools the agent spec gates, once per replay window', async () => {
+  it('holds a trust_upstream_approval call its harness shows no approval for (a token alone runs nothing), for tools the agent spec gates', async () => {
     const before = s.cluster.mutations.length;
-    const first = await harness.callTool({
+    const call = await harness.callTool({
       name: 'scale_deployment',
       arguments: { ...checkout, replicas: 9 },
     });
-    expect(first._meta).toMatchObject({ approval_status: 'executed' });
-    const replay = await harness.callTool({
-      name: 'scale_deployment',
-      arguments: { ...checkout, replicas: 9 },
-    });
-    expect(replay._meta).toMatchObject({ approval_status: 'replayed' });
-    expect(s.cluster.mutations).toHaveLength(before + 1);
+    expect(call._meta).toMatchObject({ approval_status: 'pending' });
+    const text = (call.content as { text: string }[]).map((c) => c.text).join('\n');
+    expect(text).toContain(
+      'The harness approval of this call was not honoured: the harness at http://127.0.0.1:9 could not be read',
+    );
+    expect(s.cluster.mutations).toHaveLength(before);
     expect(upstreamGatedBySpec(pino({ level: 'silent' }))(getVersion as never)).toBe(false);
     expect(upstreamGatedBySpec(pino({ level: 'silent' }))(scaleDeployment as never)).toBe(true);
   });
