@@ -39,7 +39,7 @@ export interface UpstreamCandidate {
   approvedAt: string;
 }
 
-/** What the harness shows for a call: matching allows (oldest first), or why there is none. */
+/** What the harness shows for a call: matching allows (newest first), or why there is none. */
 export interface UpstreamFinding {
   candidates: UpstreamCandidate[];
   /** One sentence for the held result when there is no candidate. */
@@ -172,7 +172,8 @@ export function createUpstreamVerifier(
             });
           }
         }
-        candidates.sort((a, b) => a.approvedAt.localeCompare(b.approvedAt));
+        // Newest first: the allow the harness acted on just now is the likeliest to be this call's.
+        candidates.sort((a, b) => b.approvedAt.localeCompare(a.approvedAt));
         return {
           candidates,
           why: `the harness at ${harnessUrl} shows no allow of this exact ${tool} call in the last ${harness.max_age ?? DEFAULT_UPSTREAM_MAX_AGE} that no earlier execution used`,
