@@ -21,8 +21,13 @@ import type { TrueForgeClient } from './client.ts';
 import { SENTINEL_AGENT_NAME } from './names.ts';
 import type { Agent, McpServerManifest } from './schemas.ts';
 
+/**
+ * True in both modes: by default the Sentinel server needs its own approval (an approver on its page,
+ * or `sentinel investigate --harness` answering yes); with `trust_upstream_approval` an allow in the
+ * harness counts once the server has verified it against the harness.
+ */
 export const CONNECTOR_DESCRIPTION =
-  'Sentinel: Kubernetes incident response. Read-only investigation tools; remediation (rollback, restart, scale, pause, resume) runs only after a human approves the exact call on the Sentinel server.';
+  "Sentinel: Kubernetes incident response. Read-only investigation tools; remediation (rollback, restart, scale, pause, resume) runs only once a human approved that exact call: on the Sentinel server, or — where the operator trusts this harness's approvals — in the harness, verified by the Sentinel server against the harness's record. A call held for approval is not an error: tell the user the request id and where to approve it.";
 
 export interface RegistrationOptions {
   /** The Sentinel server's MCP URL as the harness reaches it, e.g. `http://127.0.0.1:7070/mcp`. */

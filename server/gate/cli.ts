@@ -121,7 +121,7 @@ export function formatPolicyTest(report: PolicyTestReport): string {
   }
   if (report.upstreamApproval) {
     lines.push(
-      `Note:      ${report.identity?.name} has trust_upstream_approval: this call runs on the harness's approval.`,
+      `Note:      ${report.identity?.name} has trust_upstream_approval: this call runs on the harness's approval, verified against ${report.identity?.upstreamHarness?.url ?? 'its harness'} (a matching allow no older than ${report.identity?.upstreamHarness?.max_age ?? '2m'}, used once).`,
     );
   }
   return `${lines.join('\n')}\n`;

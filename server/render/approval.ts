@@ -11,7 +11,12 @@
  * `renderApprovalHtml` (the page; every value HTML-escaped) only lay it out.
  */
 import escapeHtml from 'escape-html';
-import type { ApprovalRequest, ApprovalStatus, GrantValidity } from '../gate/approval-request.ts';
+import {
+  describeClientRef,
+  type ApprovalRequest,
+  type ApprovalStatus,
+  type GrantValidity,
+} from '../gate/approval-request.ts';
 import { humanDuration, oneLine } from '../../tools/format/index.ts';
 import { isSecretName, REDACTED, redact, redactValue } from '../../tools/redact.ts';
 import { describeToolCall, formatArguments, MAX_SENTENCE } from './describe-call.ts';
@@ -70,6 +75,10 @@ export interface ApprovalView {
   grantScope: string | null;
   /** Why a cancelled or superseded request ended (and the request that replaced it), or null. */
   statusReason: string | null;
+  /** `answers TrueForge session s1, turn t2, tool call c3 (http://…)`: the harness call it answers, or null. */
+  harness: string | null;
+  /** For an upstream execution: `approved in the harness UI at …; run on trueforge's trust_upstream_approval`, or null. */
+  upstream: string | null;
 }
 
 /** A redacted, cleaned, single-line string of at most `max` characters. */
@@ -214,6 +223,12 @@ export function approvalView(request: ApprovalRequest, options: RenderOptions = 
     ),
     grantScope,
     statusReason,
+    harness: request.client_ref ? clean(`answers ${describeClientRef(request.client_ref)}`) : null,
+    upstream: request.upstream
+      ? clean(
+          `approved in the harness (verified allow at ${request.upstream.approved_at}); run on ${request.upstream.identity}'s ${request.upstream.trusted_by}, without a Sentinel approver`,
+        )
+      : null,
   };
 }
 
@@ -247,6 +262,8 @@ export function renderApprovalLine(request: ApprovalRequest, options: RenderOpti
  *   Decision:   denied by alice 1m ago: wrong revision
  *   Grant:      (approved) what the grant covers and until when; (pending, window allowed) what a window would cover
  *   Ended:      (cancelled or superseded) why
+ *   Harness:    (harness mode) answers TrueForge session …, turn …, tool call … (url)
+ *   Upstream:   (trust_upstream_approval) approved in the harness, verified; run on <identity>'s trust
  *   Call:       rollback_deployment name=checkout namespace=shop to_revision=6
  */
 export function renderApprovalText(request: ApprovalRequest, options: RenderOptions = {}): string {
@@ -263,6 +280,8 @@ export function renderApprovalText(request: ApprovalRequest, options: RenderOpti
   if (view.decision) lines.push(`Decision:   ${view.decision}`);
   if (view.grantScope) lines.push(`Grant:      ${view.grantScope}`);
   if (view.statusReason) lines.push(`Ended:      ${view.statusReason}`);
+  if (view.harness) lines.push(`Harness:    ${view.harness}`);
+  if (view.upstream) lines.push(`Upstream:   ${view.upstream}`);
   if (view.executions.length > 0) lines.push('Executions:', ...view.executions.map((line) => `  - ${line}`));
   lines.push(`Call:       ${view.call}`);
   return lines.join('\n');
@@ -295,6 +314,8 @@ export function renderApprovalHtml(request: ApprovalRequest, options: RenderOpti
     ...(view.decision ? ([['Decision', view.decision]] as [string, string][]) : []),
     ...(view.grantScope ? ([['Grant', view.grantScope]] as [string, string][]) : []),
     ...(view.statusReason ? ([['Ended', view.statusReason]] as [string, string][]) : []),
+    ...(view.harness ? ([['Harness', view.harness]] as [string, string][]) : []),
+    ...(view.upstream ? ([['Upstream', view.upstream]] as [string, string][]) : []),
     ['Call', view.call],
   ];
   return [

@@ -239,3 +239,32 @@ describe('describeChange / describeWarning', () => {
     expect(describeWarning({ kind: 'flux', message: 'owned by Flux' })).toBe('flux: owned by Flux');
   });
 });
+
+describe('the harness call a request answers, and an upstream execution', () => {
+  it('shows the harness reference and the upstream trust in text and HTML (escaped)', () => {
+    const request = approvalFixture({
+      client_ref: {
+        harness_url: 'http://127.0.0.1:8000',
+        session_id: 'sess<1>',
+        turn_id: 'turn-2.local',
+        tool_call_id: 'call_rollback_deployment_11',
+      },
+      upstream: {
+        identity: 'trueforge',
+        trusted_by: 'trust_upstream_approval',
+        approved_at: FIXTURE_NOW.toISOString(),
+      },
+    });
+    const text = renderApprovalText(request, { now: FIXTURE_NOW });
+    expect(text).toContain(
+      'Harness:    answers TrueForge session sess<1>, turn turn-2.local, tool call call_rollback_deployment_11 (http://127.0.0.1:8000)',
+    );
+    expect(text).toContain(
+      `Upstream:   approved in the harness (verified allow at ${FIXTURE_NOW.toISOString()}); run on trueforge's trust_upstream_approval, without a Sentinel approver`,
+    );
+    const html = renderApprovalHtml(request, { now: FIXTURE_NOW });
+    expect(html).toContain('<dt>Harness</dt><dd>answers TrueForge session sess&lt;1&gt;, turn turn-2.local');
+    expect(html).toContain('<dt>Upstream</dt>');
+    expect(renderApprovalText(approvalFixture(), { now: FIXTURE_NOW })).not.toContain('Harness:');
+  });
+});
