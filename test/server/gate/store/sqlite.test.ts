@@ -30,6 +30,28 @@ describe('SQLite store', () => {
     await reopened.close();
   });
 
+  it('adds the client_ref columns to a database that lacks them, whatever its migration number, and keeps one request per client_ref', async () => {
+    const file = join(dir, 'before-client-ref.db');
+    await openSqliteStore({ file }).close();
+    const raw = new DatabaseSync(file);
+    raw.exec('DROP INDEX approval_requests_one_per_client_ref');
+    for (const column of ['client_ref_json', 'client_ref_key', 'upstream_json']) {
+      raw.exec(`ALTER TABLE approval_requests DROP COLUMN ${column}`);
+    }
+    raw.close();
+    const store = openSqliteStore({ file });
+    const ref = { harness_url: 'http://h', session_id: 's', turn_id: 't', tool_call_id: 'c' };
+    const first = await store.insertForClientRef({ ...newRequest({ client_ref: ref }), clientRefKey: 'k' });
+    const second = await store.insertForClientRef({ ...newRequest({ client_ref: ref }), clientRefKey: 'k' });
+    expect(first.created).toBe(true);
+    expect(second).toEqual({ created: false, request: first.request });
+    expect(first.request.client_ref).toEqual(ref);
+    expect(await store.findByClientRef('k')).toEqual(first.request);
+    await store.close();
+    // Opening again changes nothing.
+    await openSqliteStore({ file }).close();
+  });
+
   it('refuses a database written by a newer Sentinel', () => {
     const file = join(dir, 'future.db');
     const raw = new DatabaseSync(file);
