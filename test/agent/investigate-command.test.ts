@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../../agent/cli.ts';
+import { tempDataDir } from '../helpers/server.ts';
 import { captureProcessOutput } from '../helpers/capture-output.ts';
 import { FakeTrueForge, type TurnScript } from '../helpers/fake-trueforge.ts';
 import { APPROVER_TOKEN, startSentinelStandIn } from '../helpers/sentinel-stand-in.ts';
@@ -39,7 +40,16 @@ describe('sentinel investigate --harness (command line)', () => {
     await sentinel.close();
   });
 
-  const investigate = (...args: string[]) => main(['node', 'sentinel', 'investigate', ...args]);
+  // The harness ledger goes to the data directory: never the developer's ~/.sentinel.
+  const ledgerDir = tempDataDir().dir;
+  const investigate = (...args: string[]) =>
+    main([
+      'node',
+      'sentinel',
+      'investigate',
+      ...args,
+      ...(args.includes('--data-dir') ? [] : ['--data-dir', ledgerDir]),
+    ]);
 
   it('runs the loop with --yes: preview, grant on the server, then the approval turn', async () => {
     harness.script(proposeRollback, finish);
@@ -62,7 +72,17 @@ describe('sentinel investigate --harness (command line)', () => {
     ]);
     expect(sentinel.approvals).toEqual([
       {
-        body: { requester: 'trueforge', tool: 'rollback_deployment', arguments: ROLLBACK },
+        body: {
+          requester: 'trueforge',
+          tool: 'rollback_deployment',
+          arguments: ROLLBACK,
+          client_ref: {
+            harness_url: harness.url,
+            session_id: [...harness.sessions.keys()][0],
+            turn_id: harness.sessions.values().next().value!.turns[0]!.id,
+            tool_call_id: expect.any(String),
+          },
+        },
         authorization: `Bearer ${APPROVER_TOKEN}`,
       },
     ]);
@@ -100,7 +120,7 @@ describe('sentinel investigate --harness (command line)', () => {
         '--yes',
       );
       expect(output.err.trim().split('\n').at(-1)).toBe(
-        'sentinel: TrueForge harness answered 422 to POST /api/v1/sessions/session-1/turns: Send batch must resolve all pending tool calls (approve or deny each). Missing: call_ghost. The harness still waits for a decision on every pending tool call of the paused turn. Answer again with: sentinel investigate --resume-session session-1 (grants apr_0000000000000001 on the Sentinel server stay unused and are reused).',
+        'sentinel: TrueForge harness answered 422 to POST /api/v1/sessions/session-1/turns: Send batch must resolve all pending tool calls (approve or deny each). Missing: call_ghost. The harness still waits for a decision on every pending tool call of the paused turn. Answer again with: sentinel investigate --resume-session session-1 (grants apr_0000000000000002 on the Sentinel server stay unused and are reused).',
       );
       expect(output.err).not.toMatch(/\n\s+at /);
       expect(process.exitCode).toBe(1);

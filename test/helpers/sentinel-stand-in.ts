@@ -14,6 +14,7 @@ import { matchedArguments } from '../../server/gate/canonical.ts';
 import {
   ApprovalListQuerySchema,
   CreateApprovalBodySchema,
+  clientRefKey,
   type ApprovalList,
   type ApiError,
   type ApprovalNotRequired,
@@ -97,6 +98,13 @@ export async function startSentinelStandIn(timeline?: string[]) {
       res.status(403).json(error);
       return;
     }
+    // One request per harness tool call, as the gate keeps it: the first answer, 200.
+    const refKey = body.client_ref && clientRefKey(body.client_ref);
+    const first = refKey && requests.find((r) => r.client_ref && clientRefKey(r.client_ref) === refKey);
+    if (first) {
+      res.status(200).json(first);
+      return;
+    }
     if (body.arguments.dry_run === true) {
       const allowed: ApprovalNotRequired = { approval_required: false, decision: 'allow', rule: 'dry-runs' };
       res.status(200).json(allowed);
@@ -105,9 +113,10 @@ export async function startSentinelStandIn(timeline?: string[]) {
     const now = new Date().toISOString();
     const created: ApprovalRequest = {
       id: `apr_${String(approvals.length).padStart(16, '0')}`,
-      status: 'approved',
+      status: body.decision === 'deny' ? 'denied' : 'approved',
       requester: body.requester,
       created_by: 'local',
+      client_ref: body.client_ref ?? null,
       cluster: { context: 'kind-sentinel', server: 'https://127.0.0.1:6443' },
       tool: body.tool,
       risk: 'destructive',
@@ -128,8 +137,14 @@ export async function startSentinelStandIn(timeline?: string[]) {
       preview: null,
       created_at: now,
       expires_at: now,
-      decision: { decision: 'allow', by: 'local', at: now, reason: null, admin_fallback: false },
-      grant: { validity: 'once', expires_at: now },
+      decision: {
+        decision: body.decision ?? 'allow',
+        by: 'local',
+        at: now,
+        reason: body.reason ?? null,
+        admin_fallback: false,
+      },
+      grant: body.decision === 'deny' ? null : { validity: 'once', expires_at: now },
       executions: [],
     };
     requests.push(created);
@@ -142,7 +157,8 @@ export async function startSentinelStandIn(timeline?: string[]) {
         (r) =>
           (!query.status || r.status === query.status) &&
           (!query.requester || r.requester === query.requester) &&
-          (!query.tool || r.tool === query.tool),
+          (!query.tool || r.tool === query.tool) &&
+          (!query.client_ref || (r.client_ref && clientRefKey(r.client_ref)) === query.client_ref),
       ),
     };
     res.json(list);

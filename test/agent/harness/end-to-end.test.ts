@@ -86,6 +86,8 @@ describe('harness mode end to end (server gate, production tools, simulator)', (
       mcpUrl,
       '--token',
       server.tokens.alice,
+      '--data-dir',
+      data.dir,
       '--yes',
     ]);
     expect(process.exitCode).toBeUndefined();

@@ -247,6 +247,25 @@ describe('sentinel investigate in harness mode (fake TrueForge)', () => {
       decision('call_rb', { status: 'deny', reason: 'scaling will not fix a crash' }),
       decision('call_sc', { status: 'allow' }),
     ]);
+    // The "no" is recorded at the server — exact call, reason, the harness tool call — before the
+    // harness hears the deny.
+    expect(grants.denied).toEqual([
+      {
+        call: { tool: 'rollback_deployment', arguments: ROLLBACK },
+        reason: 'scaling will not fix a crash',
+        ref: expect.objectContaining({
+          tool_call_id: 'call_rb',
+          session_id: expect.stringMatching(/^session-/),
+        }),
+      },
+    ]);
+    const lastTurnPost = timeline.map((entry, i) =>
+      entry.includes('POST') && entry.endsWith('/turns') ? i : -1,
+    );
+    expect(timeline.indexOf('deny rollback_deployment')).toBeLessThan(Math.max(...lastTurnPost));
+    expect(stderr).toContain(
+      'declined; recorded at the Sentinel server as approval request apr_d1 (denied by alice)',
+    );
   });
 
   it('approves everything with --yes, without asking', async () => {
