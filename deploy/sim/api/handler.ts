@@ -16,7 +16,10 @@ import { randomSuffix } from '../controllers/replicaset.ts';
 import type { KubeObject, Pod } from '../types.ts';
 import { applyDefaults } from './defaults.ts';
 import { apiGroup, coreVersions, groupList, resourceList, versionInfo } from './discovery.ts';
+import { fieldValidationOf, validateFields } from './field-validation.ts';
+import { hpaFromV1 } from './hpa-conversion.ts';
 import { readPodLog } from './logs.ts';
+import { serveOpenApi } from './openapi-endpoint.ts';
 import { applyPatch, patchTypeOf } from './patch.ts';
 import { parseRoute } from './routes.ts';
 import type { Route } from './routes.ts';
@@ -96,6 +99,8 @@ interface RequestContext {
   url: URL;
   identity: SimIdentity | undefined;
   record?: MutationRecord;
+  /** `Warning` headers of the response (e.g. unknown fields under fieldValidation=Warn). */
+  warnings?: string[];
 }
 
 export interface ApiHandlerOptions {
@@ -159,6 +164,7 @@ export class ApiHandler {
       'Content-Type': 'application/json',
       'Content-Length': Buffer.byteLength(text),
       'Cache-Control': 'no-cache, private',
+      ...(context.warnings?.length && { Warning: context.warnings.map(warningHeader) }),
     });
     response.end(text);
   }
@@ -328,6 +334,8 @@ export class ApiHandler {
         if (!list) throw pathNotFound();
         return send(list);
       }
+      case 'openapi':
+        return serveOpenApi(context.request, context.response, route, context.url.searchParams);
       default:
         throw pathNotFound();
     }
@@ -517,6 +525,22 @@ export class ApiHandler {
     object.metadata.managedFields = entries;
   }
 
+  /** fieldValidation: unknown fields `object` adds to `before` are warnings or (Strict) a 400. */
+  #checkFields(context: RequestContext, type: ResourceType, object: unknown, before?: unknown): void {
+    const directive = fieldValidationOf(context.url.searchParams);
+    let warnings = validateFields(type, object, directive === 'Strict' && before ? 'Warn' : directive);
+    if (before && warnings.length > 0) {
+      const existing = new Set(validateFields(type, before, 'Warn'));
+      warnings = warnings.filter((warning) => !existing.has(warning));
+      if (directive === 'Strict' && warnings.length > 0) {
+        throw badRequest(
+          `${type.kind} in version "${type.version}" cannot be handled as a ${type.kind}: strict decoding error: ${warnings.join(', ')}`,
+        );
+      }
+    }
+    if (warnings.length > 0) (context.warnings ??= []).push(...warnings);
+  }
+
   #checkBodyIdentity(
     type: ResourceType,
     body: KubeObject,
@@ -571,7 +595,7 @@ export class ApiHandler {
 
   #create(context: RequestContext, type: ResourceType, namespace: string | undefined, body: unknown): void {
     if (type.group === 'events.k8s.io') throw methodNotAllowed('POST');
-    const object = structuredClone(body) as KubeObject;
+    let object = structuredClone(body) as KubeObject;
     this.#checkBodyIdentity(type, object, namespace, undefined);
     if (type.namespaced) {
       if (namespace === undefined) throw pathNotFound();
@@ -597,8 +621,10 @@ export class ApiHandler {
     }
     if (type.storage === 'deployments' || type.storage === 'replicasets' || type.storage === 'pods')
       delete object['status'];
+    this.#checkFields(context, type, object);
     object.apiVersion = groupVersion(type);
     object.kind = type.kind;
+    if (isHpaV1(type)) object = hpaFromV1(object);
     applyDefaults(type.storage, object);
     validateObject(type, object);
     this.#stampManager(context, type, object);
@@ -661,6 +687,7 @@ export class ApiHandler {
       result = structuredClone(current);
       result['status'] = next['status'];
     } else {
+      this.#checkFields(context, type, next, this.#served(type, current));
       result = next;
       result.metadata.uid = current.metadata.uid;
       result.metadata.namespace = current.metadata.namespace;
@@ -672,6 +699,7 @@ export class ApiHandler {
     }
     result.apiVersion = groupVersion(type);
     result.kind = type.kind;
+    if (isHpaV1(type) && subresource === undefined) result = hpaFromV1(result);
     applyDefaults(type.storage, result);
     validateObject(type, result, current);
     this.#stampManager(context, type, result, subresource);
@@ -832,6 +860,16 @@ export class ApiHandler {
       items: victims.map((object) => toApiView(type, object)),
     });
   }
+}
+
+/** An RFC 7234 `Warning` header value as the API server writes it (code 299, agent `-`). */
+function warningHeader(text: string): string {
+  return `299 - ${JSON.stringify(text)}`;
+}
+
+/** autoscaling/v1 HorizontalPodAutoscalers are stored as autoscaling/v2. */
+function isHpaV1(type: ResourceType): boolean {
+  return type.group === 'autoscaling' && type.version === 'v1';
 }
 
 function objectKey(object: KubeObject): string {
