@@ -14,6 +14,7 @@ import type { ResourceType } from '../resources.ts';
 import { StoreConflictError } from '../store.ts';
 import { randomSuffix } from '../controllers/replicaset.ts';
 import type { KubeObject, Pod } from '../types.ts';
+import { apply, recordUpdate } from './apply.ts';
 import { applyDefaults } from './defaults.ts';
 import { apiGroup, coreVersions, groupList, resourceList, versionInfo } from './discovery.ts';
 import { fieldValidationOf, validateFields } from './field-validation.ts';
@@ -39,6 +40,7 @@ import {
 } from './status.ts';
 import { tableVersionRequested, toTable } from './table.ts';
 import type { IncludeObject } from './table.ts';
+import { definitionNameFor } from './schemas.ts';
 import { validateObject } from './validation.ts';
 import { toApiView, toScale } from './views.ts';
 import { serveWatch } from './watch.ts';
@@ -101,6 +103,8 @@ interface RequestContext {
   record?: MutationRecord;
   /** `Warning` headers of the response (e.g. unknown fields under fieldValidation=Warn). */
   warnings?: string[];
+  /** A server-side apply: managedFields are already computed. */
+  applied?: true;
 }
 
 export interface ApiHandlerOptions {
@@ -293,7 +297,7 @@ export class ApiHandler {
       .split(';')[0]!
       .trim()
       .toLowerCase();
-    if (mediaType === 'application/yaml') {
+    if (mediaType === 'application/yaml' || mediaType.endsWith('+yaml')) {
       try {
         return parseYaml(text);
       } catch (error) {
@@ -507,22 +511,27 @@ export class ApiHandler {
     return values.length > 0;
   }
 
-  #stampManager(context: RequestContext, type: ResourceType, object: KubeObject, subresource?: string): void {
-    const manager = this.#fieldManager(context);
-    const entries = (object.metadata.managedFields ?? []).filter(
-      (entry) =>
-        !(entry.manager === manager && entry.operation === 'Update' && entry.subresource === subresource),
-    );
-    entries.push({
-      manager,
-      operation: 'Update',
+  /**
+   * Field ownership of a write (apply.ts): a server-side apply has set it already; any other write
+   * gives its manager what it added or changed.
+   */
+  #stampManager(
+    context: RequestContext,
+    type: ResourceType,
+    object: KubeObject,
+    subresource?: string,
+    before?: KubeObject,
+  ): void {
+    if (context.applied) return;
+    object.metadata.managedFields = recordUpdate({
+      definition: definitionNameFor(type.group, type.version, type.kind) ?? '',
+      before,
+      after: object,
+      manager: this.#fieldManager(context),
       apiVersion: groupVersion(type),
       time: this.#cluster.clock.timestamp(),
-      fieldsType: 'FieldsV1',
-      fieldsV1: {},
       ...(subresource && { subresource }),
     });
-    object.metadata.managedFields = entries;
   }
 
   /** fieldValidation: unknown fields `object` adds to `before` are warnings or (Strict) a 400. */
@@ -702,7 +711,7 @@ export class ApiHandler {
     if (isHpaV1(type) && subresource === undefined) result = hpaFromV1(result);
     applyDefaults(type.storage, result);
     validateObject(type, result, current);
-    this.#stampManager(context, type, result, subresource);
+    this.#stampManager(context, type, result, subresource, current);
     if (this.#dryRun(context))
       return this.#send(context, 200, subresource === 'scale' ? toScale(result) : this.#served(type, result));
     try {
@@ -744,6 +753,9 @@ export class ApiHandler {
     body: unknown,
   ): void {
     if (type.group === 'events.k8s.io' || subresource === 'log') throw methodNotAllowed('PATCH');
+    if (isApplyPatch(context.request.headers['content-type']))
+      return this.#apply(context, type, namespace, name, subresource, body);
+    checkForceParam(context.url.searchParams, false);
     const patchType = patchTypeOf(context.request.headers['content-type']);
     const current = this.#stored(type, namespace, name);
     const base = subresource === 'scale' ? toScale(current) : this.#served(type, current);
@@ -767,6 +779,67 @@ export class ApiHandler {
     const patchedVersion = patched.metadata.resourceVersion;
     if (subresource !== 'scale') this.#checkBodyIdentity(type, patched, namespace, name);
     this.#replace(context, type, current, patched, subresource, patchedVersion);
+  }
+
+  /** Server-side apply (`application/apply-patch+yaml`): creates the object or merges into it. */
+  #apply(
+    context: RequestContext,
+    type: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    subresource: string | undefined,
+    body: unknown,
+  ): void {
+    const params = context.url.searchParams;
+    const force = checkForceParam(params, true);
+    const manager = params.get('fieldManager');
+    if (!manager) {
+      throw new ApiError(
+        422,
+        'Invalid',
+        'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
+        {
+          group: 'meta.k8s.io',
+          kind: 'PatchOptions',
+          causes: [
+            {
+              reason: 'FieldValueRequired',
+              message: 'Required value: is required for apply patch',
+              field: 'fieldManager',
+            },
+          ],
+        },
+      );
+    }
+    if (subresource !== undefined) {
+      throw new ApiError(
+        415,
+        'UnsupportedMediaType',
+        `apply patches to the ${subresource} subresource are not served by the simulator`,
+      );
+    }
+    const config = structuredClone(body) as KubeObject;
+    this.#checkBodyIdentity(type, config, namespace, name);
+    if (config.apiVersion === undefined || config.kind === undefined) {
+      throw badRequest(
+        `apply patch must have apiVersion and kind set (got apiVersion ${JSON.stringify(config.apiVersion ?? '')}, kind ${JSON.stringify(config.kind ?? '')})`,
+      );
+    }
+    const stored = this.#cluster.store.get(type.storage, type.namespaced ? namespace : undefined, name);
+    const live = stored && this.#served(type, stored);
+    this.#checkFields(context, type, config, live);
+    const merged = apply({
+      definition: definitionNameFor(type.group, type.version, type.kind) ?? '',
+      live,
+      config: { ...config, metadata: { ...config.metadata, name } },
+      manager,
+      force,
+      apiVersion: groupVersion(type),
+      time: this.#cluster.clock.timestamp(),
+    });
+    context.applied = true;
+    if (!stored) return this.#create(context, type, namespace, merged);
+    this.#replace(context, type, stored, merged, undefined, config.metadata.resourceVersion);
   }
 
   #delete(
@@ -865,6 +938,25 @@ export class ApiHandler {
 /** An RFC 7234 `Warning` header value as the API server writes it (code 299, agent `-`). */
 function warningHeader(text: string): string {
   return `299 - ${JSON.stringify(text)}`;
+}
+
+/** Whether a PATCH is a server-side apply (YAML; JSON is valid YAML). */
+function isApplyPatch(contentType: string | undefined): boolean {
+  return (contentType ?? '').split(';')[0]!.trim().toLowerCase() === 'application/apply-patch+yaml';
+}
+
+/** `force` of a PATCH: only for apply patches (the apiserver's PatchOptions validation). */
+function checkForceParam(params: URLSearchParams, isApply: boolean): boolean {
+  const value = params.get('force');
+  if (value === null) return false;
+  if (!isApply) {
+    throw new ApiError(
+      422,
+      'Invalid',
+      'PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch',
+    );
+  }
+  return value === 'true' || value === '1';
 }
 
 /** autoscaling/v1 HorizontalPodAutoscalers are stored as autoscaling/v2. */
