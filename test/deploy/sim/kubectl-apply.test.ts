@@ -108,8 +108,8 @@ describeWithTool('kubectl', 'server-side apply via kubectl', (kubectlPath) => {
     const version = stored().metadata.resourceVersion;
     const diff = await kubectl('diff', '--server-side', '--force-conflicts', '-f', file(manifest()));
     expect(diff.code).toBe(1); // differences found
-    expect(diff.stdout).toMatch(/-  replicas: 4\n\+  replicas: 2/);
-    expect(diff.stdout).toMatch(/-        image: nginx:1\.28\n\+        image: nginx:1\.27/);
+    expect(diff.stdout).toMatch(/- {2}replicas: 4\n\+ {2}replicas: 2/);
+    expect(diff.stdout).toMatch(/- {8}image: nginx:1\.28\n\+ {8}image: nginx:1\.27/);
     expect(stored().metadata.resourceVersion).toBe(version);
 
     expect((await kubectl('apply', '--server-side', '--force-conflicts', '-f', file(manifest()))).code).toBe(
