@@ -18,8 +18,9 @@
  */
 
 // C0 (incl. \t \n \r), DEL, C1, Cf, lone surrogates, U+2028/2029, invisible fillers.
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const UNSAFE = /\r\n|[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}\u034f\u115f\u1160\u17b4\u17b5\u3164\uffa0]/gu;
+// (The combining fillers U+034F, U+17B4, U+17B5 are alternatives, not class members, so no character
+// class holds a combining mark.)
+const UNSAFE = /\r\n|\u034f|\u17b4|\u17b5|[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}\u115f\u1160\u3164\uffa0]/gu;
 
 export interface SanitizeOptions {
   /** Keep `\n` and `\t` (log lines, messages, annotation values); default false: they are escaped too. */
