@@ -12,6 +12,7 @@ import {
   auditRejectionListener,
   createAuditMiddleware,
   openAuditLog,
+  scheduleCheckpoints,
 } from './audit/index.ts';
 import { LOCAL_IDENTITY_NAME } from './identity.ts';
 import {
@@ -36,6 +37,8 @@ export interface SurfacesOptions {
   metrics?: MetricsOptions;
   notifications?: Pick<NotifierOptions, 'timeoutMs' | 'retries' | 'minBackoffMs'>;
   sessions?: SessionStoreOptions;
+  /** How often the audit log's head is checkpointed to the data directory (ms). Default 60 s. */
+  checkpointIntervalMs?: number;
   /** Receives the metrics when the plugin starts (tests read them). */
   onMetrics?: (metrics: SentinelMetrics) => void;
 }
@@ -47,6 +50,10 @@ export function createSurfacesPlugin(options: SurfacesOptions = {}): ServerPlugi
     options.onMetrics?.(metrics);
     const countAuditFailure = () => metrics.auditWriteFailures.inc();
     const log = openAuditLog(dataDir);
+    const checkpoints = scheduleCheckpoints(log, dataDir, {
+      logger,
+      ...(options.checkpointIntervalMs !== undefined && { intervalMs: options.checkpointIntervalMs }),
+    });
     let baseUrl: string | undefined;
     const notifier = createNotifier({
       identities,
@@ -89,6 +96,7 @@ export function createSurfacesPlugin(options: SurfacesOptions = {}): ServerPlugi
         ui.close();
         for (const unsubscribe of subscriptions) unsubscribe();
         await notifier.close();
+        checkpoints.close(); // the head at shutdown, after the last record
         log.close();
       },
     };

@@ -13,6 +13,8 @@ export {
   type AuditRecord,
   type ChainBreak,
   type ChainReport,
+  type CheckpointRef,
+  type StoredRow,
 } from './record.ts';
 export { AUDIT_FILE, openAuditLog, type AuditLog, type OpenAuditLogOptions } from './store.ts';
 export {
@@ -25,3 +27,17 @@ export {
 export { createAuditMiddleware, type AuditMiddlewareOptions } from './middleware.ts';
 export { auditEventListener, auditRejectionListener } from './listener.ts';
 export { parseSince, registerAuditCommands } from './cli.ts';
+export {
+  appendCheckpoint,
+  CHECKPOINT_FILE,
+  CheckpointSchema,
+  checkpointLine,
+  checkpointsFromOption,
+  dataDirCheckpoints,
+  headCheckpoint,
+  parseCheckpoints,
+  scheduleCheckpoints,
+  sendCheckpoint,
+  type Checkpoint,
+  type CheckpointSchedule,
+} from './checkpoint.ts';
