@@ -10,6 +10,7 @@
 import {
   auditEventListener,
   auditRejectionListener,
+  auditSettledListener,
   createAuditMiddleware,
   openAuditLog,
   scheduleCheckpoints,
@@ -67,6 +68,7 @@ export function createSurfacesPlugin(options: SurfacesOptions = {}): ServerPlugi
     const subscriptions = [
       approvals.subscribe(approvalMetricsListener(metrics)),
       approvals.subscribe(auditEventListener(log, { logger, onWriteError: countAuditFailure })),
+      approvals.subscribeSettled(auditSettledListener(log, { logger, onWriteError: countAuditFailure })),
       approvals.subscribe(notifier.listener),
     ];
     return {

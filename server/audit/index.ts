@@ -20,12 +20,13 @@ export { AUDIT_FILE, openAuditLog, type AuditLog, type OpenAuditLogOptions } fro
 export {
   approvalEventEntry,
   rejectedCallEntry,
+  settledExecutionEntry,
   toolCallEntry,
   SYSTEM_ACTOR,
   type FinishedCall,
 } from './entries.ts';
 export { createAuditMiddleware, type AuditMiddlewareOptions } from './middleware.ts';
-export { auditEventListener, auditRejectionListener } from './listener.ts';
+export { auditEventListener, auditRejectionListener, auditSettledListener } from './listener.ts';
 export { parseSince, registerAuditCommands } from './cli.ts';
 export {
   appendCheckpoint,
