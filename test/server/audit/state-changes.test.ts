@@ -168,7 +168,12 @@ describe('every state change leaves an audit record', () => {
   it('records a supersede, linked to the request that replaced it', async () => {
     const { call } = startGate();
     const id = idOf(await call(people.agent!, 'scale_deployment', { ...checkout, replicas: 5 }));
-    await cluster.writer.patchDeploymentStrategic('shop', 'checkout', { spec: { replicas: 2 } }, {});
+    await cluster.writer.patchDeploymentStrategic(
+      'shop',
+      'checkout',
+      { spec: { replicas: 2 } },
+      { fieldManager: 'test' },
+    );
     const fresh = idOf(await call(people.agent!, 'scale_deployment', { ...checkout, replicas: 5 }));
     expect(fresh).not.toBe(id);
     expect(lifecycle(id)).toEqual(['created', 'superseded']);
