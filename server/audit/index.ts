@@ -42,3 +42,11 @@ export {
   type Checkpoint,
   type CheckpointSchedule,
 } from './checkpoint.ts';
+export {
+  createUnauthenticatedAudit,
+  unauthenticatedEntry,
+  MAX_SOURCES,
+  OTHER_SOURCE,
+  type UnauthenticatedAudit,
+  type UnauthenticatedRequest,
+} from './unauthenticated.ts';
