@@ -287,8 +287,15 @@ export function openSqliteStore(options: { dataDir: string } | { file: string })
   const expireGrants = db.prepare(
     `UPDATE approval_requests SET status = 'expired' WHERE status = 'approved' AND grant_expires_at <= ? RETURNING id`,
   );
-  const expire = (now: string): string[] =>
-    [...(expirePending.all(now) as Row[]), ...(expireGrants.all(now) as Row[])].map((row) => str(row.id));
+  // Expired on the way by another method and not yet returned by `expireDue` (which reports them).
+  const unreported = new Set<string>();
+  const expire = (now: string): string[] => {
+    const ids = [...(expirePending.all(now) as Row[]), ...(expireGrants.all(now) as Row[])].map((row) =>
+      str(row.id),
+    );
+    for (const id of ids) unreported.add(id);
+    return ids;
+  };
 
   const selectByIdempotency = db.prepare(
     'SELECT * FROM executions WHERE requester = ? AND tool = ? AND idempotency_key = ?',
@@ -349,6 +356,12 @@ export function openSqliteStore(options: { dataDir: string } | { file: string })
               : `identity '${request.requester}' now authenticates with a different token`,
             str(existing.id),
           );
+          doInsert(input);
+          return {
+            request: getRequest(request.id)!,
+            reused: false,
+            cancelled: getRequest(str(existing.id))!,
+          };
         }
         doInsert(input);
         return { request: getRequest(request.id)!, reused: false };
@@ -435,7 +448,12 @@ export function openSqliteStore(options: { dataDir: string } | { file: string })
     },
 
     async expireDue(now) {
-      return transaction(() => expire(now.toISOString()).map((id) => getRequest(id)!));
+      return transaction(() => {
+        expire(now.toISOString());
+        const ids = [...unreported];
+        unreported.clear();
+        return ids.map((id) => getRequest(id)!);
+      });
     },
 
     async claimDenial(binding: CallBinding, key, now) {

@@ -139,7 +139,13 @@ export interface ApprovalStore {
     input: NewApprovalRequest,
     now: Date,
     supersede?: (existing: ApprovalRequest) => string | undefined,
-  ): Promise<{ request: ApprovalRequest; reused: boolean; superseded?: ApprovalRequest }>;
+  ): Promise<{
+    request: ApprovalRequest;
+    reused: boolean;
+    superseded?: ApprovalRequest;
+    /** The pending request of another credential or cluster server that was cancelled first. */
+    cancelled?: ApprovalRequest;
+  }>;
   /** Inserts a request in the state given (an approver's `POST /approvals`: already approved). */
   insert(input: NewApprovalRequest): Promise<ApprovalRequest>;
   get(id: string): Promise<ApprovalRequest | undefined>;
@@ -174,7 +180,9 @@ export interface ApprovalStore {
   liveRequesters(): Promise<RequesterCredential[]>;
   /**
    * Expires what is due at `now`: pending requests past `expires_at`, and approved requests whose
-   * grant ended before their call ran. Returns the requests that changed.
+   * grant ended before their call ran. Returns the requests that changed — including those another
+   * method expired on its way (every transaction expires what is due first) since the last call, so
+   * each expiry is reported once.
    */
   expireDue(now: Date): Promise<ApprovalRequest[]>;
   /**
