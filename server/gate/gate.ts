@@ -18,6 +18,7 @@ import { toSentinelError } from '../../tools/errors.ts';
 import type { ToolRegistry } from '../../tools/registry.ts';
 import type { ExecuteFn, ToolCall, ToolCallMiddleware } from '../pipeline.ts';
 import type { ApprovalRequest } from './approval-request.ts';
+import { approverStanding, type StandingLookup } from './approver-standing.ts';
 import type { ApprovalEvent } from './events.ts';
 import { callKey, canonicalJson, matchedArguments, sha256 } from './canonical.ts';
 import {
@@ -72,6 +73,13 @@ export interface GateOptions {
    * while the server runs — is warned about on its first call. Undefined: no runtime warning.
    */
   trustedAtStart?: ReadonlySet<string>;
+  /**
+   * The identity named `name` now (tokens.yaml): a grant is used only while its approver exists and
+   * may still approve it (`approverStanding`). Without it, approvers are not re-checked.
+   */
+  findIdentity?: StandingLookup['findIdentity'];
+  /** Whether the identities can be read now; while they cannot, no grant is used. */
+  identitiesReadable?: StandingLookup['identitiesReadable'];
 }
 
 /** The gate's shared state, used by the middleware and by the approvals service. */
@@ -309,6 +317,29 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
     return { result: staleResult(request, difference), outcome: `stale: ${difference}` };
   }
 
+  /**
+   * Re-checks the approver of a grant about to be used: undefined when it stands; `null` when it is
+   * void (the grant is cancelled here, naming why, and the call is held again as a new request); a
+   * result when the identities cannot be read now (nothing runs, nothing is cancelled).
+   */
+  async function grantStanding(request: ApprovalRequest): Promise<CallToolResult | null | undefined> {
+    const standing = approverStanding(request, core.options);
+    if (standing.ok === true) return undefined;
+    if (standing.ok === 'unknown') {
+      return gateErrorResult(
+        `Approval request ${request.id} was approved by ${request.decision?.by ?? 'an approver'}, whose identity cannot be checked now (tokens.yaml does not load); the call was not run and nothing changed. Retry once the server's identities load again.`,
+        'unavailable',
+      );
+    }
+    const cancelled = await store.cancelGrant(request.id, standing.reason);
+    if (cancelled) core.emit({ type: 'approval_cancelled', request: cancelled });
+    logger?.warn(
+      { approvalRequestId: request.id, approver: request.decision?.by },
+      'grant not used: its approver no longer stands',
+    );
+    return null;
+  }
+
   const warnedTrusted = new Set<string>();
   /** A trusted identity the start-up warning did not cover: warn (log and event) on its first call. */
   function warnIfTrustedAtRuntime(identity: ToolCall['identity']): void {
@@ -445,10 +476,14 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
     const approved = await store.findApprovedCall(binding, key, now);
     if (approved) {
       if (approved.status === 'executing') return alreadyRunningResult(approved, tool.name);
-      return executeApproved(call, next, approved, idempotencyKey);
+      const standing = await grantStanding(approved);
+      if (standing) return standing;
+      if (standing === undefined) return executeApproved(call, next, approved, idempotencyKey);
     }
     const window = await store.findWindowGrant(binding, tool.name, verdict.scope, now);
-    if (window) {
+    const windowStanding = window && (await grantStanding(window));
+    if (windowStanding) return windowStanding;
+    if (window && windowStanding === undefined) {
       return execute(
         call,
         next,

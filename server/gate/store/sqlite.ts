@@ -426,6 +426,17 @@ export function openSqliteStore(options: { dataDir: string } | { file: string })
       });
     },
 
+    async cancelGrant(id, reason) {
+      return transaction(() => {
+        const changed = db
+          .prepare(
+            `UPDATE approval_requests SET status = 'cancelled', status_reason = ? WHERE id = ? AND status = 'approved'`,
+          )
+          .run(reason, id);
+        return Number(changed.changes) === 1 ? getRequest(id) : undefined;
+      });
+    },
+
     async liveRequesters() {
       return (
         db

@@ -170,6 +170,12 @@ export interface ApprovalStore {
    * (all of them when `keep` is undefined), recording `reason`. Returns the requests that changed.
    */
   cancelForRequester(requester: string, keep: string | undefined, reason: string): Promise<ApprovalRequest[]>;
+  /**
+   * `approved` → `cancelled` with `reason`, whether or not a call used the grant (a once grant being
+   * consumed is `executing`, not `approved`, and is left alone; so is a window's running execution).
+   * Returns the changed request, or undefined when it was not `approved`.
+   */
+  cancelGrant(id: string, reason: string): Promise<ApprovalRequest | undefined>;
   /** Distinct requester/credential pairs of the live (pending or approved) requests. */
   liveRequesters(): Promise<RequesterCredential[]>;
   /**
