@@ -15,7 +15,6 @@ import {
   durationMs,
   type ApprovalGrant,
   type ApprovalNotRequired,
-  type ApprovalPolicy,
   type ApprovalRequest,
   type ApprovalListQuery,
   type ApproveBody,
