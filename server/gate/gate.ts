@@ -23,6 +23,7 @@ import type { ApprovalEvent } from './events.ts';
 import { callKey, canonicalJson, matchedArguments, sha256 } from './canonical.ts';
 import {
   alreadyRunningResult,
+  coalescedResult,
   firstLine,
   frozenResult,
   gateErrorResult,
@@ -38,7 +39,13 @@ import { evaluateResolved, type CompiledPolicy, type Verdict } from './policy/ev
 import { newId } from './ids.ts';
 import { requestRecord, resolveCall, type Resolved } from './new-request.ts';
 import { effectDifference, isNoOpPreview, resolutionFromDryRun, type Resolution } from './preview.ts';
-import type { ApprovalStore, BeginExecution, CallBinding, StoredExecution } from './store/types.ts';
+import type {
+  ApprovalStore,
+  BeginExecution,
+  CallBinding,
+  ExecutionMark,
+  StoredExecution,
+} from './store/types.ts';
 
 /** Lifecycle events, for notifications, metrics and audit (issue 7). Listeners must not throw. */
 export type GateEvent =
@@ -188,6 +195,7 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
         case 'not_approved':
           return alreadyRunningResult(started.request, call.tool.name);
         case 'duplicate':
+          if (begin.authorization === 'window') return coalesce(started.existing);
           return replayedResult(
             started.existing,
             begin.authorization === 'upstream'
@@ -199,6 +207,29 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
       }
     }
     const execution = started.execution;
+    // Identical calls that arrive while this one runs wait for its result (`coalesce`).
+    let settle: (result: CallToolResult | undefined) => void = () => undefined;
+    inFlight.set(execution.id, new Promise((resolve) => (settle = resolve)));
+    let answer: CallToolResult | undefined;
+    try {
+      answer = await run(execution, call, next, begin, options);
+      return answer;
+    } finally {
+      inFlight.delete(execution.id);
+      settle(answer);
+    }
+  }
+
+  async function run(
+    execution: StoredExecution,
+    call: ToolCall,
+    next: ExecuteFn,
+    begin: Omit<BeginExecution, 'id' | 'tool' | keyof CallBinding>,
+    options: {
+      dryRun: boolean;
+      check?: () => Promise<{ result: CallToolResult; outcome: string } | undefined>;
+    },
+  ): Promise<CallToolResult> {
     const stop = options.check ? await options.check() : undefined;
     if (stop) {
       await finish(execution, 'stale', stop.outcome, stop.result);
@@ -219,6 +250,24 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
     return begin.authorization === 'policy'
       ? result
       : withExecutedMeta(result, begin.requestId, execution.id);
+  }
+
+  /** Results of the executions this process runs now, by execution id. */
+  const inFlight = new Map<string, Promise<CallToolResult | undefined>>();
+
+  /**
+   * The answer to a window call that coalesced with `existing`: its result — awaited when it runs in
+   * this process, read from the store when it has finished — or, while it runs in another process,
+   * a result saying it is executing.
+   */
+  async function coalesce(existing: StoredExecution): Promise<CallToolResult> {
+    const waited = await inFlight.get(existing.id);
+    const result = waited ?? (await store.getExecution(existing.id))?.result ?? undefined;
+    if (result) return coalescedResult(existing, result);
+    return replayedResult(
+      (await store.getExecution(existing.id)) ?? existing,
+      'an identical call under the same window grant was executing when this one arrived',
+    );
   }
 
   async function finish(
@@ -268,6 +317,7 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
     next: ExecuteFn,
     request: ApprovalRequest,
     idempotencyKey: string | undefined,
+    arrival: ExecutionMark | undefined,
   ) {
     const args = executionArguments(call.tool, request.arguments, request.reason ?? undefined);
     const window = request.grant !== null && request.grant.validity !== 'once';
@@ -283,6 +333,7 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
         arguments: args,
         effect: preview?.effect,
         ...(idempotencyKey !== undefined && { idempotencyKey }),
+        ...(window && arrival && { arrival }),
       },
       {
         dryRun: isPreview,
@@ -418,6 +469,9 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
     if (verdict.decision === 'allow' && !changes) {
       return verdict.dryRun ? next({ args, dryRun: true }) : next();
     }
+    // Taken now, before any await: what runs when this call arrives (window calls coalesce with it).
+    const arrival =
+      tool.risk === 'read' ? undefined : store.executionMark().catch((): undefined => undefined);
     if (changes) {
       const freeze = await store.getFreeze();
       if (freeze.frozen) return frozenResult(tool.name, freeze);
@@ -478,16 +532,24 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
       if (approved.status === 'executing') return alreadyRunningResult(approved, tool.name);
       const standing = await grantStanding(approved);
       if (standing) return standing;
-      if (standing === undefined) return executeApproved(call, next, approved, idempotencyKey);
+      if (standing === undefined) return executeApproved(call, next, approved, idempotencyKey, await arrival);
     }
     const window = await store.findWindowGrant(binding, tool.name, verdict.scope, now);
     const windowStanding = window && (await grantStanding(window));
     if (windowStanding) return windowStanding;
     if (window && windowStanding === undefined) {
+      const mark = await arrival;
       return execute(
         call,
         next,
-        { ...base, authorization: 'window', requestId: window.id },
+        {
+          ...base,
+          authorization: 'window',
+          requestId: window.id,
+          // Identical means the same resolved call, however it was spelled.
+          replayKey: callKey(tool.name, resolved.resolution.arguments),
+          ...(mark && { arrival: mark }),
+        },
         { dryRun: verdict.dryRun },
       );
     }
