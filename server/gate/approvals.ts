@@ -15,7 +15,6 @@ import {
   durationMs,
   type ApprovalGrant,
   type ApprovalNotRequired,
-  type ApprovalPolicy,
   type ApprovalRequest,
   type ApprovalListQuery,
   type ApproveBody,
@@ -29,6 +28,7 @@ import { requestRecord, resolveCall } from './new-request.ts';
 import { evaluateResolved, type Verdict } from './policy/evaluate.ts';
 import { effectDifference, resultText } from './preview.ts';
 import type { TransitionResult } from './store/types.ts';
+import { approverStanding, deciderRight } from './approver-standing.ts';
 
 /** Runs a tool's dry run outside an MCP call (read-only client), for `POST /approvals`. */
 export type PreviewFn = (tool: Tool, args: Record<string, unknown>) => Promise<CallToolResult>;
@@ -71,19 +71,7 @@ export interface ApprovalsOptions {
   cluster?: () => { context: string; server: string } | undefined;
 }
 
-/** Whether `who` may decide a request held under `policy`; `'fallback'` when only as an admin. */
-export function deciderRight(
-  who: Identity,
-  policy: Pick<ApprovalPolicy, 'approvers'>,
-): 'listed' | 'fallback' | undefined {
-  const listed = policy.approvers.some((entry) =>
-    entry.startsWith('role:')
-      ? who.roles.includes(entry.slice(5) as Identity['roles'][number])
-      : entry === who.name,
-  );
-  if (listed) return 'listed';
-  return who.roles.includes('admin') ? 'fallback' : undefined;
-}
+export { deciderRight };
 
 /** Checks that `requested` is within `allowed` (once ⊂ any window; shorter window ⊂ longer). */
 /** A POST /approvals the policy denies: nobody can approve it. */
@@ -213,6 +201,25 @@ export function createApprovalsService(core: GateCore, options: ApprovalsOptions
         );
       }
       cancelled.push(...changed);
+    }
+    cancelled.push(...(await cancelVoidGrants()));
+    return cancelled;
+  }
+
+  /** Cancels the approved grants whose approver was revoked or lost the right to approve them. */
+  async function cancelVoidGrants(): Promise<ApprovalRequest[]> {
+    const cancelled: ApprovalRequest[] = [];
+    for (const request of await store.list({ status: 'approved', limit: 10_000 })) {
+      const standing = approverStanding(request, options);
+      if (standing.ok !== false) continue;
+      const changed = await store.cancelGrant(request.id, standing.reason);
+      if (!changed) continue;
+      core.emit({ type: 'approval_cancelled', request: changed });
+      core.options.logger?.warn(
+        { approvalRequestId: changed.id, approver: request.decision?.by },
+        'grant of a revoked approver cancelled',
+      );
+      cancelled.push(changed);
     }
     return cancelled;
   }

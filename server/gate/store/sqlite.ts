@@ -439,6 +439,17 @@ export function openSqliteStore(options: { dataDir: string } | { file: string })
       });
     },
 
+    async cancelGrant(id, reason) {
+      return transaction(() => {
+        const changed = db
+          .prepare(
+            `UPDATE approval_requests SET status = 'cancelled', status_reason = ? WHERE id = ? AND status = 'approved'`,
+          )
+          .run(reason, id);
+        return Number(changed.changes) === 1 ? getRequest(id) : undefined;
+      });
+    },
+
     async liveRequesters() {
       return (
         db
@@ -498,6 +509,12 @@ export function openSqliteStore(options: { dataDir: string } | { file: string })
       return row ? toRequest(row) : undefined;
     },
 
+    async executionMark() {
+      const last = db.prepare('SELECT IFNULL(MAX(rowid), 0) AS sequence FROM executions').get() as Row;
+      const running = db.prepare(`SELECT id FROM executions WHERE status = 'executing'`).all() as Row[];
+      return { sequence: Number(last.sequence), executing: running.map((row) => str(row.id)) };
+    },
+
     async beginExecution(input: BeginExecution, now): Promise<BeginResult> {
       const at = now.toISOString();
       try {
@@ -528,11 +545,23 @@ export function openSqliteStore(options: { dataDir: string } | { file: string })
               .get(input.requestId ?? '', at);
             if (!active)
               return { ok: false, reason: 'not_approved', request: getRequest(input.requestId ?? '') };
+            // Concurrent identical calls coalesce: one that runs now, ran when this call arrived, or
+            // started since it arrived (the earliest such) takes this call's place.
+            const keys = [input.callKey, input.replayKey ?? input.callKey];
             const running = db
               .prepare(
-                `SELECT * FROM executions WHERE request_id = ? AND call_key = ? AND status = 'executing'`,
+                `SELECT * FROM executions
+                 WHERE request_id = ? AND (call_key IN (?, ?) OR replay_key IN (?, ?))
+                   AND (status = 'executing' OR rowid > ? OR id IN (SELECT value FROM json_each(?)))
+                 ORDER BY rowid LIMIT 1`,
               )
-              .get(input.requestId ?? '', input.callKey) as Row | undefined;
+              .get(
+                input.requestId ?? '',
+                ...keys,
+                ...keys,
+                input.arrival?.sequence ?? Number.MAX_SAFE_INTEGER,
+                JSON.stringify(input.arrival?.executing ?? []),
+              ) as Row | undefined;
             if (running) return { ok: false, reason: 'duplicate', existing: toExecution(running) };
           }
           if (input.replaySince) {
