@@ -16,10 +16,12 @@ import { randomSuffix } from '../controllers/replicaset.ts';
 import type { KubeObject, Pod } from '../types.ts';
 import { applyDefaults } from './defaults.ts';
 import { apiGroup, coreVersions, groupList, resourceList, versionInfo } from './discovery.ts';
-import { readPodLog } from './logs.ts';
+import { flag, readPodLog } from './logs.ts';
+import { serveFollowedLog } from './logs-follow.ts';
 import { auditFacts } from './audit-facts.ts';
 import type { AuditLog } from './audit-log.ts';
 import { deleteObject } from './delete.ts';
+import { eventsV1ToCore, validateEventsV1Create, validateEventsV1Update } from './events-v1.ts';
 import { parseDeleteOptions, queryDryRun } from './dry-run.ts';
 import type { DeleteOptions } from './dry-run.ts';
 import { applyPatch, patchTypeOf } from './patch.ts';
@@ -367,6 +369,14 @@ export class ApiHandler {
   ): void {
     const object = this.#stored(type, namespace, name);
     if (subresource === 'log') {
+      if (flag(context.url.searchParams, 'follow'))
+        return serveFollowedLog(
+          this.#cluster,
+          object as Pod,
+          context.url.searchParams,
+          context.response,
+          this.#options.closeSignal,
+        );
       const text = readPodLog(
         this.#cluster.kubelet,
         object as Pod,
@@ -581,8 +591,7 @@ export class ApiHandler {
   }
 
   #create(context: RequestContext, type: ResourceType, namespace: string | undefined, body: unknown): void {
-    if (type.group === 'events.k8s.io') throw methodNotAllowed('POST');
-    const object = structuredClone(body) as KubeObject;
+    let object = structuredClone(body) as KubeObject;
     this.#checkBodyIdentity(type, object, namespace, undefined);
     if (type.namespaced) {
       if (namespace === undefined) throw pathNotFound();
@@ -610,6 +619,10 @@ export class ApiHandler {
       delete object['status'];
     object.apiVersion = groupVersion(type);
     object.kind = type.kind;
+    if (type.group === 'events.k8s.io') {
+      validateEventsV1Create(type, object);
+      object = eventsV1ToCore(object);
+    }
     applyDefaults(type.storage, object);
     validateObject(type, object);
     this.#stampManager(context, type, object);
@@ -683,6 +696,10 @@ export class ApiHandler {
     }
     result.apiVersion = groupVersion(type);
     result.kind = type.kind;
+    if (type.group === 'events.k8s.io') {
+      validateEventsV1Update(type, result);
+      result = eventsV1ToCore(result);
+    }
     applyDefaults(type.storage, result);
     validateObject(type, result, current);
     this.#stampManager(context, type, result, subresource);
@@ -706,7 +723,7 @@ export class ApiHandler {
     subresource: string | undefined,
     body: unknown,
   ): void {
-    if (type.group === 'events.k8s.io' || subresource === 'log') throw methodNotAllowed('PUT');
+    if (subresource === 'log') throw methodNotAllowed('PUT');
     const current = this.#stored(type, namespace, name);
     const object = structuredClone(body) as KubeObject;
     if (subresource === 'scale') {
@@ -726,7 +743,7 @@ export class ApiHandler {
     subresource: string | undefined,
     body: unknown,
   ): void {
-    if (type.group === 'events.k8s.io' || subresource === 'log') throw methodNotAllowed('PATCH');
+    if (subresource === 'log') throw methodNotAllowed('PATCH');
     const patchType = patchTypeOf(context.request.headers['content-type']);
     const current = this.#stored(type, namespace, name);
     const base = subresource === 'scale' ? toScale(current) : this.#served(type, current);
@@ -753,7 +770,6 @@ export class ApiHandler {
   }
 
   #delete(context: RequestContext, type: ResourceType, namespace: string | undefined, name: string): void {
-    if (type.group === 'events.k8s.io') throw methodNotAllowed('DELETE');
     const current = this.#stored(type, namespace, name);
     const options = context.deleteOptions!;
     const precondition = options.preconditions;
@@ -786,7 +802,6 @@ export class ApiHandler {
 
   /** `DELETE` on a collection: deletes every object matching the selectors, with the DeleteOptions. */
   #deleteCollection(context: RequestContext, type: ResourceType, namespace: string | undefined): void {
-    if (type.group === 'events.k8s.io') throw methodNotAllowed('DELETE');
     const matches = this.#matcher(context, type);
     const store = this.#cluster.store;
     const options = context.deleteOptions!;

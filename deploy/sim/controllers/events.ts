@@ -67,7 +67,7 @@ export class EventRecorder {
     const existingName = this.#byKey.get(aggregationKey);
     const existing = existingName && this.#store.get<CoreEvent>('events', namespace, existingName);
     if (existing) {
-      existing.count += 1;
+      existing.count = (existing.count ?? 1) + 1;
       existing.lastTimestamp = now;
       this.#store.update('events', existing);
       return;
@@ -109,7 +109,12 @@ export class EventRecorder {
       this.#expiryTimers.delete(at);
       const cutoff = this.#clock.now() - EVENT_TTL_MS;
       for (const event of this.#store.peek<CoreEvent>('events')) {
-        if (Date.parse(event.lastTimestamp) < cutoff) {
+        const last =
+          event.lastTimestamp ??
+          event.series?.lastObservedTime ??
+          event.eventTime ??
+          event.metadata.creationTimestamp;
+        if (Date.parse(last ?? '') < cutoff) {
           this.#store.delete('events', event.metadata.namespace, event.metadata.name);
         }
       }
