@@ -69,7 +69,7 @@ export class EventRecorder {
     if (existing) {
       existing.count = (existing.count ?? 1) + 1;
       existing.lastTimestamp = now;
-      this.#store.update('events', existing);
+      this.#store.update('events', existing, undefined, { handOver: true });
       return;
     }
     const event: CoreEvent = {
@@ -93,7 +93,7 @@ export class EventRecorder {
       reportingComponent: source.component,
       reportingInstance: source.host ?? '',
     };
-    this.#store.create('events', event);
+    this.#store.create('events', event, { handOver: true });
     this.#byKey.set(aggregationKey, event.metadata.name);
   }
 

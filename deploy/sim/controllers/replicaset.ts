@@ -76,8 +76,8 @@ export class ReplicaSetController {
     const matcher = labelSelectorToMatcher(rs.spec.selector);
     const owned = () =>
       this.#store
-        .peek<Pod>('pods', rs.metadata.namespace)
-        .filter((pod) => isControlledBy(pod, rs.metadata.uid) && matchesLabels(matcher, pod.metadata.labels));
+        .peekControlledBy<Pod>('pods', rs.metadata.uid!)
+        .filter((pod) => matchesLabels(matcher, pod.metadata.labels));
     let active = owned().filter(isPodActive);
     const diff = active.length - specReplicas(rs);
     if (diff < 0) {
@@ -152,7 +152,7 @@ export class ReplicaSetController {
       if (!status[field]) delete status[field];
     }
     current.status = status;
-    this.#store.update('replicasets', current);
+    this.#store.update('replicasets', current, undefined, { handOver: true });
     // Re-check when a ready-but-not-yet-available Pod reaches minReadySeconds.
     for (const pod of ready) {
       const since = podReadySince(pod)!;
