@@ -11,7 +11,7 @@ import type { ObjectStore } from '../store.ts';
 import type { Pod, ReplicaSet } from '../types.ts';
 import { labelSelectorToMatcher, matchesLabels } from '../api/selectors.ts';
 import type { EventRecorder } from './events.ts';
-import { isControlledBy, specReplicas } from './deployment-util.ts';
+import { specReplicas } from './deployment-util.ts';
 
 const SOURCE = { component: 'replicaset-controller' };
 const SAFE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
