@@ -13,6 +13,7 @@
  *   BENCH_SIZES=2000 BENCH_HISTORY=3h node bench/sim-startup.ts
  */
 import { SimulatedCluster } from '../deploy/sim/cluster.ts';
+import { generateScenario } from '../deploy/sim/scenario/generate.ts';
 import { parseScenario } from '../deploy/sim/scenario/load.ts';
 
 const sizes = (process.env['BENCH_SIZES'] ?? '50,500,2000').split(',').map(Number);
@@ -20,71 +21,9 @@ const history = process.env['BENCH_HISTORY'] ?? '3d';
 const replicas = Number(process.env['BENCH_REPLICAS'] ?? 25);
 const BUDGET_MS = 10_000;
 
-function scenario(pods: number): unknown {
-  const count = Math.max(1, Math.ceil(pods / replicas));
-  const deployments = Array.from({ length: count }, (_, index) => {
-    const name = `svc-${index}`;
-    return {
-      at: `-${history}`,
-      manifest: {
-        apiVersion: 'apps/v1',
-        kind: 'Deployment',
-        metadata: { name, namespace: 'bench', labels: { app: name } },
-        spec: {
-          replicas: Math.min(replicas, pods - index * replicas),
-          selector: { matchLabels: { app: name } },
-          template: {
-            metadata: { labels: { app: name } },
-            spec: {
-              containers: [
-                {
-                  name: 'app',
-                  image: `registry.example.com/bench/${name}:1.0.0`,
-                  resources: { requests: { cpu: '0.1', memory: '128Mi' } },
-                },
-              ],
-            },
-          },
-        },
-      },
-      changes: [
-        {
-          at:
-            index === 0
-              ? '-20m'
-              : `-${Math.ceil(Number.parseInt(history, 10) / 2)}${history.replace(/^\d+/, '')}`,
-          changeCause: `deploy ${name} 1.1.0`,
-          patch: {
-            spec: {
-              template: {
-                spec: { containers: [{ name: 'app', image: `registry.example.com/bench/${name}:1.1.0` }] },
-              },
-            },
-          },
-        },
-      ],
-    };
-  });
-  return {
-    name: `bench-${pods}`,
-    description: 'generated for bench/sim-startup.ts',
-    symptom: 'none',
-    nodes: 3,
-    namespaces: ['bench'],
-    deployments,
-    fates: [
-      {
-        match: { image: 'registry.example.com/bench/svc-0:1.1.0' },
-        fate: { kind: 'crashLoop', runSeconds: 2, exitCode: 1, logs: ['boom'] },
-      },
-    ],
-    expected: { diagnosis: 'bench', action: 'none' },
-  };
-}
-
 let lastMs = 0;
 for (const pods of sizes) {
-  const parsed = parseScenario(scenario(pods), `bench-${pods}`);
+  const parsed = parseScenario(generateScenario({ pods, replicas, history }), `bench-${pods}`);
   const started = performance.now();
   const cpu = process.cpuUsage();
   const cluster = new SimulatedCluster({ scenario: parsed, timeScale: 0 });

@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { SCENARIOS_DIR, startSimulator } from '../../../deploy/sim/index.ts';
+import { generateScenario } from '../../../deploy/sim/scenario/generate.ts';
 import type { AuditEvent, Simulator } from '../../../deploy/sim/index.ts';
 import type { ReplicaSet } from '../../../deploy/sim/types.ts';
 import { rawRequest } from '../../helpers/sim.ts';
@@ -397,6 +398,44 @@ describeWithTool('kubectl', 'simulator fidelity via kubectl', (kubectlPath) => {
       expect(await exited).toBe(0);
     } finally {
       await followed.close();
+    }
+  });
+
+  it('a generated 500-Pod scenario with 3 days of history starts and kubectl lists it in pages', async () => {
+    const large = await startSimulator({
+      scenario: generateScenario({ pods: 500, history: '3d' }),
+      timeScale: 0,
+      kubeconfigPath: join(dir, 'kubeconfig-large'),
+      auditLogPath: join(dir, 'audit-large.log'),
+    });
+    try {
+      const { stdout } = await run(
+        kubectlPath,
+        [
+          '--kubeconfig',
+          large.kubeconfigPath!,
+          '-n',
+          'bench',
+          'get',
+          'pods',
+          '--chunk-size=200',
+          '--no-headers',
+        ],
+        { timeout: 120_000, env, maxBuffer: 16 * 1024 * 1024 },
+      );
+      const rows = stdout.trim().split('\n');
+      // 500 desired, plus the Pods of svc-0's rollout still surging beside its crash-looping new ones.
+      expect(rows.length).toBeGreaterThanOrEqual(500);
+      expect(rows.filter((row) => /\sRunning\s/.test(row)).length).toBeGreaterThanOrEqual(475);
+      expect(rows.some((row) => /^svc-0-\S+\s+0\/1\s+(CrashLoopBackOff|Error)/.test(row))).toBe(true);
+      const lists = readFileSync(join(dir, 'audit-large.log'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as AuditEvent)
+        .filter((event) => event.verb === 'list' && event.objectRef?.resource === 'pods');
+      expect(lists.length).toBe(Math.ceil(rows.length / 200));
+    } finally {
+      await large.close();
     }
   });
 });
