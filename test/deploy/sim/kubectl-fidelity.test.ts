@@ -104,6 +104,12 @@ describeWithTool('kubectl', 'simulator fidelity via kubectl', (kubectlPath) => {
     expect(await kubectl('delete', 'pods', '-l', 'app=checkout', '--dry-run=server')).toContain(
       '(server dry run)',
     );
+    expect(await kubectl('scale', 'deployment/checkout', '--replicas=7', '--dry-run=server')).toContain(
+      'scaled (server dry run)',
+    );
+    expect(await kubectl('label', 'deployment/checkout', 'tier=web', '--dry-run=server')).toContain(
+      'labeled (server dry run)',
+    );
     sim.clock.advance(60_000);
     expect(sim.cluster.store.get('deployments', 'shop', 'checkout')!.metadata.resourceVersion).toBe(before);
     expect(sim.cluster.store.revision).toBe(revision);
