@@ -14,16 +14,20 @@ import type { ResourceType } from '../resources.ts';
 import { StoreConflictError } from '../store.ts';
 import { randomSuffix } from '../controllers/replicaset.ts';
 import type { KubeObject, Pod } from '../types.ts';
+import { apply, recordUpdate } from './apply.ts';
 import { applyDefaults } from './defaults.ts';
 import { apiGroup, coreVersions, groupList, resourceList, versionInfo } from './discovery.ts';
 import { flag, readPodLog } from './logs.ts';
 import { serveFollowedLog } from './logs-follow.ts';
+import { fieldValidationOf, validateFields } from './field-validation.ts';
+import { hpaFromV1 } from './hpa-conversion.ts';
 import { auditFacts } from './audit-facts.ts';
 import type { AuditLog } from './audit-log.ts';
 import { deleteObject } from './delete.ts';
 import { eventsV1ToCore, validateEventsV1Create, validateEventsV1Update } from './events-v1.ts';
 import { parseDeleteOptions, queryDryRun } from './dry-run.ts';
 import type { DeleteOptions } from './dry-run.ts';
+import { serveOpenApi } from './openapi-endpoint.ts';
 import { applyPatch, patchTypeOf } from './patch.ts';
 import { parseRoute } from './routes.ts';
 import type { Route } from './routes.ts';
@@ -43,6 +47,7 @@ import {
 } from './status.ts';
 import { tableVersionRequested, toTable } from './table.ts';
 import type { IncludeObject } from './table.ts';
+import { definitionNameFor } from './schemas.ts';
 import { validateObject } from './validation.ts';
 import { toApiView, toScale } from './views.ts';
 import { serveWatch } from './watch.ts';
@@ -109,6 +114,10 @@ export interface RequestContext {
   route?: Route;
   verb?: string;
   requestBytes?: number;
+  /** `Warning` headers of the response (e.g. unknown fields under fieldValidation=Warn). */
+  warnings?: string[];
+  /** A server-side apply: managedFields are already computed. */
+  applied?: true;
 }
 
 export interface ApiHandlerOptions {
@@ -175,6 +184,7 @@ export class ApiHandler {
       'Content-Type': 'application/json',
       'Content-Length': Buffer.byteLength(text),
       'Cache-Control': 'no-cache, private',
+      ...(context.warnings?.length && { Warning: context.warnings.map(warningHeader) }),
     });
     response.end(text);
   }
@@ -302,7 +312,7 @@ export class ApiHandler {
       .split(';')[0]!
       .trim()
       .toLowerCase();
-    if (mediaType === 'application/yaml') {
+    if (mediaType === 'application/yaml' || mediaType.endsWith('+yaml')) {
       try {
         return parseYaml(text);
       } catch (error) {
@@ -343,6 +353,8 @@ export class ApiHandler {
         if (!list) throw pathNotFound();
         return send(list);
       }
+      case 'openapi':
+        return serveOpenApi(context.request, context.response, route, context.url.searchParams);
       default:
         throw pathNotFound();
     }
@@ -520,22 +532,43 @@ export class ApiHandler {
     return context.deleteOptions?.dryRun ?? queryDryRun(context.url.searchParams);
   }
 
-  #stampManager(context: RequestContext, type: ResourceType, object: KubeObject, subresource?: string): void {
-    const manager = this.#fieldManager(context);
-    const entries = (object.metadata.managedFields ?? []).filter(
-      (entry) =>
-        !(entry.manager === manager && entry.operation === 'Update' && entry.subresource === subresource),
-    );
-    entries.push({
-      manager,
-      operation: 'Update',
+  /**
+   * Field ownership of a write (apply.ts): a server-side apply has set it already; any other write
+   * gives its manager what it added or changed.
+   */
+  #stampManager(
+    context: RequestContext,
+    type: ResourceType,
+    object: KubeObject,
+    subresource?: string,
+    before?: KubeObject,
+  ): void {
+    if (context.applied) return;
+    object.metadata.managedFields = recordUpdate({
+      definition: definitionNameFor(type.group, type.version, type.kind) ?? '',
+      before,
+      after: object,
+      manager: this.#fieldManager(context),
       apiVersion: groupVersion(type),
       time: this.#cluster.clock.timestamp(),
-      fieldsType: 'FieldsV1',
-      fieldsV1: {},
       ...(subresource && { subresource }),
     });
-    object.metadata.managedFields = entries;
+  }
+
+  /** fieldValidation: unknown fields `object` adds to `before` are warnings or (Strict) a 400. */
+  #checkFields(context: RequestContext, type: ResourceType, object: unknown, before?: unknown): void {
+    const directive = fieldValidationOf(context.url.searchParams);
+    let warnings = validateFields(type, object, directive === 'Strict' && before ? 'Warn' : directive);
+    if (before && warnings.length > 0) {
+      const existing = new Set(validateFields(type, before, 'Warn'));
+      warnings = warnings.filter((warning) => !existing.has(warning));
+      if (directive === 'Strict' && warnings.length > 0) {
+        throw badRequest(
+          `${type.kind} in version "${type.version}" cannot be handled as a ${type.kind}: strict decoding error: ${warnings.join(', ')}`,
+        );
+      }
+    }
+    if (warnings.length > 0) (context.warnings ??= []).push(...warnings);
   }
 
   #checkBodyIdentity(
@@ -617,12 +650,14 @@ export class ApiHandler {
     }
     if (type.storage === 'deployments' || type.storage === 'replicasets' || type.storage === 'pods')
       delete object['status'];
+    this.#checkFields(context, type, object);
     object.apiVersion = groupVersion(type);
     object.kind = type.kind;
     if (type.group === 'events.k8s.io') {
       validateEventsV1Create(type, object);
       object = eventsV1ToCore(object);
     }
+    if (isHpaV1(type)) object = hpaFromV1(object);
     applyDefaults(type.storage, object);
     validateObject(type, object);
     this.#stampManager(context, type, object);
@@ -685,6 +720,7 @@ export class ApiHandler {
       result = structuredClone(current);
       result['status'] = next['status'];
     } else {
+      this.#checkFields(context, type, next, this.#served(type, current));
       result = next;
       result.metadata.uid = current.metadata.uid;
       result.metadata.namespace = current.metadata.namespace;
@@ -700,9 +736,10 @@ export class ApiHandler {
       validateEventsV1Update(type, result);
       result = eventsV1ToCore(result);
     }
+    if (isHpaV1(type) && subresource === undefined) result = hpaFromV1(result);
     applyDefaults(type.storage, result);
     validateObject(type, result, current);
-    this.#stampManager(context, type, result, subresource);
+    this.#stampManager(context, type, result, subresource, current);
     if (this.#dryRun(context))
       return this.#send(context, 200, subresource === 'scale' ? toScale(result) : this.#served(type, result));
     try {
@@ -744,6 +781,9 @@ export class ApiHandler {
     body: unknown,
   ): void {
     if (subresource === 'log') throw methodNotAllowed('PATCH');
+    if (isApplyPatch(context.request.headers['content-type']))
+      return this.#apply(context, type, namespace, name, subresource, body);
+    checkForceParam(context.url.searchParams, false);
     const patchType = patchTypeOf(context.request.headers['content-type']);
     const current = this.#stored(type, namespace, name);
     const base = subresource === 'scale' ? toScale(current) : this.#served(type, current);
@@ -767,6 +807,67 @@ export class ApiHandler {
     const patchedVersion = patched.metadata.resourceVersion;
     if (subresource !== 'scale') this.#checkBodyIdentity(type, patched, namespace, name);
     this.#replace(context, type, current, patched, subresource, patchedVersion);
+  }
+
+  /** Server-side apply (`application/apply-patch+yaml`): creates the object or merges into it. */
+  #apply(
+    context: RequestContext,
+    type: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    subresource: string | undefined,
+    body: unknown,
+  ): void {
+    const params = context.url.searchParams;
+    const force = checkForceParam(params, true);
+    const manager = params.get('fieldManager');
+    if (!manager) {
+      throw new ApiError(
+        422,
+        'Invalid',
+        'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
+        {
+          group: 'meta.k8s.io',
+          kind: 'PatchOptions',
+          causes: [
+            {
+              reason: 'FieldValueRequired',
+              message: 'Required value: is required for apply patch',
+              field: 'fieldManager',
+            },
+          ],
+        },
+      );
+    }
+    if (subresource !== undefined) {
+      throw new ApiError(
+        415,
+        'UnsupportedMediaType',
+        `apply patches to the ${subresource} subresource are not served by the simulator`,
+      );
+    }
+    const config = structuredClone(body) as KubeObject;
+    this.#checkBodyIdentity(type, config, namespace, name);
+    if (config.apiVersion === undefined || config.kind === undefined) {
+      throw badRequest(
+        `apply patch must have apiVersion and kind set (got apiVersion ${JSON.stringify(config.apiVersion ?? '')}, kind ${JSON.stringify(config.kind ?? '')})`,
+      );
+    }
+    const stored = this.#cluster.store.get(type.storage, type.namespaced ? namespace : undefined, name);
+    const live = stored && this.#served(type, stored);
+    this.#checkFields(context, type, config, live);
+    const merged = apply({
+      definition: definitionNameFor(type.group, type.version, type.kind) ?? '',
+      live,
+      config: { ...config, metadata: { ...config.metadata, name } },
+      manager,
+      force,
+      apiVersion: groupVersion(type),
+      time: this.#cluster.clock.timestamp(),
+    });
+    context.applied = true;
+    if (!stored) return this.#create(context, type, namespace, merged);
+    this.#replace(context, type, stored, merged, undefined, config.metadata.resourceVersion);
   }
 
   #delete(context: RequestContext, type: ResourceType, namespace: string | undefined, name: string): void {
@@ -817,6 +918,35 @@ export class ApiHandler {
       items: results.map((object) => toApiView(type, object)),
     });
   }
+}
+
+/** An RFC 7234 `Warning` header value as the API server writes it (code 299, agent `-`). */
+function warningHeader(text: string): string {
+  return `299 - ${JSON.stringify(text)}`;
+}
+
+/** Whether a PATCH is a server-side apply (YAML; JSON is valid YAML). */
+function isApplyPatch(contentType: string | undefined): boolean {
+  return (contentType ?? '').split(';')[0]!.trim().toLowerCase() === 'application/apply-patch+yaml';
+}
+
+/** `force` of a PATCH: only for apply patches (the apiserver's PatchOptions validation). */
+function checkForceParam(params: URLSearchParams, isApply: boolean): boolean {
+  const value = params.get('force');
+  if (value === null) return false;
+  if (!isApply) {
+    throw new ApiError(
+      422,
+      'Invalid',
+      'PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch',
+    );
+  }
+  return value === 'true' || value === '1';
+}
+
+/** autoscaling/v1 HorizontalPodAutoscalers are stored as autoscaling/v2. */
+function isHpaV1(type: ResourceType): boolean {
+  return type.group === 'autoscaling' && type.version === 'v1';
 }
 
 function objectKey(object: KubeObject): string {
