@@ -17,12 +17,14 @@ import type { KubeObject, Pod } from '../types.ts';
 import { apply, recordUpdate } from './apply.ts';
 import { applyDefaults } from './defaults.ts';
 import { apiGroup, coreVersions, groupList, resourceList, versionInfo } from './discovery.ts';
+import { flag, readPodLog } from './logs.ts';
+import { serveFollowedLog } from './logs-follow.ts';
 import { fieldValidationOf, validateFields } from './field-validation.ts';
 import { hpaFromV1 } from './hpa-conversion.ts';
-import { readPodLog } from './logs.ts';
 import { auditFacts } from './audit-facts.ts';
 import type { AuditLog } from './audit-log.ts';
 import { deleteObject } from './delete.ts';
+import { eventsV1ToCore, validateEventsV1Create, validateEventsV1Update } from './events-v1.ts';
 import { parseDeleteOptions, queryDryRun } from './dry-run.ts';
 import type { DeleteOptions } from './dry-run.ts';
 import { serveOpenApi } from './openapi-endpoint.ts';
@@ -379,6 +381,14 @@ export class ApiHandler {
   ): void {
     const object = this.#stored(type, namespace, name);
     if (subresource === 'log') {
+      if (flag(context.url.searchParams, 'follow'))
+        return serveFollowedLog(
+          this.#cluster,
+          object as Pod,
+          context.url.searchParams,
+          context.response,
+          this.#options.closeSignal,
+        );
       const text = readPodLog(
         this.#cluster.kubelet,
         object as Pod,
@@ -614,7 +624,6 @@ export class ApiHandler {
   }
 
   #create(context: RequestContext, type: ResourceType, namespace: string | undefined, body: unknown): void {
-    if (type.group === 'events.k8s.io') throw methodNotAllowed('POST');
     let object = structuredClone(body) as KubeObject;
     this.#checkBodyIdentity(type, object, namespace, undefined);
     if (type.namespaced) {
@@ -644,6 +653,10 @@ export class ApiHandler {
     this.#checkFields(context, type, object);
     object.apiVersion = groupVersion(type);
     object.kind = type.kind;
+    if (type.group === 'events.k8s.io') {
+      validateEventsV1Create(type, object);
+      object = eventsV1ToCore(object);
+    }
     if (isHpaV1(type)) object = hpaFromV1(object);
     applyDefaults(type.storage, object);
     validateObject(type, object);
@@ -719,6 +732,10 @@ export class ApiHandler {
     }
     result.apiVersion = groupVersion(type);
     result.kind = type.kind;
+    if (type.group === 'events.k8s.io') {
+      validateEventsV1Update(type, result);
+      result = eventsV1ToCore(result);
+    }
     if (isHpaV1(type) && subresource === undefined) result = hpaFromV1(result);
     applyDefaults(type.storage, result);
     validateObject(type, result, current);
@@ -743,7 +760,7 @@ export class ApiHandler {
     subresource: string | undefined,
     body: unknown,
   ): void {
-    if (type.group === 'events.k8s.io' || subresource === 'log') throw methodNotAllowed('PUT');
+    if (subresource === 'log') throw methodNotAllowed('PUT');
     const current = this.#stored(type, namespace, name);
     const object = structuredClone(body) as KubeObject;
     if (subresource === 'scale') {
@@ -763,7 +780,7 @@ export class ApiHandler {
     subresource: string | undefined,
     body: unknown,
   ): void {
-    if (type.group === 'events.k8s.io' || subresource === 'log') throw methodNotAllowed('PATCH');
+    if (subresource === 'log') throw methodNotAllowed('PATCH');
     if (isApplyPatch(context.request.headers['content-type']))
       return this.#apply(context, type, namespace, name, subresource, body);
     checkForceParam(context.url.searchParams, false);
@@ -854,7 +871,6 @@ export class ApiHandler {
   }
 
   #delete(context: RequestContext, type: ResourceType, namespace: string | undefined, name: string): void {
-    if (type.group === 'events.k8s.io') throw methodNotAllowed('DELETE');
     const current = this.#stored(type, namespace, name);
     const options = context.deleteOptions!;
     const precondition = options.preconditions;
@@ -887,7 +903,6 @@ export class ApiHandler {
 
   /** `DELETE` on a collection: deletes every object matching the selectors, with the DeleteOptions. */
   #deleteCollection(context: RequestContext, type: ResourceType, namespace: string | undefined): void {
-    if (type.group === 'events.k8s.io') throw methodNotAllowed('DELETE');
     const matches = this.#matcher(context, type);
     const store = this.#cluster.store;
     const options = context.deleteOptions!;

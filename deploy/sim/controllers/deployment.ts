@@ -221,8 +221,10 @@ export class DeploymentController {
 
   #owned(deployment: Deployment): ReplicaSet[] {
     return this.#store
-      .peek<ReplicaSet>('replicasets', deployment.metadata.namespace)
-      .filter((rs) => isControlledBy(rs, deployment.metadata.uid) && !rs.metadata.deletionTimestamp)
+      .peekControlledBy<ReplicaSet>('replicasets', deployment.metadata.uid!)
+      .filter(
+        (rs) => rs.metadata.namespace === deployment.metadata.namespace && !rs.metadata.deletionTimestamp,
+      )
       .map((rs) => structuredClone(rs));
   }
 

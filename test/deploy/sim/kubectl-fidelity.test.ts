@@ -5,15 +5,18 @@
  * events.k8s.io/v1 create/patch, `logs -f`, and the audit log. The clock is frozen: the tests move
  * it with `sim.clock.advance`, so nothing depends on timing.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startSimulator } from '../../../deploy/sim/index.ts';
+import { parse as parseYaml } from 'yaml';
+import { SCENARIOS_DIR, startSimulator } from '../../../deploy/sim/index.ts';
+import { generateScenario } from '../../../deploy/sim/scenario/generate.ts';
 import type { AuditEvent, Simulator } from '../../../deploy/sim/index.ts';
 import type { ReplicaSet } from '../../../deploy/sim/types.ts';
+import { rawRequest } from '../../helpers/sim.ts';
 import { describeWithTool } from '../../helpers/system-tools.ts';
 
 const run = promisify(execFile);
@@ -100,6 +103,12 @@ describeWithTool('kubectl', 'simulator fidelity via kubectl', (kubectlPath) => {
     );
     expect(await kubectl('delete', 'pods', '-l', 'app=checkout', '--dry-run=server')).toContain(
       '(server dry run)',
+    );
+    expect(await kubectl('scale', 'deployment/checkout', '--replicas=7', '--dry-run=server')).toContain(
+      'scaled (server dry run)',
+    );
+    expect(await kubectl('label', 'deployment/checkout', 'tier=web', '--dry-run=server')).toContain(
+      'labeled (server dry run)',
     );
     sim.clock.advance(60_000);
     expect(sim.cluster.store.get('deployments', 'shop', 'checkout')!.metadata.resourceVersion).toBe(before);
@@ -250,5 +259,189 @@ describeWithTool('kubectl', 'simulator fidelity via kubectl', (kubectlPath) => {
     ]);
     expect(deletes[0]!.requestBytes).toBeGreaterThan(0);
     expect(sim.cluster.store.get('services', 'shop', 'cart')).toBeDefined();
+  });
+
+  it('an Event without any timestamp is served by both Event APIs (no 500)', async () => {
+    const bare = {
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name: 'bare' },
+      involvedObject: { kind: 'Deployment', name: 'checkout', namespace: 'shop', apiVersion: 'apps/v1' },
+      reason: 'Manual',
+      message: 'recorded without timestamps',
+      type: 'Normal',
+    };
+    await kubectlStdin(JSON.stringify(bare), 'create', '--validate=false', '-f', '-');
+    expect(await kubectl('get', 'events')).toMatch(
+      /<unknown>\s+Normal\s+Manual\s+deployment\/checkout\s+recorded without timestamps/,
+    );
+    const listed = JSON.parse(await kubectl('get', 'events.events.k8s.io', '-o', 'json')) as {
+      items: Record<string, unknown>[];
+    };
+    expect(
+      listed.items.find((event) => (event['metadata'] as { name: string }).name === 'bare'),
+    ).toMatchObject({
+      eventTime: null,
+      deprecatedFirstTimestamp: null,
+      deprecatedLastTimestamp: null,
+      note: 'recorded without timestamps',
+    });
+    expect(await kubectl('get', 'events.events.k8s.io')).toContain('recorded without timestamps');
+  });
+
+  it('events.k8s.io/v1 create and patch keep series; the create rules are enforced', async () => {
+    const micro = (offset: number) =>
+      new Date(sim.clock.now() + offset).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+    const event = {
+      apiVersion: 'events.k8s.io/v1',
+      kind: 'Event',
+      metadata: { name: 'synced' },
+      eventTime: micro(-60_000),
+      reportingController: 'example.com/syncer',
+      reportingInstance: 'syncer-1',
+      action: 'Sync',
+      reason: 'Synced',
+      regarding: { kind: 'Deployment', name: 'checkout', namespace: 'shop', apiVersion: 'apps/v1' },
+      note: 'synced twice',
+      type: 'Normal',
+      series: { count: 2, lastObservedTime: micro(-30_000) },
+    };
+    expect(await kubectlStdin(JSON.stringify(event), 'create', '--validate=false', '-f', '-')).toContain(
+      'event.events.k8s.io/synced created',
+    );
+    expect(
+      await kubectl('get', 'events.events.k8s.io', 'synced', '-o', 'jsonpath={.series.count} {.action}'),
+    ).toBe('2 Sync');
+    await kubectl(
+      'patch',
+      'events.events.k8s.io',
+      'synced',
+      '--type=merge',
+      '-p',
+      JSON.stringify({ series: { count: 3, lastObservedTime: micro(0) } }),
+    );
+    expect(await kubectl('get', 'events.events.k8s.io', 'synced', '-o', 'jsonpath={.series.count}')).toBe(
+      '3',
+    );
+    // The core view of the same Event carries the series and the reporting controller.
+    expect(
+      await kubectl(
+        'get',
+        'event',
+        'synced',
+        '-o',
+        'jsonpath={.series.count} {.reportingComponent} {.message}',
+      ),
+    ).toBe('3 example.com/syncer synced twice');
+    const incomplete = {
+      ...event,
+      metadata: { name: 'incomplete' },
+      action: undefined,
+      series: { count: 1 },
+    };
+    await expect(
+      kubectlStdin(JSON.stringify(incomplete), 'create', '--validate=false', '-f', '-'),
+    ).rejects.toThrow(
+      /The Event "incomplete" is invalid: \n\* action: Required value\n\* series.count: Invalid value: "": should be at least 2\n\* series.lastObservedTime: Required value/,
+    );
+  });
+
+  it('logs -f streams new lines as they are written and ends when the container stops', async () => {
+    const raw = parseYaml(readFileSync(join(SCENARIOS_DIR, 'healthy.yaml'), 'utf8')) as { fates: unknown[] };
+    raw.fates.unshift({
+      match: { image: 'busybox:follow' },
+      fate: { kind: 'readinessFailure', logs: ['starting'], failureLogs: ['not ready yet'] },
+    });
+    const followed = await startSimulator({
+      scenario: raw,
+      timeScale: 0,
+      kubeconfigPath: join(dir, 'kubeconfig-follow'),
+    });
+    try {
+      const pod = {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'follow-me' },
+        spec: {
+          containers: [{ name: 'app', image: 'busybox:follow', readinessProbe: { httpGet: { port: 80 } } }],
+        },
+      };
+      expect((await rawRequest(followed, 'POST', '/api/v1/namespaces/shop/pods', { body: pod })).status).toBe(
+        201,
+      );
+      followed.clock.advance(15_000);
+      const child = spawn(
+        kubectlPath,
+        ['--kubeconfig', followed.kubeconfigPath!, '-n', 'shop', 'logs', '-f', 'follow-me'],
+        {
+          env,
+        },
+      );
+      let output = '';
+      const waiters: (() => void)[] = [];
+      child.stdout.setEncoding('utf8');
+      child.stdout.on('data', (chunk: string) => {
+        output += chunk;
+        for (const wake of waiters.splice(0)) wake();
+      });
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      const lines = () => output.split('\n').filter(Boolean);
+      const until = async (predicate: () => boolean) => {
+        while (!predicate()) await new Promise<void>((resolve) => waiters.push(resolve));
+      };
+      await until(() => output.includes('starting'));
+      const seen = lines().length;
+      expect(lines()[0]).toBe('starting');
+      followed.clock.advance(30_000);
+      await until(() => lines().length > seen);
+      expect(lines().at(-1)).toBe('not ready yet');
+      expect(child.exitCode).toBeNull();
+      // Deleting the Pod stops the container: the stream ends and kubectl exits cleanly.
+      expect((await rawRequest(followed, 'DELETE', '/api/v1/namespaces/shop/pods/follow-me')).status).toBe(
+        200,
+      );
+      followed.clock.advance(60_000);
+      expect(await exited).toBe(0);
+    } finally {
+      await followed.close();
+    }
+  });
+
+  it('a generated 500-Pod scenario with 3 days of history starts and kubectl lists it in pages', async () => {
+    const large = await startSimulator({
+      scenario: generateScenario({ pods: 500, history: '3d' }),
+      timeScale: 0,
+      kubeconfigPath: join(dir, 'kubeconfig-large'),
+      auditLogPath: join(dir, 'audit-large.log'),
+    });
+    try {
+      const { stdout } = await run(
+        kubectlPath,
+        [
+          '--kubeconfig',
+          large.kubeconfigPath!,
+          '-n',
+          'bench',
+          'get',
+          'pods',
+          '--chunk-size=200',
+          '--no-headers',
+        ],
+        { timeout: 120_000, env, maxBuffer: 16 * 1024 * 1024 },
+      );
+      const rows = stdout.trim().split('\n');
+      // 500 desired, plus the Pods of svc-0's rollout still surging beside its crash-looping new ones.
+      expect(rows.length).toBeGreaterThanOrEqual(500);
+      expect(rows.filter((row) => /\sRunning\s/.test(row)).length).toBeGreaterThanOrEqual(475);
+      expect(rows.some((row) => /^svc-0-\S+\s+0\/1\s+(CrashLoopBackOff|Error)/.test(row))).toBe(true);
+      const lists = readFileSync(join(dir, 'audit-large.log'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as AuditEvent)
+        .filter((event) => event.verb === 'list' && event.objectRef?.resource === 'pods');
+      expect(lists.length).toBe(Math.ceil(rows.length / 200));
+    } finally {
+      await large.close();
+    }
   });
 });
