@@ -194,6 +194,47 @@ export class ApiHandler {
       });
     }
     if (!context.identity && route.kind !== 'health') throw unauthorized();
+    if (context.identity) context.identity = this.#impersonate(context.request, context.identity);
+  }
+
+  /**
+   * `Impersonate-User` / `Impersonate-Group` (kubectl `--as`, `--as-group`), allowed when the real
+   * identity may `impersonate` that user, service account or group (the apiserver's impersonation
+   * filter). @throws ApiError 403 otherwise.
+   */
+  #impersonate(request: IncomingMessage, identity: SimIdentity): SimIdentity {
+    const user = request.headers['impersonate-user'];
+    const groupHeader = request.headers['impersonate-group'];
+    if (typeof user !== 'string' || user === '') return identity;
+    const groups = (Array.isArray(groupHeader) ? groupHeader : groupHeader ? [groupHeader] : [])
+      .flatMap((value) => value.split(','))
+      .map((value) => value.trim())
+      .filter(Boolean);
+    const serviceAccount = /^system:serviceaccount:([^:]+):([^:]+)$/.exec(user);
+    const checks = [
+      serviceAccount
+        ? { resource: 'serviceaccounts', namespace: serviceAccount[1]!, name: serviceAccount[2]! }
+        : { resource: 'users', name: user },
+      ...groups.map((name) => ({ resource: 'groups', name })),
+    ];
+    for (const check of checks) {
+      const decision = authorize(this.#cluster.store, userInfoOf(identity), {
+        verb: 'impersonate',
+        group: '',
+        ...check,
+      });
+      if (!decision.allowed) {
+        const where =
+          'namespace' in check ? ` in the namespace "${check.namespace}"` : ' at the cluster scope';
+        throw new ApiError(
+          403,
+          'Forbidden',
+          `${check.resource} "${check.name}" is forbidden: User "${identity.name}" cannot impersonate resource "${check.resource}" in API group ""${where}`,
+          { name: check.name, kind: check.resource },
+        );
+      }
+    }
+    return { name: user, token: '', ...(groups.length > 0 && { groups }) };
   }
 
   async #dispatch(context: RequestContext): Promise<void> {

@@ -9,7 +9,8 @@
  */
 import { unsupportedMediaType } from './status.ts';
 
-type FieldType = 'string' | 'int' | 'bool' | MessageSpec | { map: true };
+type FieldType =
+  'string' | 'int' | 'bool' | MessageSpec | { map: true } | { repeated: 'string' | MessageSpec };
 interface MessageSpec {
   [field: number]: [name: string, type: FieldType];
 }
@@ -39,6 +40,27 @@ const RESOURCE_ATTRIBUTES: MessageSpec = {
 };
 const NON_RESOURCE_ATTRIBUTES: MessageSpec = { 1: ['path', 'string'], 2: ['verb', 'string'] };
 
+const POLICY_RULE: MessageSpec = {
+  1: ['verbs', { repeated: 'string' }],
+  2: ['apiGroups', { repeated: 'string' }],
+  3: ['resources', { repeated: 'string' }],
+  4: ['resourceNames', { repeated: 'string' }],
+  5: ['nonResourceURLs', { repeated: 'string' }],
+};
+const SUBJECT: MessageSpec = {
+  1: ['kind', 'string'],
+  2: ['apiGroup', 'string'],
+  3: ['name', 'string'],
+  4: ['namespace', 'string'],
+};
+const ROLE_REF: MessageSpec = { 1: ['apiGroup', 'string'], 2: ['kind', 'string'], 3: ['name', 'string'] };
+const ROLE: MessageSpec = { 1: ['metadata', OBJECT_META], 2: ['rules', { repeated: POLICY_RULE }] };
+const BINDING: MessageSpec = {
+  1: ['metadata', OBJECT_META],
+  2: ['subjects', { repeated: SUBJECT }],
+  3: ['roleRef', ROLE_REF],
+};
+
 /** Message specs by `apiVersion/kind`. */
 const KINDS: Record<string, MessageSpec> = {
   'authorization.k8s.io/v1/SelfSubjectAccessReview': {
@@ -56,6 +78,12 @@ const KINDS: Record<string, MessageSpec> = {
     2: ['spec', { 1: ['namespace', 'string'] }],
   },
   'authentication.k8s.io/v1/SelfSubjectReview': { 1: ['metadata', OBJECT_META] },
+  'rbac.authorization.k8s.io/v1/Role': ROLE,
+  'rbac.authorization.k8s.io/v1/ClusterRole': ROLE,
+  'rbac.authorization.k8s.io/v1/RoleBinding': BINDING,
+  'rbac.authorization.k8s.io/v1/ClusterRoleBinding': BINDING,
+  'v1/ServiceAccount': { 1: ['metadata', OBJECT_META] },
+  'v1/Namespace': { 1: ['metadata', OBJECT_META] },
   'autoscaling/v1/HorizontalPodAutoscaler': {
     1: ['metadata', OBJECT_META],
     2: [
@@ -127,6 +155,10 @@ function decode(bytes: Uint8Array, spec: MessageSpec, raw = false): Record<strin
       // gogo-protobuf writes unset strings as ""; JSON omits them.
       if (raw && name === 'raw') out[name] = value;
       else if (value.length > 0) out[name] = new TextDecoder().decode(value);
+    } else if ('repeated' in type) {
+      const list = (out[name] ??= []) as unknown[];
+      const value = reader.bytesField();
+      list.push(type.repeated === 'string' ? new TextDecoder().decode(value) : decode(value, type.repeated));
     } else if ('map' in type) {
       const entry = decode(reader.bytesField(), { 1: ['key', 'string'], 2: ['value', 'string'] });
       const map = (out[name] ??= {}) as Record<string, unknown>;

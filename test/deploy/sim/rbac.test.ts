@@ -20,6 +20,8 @@ import { runKubectl } from '../../helpers/sim-kubectl.ts';
 import { describeWithTool } from '../../helpers/system-tools.ts';
 
 const SA = 'system:serviceaccount:sentinel:sentinel';
+/** A second service account that gets only the remediation role. */
+const REMEDIATOR = 'system:serviceaccount:sentinel:remediator';
 const K8S = new URL('../../../deploy/k8s/', import.meta.url).pathname;
 
 /** Arguments that make each tool do its full job on the bad-image-rollout scenario. */
@@ -55,7 +57,10 @@ describeWithTool('kubectl', 'RBAC on the simulator', (kubectlPath) => {
       scenario: 'bad-image-rollout',
       timeScale: 0,
       kubeconfigPath: join(dir, 'kubeconfig'),
-      identities: [{ name: SA, token: 'sentinel-sa-token-0123456789' }],
+      identities: [
+        { name: SA, token: 'sentinel-sa-token-0123456789' },
+        { name: REMEDIATOR, token: 'remediator-sa-token-0123456789' },
+      ],
     });
     const connected = connectKube({ kubeconfig: sim.kubeconfigPath!, context: SA });
     if (!connected.configured) throw new Error(connected.reason);
@@ -74,15 +79,19 @@ describeWithTool('kubectl', 'RBAC on the simulator', (kubectlPath) => {
   const asSentinel = (...args: string[]) =>
     runKubectl(kubectlPath, sim.kubeconfigPath!, dir, ['--context', SA, ...args]);
 
-  async function call(tool: Tool, dryRun: boolean) {
+  async function call(
+    tool: Tool,
+    dryRun: boolean,
+    as: Extract<KubeConnection, { configured: true }> = connection,
+  ) {
     const args = argsFor(tool, crashingPod);
     const parsed = tool.input.parse(tool.risk === 'read' ? args : { ...args, dry_run: dryRun });
     return tool.handler(parsed, {
-      kube: connection.reader,
-      cluster: connection.cluster,
+      kube: as.reader,
+      cluster: as.cluster,
       signal: new AbortController().signal,
       dryRun,
-      ...(!dryRun && tool.risk !== 'read' && { writer: connection.writer, approvalRequestId: 'apr-rbac-1' }),
+      ...(!dryRun && tool.risk !== 'read' && { writer: as.writer, approvalRequestId: 'apr-rbac-1' }),
     });
   }
 
@@ -155,6 +164,10 @@ describeWithTool('kubectl', 'RBAC on the simulator', (kubectlPath) => {
       for (const tool of reads) {
         await expect(call(tool, false), tool.name).resolves.toBeDefined();
       }
+      // A remediation preview (dry_run) only reads.
+      for (const tool of allTools.filter((candidate) => candidate.risk !== 'read')) {
+        await expect(call(tool, true), `${tool.name} preview`).resolves.toBeDefined();
+      }
     });
 
     it("a remediation under the read-only role fails with Sentinel's forbidden error naming the verb", async () => {
@@ -210,6 +223,32 @@ describeWithTool('kubectl', 'RBAC on the simulator', (kubectlPath) => {
         'patch - 200',
         'patch - 200',
       ]);
+    });
+
+    it('the remediation role alone is enough for every remediation tool (kubectl create rolebinding, --as)', async () => {
+      const bound = await admin(
+        'create',
+        'rolebinding',
+        'remediator',
+        '-n',
+        'shop',
+        '--role=sentinel-remediation',
+        '--serviceaccount=sentinel:remediator',
+      );
+      expect(bound.stdout).toBe('rolebinding.rbac.authorization.k8s.io/remediator created\n');
+      expect(
+        (await admin('auth', 'can-i', 'patch', 'deployments/scale', '-n', 'shop', `--as=${REMEDIATOR}`))
+          .stdout,
+      ).toBe('yes\n');
+      expect((await admin('auth', 'can-i', 'get', 'pods', '-n', 'shop', `--as=${REMEDIATOR}`)).stdout).toBe(
+        'no\n',
+      );
+      const connected = connectKube({ kubeconfig: sim.kubeconfigPath!, context: REMEDIATOR });
+      if (!connected.configured) throw new Error(connected.reason);
+      for (const tool of allTools.filter((candidate) => candidate.risk !== 'read')) {
+        await expect(call(tool, true, connected), `${tool.name} preview`).resolves.toBeDefined();
+        await expect(call(tool, false, connected), tool.name).resolves.toBeDefined();
+      }
     });
   });
 });
