@@ -6,11 +6,12 @@
  * read-only role, a remediation attempt fails with Sentinel's `forbidden` naming the missing verb,
  * and with the remediation role bound every remediation tool works.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator } from '../../../deploy/sim/index.ts';
+import { parse } from 'yaml';
+import { SCENARIOS_DIR, startSimulator } from '../../../deploy/sim/index.ts';
 import type { Simulator } from '../../../deploy/sim/index.ts';
 import { allTools } from '../../../tools/index.ts';
 import type { Tool } from '../../../tools/define-tool.ts';
@@ -250,5 +251,64 @@ describeWithTool('kubectl', 'RBAC on the simulator', (kubectlPath) => {
         await expect(call(tool, false, connected), tool.name).resolves.toBeDefined();
       }
     });
+  });
+});
+
+describeWithTool('kubectl', 'RBAC declared by a scenario', (kubectlPath) => {
+  let sim: Simulator;
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'sentinel-sim-rbac-scenario-'));
+    const healthy = parse(readFileSync(join(SCENARIOS_DIR, 'healthy.yaml'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    const binding = (kind: string, subject: Record<string, string>) => ({
+      at: '-1h',
+      manifest: {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'RoleBinding',
+        metadata: { name: `viewers-${kind.toLowerCase()}`, namespace: 'shop' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'pod-reader' },
+        subjects: [subject],
+      },
+    });
+    sim = await startSimulator({
+      scenario: {
+        ...healthy,
+        identities: [{ name: 'alice', groups: ['oncall'] }, { name: 'bob' }],
+        objects: [
+          ...(healthy['objects'] as unknown[]),
+          {
+            at: '-1h',
+            manifest: {
+              apiVersion: 'rbac.authorization.k8s.io/v1',
+              kind: 'Role',
+              metadata: { name: 'pod-reader', namespace: 'shop' },
+              rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] }],
+            },
+          },
+          binding('Group', { kind: 'Group', name: 'oncall', apiGroup: 'rbac.authorization.k8s.io' }),
+        ],
+      },
+      timeScale: 0,
+      kubeconfigPath: join(dir, 'kubeconfig'),
+    });
+  });
+
+  afterAll(async () => {
+    await sim?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('gives each declared identity a kubeconfig context, authorised by the scenario bindings', async () => {
+    const as = (user: string, ...args: string[]) =>
+      runKubectl(kubectlPath, sim.kubeconfigPath!, dir, ['--context', user, '-n', 'shop', ...args]);
+    expect((await as('alice', 'get', 'pods')).stdout).toMatch(/checkout-/);
+    expect((await as('alice', 'auth', 'can-i', 'delete', 'pods')).stdout).toBe('no\n');
+    expect((await as('bob', 'get', 'pods')).stderr).toContain(
+      'pods is forbidden: User "bob" cannot list resource "pods" in API group "" in the namespace "shop"',
+    );
   });
 });
