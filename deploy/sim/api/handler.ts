@@ -21,6 +21,11 @@ import { fieldValidationOf, validateFields } from './field-validation.ts';
 import { hpaFromV1 } from './hpa-conversion.ts';
 import { readPodLog } from './logs.ts';
 import { decodeKubernetesProtobuf } from './protobuf.ts';
+import { auditFacts } from './audit-facts.ts';
+import type { AuditLog } from './audit-log.ts';
+import { deleteObject } from './delete.ts';
+import { parseDeleteOptions, queryDryRun } from './dry-run.ts';
+import type { DeleteOptions } from './dry-run.ts';
 import { serveOpenApi } from './openapi-endpoint.ts';
 import { applyPatch, patchTypeOf } from './patch.ts';
 import { parseRoute } from './routes.ts';
@@ -105,12 +110,18 @@ const STATUS_SUBRESOURCE = new Set([
 const RETURNS_DELETED_OBJECT = new Set(['pods', 'services', 'namespaces']);
 const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
 
-interface RequestContext {
+export interface RequestContext {
   request: IncomingMessage;
   response: ServerResponse;
   url: URL;
   identity: SimIdentity | undefined;
   record?: MutationRecord;
+  /** DELETE options (body over query), set for delete and deletecollection. */
+  deleteOptions?: DeleteOptions;
+  /** For the audit log: the resource request's route and verb, and the body size. */
+  route?: Route;
+  verb?: string;
+  requestBytes?: number;
   /** `Warning` headers of the response (e.g. unknown fields under fieldValidation=Warn). */
   warnings?: string[];
   /** A server-side apply: managedFields are already computed. */
@@ -127,6 +138,8 @@ export interface ApiHandlerOptions {
   closeSignal: AbortSignal;
   /** Called with unexpected errors (a bug; the client gets a 500 Status). */
   onInternalError?: (error: unknown) => void;
+  /** Where every request is recorded (`--audit-log`), if anywhere. */
+  auditLog?: AuditLog;
 }
 
 export class ApiHandler {
@@ -148,6 +161,7 @@ export class ApiHandler {
       url: new URL(request.url ?? '/', 'https://simulator.invalid'),
       identity: undefined,
     };
+    this.#options.auditLog?.observe(request, response, () => auditFacts(context));
     this.#dispatch(context).catch((error: unknown) => this.#fail(context, error));
   };
 
@@ -252,6 +266,8 @@ export class ApiHandler {
       return;
     }
     const verb = this.#verb(method, route, context.url.searchParams);
+    context.route = route;
+    context.verb = verb;
     if (WRITE_VERBS.has(verb)) {
       context.record = {
         time: new Date(this.#cluster.clock.sync()).toISOString(),
@@ -277,13 +293,15 @@ export class ApiHandler {
     if (route.subresource && !route.type.subresources.includes(route.subresource)) throw pathNotFound();
     this.#authorizeResource(context, verb, route);
     this.#cluster.reconcile();
-    const body =
-      WRITE_VERBS.has(verb) && verb !== 'delete' && verb !== 'deletecollection'
-        ? await this.#readBody(context)
-        : undefined;
-    if (context.record && body !== undefined) {
-      if (verb === 'patch') context.record.patch = body;
-      else context.record.object = body;
+    const deleting = verb === 'delete' || verb === 'deletecollection';
+    const body = WRITE_VERBS.has(verb) ? await this.#readBody(context, deleting) : undefined;
+    if (deleting) context.deleteOptions = parseDeleteOptions(context.url.searchParams, body);
+    if (context.record) {
+      context.record.dryRun = this.#dryRun(context);
+      if (body !== undefined) {
+        if (verb === 'patch') context.record.patch = body;
+        else if (!deleting) context.record.object = body;
+      }
     }
     switch (verb) {
       case 'get':
@@ -299,13 +317,7 @@ export class ApiHandler {
       case 'patch':
         return this.#patch(context, route.type, route.namespace, route.name!, route.subresource, body);
       case 'delete':
-        return this.#delete(
-          context,
-          route.type,
-          route.namespace,
-          route.name!,
-          await this.#readBody(context, true),
-        );
+        return this.#delete(context, route.type, route.namespace, route.name!);
       case 'deletecollection':
         return this.#deleteCollection(context, route.type, route.namespace);
       default:
@@ -361,6 +373,7 @@ export class ApiHandler {
         throw new ApiError(413, 'RequestEntityTooLarge', 'Request entity too large: limit is 3145728');
       chunks.push(chunk as Buffer);
     }
+    context.requestBytes = size;
     const bytes = Buffer.concat(chunks);
     const text = bytes.toString('utf8');
     if (!text.trim()) {
@@ -579,11 +592,9 @@ export class ApiHandler {
     return (context.request.headers['user-agent'] ?? 'unknown').split('/')[0]!.slice(0, 128);
   }
 
+  /** Whether the request is a dry run: `dryRun=All` in the query, or in a DELETE's DeleteOptions body. */
   #dryRun(context: RequestContext): boolean {
-    const values = context.url.searchParams.getAll('dryRun');
-    for (const value of values)
-      if (value !== 'All') throw badRequest(`dryRun: Unsupported value: "${value}": supported values: "All"`);
-    return values.length > 0;
+    return context.deleteOptions?.dryRun ?? queryDryRun(context.url.searchParams);
   }
 
   /**
@@ -924,20 +935,10 @@ export class ApiHandler {
     this.#replace(context, type, stored, merged, undefined, config.metadata.resourceVersion);
   }
 
-  #delete(
-    context: RequestContext,
-    type: ResourceType,
-    namespace: string | undefined,
-    name: string,
-    body: unknown,
-  ): void {
+  #delete(context: RequestContext, type: ResourceType, namespace: string | undefined, name: string): void {
     if (type.group === 'events.k8s.io') throw methodNotAllowed('DELETE');
     const current = this.#stored(type, namespace, name);
-    const options = (body ?? {}) as {
-      gracePeriodSeconds?: number;
-      preconditions?: { uid?: string; resourceVersion?: string };
-    };
-    const params = context.url.searchParams;
+    const options = context.deleteOptions!;
     const precondition = options.preconditions;
     if (precondition?.uid && precondition.uid !== current.metadata.uid) {
       throw new ApiError(
@@ -953,34 +954,10 @@ export class ApiHandler {
         `Precondition failed: ResourceVersion in precondition: ${precondition.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion}`,
       );
     }
-    const graceText = params.get('gracePeriodSeconds');
-    const grace = graceText !== null ? Number.parseInt(graceText, 10) : options.gracePeriodSeconds;
-    if (this.#dryRun(context)) return this.#send(context, 200, this.#served(type, current));
-    const store = this.#cluster.store;
-    if (type.storage === 'pods' && grace !== 0) {
-      const podGrace = grace ?? (current as Pod).spec.terminationGracePeriodSeconds ?? 30;
-      const marked = store.markDeleting(type.storage, namespace, name, podGrace);
-      return this.#respondWritten(context, type, 200, marked);
-    }
-    if (type.storage === 'namespaces') {
-      for (const storage of new Set([
-        'deployments',
-        'replicasets',
-        'pods',
-        'services',
-        'events',
-        'horizontalpodautoscalers',
-        'serviceaccounts',
-        'roles',
-        'rolebindings',
-      ])) {
-        for (const object of store.list(storage, name)) store.delete(storage, name, object.metadata.name);
-      }
-    }
-    const deleted = store.delete(type.storage, type.namespaced ? namespace : undefined, name);
-    this.#cluster.reconcile();
-    if (RETURNS_DELETED_OBJECT.has(type.storage))
-      return this.#send(context, 200, this.#served(type, deleted));
+    const outcome = deleteObject(this.#cluster, type, current, options);
+    if (!options.dryRun) this.#cluster.reconcile();
+    if (outcome.pending || RETURNS_DELETED_OBJECT.has(type.storage))
+      return this.#send(context, 200, this.#served(type, outcome.object));
     this.#send(context, 200, {
       kind: 'Status',
       apiVersion: 'v1',
@@ -990,32 +967,22 @@ export class ApiHandler {
     });
   }
 
-  /** `DELETE` on a collection: deletes every object matching the selectors (Pods gracefully). */
+  /** `DELETE` on a collection: deletes every object matching the selectors, with the DeleteOptions. */
   #deleteCollection(context: RequestContext, type: ResourceType, namespace: string | undefined): void {
     if (type.group === 'events.k8s.io') throw methodNotAllowed('DELETE');
     const matches = this.#matcher(context, type);
     const store = this.#cluster.store;
+    const options = context.deleteOptions!;
     const victims = store
       .list(type.storage, type.namespaced ? namespace : undefined)
       .filter((object) => matches(toApiView(type, object)));
-    if (!this.#dryRun(context)) {
-      for (const object of victims) {
-        if (type.storage === 'pods') {
-          store.markDeleting(
-            'pods',
-            object.metadata.namespace,
-            object.metadata.name,
-            (object as Pod).spec.terminationGracePeriodSeconds ?? 30,
-          );
-        } else store.delete(type.storage, object.metadata.namespace, object.metadata.name);
-      }
-      this.#cluster.reconcile();
-    }
+    const results = victims.map((object) => deleteObject(this.#cluster, type, object, options).object);
+    if (!options.dryRun) this.#cluster.reconcile();
     this.#send(context, 200, {
       kind: `${type.kind}List`,
       apiVersion: groupVersion(type),
       metadata: { resourceVersion: String(store.revision) },
-      items: victims.map((object) => toApiView(type, object)),
+      items: results.map((object) => toApiView(type, object)),
     });
   }
 }
