@@ -48,7 +48,12 @@ export interface SimulatorOptions {
   kubeconfigPath?: string;
   /** Bearer token of the admin identity `sim-admin` (default: 32 random bytes, hex). */
   token?: string;
-  /** More identities, e.g. `{ name: 'sentinel-reader', token, readOnly: true }`. */
+  /**
+   * More identities, each authorised by RBAC (the Roles and bindings stored) and given a kubeconfig
+   * context of its name: `{ name: 'system:serviceaccount:sentinel:sentinel', token }`,
+   * `{ name: 'alice', token, groups: ['ops'] }`; `readOnly: true` also grants get/list/watch on
+   * everything without a binding.
+   */
   identities?: SimIdentity[];
   /** Epoch ms of t = 0, the moment the scenario is "now" (default: Date.now()). */
   startTime?: number;
@@ -136,7 +141,15 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     ...(options.startTime !== undefined && { startTime: options.startTime }),
   });
   const token = options.token ?? randomBytes(32).toString('hex');
-  const identities: SimIdentity[] = [{ name: 'sim-admin', token }, ...(options.identities ?? [])];
+  const identities: SimIdentity[] = [
+    { name: 'sim-admin', token, groups: ['system:masters'] },
+    ...(options.identities ?? []),
+    ...scenario.identities.map((identity) => ({
+      name: identity.name,
+      token: randomBytes(24).toString('hex'),
+      ...(identity.groups && { groups: identity.groups }),
+    })),
+  ];
   const certificates = certificatesForProcess();
   const mutationLog: MutationRecord[] = [];
   const closing = new AbortController();
@@ -184,7 +197,13 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
   ticker?.unref();
 
   const contextName = 'sentinel-sim';
-  const kubeconfig = buildKubeconfig({ server: url, caPem: certificates.caPem, token, contextName });
+  const kubeconfig = buildKubeconfig({
+    server: url,
+    caPem: certificates.caPem,
+    token,
+    contextName,
+    users: identities.slice(1).map(({ name, token: userToken }) => ({ name, token: userToken })),
+  });
   if (options.kubeconfigPath) {
     try {
       writeFileSync(options.kubeconfigPath, kubeconfig, { mode: 0o600 });

@@ -27,6 +27,9 @@ const NAMESPACE_CONTENTS = [
   'services',
   'events',
   'horizontalpodautoscalers',
+  'serviceaccounts',
+  'roles',
+  'rolebindings',
 ];
 
 function markedCopy(object: KubeObject, now: string, graceSeconds: number, finalizers: string[]): KubeObject {

@@ -21,6 +21,7 @@ import { flag, readPodLog } from './logs.ts';
 import { serveFollowedLog } from './logs-follow.ts';
 import { fieldValidationOf, validateFields } from './field-validation.ts';
 import { hpaFromV1 } from './hpa-conversion.ts';
+import { decodeKubernetesProtobuf } from './protobuf.ts';
 import { auditFacts } from './audit-facts.ts';
 import type { AuditLog } from './audit-log.ts';
 import { deleteObject } from './delete.ts';
@@ -39,6 +40,7 @@ import {
   conflict,
   expired,
   forbidden,
+  forbiddenPath,
   methodNotAllowed,
   notFound,
   pathNotFound,
@@ -47,6 +49,9 @@ import {
 } from './status.ts';
 import { tableVersionRequested, toTable } from './table.ts';
 import type { IncludeObject } from './table.ts';
+import { authorize } from '../rbac/authorizer.ts';
+import type { UserInfo } from '../rbac/authorizer.ts';
+import { answerReview } from '../rbac/reviews.ts';
 import { definitionNameFor } from './schemas.ts';
 import { validateObject } from './validation.ts';
 import { toApiView, toScale } from './views.ts';
@@ -56,8 +61,13 @@ import { serveWatch } from './watch.ts';
 export interface SimIdentity {
   name: string;
   token: string;
-  /** Only get/list/watch are allowed; writes get 403 Forbidden. */
+  /**
+   * Besides what RBAC grants it, get/list/watch on everything (writes still need RBAC). The
+   * simulator's shorthand for a read-only user; bind Roles for least privilege.
+   */
   readOnly?: boolean;
+  /** Groups besides `system:authenticated` (`system:masters`: everything, as `sim-admin` has). */
+  groups?: string[];
 }
 
 /** One mutating request (POST, PUT, PATCH, DELETE), recorded whatever its outcome. */
@@ -200,6 +210,47 @@ export class ApiHandler {
       });
     }
     if (!context.identity && route.kind !== 'health') throw unauthorized();
+    if (context.identity) context.identity = this.#impersonate(context.request, context.identity);
+  }
+
+  /**
+   * `Impersonate-User` / `Impersonate-Group` (kubectl `--as`, `--as-group`), allowed when the real
+   * identity may `impersonate` that user, service account or group (the apiserver's impersonation
+   * filter). @throws ApiError 403 otherwise.
+   */
+  #impersonate(request: IncomingMessage, identity: SimIdentity): SimIdentity {
+    const user = request.headers['impersonate-user'];
+    const groupHeader = request.headers['impersonate-group'];
+    if (typeof user !== 'string' || user === '') return identity;
+    const groups = (Array.isArray(groupHeader) ? groupHeader : groupHeader ? [groupHeader] : [])
+      .flatMap((value) => value.split(','))
+      .map((value) => value.trim())
+      .filter(Boolean);
+    const serviceAccount = /^system:serviceaccount:([^:]+):([^:]+)$/.exec(user);
+    const checks = [
+      serviceAccount
+        ? { resource: 'serviceaccounts', namespace: serviceAccount[1]!, name: serviceAccount[2]! }
+        : { resource: 'users', name: user },
+      ...groups.map((name) => ({ resource: 'groups', name })),
+    ];
+    for (const check of checks) {
+      const decision = authorize(this.#cluster.store, userInfoOf(identity), {
+        verb: 'impersonate',
+        group: '',
+        ...check,
+      });
+      if (!decision.allowed) {
+        const where =
+          'namespace' in check ? ` in the namespace "${check.namespace}"` : ' at the cluster scope';
+        throw new ApiError(
+          403,
+          'Forbidden',
+          `${check.resource} "${check.name}" is forbidden: User "${identity.name}" cannot impersonate resource "${check.resource}" in API group ""${where}`,
+          { name: check.name, kind: check.resource },
+        );
+      }
+    }
+    return { name: user, token: '', ...(groups.length > 0 && { groups }) };
   }
 
   async #dispatch(context: RequestContext): Promise<void> {
@@ -208,6 +259,11 @@ export class ApiHandler {
     const method = context.request.method ?? 'GET';
     if (route.kind !== 'resource') {
       if (method !== 'GET') throw methodNotAllowed(method);
+      if (context.identity && route.kind !== 'health') {
+        const path = context.url.pathname;
+        if (!authorize(this.#cluster.store, userInfoOf(context.identity), { verb: 'get', path }).allowed)
+          throw forbiddenPath(context.identity.name, 'get', path);
+      }
       this.#discovery(context, route);
       return;
     }
@@ -237,9 +293,7 @@ export class ApiHandler {
     }
     if (!route.type.verbs.includes(verb)) throw methodNotAllowed(method);
     if (route.subresource && !route.type.subresources.includes(route.subresource)) throw pathNotFound();
-    if (context.identity?.readOnly && WRITE_VERBS.has(verb)) {
-      throw forbidden(context.identity.name, verb, route.type, route.namespace, route.name);
-    }
+    this.#authorizeResource(context, verb, route);
     this.#cluster.reconcile();
     const deleting = verb === 'delete' || verb === 'deletecollection';
     const body = WRITE_VERBS.has(verb) ? await this.#readBody(context, deleting) : undefined;
@@ -273,6 +327,25 @@ export class ApiHandler {
     }
   }
 
+  /** RBAC (rbac/authorizer.ts): 403 in the apiserver's wording when no binding grants the request. */
+  #authorizeResource(
+    context: RequestContext,
+    verb: string,
+    route: Extract<Route, { kind: 'resource' }>,
+  ): void {
+    const identity = context.identity!;
+    const decision = authorize(this.#cluster.store, userInfoOf(identity), {
+      verb,
+      group: route.type.group,
+      resource: route.type.plural,
+      ...(route.subresource && { subresource: route.subresource }),
+      ...(route.namespace && { namespace: route.namespace }),
+      ...(route.name && { name: route.name }),
+    });
+    if (!decision.allowed)
+      throw forbidden(identity.name, verb, route.type, route.namespace, route.name, route.subresource);
+  }
+
   /** The Kubernetes verb of a request (what RBAC would authorize). */
   #verb(method: string, route: Extract<Route, { kind: 'resource' }>, params: URLSearchParams): string {
     const isWatch = ['true', '1'].includes(params.get('watch') ?? '');
@@ -303,7 +376,8 @@ export class ApiHandler {
       chunks.push(chunk as Buffer);
     }
     context.requestBytes = size;
-    const text = Buffer.concat(chunks).toString('utf8');
+    const bytes = Buffer.concat(chunks);
+    const text = bytes.toString('utf8');
     if (!text.trim()) {
       if (optional) return undefined;
       throw badRequest('the request body is empty');
@@ -312,6 +386,7 @@ export class ApiHandler {
       .split(';')[0]!
       .trim()
       .toLowerCase();
+    if (mediaType === 'application/vnd.kubernetes.protobuf') return decodeKubernetesProtobuf(bytes);
     if (mediaType === 'application/yaml' || mediaType.endsWith('+yaml')) {
       try {
         return parseYaml(text);
@@ -624,6 +699,13 @@ export class ApiHandler {
   }
 
   #create(context: RequestContext, type: ResourceType, namespace: string | undefined, body: unknown): void {
+    if (type.review) {
+      return this.#send(
+        context,
+        201,
+        answerReview(type.kind, body, userInfoOf(context.identity!), this.#cluster.store),
+      );
+    }
     let object = structuredClone(body) as KubeObject;
     this.#checkBodyIdentity(type, object, namespace, undefined);
     if (type.namespaced) {
@@ -923,6 +1005,24 @@ export class ApiHandler {
 /** An RFC 7234 `Warning` header value as the API server writes it (code 299, agent `-`). */
 function warningHeader(text: string): string {
   return `299 - ${JSON.stringify(text)}`;
+}
+
+/** What RBAC knows of an identity: its name and groups (service accounts get theirs). */
+function userInfoOf(identity: SimIdentity): UserInfo {
+  const groups = new Set(identity.groups ?? []);
+  const serviceAccount = /^system:serviceaccount:([^:]+):[^:]+$/.exec(identity.name);
+  if (serviceAccount) {
+    groups.add('system:serviceaccounts');
+    groups.add(`system:serviceaccounts:${serviceAccount[1]}`);
+  }
+  groups.add('system:authenticated');
+  return {
+    username: identity.name,
+    groups: [...groups],
+    ...(identity.readOnly && {
+      extraRules: [{ verbs: ['get', 'list', 'watch'], apiGroups: ['*'], resources: ['*'] }],
+    }),
+  };
 }
 
 /** Whether a PATCH is a server-side apply (YAML; JSON is valid YAML). */

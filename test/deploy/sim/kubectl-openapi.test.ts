@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startSimulator } from '../../../deploy/sim/index.ts';
 import type { Simulator } from '../../../deploy/sim/index.ts';
+import type { Deployment } from '../../../deploy/sim/types.ts';
 import { rawRequest } from '../../helpers/sim.ts';
 import { runKubectl } from '../../helpers/sim-kubectl.ts';
 import { describeWithTool } from '../../helpers/system-tools.ts';
@@ -138,5 +139,78 @@ describeWithTool('kubectl', 'OpenAPI via kubectl', (kubectlPath) => {
     });
     expect(protobuf.status).toBe(406);
     expect(protobuf.json).toMatchObject({ kind: 'Status', reason: 'NotAcceptable', code: 406 });
+  });
+});
+
+describeWithTool('kubectl', 'kubectl autoscale on the simulator', (kubectlPath) => {
+  let sim: Simulator;
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'sentinel-sim-autoscale-'));
+    sim = await startSimulator({
+      scenario: 'bad-image-rollout',
+      timeScale: 0,
+      kubeconfigPath: join(dir, 'kubeconfig'),
+    });
+  });
+
+  afterAll(async () => {
+    await sim?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const kubectl = (...args: string[]) =>
+    runKubectl(kubectlPath, sim.kubeconfigPath!, dir, ['-n', 'shop', ...args]);
+
+  it('creates an autoscaling/v1 HPA (a protobuf body) stored as autoscaling/v2, no controller', async () => {
+    const created = await kubectl(
+      'autoscale',
+      'deployment/checkout',
+      '--min=2',
+      '--max=6',
+      '--cpu-percent=70',
+    );
+    expect(created).toMatchObject({
+      code: 0,
+      stdout: 'horizontalpodautoscaler.autoscaling/checkout autoscaled\n',
+    });
+    expect(sim.mutationLog.at(-1)).toMatchObject({
+      contentType: 'application/vnd.kubernetes.protobuf',
+      path: '/apis/autoscaling/v1/namespaces/shop/horizontalpodautoscalers?fieldManager=kubectl-autoscale',
+      code: 201,
+    });
+    const v2 = JSON.parse((await kubectl('get', 'hpa.v2.autoscaling', 'checkout', '-o', 'json')).stdout) as {
+      spec: Record<string, unknown>;
+    };
+    expect(v2.spec).toEqual({
+      scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'checkout' },
+      minReplicas: 2,
+      maxReplicas: 6,
+      metrics: [
+        {
+          type: 'Resource',
+          resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 70 } },
+        },
+      ],
+    });
+    const v1 = JSON.parse(
+      (
+        await kubectl(
+          'get',
+          '--raw',
+          '/apis/autoscaling/v1/namespaces/shop/horizontalpodautoscalers/checkout',
+        )
+      ).stdout,
+    ) as { apiVersion: string; spec: Record<string, unknown> };
+    expect(v1).toMatchObject({
+      apiVersion: 'autoscaling/v1',
+      spec: { minReplicas: 2, maxReplicas: 6, targetCPUUtilizationPercentage: 70 },
+    });
+    expect((await kubectl('get', 'hpa')).stdout).toMatch(
+      /checkout\s+Deployment\/checkout\s+cpu: <unknown>\/70%\s+2\s+6/,
+    );
+    // Stored only: nothing scales the Deployment.
+    expect(sim.cluster.store.get<Deployment>('deployments', 'shop', 'checkout')!.spec.replicas).toBe(3);
   });
 });

@@ -111,7 +111,7 @@ describe('simulator HTTP API', () => {
     expect(denied.json).toMatchObject({
       reason: 'Forbidden',
       message:
-        'deployments.apps "checkout" is forbidden: User "sentinel-reader" cannot patch resource "deployments" in API group "apps" in the namespace "shop"',
+        'deployments.apps "checkout" is forbidden: User "sentinel-reader" cannot patch resource "deployments/scale" in API group "apps" in the namespace "shop"',
     });
     expect(
       (await rawRequest(sim, 'GET', '/apis/apps/v1/namespaces/shop/deployments', { token: READER_TOKEN }))
