@@ -15,11 +15,12 @@ import {
   durationMs,
   type ApprovalGrant,
   type ApprovalNotRequired,
-  type ApprovalPolicy,
   type ApprovalRequest,
   type ApprovalListQuery,
   type ApproveBody,
   type CreateApprovalBody,
+  clientRefKey,
+  describeClientRef,
   type FreezeState,
   type GrantValidity,
 } from './approval-request.ts';
@@ -29,6 +30,7 @@ import { requestRecord, resolveCall } from './new-request.ts';
 import { evaluateResolved, type Verdict } from './policy/evaluate.ts';
 import { effectDifference, resultText } from './preview.ts';
 import type { TransitionResult } from './store/types.ts';
+import { approverStanding, deciderRight } from './approver-standing.ts';
 
 /** Runs a tool's dry run outside an MCP call (read-only client), for `POST /approvals`. */
 export type PreviewFn = (tool: Tool, args: Record<string, unknown>) => Promise<CallToolResult>;
@@ -51,6 +53,15 @@ export interface ApprovalsService {
    */
   reconcileIdentities(): Promise<ApprovalRequest[]>;
   create(approver: Identity, body: CreateApprovalBody): Promise<ApprovalRequest | ApprovalNotRequired>;
+  /**
+   * `create`, saying whether a request was made now (`created`) or the body's `client_ref` already
+   * had one (`created: false`, the first request returned as it stands: one decision per harness
+   * tool call). Throws `conflict` when that first request is for another call (tool or arguments).
+   */
+  createOnce(
+    approver: Identity,
+    body: CreateApprovalBody,
+  ): Promise<{ answer: ApprovalRequest | ApprovalNotRequired; created: boolean }>;
   /** Expires due requests and grants now (emits `approval_expired`). */
   sweep(): Promise<void>;
   getFreeze(): Promise<FreezeState>;
@@ -71,19 +82,7 @@ export interface ApprovalsOptions {
   cluster?: () => { context: string; server: string } | undefined;
 }
 
-/** Whether `who` may decide a request held under `policy`; `'fallback'` when only as an admin. */
-export function deciderRight(
-  who: Identity,
-  policy: Pick<ApprovalPolicy, 'approvers'>,
-): 'listed' | 'fallback' | undefined {
-  const listed = policy.approvers.some((entry) =>
-    entry.startsWith('role:')
-      ? who.roles.includes(entry.slice(5) as Identity['roles'][number])
-      : entry === who.name,
-  );
-  if (listed) return 'listed';
-  return who.roles.includes('admin') ? 'fallback' : undefined;
-}
+export { deciderRight };
 
 /** Checks that `requested` is within `allowed` (once ⊂ any window; shorter window ⊂ longer). */
 /** A POST /approvals the policy denies: nobody can approve it. */
@@ -214,6 +213,25 @@ export function createApprovalsService(core: GateCore, options: ApprovalsOptions
       }
       cancelled.push(...changed);
     }
+    cancelled.push(...(await cancelVoidGrants()));
+    return cancelled;
+  }
+
+  /** Cancels the approved grants whose approver was revoked or lost the right to approve them. */
+  async function cancelVoidGrants(): Promise<ApprovalRequest[]> {
+    const cancelled: ApprovalRequest[] = [];
+    for (const request of await store.list({ status: 'approved', limit: 10_000 })) {
+      const standing = approverStanding(request, options);
+      if (standing.ok !== false) continue;
+      const changed = await store.cancelGrant(request.id, standing.reason);
+      if (!changed) continue;
+      core.emit({ type: 'approval_cancelled', request: changed });
+      core.options.logger?.warn(
+        { approvalRequestId: changed.id, approver: request.decision?.by },
+        'grant of a revoked approver cancelled',
+      );
+      cancelled.push(changed);
+    }
     return cancelled;
   }
 
@@ -289,10 +307,154 @@ export function createApprovalsService(core: GateCore, options: ApprovalsOptions
     return decided;
   }
 
+  async function createOnce(
+    who: Identity,
+    body: CreateApprovalBody,
+  ): Promise<{ answer: ApprovalRequest | ApprovalNotRequired; created: boolean }> {
+    const tool = registry.get(body.tool);
+    if (!tool) {
+      throw new SentinelError('not_found', `Tool '${body.tool}' is not registered on this server.`, {
+        field: 'tool',
+      });
+    }
+    const requester = options.findIdentity ? options.findIdentity(body.requester) : undefined;
+    if (options.findIdentity && !requester) {
+      throw new SentinelError('invalid_input', `Requester '${body.requester}' is not a known identity.`, {
+        field: 'requester',
+      });
+    }
+    const parsed = tool.input.safeParse(body.arguments);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      const field = ['arguments', ...issue.path].join('.');
+      throw new SentinelError('invalid_input', `${field}: ${issue.message}`, { field });
+    }
+    const args = parsed.data as Record<string, unknown>;
+    const refKey = body.client_ref && clientRefKey(body.client_ref);
+    if (refKey) {
+      const first = await store.findByClientRef(refKey);
+      if (first) return { answer: sameCallOrConflict(first, tool.name, args), created: false };
+    }
+    const cluster = options.cluster?.();
+    const query = {
+      toolName: tool.name,
+      tool,
+      args,
+      cluster: cluster?.context,
+      identity: requester ?? { name: body.requester, roles: [] },
+    };
+    const asSent = policy.evaluate(query);
+    if (asSent.decision === 'deny') throw policyForbids(asSent);
+    const preview = options.preview;
+    const resolved = preview
+      ? await resolveCall(tool, args, asSent, (dryArgs) => preview(tool, dryArgs))
+      : { resolution: { arguments: matchedArguments(args), preview: null } };
+    if ('failed' in resolved) {
+      const message =
+        resolved.failed instanceof Error ? resolved.failed.message : resultText(resolved.failed);
+      throw new SentinelError('invalid_input', `The dry run of this call fails: ${message}`, {
+        field: 'arguments',
+      });
+    }
+    // Judged like the gate judges the call: as sent and as resolved, the stricter verdict wins.
+    const verdict = evaluateResolved(policy, query, asSent, resolved.resolution.arguments);
+    if (verdict.decision === 'deny') throw policyForbids(verdict);
+    if (verdict.decision === 'allow')
+      return { answer: { approval_required: false, decision: 'allow', rule: verdict.rule }, created: true };
+    const deny = body.decision === 'deny';
+    const right = authorizeDecider(
+      { requester: body.requester, policy: verdict },
+      who,
+      await ownCallName(body.requester, tool.name, args),
+    );
+    const validity = body.validity ?? 'once';
+    if (!deny) checkValidity(validity, verdict.validity);
+    if (body.effect !== undefined && !deny) {
+      const difference = effectDifference(body.effect, resolved.resolution.preview?.effect ?? null);
+      if (difference !== undefined) {
+        throw new SentinelError(
+          'conflict',
+          `The call no longer does what was shown (${difference}); nothing was approved. Show the human the current preview and ask again.`,
+          { field: 'effect' },
+        );
+      }
+    }
+    const now = core.now();
+    const record = requestRecord({
+      requester: body.requester,
+      createdBy: who.name,
+      cluster,
+      tool,
+      args,
+      resolution: resolved.resolution,
+      verdict,
+      now,
+      requestTtlMs: policy.settings.requestTtlMs,
+      requesterCredential: requester?.credential ?? '',
+      clientRef: body.client_ref,
+      approval: {
+        decision: {
+          decision: deny ? 'deny' : 'allow',
+          by: who.name,
+          at: now.toISOString(),
+          reason: body.reason ?? null,
+          admin_fallback: right === 'fallback',
+        },
+        grant: deny
+          ? null
+          : grantFor(
+              { requester: body.requester, tool: tool.name, cluster: cluster ?? null, policy: verdict },
+              validity,
+              now,
+              policy.settings.requestTtlMs,
+            ),
+      },
+    });
+    let request: ApprovalRequest;
+    if (refKey) {
+      const stored = await store.insertForClientRef({ ...record, clientRefKey: refKey });
+      // Another process answered the same harness tool call first: its answer stands.
+      if (!stored.created)
+        return { answer: sameCallOrConflict(stored.request, tool.name, args), created: false };
+      request = stored.request;
+    } else {
+      request = await store.insert(record);
+    }
+    core.emit({ type: 'approval_created', request });
+    core.emit({ type: 'approval_decided', request });
+    core.options.logger?.info(
+      {
+        approvalRequestId: request.id,
+        approver: who.name,
+        decision: deny ? 'deny' : 'allow',
+        ...(body.client_ref && { clientRef: body.client_ref }),
+      },
+      'approval request created decided',
+    );
+    return { answer: request, created: true };
+  }
+
+  /**
+   * The first request of a harness tool call, when `tool` and `args` are the call it answered;
+   * otherwise a `conflict` naming it (a harness tool call id stands for one call).
+   */
+  function sameCallOrConflict(
+    first: ApprovalRequest,
+    tool: string,
+    args: Record<string, unknown>,
+  ): ApprovalRequest {
+    if (first.tool === tool && callKey(tool, first.requested_arguments) === callKey(tool, args)) return first;
+    throw new SentinelError(
+      'conflict',
+      `client_ref already answers ${first.client_ref ? describeClientRef(first.client_ref) : 'a harness tool call'} with approval request '${first.id}' (${first.tool} ${JSON.stringify(first.requested_arguments)}, ${first.status}); one harness tool call gets one decision, and this is another call. Nothing was created.`,
+      { field: 'client_ref' },
+    );
+  }
+
   return {
-    async list(query) {
+    async list({ client_ref: clientRef, ...query }) {
       await expire();
-      return store.list(query);
+      return store.list({ ...query, ...(clientRef !== undefined && { clientRef }) });
     },
     get: load,
     approve: (id, who, body) => decide(id, who, true, null, body.validity ?? 'once'),
@@ -326,102 +488,10 @@ export function createApprovalsService(core: GateCore, options: ApprovalsOptions
     reconcileIdentities,
 
     async create(who, body) {
-      const tool = registry.get(body.tool);
-      if (!tool) {
-        throw new SentinelError('not_found', `Tool '${body.tool}' is not registered on this server.`, {
-          field: 'tool',
-        });
-      }
-      const requester = options.findIdentity ? options.findIdentity(body.requester) : undefined;
-      if (options.findIdentity && !requester) {
-        throw new SentinelError('invalid_input', `Requester '${body.requester}' is not a known identity.`, {
-          field: 'requester',
-        });
-      }
-      const parsed = tool.input.safeParse(body.arguments);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0]!;
-        const field = ['arguments', ...issue.path].join('.');
-        throw new SentinelError('invalid_input', `${field}: ${issue.message}`, { field });
-      }
-      const args = parsed.data as Record<string, unknown>;
-      const cluster = options.cluster?.();
-      const query = {
-        toolName: tool.name,
-        tool,
-        args,
-        cluster: cluster?.context,
-        identity: requester ?? { name: body.requester, roles: [] },
-      };
-      const asSent = policy.evaluate(query);
-      if (asSent.decision === 'deny') throw policyForbids(asSent);
-      const preview = options.preview;
-      const resolved = preview
-        ? await resolveCall(tool, args, asSent, (dryArgs) => preview(tool, dryArgs))
-        : { resolution: { arguments: matchedArguments(args), preview: null } };
-      if ('failed' in resolved) {
-        const message =
-          resolved.failed instanceof Error ? resolved.failed.message : resultText(resolved.failed);
-        throw new SentinelError('invalid_input', `The dry run of this call fails: ${message}`, {
-          field: 'arguments',
-        });
-      }
-      // Judged like the gate judges the call: as sent and as resolved, the stricter verdict wins.
-      const verdict = evaluateResolved(policy, query, asSent, resolved.resolution.arguments);
-      if (verdict.decision === 'deny') throw policyForbids(verdict);
-      if (verdict.decision === 'allow')
-        return { approval_required: false, decision: 'allow', rule: verdict.rule };
-      const right = authorizeDecider(
-        { requester: body.requester, policy: verdict },
-        who,
-        await ownCallName(body.requester, tool.name, args),
-      );
-      const validity = body.validity ?? 'once';
-      checkValidity(validity, verdict.validity);
-      if (body.effect !== undefined) {
-        const difference = effectDifference(body.effect, resolved.resolution.preview?.effect ?? null);
-        if (difference !== undefined) {
-          throw new SentinelError(
-            'conflict',
-            `The call no longer does what was shown (${difference}); nothing was approved. Show the human the current preview and ask again.`,
-            { field: 'effect' },
-          );
-        }
-      }
-      const now = core.now();
-      const request = await store.insert(
-        requestRecord({
-          requester: body.requester,
-          createdBy: who.name,
-          cluster,
-          tool,
-          args,
-          resolution: resolved.resolution,
-          verdict,
-          now,
-          requestTtlMs: policy.settings.requestTtlMs,
-          requesterCredential: requester?.credential ?? '',
-          approval: {
-            decision: {
-              decision: 'allow',
-              by: who.name,
-              at: now.toISOString(),
-              reason: null,
-              admin_fallback: right === 'fallback',
-            },
-            grant: grantFor(
-              { requester: body.requester, tool: tool.name, cluster: cluster ?? null, policy: verdict },
-              validity,
-              now,
-              policy.settings.requestTtlMs,
-            ),
-          },
-        }),
-      );
-      core.emit({ type: 'approval_created', request });
-      core.emit({ type: 'approval_decided', request });
-      return request;
+      return (await createOnce(who, body)).answer;
     },
+
+    createOnce,
 
     sweep: expire,
     getFreeze: () => store.getFreeze(),

@@ -5,7 +5,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ClusterIdentity, Tool } from '../../tools/define-tool.ts';
 import { toSentinelError } from '../../tools/errors.ts';
-import type { ApprovalDecision, ApprovalGrant } from './approval-request.ts';
+import type { ApprovalDecision, ApprovalGrant, ClientRef, UpstreamApproval } from './approval-request.ts';
 import { callKey, matchedArguments } from './canonical.ts';
 import { newId } from './ids.ts';
 import type { Verdict } from './policy/evaluate.ts';
@@ -53,8 +53,12 @@ export interface RequestRecordInput {
   requestTtlMs: number;
   /** The requester's `Identity.credential` (`''` when unknown). */
   requesterCredential: string;
-  /** For a request approved as it is created. */
-  approval?: { decision: ApprovalDecision; grant: ApprovalGrant };
+  /** For a request decided as it is created: approved (with its grant) or denied (`grant: null`). */
+  approval?: { decision: ApprovalDecision; grant: ApprovalGrant | null };
+  /** The harness tool call the request answers. */
+  clientRef?: ClientRef | undefined;
+  /** For the record of an upstream execution. */
+  upstream?: UpstreamApproval | undefined;
 }
 
 /** The record of a new approval request: pending, or approved when `approval` is given. */
@@ -63,7 +67,11 @@ export function requestRecord(input: RequestRecordInput): NewApprovalRequest {
   return {
     request: {
       id: newId('apr'),
-      status: input.approval ? 'approved' : 'pending',
+      status: input.approval
+        ? input.approval.decision.decision === 'deny'
+          ? 'denied'
+          : 'approved'
+        : 'pending',
       requester: input.requester,
       created_by: input.createdBy,
       cluster: input.cluster ?? null,
@@ -84,6 +92,8 @@ export function requestRecord(input: RequestRecordInput): NewApprovalRequest {
       expires_at: new Date(now.getTime() + input.requestTtlMs).toISOString(),
       decision: input.approval?.decision ?? null,
       grant: input.approval?.grant ?? null,
+      client_ref: input.clientRef ?? null,
+      upstream: input.upstream ?? null,
     },
     requestedKey: callKey(tool.name, args),
     resolvedKey: callKey(tool.name, resolution.arguments),

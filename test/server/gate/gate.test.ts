@@ -2,7 +2,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApprovalRequestSchema, PendingResultMetaSchema } from '../../../server/gate/index.ts';
 import { renderApprovalText } from '../../../server/render/index.ts';
 import { FakeCluster } from './fixtures/fake-cluster.ts';
-import { createTestPipeline, identities, textOf, type TestPipeline } from './fixtures/pipeline.ts';
+import {
+  BASE_POLICY,
+  createTestPipeline,
+  identities,
+  textOf,
+  type TestPipeline,
+} from './fixtures/pipeline.ts';
 import { fixtureDeployment, fixtureTools, restartDeployment } from './fixtures/tools.ts';
 
 const MINUTE = 60_000;
@@ -376,6 +382,90 @@ describe('approval gate: window grants', () => {
     await expect(
       p.gate.approvals.approve(prod.id, identities.alice!, { validity: { window: '5m' } }),
     ).rejects.toThrow(/only 'once'/);
+  });
+});
+
+describe('approval gate: concurrent identical calls under one window grant (issue 13, finding 7)', () => {
+  const RESTART_WINDOW_POLICY = `${BASE_POLICY}  - name: shop-window
+    tool: restart_deployment
+    args: { namespace: shop }
+    decision: ask
+    validity: { window: 15m }
+`;
+  const checkout = { namespace: 'shop', name: 'checkout' };
+
+  it('coalesces 50 concurrent identical calls (two spellings) into one execution; all get its result', async () => {
+    await p.close();
+    p = createTestPipeline({ policy: RESTART_WINDOW_POLICY, tools: [...fixtureTools, restartDeployment] });
+    const { id } = await hold('agent', 'restart_deployment', checkout);
+    await p.gate.approvals.approve(id, identities.alice!, { validity: { window: '15m' } });
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        p.call('agent', 'restart_deployment', {
+          ...checkout,
+          name: i % 2 === 0 ? 'checkout' : 'svc-checkout',
+        }),
+      ),
+    );
+    expect(p.cluster.mutations).toHaveLength(1);
+    const executed = results.filter((r) => r._meta?.approval_status === 'executed');
+    expect(executed).toHaveLength(1);
+    const executionId = executed[0]!._meta!.execution_id;
+    const coalesced = results.filter((r) => r !== executed[0]);
+    expect(coalesced).toHaveLength(49);
+    for (const result of coalesced) {
+      expect(result.isError).toBeFalsy();
+      expect(result._meta).toMatchObject({
+        approval_status: 'replayed',
+        approval_request_id: id,
+        execution_id: executionId,
+        coalesced: true,
+      });
+      expect(textOf(result)).toMatch(/^Not executed again: an identical call under the same window grant/);
+      expect(textOf(result)).toContain('Restart Deployment shop/checkout: done (restart 1).');
+    }
+    expect((await p.gate.approvals.get(id)).executions).toHaveLength(1);
+
+    // A later call (after that execution ended) is a new call the window covers: it runs.
+    const later = await p.call('agent', 'restart_deployment', checkout);
+    expect(later._meta).toMatchObject({ approval_status: 'executed', approval_request_id: id });
+    expect(p.cluster.mutations).toHaveLength(2);
+  });
+
+  it('holds in the store: a call that arrived while an identical execution ran does not run after it', async () => {
+    await p.close();
+    p = createTestPipeline({ policy: RESTART_WINDOW_POLICY, tools: [...fixtureTools, restartDeployment] });
+    const { id } = await hold('agent', 'restart_deployment', checkout);
+    await p.gate.approvals.approve(id, identities.alice!, { validity: { window: '15m' } });
+    const binding = {
+      requester: 'agent',
+      credential: '',
+      cluster: 'kind-sentinel',
+      clusterServer: 'https://127.0.0.1:6443',
+    };
+    const request = (await p.store.get(id))!;
+    const begin = {
+      ...binding,
+      tool: 'restart_deployment',
+      callKey: 'k-resolved',
+      arguments: checkout,
+      authorization: 'window' as const,
+      requestId: request.id,
+    };
+    // Another process starts an identical execution; this call arrives while it runs ...
+    const other = await p.store.beginExecution({ ...begin, id: 'exe_other' }, p.clock.now);
+    expect(other.ok).toBe(true);
+    const arrival = await p.store.executionMark();
+    // ... and it ends before this call gets to start its own.
+    await p.store.finishExecution('exe_other', { status: 'succeeded', outcome: 'done' }, p.clock.now);
+    const mine = await p.store.beginExecution({ ...begin, id: 'exe_mine', arrival }, p.clock.now);
+    expect(mine).toMatchObject({ ok: false, reason: 'duplicate', existing: { id: 'exe_other' } });
+    // A call arriving after it ended runs.
+    const fresh = await p.store.beginExecution(
+      { ...begin, id: 'exe_fresh', arrival: await p.store.executionMark() },
+      p.clock.now,
+    );
+    expect(fresh.ok).toBe(true);
   });
 });
 

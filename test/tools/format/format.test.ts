@@ -40,7 +40,9 @@ describe('formatTable', () => {
   });
 
   it('keeps every cell on one line, shows empty cells as "-", and says when the list is empty', () => {
-    expect(formatTable(['a', 'b'], [['x\ny\u0007', '']], { noun: 'things' })).toBe('A         B\nx y\\x07   -');
+    expect(formatTable(['a', 'b'], [['x\ny\u0007', '']], { noun: 'things' })).toBe(
+      'A         B\nx y\\x07   -',
+    );
     expect(formatTable(['a'], [], { noun: 'events' })).toBe('No events.');
   });
 });
