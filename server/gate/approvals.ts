@@ -85,8 +85,19 @@ function policyForbids(verdict: Verdict): SentinelError {
   );
 }
 
-function checkValidity(requested: GrantValidity, allowed: GrantValidity): void {
+function checkValidity(
+  requested: GrantValidity,
+  allowed: GrantValidity,
+  settings: { maxWindow: string; maxWindowMs: number },
+): void {
   if (requested === 'once') return;
+  if (durationMs(requested.window) > settings.maxWindowMs) {
+    throw new SentinelError(
+      'invalid_input',
+      `validity.window: ${requested.window} is longer than the policy's settings.max_window (${settings.maxWindow}); ask for a window of at most ${settings.maxWindow}.`,
+      { field: 'validity.window' },
+    );
+  }
   if (allowed === 'once') {
     throw new SentinelError(
       'invalid_input',
@@ -266,7 +277,7 @@ export function createApprovalsService(core: GateCore, options: ApprovalsOptions
   ) {
     const request = await load(id);
     const right = authorizeDecider(request, who, `approval request '${id}'`);
-    if (allow) checkValidity(validity, request.policy.validity);
+    if (allow) checkValidity(validity, request.policy.validity, policy.settings);
     const now = core.now();
     const decided = transitionOrThrow(
       await store.decide(
@@ -384,7 +395,7 @@ export function createApprovalsService(core: GateCore, options: ApprovalsOptions
         await ownCallName(body.requester, tool.name, args),
       );
       const validity = body.validity ?? 'once';
-      checkValidity(validity, verdict.validity);
+      checkValidity(validity, verdict.validity, policy.settings);
       if (body.effect !== undefined) {
         const difference = effectDifference(body.effect, resolved.resolution.preview?.effect ?? null);
         if (difference !== undefined) {

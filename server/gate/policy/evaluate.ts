@@ -79,7 +79,8 @@ export interface CompiledRule {
 }
 
 export interface CompiledPolicy {
-  settings: { requestTtlMs: number; replayWindowMs: number };
+  /** `maxWindow`: `settings.max_window` as written (e.g. `1h`), for messages; `maxWindowMs` in ms. */
+  settings: { requestTtlMs: number; replayWindowMs: number; maxWindow: string; maxWindowMs: number };
   rules: readonly CompiledRule[];
   evaluate(query: PolicyQuery): Verdict;
 }
@@ -308,6 +309,8 @@ export function compilePolicy(file: PolicyFile): CompiledPolicy {
     settings: {
       requestTtlMs: durationMs(file.settings.request_ttl),
       replayWindowMs: durationMs(file.settings.replay_window),
+      maxWindow: file.settings.max_window,
+      maxWindowMs: durationMs(file.settings.max_window),
     },
     rules,
     evaluate(query) {

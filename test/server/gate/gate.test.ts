@@ -373,6 +373,33 @@ describe('approval gate: window grants', () => {
     expect(p.cluster.mutations).toEqual([]);
   });
 
+  it('refuses, at approval, a window longer than settings.max_window, naming the field', async () => {
+    await p.close();
+    p = createTestPipeline({
+      policy: BASE_POLICY.replace('version: 1\n', 'version: 1\nsettings:\n  max_window: 30m\n').replace(
+        'validity: { window: 1h }',
+        'validity: { window: 30m }',
+      ),
+    });
+    const staged = await hold('agent', 'scale_deployment', { ...staging, replicas: 4 });
+    await expect(
+      p.gate.approvals.approve(staged.id, identities.alice!, { validity: { window: '45m' } }),
+    ).rejects.toMatchObject({
+      code: 'invalid_input',
+      field: 'validity.window',
+      message:
+        "validity.window: 45m is longer than the policy's settings.max_window (30m); ask for a window of at most 30m.",
+    });
+    await expect(
+      p.gate.approvals.create(identities.alice!, {
+        requester: 'agent',
+        tool: 'scale_deployment',
+        arguments: { ...staging, replicas: 5 },
+        validity: { window: '2h' },
+      }),
+    ).rejects.toMatchObject({ field: 'validity.window' });
+  });
+
   it('refuses a window longer than the rule allows, and any window where the rule says once', async () => {
     const staged = await hold('agent', 'scale_deployment', { ...staging, replicas: 4 });
     await expect(
