@@ -29,6 +29,8 @@ import { evaluateResolved, type Verdict } from './policy/evaluate.ts';
 import { effectDifference, resultText } from './preview.ts';
 import type { TransitionResult } from './store/types.ts';
 import { approverStanding, deciderRight } from './approver-standing.ts';
+import { describeWindowGrant } from '../render/window.ts';
+import { windowCoverage } from './window-coverage.ts';
 
 /** Runs a tool's dry run outside an MCP call (read-only client), for `POST /approvals`. */
 export type PreviewFn = (tool: Tool, args: Record<string, unknown>) => Promise<CallToolResult>;
@@ -136,7 +138,16 @@ export function grantFor(
   const description =
     validity === 'once'
       ? `exactly this ${request.tool} call by ${request.requester} ${where}, once, if retried before ${expires_at}`
-      : `any ${request.tool} call by ${request.requester} ${where} that matches policy ${rules.length === 1 ? 'rule' : 'rules'} ${rules.join(', ')} (and no stricter rule), until ${expires_at}`;
+      : describeWindowGrant(
+          {
+            tool: request.tool,
+            requester: request.requester,
+            cluster: request.cluster,
+            rules,
+            coverage: request.policy.window,
+          },
+          expires_at,
+        );
   return {
     validity,
     expires_at,
@@ -407,6 +418,7 @@ export function createApprovalsService(core: GateCore, options: ApprovalsOptions
         }
       }
       const now = core.now();
+      const window = windowCoverage(policy, query, verdict, resolved.resolution.arguments);
       const request = await store.insert(
         requestRecord({
           requester: body.requester,
@@ -416,6 +428,7 @@ export function createApprovalsService(core: GateCore, options: ApprovalsOptions
           args,
           resolution: resolved.resolution,
           verdict,
+          ...(window && { window }),
           now,
           requestTtlMs: policy.settings.requestTtlMs,
           requesterCredential: requester?.credential ?? '',
@@ -428,7 +441,12 @@ export function createApprovalsService(core: GateCore, options: ApprovalsOptions
               admin_fallback: right === 'fallback',
             },
             grant: grantFor(
-              { requester: body.requester, tool: tool.name, cluster: cluster ?? null, policy: verdict },
+              {
+                requester: body.requester,
+                tool: tool.name,
+                cluster: cluster ?? null,
+                policy: { ...verdict, ...(window && { window }) },
+              },
               validity,
               now,
               policy.settings.requestTtlMs,

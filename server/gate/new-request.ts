@@ -5,7 +5,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ClusterIdentity, Tool } from '../../tools/define-tool.ts';
 import { toSentinelError } from '../../tools/errors.ts';
-import type { ApprovalDecision, ApprovalGrant } from './approval-request.ts';
+import type { ApprovalDecision, ApprovalGrant, WindowCoverage } from './approval-request.ts';
 import { callKey, matchedArguments } from './canonical.ts';
 import { newId } from './ids.ts';
 import type { Verdict } from './policy/evaluate.ts';
@@ -55,6 +55,8 @@ export interface RequestRecordInput {
   requesterCredential: string;
   /** For a request approved as it is created. */
   approval?: { decision: ApprovalDecision; grant: ApprovalGrant };
+  /** What a window grant would cover (`windowCoverage`), when the verdict offers a window. */
+  window?: WindowCoverage;
 }
 
 /** The record of a new approval request: pending, or approved when `approval` is given. */
@@ -78,6 +80,7 @@ export function requestRecord(input: RequestRecordInput): NewApprovalRequest {
         reason: verdict.reason,
         validity: verdict.validity,
         approvers: verdict.approvers,
+        ...(input.window && { window: input.window }),
       },
       preview: resolution.preview,
       created_at: now.toISOString(),

@@ -73,6 +73,13 @@ export interface CompiledRule {
   literalToolNames: string[];
   /** Hash of the rule's definition. */
   fingerprint: string;
+  /**
+   * The rule's matching conditions as written (`rule` name plus any of `tool`, `risk`, `cluster`,
+   * `requester`, `dry_run`, `args`), shown to an approver as what a window grant covers.
+   */
+  conditions: { rule: string } & Partial<
+    Pick<PolicyRule, 'tool' | 'risk' | 'cluster' | 'requester' | 'dry_run' | 'args'>
+  >;
   /** Whether the rule's tool and risk conditions hold for `tool`. */
   matchesTool(tool: Tool): boolean;
   matches(query: PolicyQuery, dryRun: boolean): boolean;
@@ -174,6 +181,15 @@ function compileRule(rule: PolicyRule, index: number): CompiledRule {
     approvers: rule.approvers ?? DEFAULT_APPROVERS,
     literalToolNames: (tools ?? []).filter((name) => picomatch.scan(name).isGlob === false),
     fingerprint: sha256(canonicalJson(rule)),
+    conditions: {
+      rule: rule.name ?? `rule-${index + 1}`,
+      ...(rule.tool !== undefined && { tool: rule.tool }),
+      ...(rule.risk !== undefined && { risk: rule.risk }),
+      ...(rule.cluster !== undefined && { cluster: rule.cluster }),
+      ...(rule.requester !== undefined && { requester: rule.requester }),
+      ...(rule.dry_run !== undefined && { dry_run: rule.dry_run }),
+      ...(rule.args !== undefined && { args: rule.args }),
+    },
     matchesTool,
     matches(query, dryRun) {
       if (!query.tool) return false;
