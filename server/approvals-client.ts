@@ -57,6 +57,13 @@ export interface ApprovalsClient {
    * approved in the same step; or, when the policy lets the call run without approval, says so.
    */
   create(body: CreateApprovalBody): Promise<ApprovalRequest | ApprovalNotRequired>;
+  /**
+   * `create`, saying whether the server made a request now (201) or answered with the request its
+   * `client_ref` already had (200, `created: false`; also for "no approval required").
+   */
+  createOnce(
+    body: CreateApprovalBody,
+  ): Promise<{ answer: ApprovalRequest | ApprovalNotRequired; created: boolean }>;
 }
 
 /** Builds the client. Throws `invalid_input` for a bad `server` URL. */
@@ -69,6 +76,7 @@ export function createApprovalsClient(options: ApprovalsClientOptions): Approval
     path: string,
     schema: S,
     body?: unknown,
+    onStatus?: (status: number) => void,
   ): Promise<z.infer<S>> {
     let response: Response;
     let text: string;
@@ -123,6 +131,7 @@ export function createApprovalsClient(options: ApprovalsClientOptions): Approval
         `The Sentinel server answered ${method} ${path} with HTTP ${response.status}.`,
       );
     }
+    onStatus?.(response.status);
     const parsed = schema.safeParse(json);
     if (!parsed.success) {
       throw new SentinelError(
@@ -149,5 +158,16 @@ export function createApprovalsClient(options: ApprovalsClientOptions): Approval
     revoke: (id, reason) => call('POST', path(id, '/revoke'), ApprovalRequestSchema, { reason }),
     create: (body) =>
       call('POST', '/approvals', z.union([ApprovalNotRequiredSchema, ApprovalRequestSchema]), body),
+    async createOnce(body) {
+      let status = 0;
+      const answer = await call(
+        'POST',
+        '/approvals',
+        z.union([ApprovalNotRequiredSchema, ApprovalRequestSchema]),
+        body,
+        (code) => (status = code),
+      );
+      return { answer, created: status === 201 };
+    },
   };
 }

@@ -37,6 +37,26 @@ const TURN_INPUT_HINTS = {
 
 /** Page size for listing a turn's events (the API maximum). */
 const EVENTS_PAGE_SIZE = 100;
+/** Page size for listing a session's turns (the API maximum). */
+const TURNS_PAGE_SIZE = 25;
+
+/**
+ * The newest of `turns` by `created_at` (ISO 8601 compares as text once parsed to time); a tie, or
+ * turns without `created_at`, go to the one later in the list.
+ */
+export function newestTurn(turns: readonly Turn[]): Turn | undefined {
+  let newest: Turn | undefined;
+  let newestTime = Number.NEGATIVE_INFINITY;
+  for (const turn of turns) {
+    const time = turn.created_at ? Date.parse(turn.created_at) : Number.NaN;
+    const at = Number.isNaN(time) ? newestTime : time;
+    if (newest === undefined || at >= newestTime) {
+      newest = turn;
+      newestTime = at;
+    }
+  }
+  return newest;
+}
 
 export class TrueForgeClient {
   readonly http: HarnessHttp;
@@ -150,14 +170,35 @@ export class TrueForgeClient {
     return body.data;
   }
 
-  /** The newest turn of a session (`GET /sessions/{sid}/turns?limit=1`), or undefined when it has none. */
+  /**
+   * Every turn of a session (`GET /sessions/{sid}/turns`, every page of 25). A live harness lists them
+   * oldest first (created_at ascending; its docs say newest first and there is no order parameter,
+   * OBSERVED.md), so the order is whatever the harness sent; use `latestTurn` for the newest.
+   */
+  async listTurns(sessionId: string): Promise<Turn[]> {
+    const turns: Turn[] = [];
+    let pageToken: string | undefined;
+    do {
+      const body = await this.http.request('GET', `sessions/${encodeURIComponent(sessionId)}/turns`, {
+        query: { limit: TURNS_PAGE_SIZE, page_token: pageToken },
+        schema: ListTurnsResponseSchema,
+        hints: { 404: `Session '${sessionId}' does not exist on this harness.` },
+      });
+      turns.push(...body.data);
+      pageToken = body.data.length > 0 ? body.pagination?.next_page_token : undefined;
+    } while (pageToken);
+    return turns;
+  }
+
+  /**
+   * The newest turn of a session, or undefined when it has none: the whole list is read (never
+   * `?limit=1`, which is the session's *first* turn on a live harness) and the turn with the latest
+   * `created_at` wins; equal timestamps go to the one listed last (the observed ascending order).
+   * Only this turn's `state.required_actions` are live: an older paused turn that was answered still
+   * lists its old actions.
+   */
   async latestTurn(sessionId: string): Promise<Turn | undefined> {
-    const body = await this.http.request('GET', `sessions/${encodeURIComponent(sessionId)}/turns`, {
-      query: { limit: 1 }, // newest first is the default order
-      schema: ListTurnsResponseSchema,
-      hints: { 404: `Session '${sessionId}' does not exist on this harness.` },
-    });
-    return body.data[0];
+    return newestTurn(await this.listTurns(sessionId));
   }
 
   /**

@@ -3,17 +3,19 @@
  * the decisions back.
  *
  * Order matters: all questions are asked first; then, for each "yes" to a Sentinel tool call, the
- * server-side grant for that exact call is created and approved with the human's token; only then is
- * the approval turn built. A grant the server refuses turns that "yes" into a deny whose reason says
+ * server-side grant for that exact call is created and approved with the human's token (carrying the
+ * harness tool call as `client_ref`: one decision per call), and for each "no" the denial is recorded
+ * at the server; only then is the approval turn built. A grant the server refuses turns that "yes" into a deny whose reason says
  * why, so the harness never runs a call the server would hold, and every pending call is still
  * resolved in one batch (a live harness rejects partial batches with 422).
  */
 import { toSentinelError } from '../../tools/errors.ts';
+import type { LedgerEntry, SessionLedger } from './ledger.ts';
 import type { PendingCall } from './pending.ts';
 import type { ApprovalPrompter } from './prompter.ts';
-import type { PendingCallRenderer } from './render.ts';
+import { callFacts, type PendingCallRenderer } from './render.ts';
 import type { ApprovalDecision, CreateTurnRequest } from './schemas.ts';
-import type { PreviewLike, ServerGrantClient } from './server-grants.ts';
+import type { ClientRef, PreviewLike, ServerAnswer, ServerGrantClient } from './server-grants.ts';
 
 /** Reason sent with a "no" when the human gives none (the model sees it). */
 export const DEFAULT_DENY_REASON = 'The on-call engineer declined this call.';
@@ -28,6 +30,12 @@ export interface DecisionOptions {
   connectorName: string;
   /** Progress and questions' context, one line at a time (stderr). */
   log: (line: string) => void;
+  /** The harness reference of a pending call (sent as `client_ref`, shown in the prompt). */
+  refOf?: (call: PendingCall) => ClientRef;
+  /** The session's ledger: decisions already made are not asked again, new ones are recorded. */
+  ledger?: SessionLedger | undefined;
+  /** Clock for "N min ago". Default: now. */
+  now?: () => Date;
 }
 
 /** The decision on one pending call. */
@@ -38,50 +46,154 @@ export interface Decision {
   approval: ApprovalDecision;
   /** Id of the approved server-side request, for an allowed Sentinel call. */
   grantId?: string | undefined;
+  /** Id of the server-side request recording a denial. */
+  deniedId?: string | undefined;
+  /** The call was decided before (ledger or server) and not asked again. */
+  earlier?: boolean | undefined;
+}
+
+/** A decision made before this prompt: from the ledger, or the server's answer for the call. */
+interface Known {
+  decision: 'allow' | 'deny';
+  requestId: string | null;
+  by: string;
+  at: string;
+  reason: string | null;
 }
 
 /**
- * Asks about each call (rendered with its dry-run preview), then creates the server-side grants for
- * the approved Sentinel calls. Returns undefined, having granted nothing, when input ends before every
- * call is answered (the calls stay pending in the harness).
+ * Asks about each call not decided before (rendered with its dry-run preview), then, for the new
+ * answers, creates the server-side grant for each approved Sentinel call and records each declined
+ * one at the server (with the reason, before the harness hears "deny"), and writes every decision to
+ * the ledger. A call the ledger or the server (by `client_ref`) already has a decision for is shown
+ * as "already approved by alice 12 min ago (request apr_…)" and that decision is sent again.
+ * Returns undefined, having granted nothing, when input ends before every call is answered (the
+ * calls stay pending in the harness).
  */
 export async function decidePendingCalls(
   calls: readonly PendingCall[],
   options: DecisionOptions,
 ): Promise<Decision[] | undefined> {
   const { log } = options;
+  const now = options.now ?? (() => new Date());
   log(`The agent is waiting for approval of ${calls.length} call${calls.length === 1 ? '' : 's'}.`);
-  const answers: { call: PendingCall; question: string; preview?: PreviewLike | undefined; deny?: string }[] =
-    [];
+  const answers: {
+    call: PendingCall;
+    question: string;
+    ref?: ClientRef | undefined;
+    preview?: PreviewLike | undefined;
+    deny?: string;
+    known?: Known;
+  }[] = [];
   for (const call of calls) {
-    const { preview, note } = await previewOf(call, options);
+    const ref = options.refOf?.(call);
+    const known = await knownDecision(call, ref, options);
+    const { preview, note } = known ? {} : await previewOf(call, options);
     const { question, details } = options.renderer.render(call, preview);
     log('');
     log(`${call.threadId === 'main' ? '' : `[${call.threadId}] `}${question}`);
-    for (const line of note ? [note] : details) log(`    ${line}`);
+    for (const line of [...(note ? [note] : details), ...callFacts(call, preview, ref)]) log(`    ${line}`);
+    if (known) {
+      log(`  ${describeKnown(known, now())}; not asked again`);
+      answers.push({ call, question, ref, known });
+      continue;
+    }
     if (options.autoApprove) {
       log('  approved (--yes)');
-      answers.push({ call, question, preview });
+      answers.push({ call, question, ref, preview });
       continue;
     }
     const allow = await options.prompter.confirm('Allow?');
     if (allow === undefined) return undefined;
     if (allow) {
-      answers.push({ call, question, preview });
+      answers.push({ call, question, ref, preview });
       continue;
     }
     const reason = await options.prompter.ask('Reason, shown to the agent (optional): ');
-    answers.push({ call, question, deny: reason?.trim() || DEFAULT_DENY_REASON });
+    answers.push({ call, question, ref, deny: reason?.trim() || DEFAULT_DENY_REASON });
   }
   const decisions: Decision[] = [];
-  for (const { call, question, preview, deny } of answers) {
-    const decided =
-      deny === undefined
-        ? await grant(call, preview, options)
-        : { approval: { status: 'deny', reason: deny } as const };
+  const ledgered: Record<string, LedgerEntry> = {};
+  for (const { call, question, ref, preview, deny, known } of answers) {
+    const decided = known
+      ? fromKnown(known)
+      : deny === undefined
+        ? await grant(call, preview, ref, options)
+        : await decline(call, deny, ref, options);
     decisions.push({ call, question, ...decided });
+    if (!known && ref) {
+      ledgered[call.toolCallId] = {
+        decision: decided.approval.status,
+        request_id: decided.grantId ?? decided.deniedId ?? null,
+        decided_by: decided.by ?? 'you',
+        at: decided.at ?? now().toISOString(),
+        turn_id: ref.turn_id,
+        tool: call.toolName,
+        reason: decided.approval.status === 'deny' ? (decided.approval.reason ?? null) : null,
+      };
+    }
   }
+  if (Object.keys(ledgered).length > 0) options.ledger?.record(ledgered);
   return decisions;
+}
+
+/** "already approved by alice 12 min ago (request apr_…)" / "already declined by …: reason". */
+function describeKnown(known: Known, now: Date): string {
+  const minutes = Math.max(0, Math.round((now.getTime() - Date.parse(known.at)) / 60_000));
+  const verb = known.decision === 'allow' ? 'approved' : 'declined';
+  const request = known.requestId ? ` (request ${known.requestId})` : '';
+  const why = known.decision === 'deny' && known.reason ? `: ${known.reason}` : '';
+  return `already ${verb} by ${known.by} ${minutes} min ago${request}${why}`;
+}
+
+/** The decision recorded for the call: the ledger first, else the server's answer for its ref. */
+async function knownDecision(
+  call: PendingCall,
+  ref: ClientRef | undefined,
+  options: DecisionOptions,
+): Promise<Known | undefined> {
+  const entry = options.ledger?.get(call.toolCallId);
+  if (entry) {
+    return {
+      decision: entry.decision,
+      requestId: entry.request_id,
+      by: entry.decided_by,
+      at: entry.at,
+      reason: entry.reason,
+    };
+  }
+  if (!ref || !isSentinelCall(call, options.connectorName)) return undefined;
+  try {
+    const answer = await options.grants.answerFor(ref);
+    return answer && knownOf(answer);
+  } catch (error) {
+    options.log(
+      `  (could not ask the Sentinel server about earlier decisions: ${toSentinelError(error).message})`,
+    );
+    return undefined;
+  }
+}
+
+function knownOf(answer: ServerAnswer): Known {
+  return {
+    decision: answer.decision,
+    requestId: answer.id,
+    by: answer.by,
+    at: answer.at,
+    reason: answer.reason,
+  };
+}
+
+type Decided = Pick<Decision, 'approval' | 'grantId' | 'deniedId' | 'earlier'> & { by?: string; at?: string };
+
+function fromKnown(known: Known): Decided {
+  return known.decision === 'allow'
+    ? { approval: { status: 'allow' }, grantId: known.requestId ?? undefined, earlier: true }
+    : {
+        approval: { status: 'deny', reason: known.reason ?? DEFAULT_DENY_REASON },
+        deniedId: known.requestId ?? undefined,
+        earlier: true,
+      };
 }
 
 /** The turn that resolves every pending call at once: only `user.tool_approval` items. */
@@ -115,12 +227,16 @@ async function previewOf(
   }
 }
 
-/** Creates the server-side grant for an approved call; a refusal becomes a deny that says why. */
+/**
+ * Creates the server-side grant for an approved call (with its `client_ref`); a refusal becomes a
+ * deny that says why, and a decision the server already held for the call stands.
+ */
 async function grant(
   call: PendingCall,
   preview: PreviewLike | undefined,
+  ref: ClientRef | undefined,
   { grants, connectorName, log }: DecisionOptions,
-): Promise<Pick<Decision, 'approval' | 'grantId'>> {
+): Promise<Decided> {
   // Calls to other tools (harness system tools, other connectors) are not Sentinel's to gate.
   if (!isSentinelCall(call, connectorName)) return { approval: { status: 'allow' } };
   if (!call.arguments) {
@@ -133,16 +249,24 @@ async function grant(
     };
   }
   try {
-    const { id, allowedByRule, reused } = await grants.preapprove(
+    const { id, allowedByRule, reused, existing } = await grants.preapprove(
       { tool: call.toolName, arguments: call.arguments },
       preview,
+      ref,
     );
+    if (existing) {
+      const known = knownOf(existing);
+      log(
+        `  the Sentinel server already holds a decision for this tool call: ${describeKnown(known, new Date())}`,
+      );
+      return { ...fromKnown(known), by: existing.by, at: existing.at };
+    }
     log(
       id
         ? `  ${reused ? 'already granted' : 'granted'} on the Sentinel server as approval request ${id}`
         : `  the Sentinel policy allows this call without approval (rule ${allowedByRule ?? 'unnamed'})`,
     );
-    return { approval: { status: 'allow' }, grantId: id };
+    return { approval: { status: 'allow' }, grantId: id, ...(id && { by: 'you' }) };
   } catch (error) {
     const message = toSentinelError(error).message;
     log(`  not approved: ${message}`);
@@ -152,5 +276,47 @@ async function grant(
         reason: `Not approved: the Sentinel server did not grant this call (${message}).`,
       },
     };
+  }
+}
+
+/**
+ * Records a "no" at the server for a Sentinel call (the exact call, the harness identity, the
+ * reason), so the audit log shows who declined what and an identical call is answered "a human
+ * declined this". The deny goes to the harness whatever the server says (a deny is always safe); a
+ * failure to record it is said.
+ */
+async function decline(
+  call: PendingCall,
+  reason: string,
+  ref: ClientRef | undefined,
+  { grants, connectorName, log }: DecisionOptions,
+): Promise<Decided> {
+  const deny: Decided = { approval: { status: 'deny', reason } };
+  if (!isSentinelCall(call, connectorName) || !call.arguments || !ref) return deny;
+  try {
+    const recorded = await grants.recordDenial(
+      { tool: call.toolName, arguments: call.arguments },
+      reason,
+      ref,
+    );
+    if (!recorded) {
+      log('  declined (the Sentinel policy needs no approval for this call, so nothing was recorded there)');
+      return deny;
+    }
+    if (recorded.existing && recorded.decision === 'allow') {
+      // Someone approved this very tool call first: the harness still hears "deny" (a deny is
+      // always safe), and the unused grant expires.
+      log(
+        `  declined here, but the Sentinel server holds an earlier approval of this tool call (request ${recorded.id}, by ${recorded.by})`,
+      );
+      return { ...deny, deniedId: recorded.id };
+    }
+    log(
+      `  declined; recorded at the Sentinel server as approval request ${recorded.id} (denied by ${recorded.by})`,
+    );
+    return { ...deny, deniedId: recorded.id, by: recorded.by, at: recorded.at };
+  } catch (error) {
+    log(`  declined; not recorded at the Sentinel server: ${toSentinelError(error).message}`);
+    return deny;
   }
 }

@@ -49,6 +49,7 @@ export async function investigateWithHarness(
       symptom,
       resumeSessionId: options.resumeSession,
       autoApprove: options.yes ?? false,
+      dataDir: resolveDataDir(options.dataDir),
     });
   } finally {
     prompter.close();

@@ -4,14 +4,18 @@
  * the human about every pending call, creates the server-side grants for the approved Sentinel calls,
  * and sends all decisions back as one turn — until a turn ends with nothing pending.
  *
- * `resumeSessionId` picks up a session after a reload: the latest turn's `state.required_actions`
- * says what is pending, and its persisted events say what each pending call is.
+ * `resumeSessionId` picks up a session after a reload: the newest turn (the whole turns list read,
+ * newest `created_at`) and only its `state.required_actions` say what is pending — an older paused
+ * turn keeps its answered actions — and its persisted events say what each pending call is. Calls
+ * decided before (the session's ledger, or the server's answer for their `client_ref`) are shown as
+ * decided and not asked again.
  */
 import { SENTINEL_MCP_SERVER_NAME } from '../../agent-spec/index.ts';
 import { SentinelError } from '../../tools/errors.ts';
 import type { TrueForgeClient } from './client.ts';
 import { approvalTurn, decidePendingCalls, type Decision } from './decisions.ts';
 import { EventIndex, textOf } from './event-index.ts';
+import { openSessionLedger } from './ledger.ts';
 import { followTurn, type TurnOutcome } from './follow-turn.ts';
 import { SENTINEL_AGENT_NAME } from './names.ts';
 import { pendingApprovalsOf, resolvePendingCalls } from './pending.ts';
@@ -36,6 +40,13 @@ export interface HarnessInvestigationOptions {
   /** Sentinel's connector name in the harness. Default `sentinel`. */
   connectorName?: string;
   renderer?: PendingCallRenderer;
+  /**
+   * Data directory of the per-session ledger (`<dir>/harness-sessions/`): decisions made are never
+   * asked again, in this process or the next. Without it, only the server's `client_ref` answers.
+   */
+  dataDir?: string | undefined;
+  /** Clock for "N min ago". */
+  now?: () => Date;
 }
 
 export interface HarnessInvestigationResult {
@@ -63,6 +74,8 @@ export async function runHarnessInvestigation(
   const decisions: Decision[] = [];
 
   const { sessionId, outcome: first } = await start(options, index, printer, log);
+  const harnessUrl = client.http.baseUrl.href.replace(/\/api\/v1\/$/, '');
+  const ledger = options.dataDir ? openSessionLedger(options.dataDir, harnessUrl, sessionId) : undefined;
   let outcome = first;
   for (;;) {
     const { turnId, state } = outcome;
@@ -83,6 +96,14 @@ export async function runHarnessInvestigation(
       autoApprove: options.autoApprove ?? false,
       connectorName: options.connectorName ?? SENTINEL_MCP_SERVER_NAME,
       log,
+      ledger,
+      refOf: (call) => ({
+        harness_url: harnessUrl,
+        session_id: sessionId,
+        turn_id: turnId,
+        tool_call_id: call.toolCallId,
+      }),
+      ...(options.now && { now: options.now }),
     });
     if (!decided) {
       log(

@@ -6,11 +6,13 @@
  * arguments in words; then the cluster, the previewed changes and the warnings. Everything shown is
  * redacted and single-line.
  */
+import { describeClientRef, type ClientRef } from '../../server/gate/approval-request.ts';
 import {
   approvalSentence,
   describeChange,
   describeToolCall,
   describeWarning,
+  formatArguments,
 } from '../../server/render/index.ts';
 import { bound, moreLine, oneLine } from '../../tools/format/index.ts';
 import { redact } from '../../tools/redact.ts';
@@ -55,6 +57,25 @@ export const defaultCallRenderer: PendingCallRenderer = {
     return { question: `${sentence.replace(/[.?]$/, '')}?`, details: preview ? details(preview) : [] };
   },
 };
+
+/**
+ * The lines every approval prompt ends with, whatever the renderer: the tool and its arguments — as
+ * the server resolved them when the dry run says (`resolved_arguments`: a default target made
+ * concrete), else as the model sent them — and the harness tool call being answered.
+ */
+export function callFacts(call: PendingCall, preview: PreviewLike | undefined, ref?: ClientRef): string[] {
+  const resolved = preview?.structured?.resolved_arguments;
+  const resolvedArgs =
+    typeof resolved === 'object' && resolved !== null && !Array.isArray(resolved)
+      ? (resolved as Record<string, unknown>)
+      : undefined;
+  const args = resolvedArgs ?? call.arguments;
+  const shown = args ? formatArguments(args) : oneLine(redact(call.rawArguments).value, MAX_LINE);
+  const how = resolvedArgs ? 'as the Sentinel server resolved it' : 'as the model sent it';
+  const lines = [oneLine(`Tool: ${call.toolName} ${shown} (${how})`, MAX_LINE)];
+  if (ref) lines.push(oneLine(`Harness: ${describeClientRef(ref)}`, MAX_LINE));
+  return lines;
+}
 
 /** The remediation tools' preview fields (`RemediationOutput`), else the preview's own text. */
 function details({ text, structured = {} }: PreviewLike): string[] {

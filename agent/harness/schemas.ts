@@ -276,7 +276,7 @@ export const ListTurnEventsResponseSchema = z.object({
   pagination: TokenPaginationSchema.optional(),
 });
 
-/** `ListTurnsResponse`: newest first by default. */
+/** `ListTurnsResponse`: documented newest first; a live harness lists oldest first (OBSERVED.md). */
 export const ListTurnsResponseSchema = z.object({
   data: z.array(TurnSchema),
   pagination: TokenPaginationSchema.optional(),

@@ -6,10 +6,22 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createApprovalsClient, serverBaseUrl, type ApprovalsClient } from '../../server/approvals-client.ts';
+import {
+  clientRefKey,
+  type ApprovalNotRequired,
+  type ApprovalRequest,
+} from '../../server/gate/approval-request.ts';
 import { canonicalJson, matchedArguments } from '../../server/gate/canonical.ts';
 import { SentinelError } from '../../tools/errors.ts';
 import { HARNESS_IDENTITY } from './names.ts';
-import type { PreviewLike, SentinelToolCall, ServerGrant, ServerGrantClient } from './server-grants.ts';
+import type {
+  ClientRef,
+  PreviewLike,
+  SentinelToolCall,
+  ServerAnswer,
+  ServerGrant,
+  ServerGrantClient,
+} from './server-grants.ts';
 
 export interface SentinelServerOptions {
   /** The server's MCP URL (`http://127.0.0.1:7070/mcp`) or its base URL. */
@@ -53,29 +65,51 @@ export class SentinelServerClient implements ServerGrantClient {
   }
 
   /**
-   * Reuses an approved, still unused grant of the requester for the same resolved call (one left by
-   * an earlier attempt whose answer never reached the harness), else `POST /approvals {requester,
-   * tool, arguments}` with the approver token. Never creating a second grant for one call keeps a
-   * spare grant from letting a later identical call run unasked. Returns the request id, or no id
-   * when the policy allows the call without approval. Throws the server's `SentinelError` (e.g.
-   * `forbidden` when the token is not an approver for this call).
+   * With `ref` (harness mode): `POST /approvals {requester, tool, arguments, client_ref}` — the server
+   * makes at most one request per harness tool call, so a second answer for the same call (another
+   * process, another machine, a lost ledger) returns the first decision (`existing`) and grants
+   * nothing. Without `ref`: reuses an approved, still unused grant of the requester for the same
+   * resolved call, else creates one. Returns the request id, or no id when the policy allows the call
+   * without approval. Throws the server's `SentinelError` (e.g. `forbidden` when the token is not an
+   * approver for this call).
    */
-  async preapprove(call: SentinelToolCall, preview?: PreviewLike): Promise<ServerGrant> {
-    const reusable = await this.unusedGrantFor(call, preview);
-    if (reusable) return { id: reusable.id, reused: true };
-    const created = await this.approvals.create({
+  async preapprove(call: SentinelToolCall, preview?: PreviewLike, ref?: ClientRef): Promise<ServerGrant> {
+    if (!ref) {
+      const reusable = await this.unusedGrantFor(call, preview);
+      if (reusable) return { id: reusable.id, reused: true };
+    }
+    const { answer, created } = await this.approvals.createOnce({
       requester: this.requester,
       tool: call.tool,
       arguments: call.arguments,
+      ...(ref && { client_ref: ref }),
     });
-    if ('approval_required' in created) return { id: undefined, allowedByRule: created.rule };
-    if (created.status !== 'approved') {
+    if ('approval_required' in answer) return { id: undefined, allowedByRule: answer.rule };
+    if (!created) return { id: answer.id, existing: serverAnswer(answer) };
+    if (answer.status !== 'approved') {
       throw new SentinelError(
         'refused',
-        `Sentinel server created approval request ${created.id} for ${call.tool} but it is ${created.status}, not approved.`,
+        `Sentinel server created approval request ${answer.id} for ${call.tool} but it is ${answer.status}, not approved.`,
       );
     }
-    return { id: created.id };
+    return { id: answer.id };
+  }
+
+  async recordDenial(call: SentinelToolCall, reason: string, ref: ClientRef) {
+    const { answer, created } = await this.approvals.createOnce({
+      requester: this.requester,
+      tool: call.tool,
+      arguments: call.arguments,
+      client_ref: ref,
+      decision: 'deny',
+      reason,
+    });
+    return denialOf(answer, created);
+  }
+
+  async answerFor(ref: ClientRef): Promise<ServerAnswer | undefined> {
+    const [first] = await this.approvals.list({ client_ref: clientRefKey(ref) });
+    return first && first.decision ? serverAnswer(first) : undefined;
   }
 
   /**
@@ -166,6 +200,26 @@ function unreachable(url: URL, error: unknown): SentinelError {
     `Cannot use the Sentinel server at ${url.origin}${url.pathname} (${reason}); check --server and SENTINEL_TOKEN.`,
     { cause: error },
   );
+}
+
+/** The decision a request records, for the CLI. */
+function serverAnswer(request: ApprovalRequest): ServerAnswer {
+  return {
+    id: request.id,
+    decision: request.decision?.decision ?? 'allow',
+    by: request.decision?.by ?? request.created_by,
+    at: request.decision?.at ?? request.created_at,
+    status: request.status,
+    reason: request.decision?.reason ?? null,
+  };
+}
+
+function denialOf(
+  answer: ApprovalRequest | ApprovalNotRequired,
+  created: boolean,
+): (ServerAnswer & { existing: boolean }) | undefined {
+  if ('approval_required' in answer) return undefined;
+  return { ...serverAnswer(answer), existing: !created };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

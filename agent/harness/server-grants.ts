@@ -5,6 +5,10 @@
  * this grant is what lets the harness's identical call through, once.
  */
 
+import type { ClientRef } from '../../server/gate/approval-request.ts';
+
+export type { ClientRef };
+
 /** A Sentinel tool call exactly as the model asked for it. */
 export interface SentinelToolCall {
   /** Tool name, e.g. `rollback_deployment`. */
@@ -21,6 +25,20 @@ export interface PreviewLike {
   structured?: Record<string, unknown> | undefined;
 }
 
+/** A decision the Sentinel server holds for one harness tool call (its approval request). */
+export interface ServerAnswer {
+  /** The approval request id. */
+  id: string;
+  decision: 'allow' | 'deny';
+  /** The approver who decided. */
+  by: string;
+  /** ISO 8601 time of the decision. */
+  at: string;
+  /** The request's status now (approved, executed, denied, ...). */
+  status: string;
+  reason: string | null;
+}
+
 /** What the server did for one approved call. */
 export interface ServerGrant {
   /**
@@ -32,6 +50,11 @@ export interface ServerGrant {
   allowedByRule?: string | undefined;
   /** True when an approved, unused grant for the same call already existed and is reused. */
   reused?: boolean | undefined;
+  /**
+   * Set when the harness tool call (`client_ref`) was already decided at the server: that first
+   * decision stands — maybe a deny — and nothing new was granted.
+   */
+  existing?: ServerAnswer | undefined;
 }
 
 export interface ServerGrantClient {
@@ -42,7 +65,20 @@ export interface ServerGrantClient {
    * dry run, when one was made. Throws `SentinelError` when the server refuses (policy denies, token
    * not an approver, unreachable).
    */
-  preapprove(call: SentinelToolCall, preview?: PreviewLike): Promise<ServerGrant>;
+  preapprove(call: SentinelToolCall, preview?: PreviewLike, ref?: ClientRef): Promise<ServerGrant>;
+  /**
+   * Records the human's "no" for this exact call and requester at the server (`POST /approvals` with
+   * `decision: deny` and the reason), before the deny goes to the harness. Returns the request
+   * recording it — or the first decision of `ref`, when it had one (`existing: true`) — or undefined
+   * when the policy needs no approval for the call. Throws `SentinelError` when the server refuses.
+   */
+  recordDenial(
+    call: SentinelToolCall,
+    reason: string,
+    ref: ClientRef,
+  ): Promise<(ServerAnswer & { existing: boolean }) | undefined>;
+  /** The decision the server already holds for this harness tool call, if any. */
+  answerFor(ref: ClientRef): Promise<ServerAnswer | undefined>;
   /**
    * The call's effect as a dry run, without changing anything; undefined when the tool has no dry
    * run. Throws `SentinelError` when the server cannot be reached.

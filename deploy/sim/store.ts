@@ -168,15 +168,27 @@ export class ObjectStore {
       object: stored,
       previous: current,
     });
+    // The registry deletes an object whose deletion waited only for the finalizers just removed.
+    if (
+      stored.metadata.deletionTimestamp &&
+      stored.metadata.deletionGracePeriodSeconds === 0 &&
+      (stored.metadata.finalizers ?? []).length === 0
+    ) {
+      return this.delete<T>(storage, stored.metadata.namespace, stored.metadata.name);
+    }
     return structuredClone(stored);
   }
 
-  /** Marks an object as terminating (graceful deletion): sets deletionTimestamp, one write. */
+  /**
+   * Marks an object as terminating (graceful deletion, or deletion held by finalizers): sets
+   * deletionTimestamp and deletionGracePeriodSeconds and adds `finalizers`, one write.
+   */
   markDeleting<T extends KubeObject>(
     storage: string,
     namespace: string | undefined,
     name: string,
     graceSeconds: number,
+    finalizers: readonly string[] = [],
   ): T {
     const current = this.get<T>(storage, namespace, name);
     if (!current) throw new StoreConflictError('missing');
@@ -185,6 +197,8 @@ export class ObjectStore {
     const stored = structuredClone(current);
     stored.metadata.deletionTimestamp = this.#clock.timestamp(this.#clock.now() + graceSeconds * 1000);
     stored.metadata.deletionGracePeriodSeconds = graceSeconds;
+    const held = [...new Set([...(stored.metadata.finalizers ?? []), ...finalizers])];
+    if (held.length > 0) stored.metadata.finalizers = held;
     if (stored.metadata.generation !== undefined) stored.metadata.generation += 1;
     stored.metadata.resourceVersion = String(++this.#revision);
     bucket.set(key(namespace, name), stored);

@@ -33,6 +33,7 @@ export interface ObjectMeta {
   creationTimestamp?: string;
   deletionTimestamp?: string;
   deletionGracePeriodSeconds?: number;
+  finalizers?: string[];
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
   ownerReferences?: OwnerReference[];

@@ -179,6 +179,49 @@ export const ApprovalExecutionSchema = z.object({
 });
 export type ApprovalExecution = z.infer<typeof ApprovalExecutionSchema>;
 
+/**
+ * The harness tool call an approval answers (`POST /approvals` from the CLI in harness mode), or the
+ * harness approval an upstream execution used. One harness tool call — one model call — gets one
+ * decision: a second `POST /approvals` with a `client_ref` naming the same harness, session and
+ * tool call returns the first request (200) instead of making a second grant. The turn id is
+ * recorded (it says which paused turn was answered) but not part of that identity: a harness replay
+ * re-sends the call from another turn.
+ */
+export const ClientRefSchema = z.strictObject({
+  /** The harness base URL, e.g. `http://127.0.0.1:8000` (compared without a trailing `/` or `/api/v1`). */
+  harness_url: z.url({ protocol: /^https?$/ }).max(500),
+  session_id: z.string().min(1).max(200),
+  /** The paused turn whose pending call this answers. */
+  turn_id: z.string().min(1).max(200),
+  tool_call_id: z.string().min(1).max(200),
+});
+export type ClientRef = z.infer<typeof ClientRefSchema>;
+
+/** The key two `client_ref`s are the same by: harness URL (normalised), session and tool call. */
+export function clientRefKey(ref: ClientRef): string {
+  const url = ref.harness_url.replace(/\/+$/, '').replace(/\/api\/v1$/, '');
+  return JSON.stringify([url, ref.session_id, ref.tool_call_id]);
+}
+
+/** "TrueForge session s1, turn t2, tool call call_7 (http://127.0.0.1:8000)": how people see a ref. */
+export function describeClientRef(ref: ClientRef): string {
+  return `TrueForge session ${ref.session_id}, turn ${ref.turn_id}, tool call ${ref.tool_call_id} (${ref.harness_url})`;
+}
+
+/**
+ * For a request made by an upstream execution (`trust_upstream_approval`): what the harness showed
+ * and which identity's trust let it run.
+ */
+export const UpstreamApprovalSchema = z.object({
+  /** The trusted identity whose call ran on the harness's approval. */
+  identity: z.string(),
+  /** The identity setting that allowed it: always `trust_upstream_approval`. */
+  trusted_by: z.literal('trust_upstream_approval'),
+  /** When the harness recorded the allow (the answering turn's `created_at`). */
+  approved_at: TimestampSchema,
+});
+export type UpstreamApproval = z.infer<typeof UpstreamApprovalSchema>;
+
 /** An approval request, as returned by `GET /approvals/{id}`. */
 export const ApprovalRequestSchema = z.object({
   /** `apr_` followed by 16 hex digits. */
@@ -213,6 +256,10 @@ export const ApprovalRequestSchema = z.object({
   status_reason: z.string().nullable().optional(),
   /** For `superseded`: the id of the request that replaced this one. */
   superseded_by: z.string().nullable().optional(),
+  /** The harness tool call this request answers (harness mode), or that an upstream execution used. */
+  client_ref: ClientRefSchema.nullable().optional(),
+  /** Set when the request records an execution on a harness approval (`trust_upstream_approval`). */
+  upstream: UpstreamApprovalSchema.nullable().optional(),
 });
 export type ApprovalRequest = z.infer<typeof ApprovalRequestSchema>;
 
@@ -225,6 +272,8 @@ export const ApprovalListQuerySchema = z.strictObject({
   status: ApprovalStatusSchema.optional(),
   tool: z.string().min(1).optional(),
   requester: z.string().min(1).optional(),
+  /** Only requests answering this harness tool call: `clientRefKey` of the ref (a JSON array). */
+  client_ref: z.string().min(1).max(1000).optional(),
 });
 export type ApprovalListQuery = z.infer<typeof ApprovalListQuerySchema>;
 
@@ -250,18 +299,36 @@ export type DenyBody = z.infer<typeof DenyBodySchema>;
  * `POST /approvals` body: an approver creates, for a named requester and an exact call, a request
  * approved in the same step (what the CLI does in harness mode before answering the harness).
  */
-export const CreateApprovalBodySchema = z.strictObject({
-  requester: z.string().min(1),
-  tool: z.string().min(1),
-  arguments: z.record(z.string(), z.unknown()).default({}),
-  validity: GrantValiditySchema.optional(),
-  /**
-   * The preview's `effect` the human was shown (e.g. from the harness's own dry run). When given,
-   * the server's dry run must produce the same effect, or the request is refused (409, field
-   * `effect`) instead of approving something the human did not see.
-   */
-  effect: z.unknown().optional(),
-});
+export const CreateApprovalBodySchema = z
+  .strictObject({
+    requester: z.string().min(1),
+    tool: z.string().min(1),
+    arguments: z.record(z.string(), z.unknown()).default({}),
+    validity: GrantValiditySchema.optional(),
+    /**
+     * The preview's `effect` the human was shown (e.g. from the harness's own dry run). When given,
+     * the server's dry run must produce the same effect, or the request is refused (409, field
+     * `effect`) instead of approving something the human did not see.
+     */
+    effect: z.unknown().optional(),
+    /**
+     * The harness tool call this answers. Given, one decision per harness tool call: a later POST with
+     * the same ref returns the first request (200) — approved, denied or executed — and makes nothing.
+     */
+    client_ref: ClientRefSchema.optional(),
+    /**
+     * `allow` (default): the request is created approved (a grant). `deny`: it is created denied, with
+     * `reason` required — the human's "no" recorded where it is enforced: the first identical call of
+     * the requester is answered "a human declined this" (`isError`), as after a denial on the page.
+     */
+    decision: z.enum(['allow', 'deny']).optional(),
+    /** The human's reason, required for `decision: deny`. */
+    reason: z.string().trim().min(1).max(MAX_DECISION_REASON_LENGTH).optional(),
+  })
+  .refine((body) => body.decision !== 'deny' || body.reason !== undefined, {
+    message: 'is required when decision is deny',
+    path: ['reason'],
+  });
 export type CreateApprovalBody = z.infer<typeof CreateApprovalBodySchema>;
 
 /**

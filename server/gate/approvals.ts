@@ -19,6 +19,8 @@ import {
   type ApprovalListQuery,
   type ApproveBody,
   type CreateApprovalBody,
+  clientRefKey,
+  describeClientRef,
   type FreezeState,
   type GrantValidity,
 } from './approval-request.ts';
@@ -53,6 +55,15 @@ export interface ApprovalsService {
    */
   reconcileIdentities(): Promise<ApprovalRequest[]>;
   create(approver: Identity, body: CreateApprovalBody): Promise<ApprovalRequest | ApprovalNotRequired>;
+  /**
+   * `create`, saying whether a request was made now (`created`) or the body's `client_ref` already
+   * had one (`created: false`, the first request returned as it stands: one decision per harness
+   * tool call). Throws `conflict` when that first request is for another call (tool or arguments).
+   */
+  createOnce(
+    approver: Identity,
+    body: CreateApprovalBody,
+  ): Promise<{ answer: ApprovalRequest | ApprovalNotRequired; created: boolean }>;
   /** Expires due requests and grants now (emits `approval_expired`). */
   sweep(): Promise<void>;
   getFreeze(): Promise<FreezeState>;
@@ -318,10 +329,161 @@ export function createApprovalsService(core: GateCore, options: ApprovalsOptions
     return decided;
   }
 
+  async function createOnce(
+    who: Identity,
+    body: CreateApprovalBody,
+  ): Promise<{ answer: ApprovalRequest | ApprovalNotRequired; created: boolean }> {
+    const tool = registry.get(body.tool);
+    if (!tool) {
+      throw new SentinelError('not_found', `Tool '${body.tool}' is not registered on this server.`, {
+        field: 'tool',
+      });
+    }
+    const requester = options.findIdentity ? options.findIdentity(body.requester) : undefined;
+    if (options.findIdentity && !requester) {
+      throw new SentinelError('invalid_input', `Requester '${body.requester}' is not a known identity.`, {
+        field: 'requester',
+      });
+    }
+    const parsed = tool.input.safeParse(body.arguments);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      const field = ['arguments', ...issue.path].join('.');
+      throw new SentinelError('invalid_input', `${field}: ${issue.message}`, { field });
+    }
+    const args = parsed.data as Record<string, unknown>;
+    const refKey = body.client_ref && clientRefKey(body.client_ref);
+    if (refKey) {
+      const first = await store.findByClientRef(refKey);
+      if (first) return { answer: sameCallOrConflict(first, tool.name, args), created: false };
+    }
+    const cluster = options.cluster?.();
+    const query = {
+      toolName: tool.name,
+      tool,
+      args,
+      cluster: cluster?.context,
+      identity: requester ?? { name: body.requester, roles: [] },
+    };
+    const asSent = policy.evaluate(query);
+    if (asSent.decision === 'deny') throw policyForbids(asSent);
+    const preview = options.preview;
+    const resolved = preview
+      ? await resolveCall(tool, args, asSent, (dryArgs) => preview(tool, dryArgs))
+      : { resolution: { arguments: matchedArguments(args), preview: null } };
+    if ('failed' in resolved) {
+      const message =
+        resolved.failed instanceof Error ? resolved.failed.message : resultText(resolved.failed);
+      throw new SentinelError('invalid_input', `The dry run of this call fails: ${message}`, {
+        field: 'arguments',
+      });
+    }
+    // Judged like the gate judges the call: as sent and as resolved, the stricter verdict wins.
+    const verdict = evaluateResolved(policy, query, asSent, resolved.resolution.arguments);
+    if (verdict.decision === 'deny') throw policyForbids(verdict);
+    if (verdict.decision === 'allow')
+      return { answer: { approval_required: false, decision: 'allow', rule: verdict.rule }, created: true };
+    const deny = body.decision === 'deny';
+    const right = authorizeDecider(
+      { requester: body.requester, policy: verdict },
+      who,
+      await ownCallName(body.requester, tool.name, args),
+    );
+    const validity = body.validity ?? 'once';
+    if (!deny) checkValidity(validity, verdict.validity, policy.settings);
+    if (body.effect !== undefined && !deny) {
+      const difference = effectDifference(body.effect, resolved.resolution.preview?.effect ?? null);
+      if (difference !== undefined) {
+        throw new SentinelError(
+          'conflict',
+          `The call no longer does what was shown (${difference}); nothing was approved. Show the human the current preview and ask again.`,
+          { field: 'effect' },
+        );
+      }
+    }
+    const now = core.now();
+    const window = windowCoverage(policy, query, verdict, resolved.resolution.arguments);
+    const record = requestRecord({
+      requester: body.requester,
+      createdBy: who.name,
+      cluster,
+      tool,
+      args,
+      resolution: resolved.resolution,
+      verdict,
+      ...(window && { window }),
+      now,
+      requestTtlMs: policy.settings.requestTtlMs,
+      requesterCredential: requester?.credential ?? '',
+      clientRef: body.client_ref,
+      approval: {
+        decision: {
+          decision: deny ? 'deny' : 'allow',
+          by: who.name,
+          at: now.toISOString(),
+          reason: body.reason ?? null,
+          admin_fallback: right === 'fallback',
+        },
+        grant: deny
+          ? null
+          : grantFor(
+              {
+                requester: body.requester,
+                tool: tool.name,
+                cluster: cluster ?? null,
+                policy: { ...verdict, ...(window && { window }) },
+              },
+              validity,
+              now,
+              policy.settings.requestTtlMs,
+            ),
+      },
+    });
+    let request: ApprovalRequest;
+    if (refKey) {
+      const stored = await store.insertForClientRef({ ...record, clientRefKey: refKey });
+      // Another process answered the same harness tool call first: its answer stands.
+      if (!stored.created)
+        return { answer: sameCallOrConflict(stored.request, tool.name, args), created: false };
+      request = stored.request;
+    } else {
+      request = await store.insert(record);
+    }
+    core.emit({ type: 'approval_created', request });
+    core.emit({ type: 'approval_decided', request });
+    core.options.logger?.info(
+      {
+        approvalRequestId: request.id,
+        approver: who.name,
+        decision: deny ? 'deny' : 'allow',
+        ...(body.client_ref && { clientRef: body.client_ref }),
+      },
+      'approval request created decided',
+    );
+    return { answer: request, created: true };
+  }
+
+  /**
+   * The first request of a harness tool call, when `tool` and `args` are the call it answered;
+   * otherwise a `conflict` naming it (a harness tool call id stands for one call).
+   */
+  function sameCallOrConflict(
+    first: ApprovalRequest,
+    tool: string,
+    args: Record<string, unknown>,
+  ): ApprovalRequest {
+    if (first.tool === tool && callKey(tool, first.requested_arguments) === callKey(tool, args)) return first;
+    throw new SentinelError(
+      'conflict',
+      `client_ref already answers ${first.client_ref ? describeClientRef(first.client_ref) : 'a harness tool call'} with approval request '${first.id}' (${first.tool} ${JSON.stringify(first.requested_arguments)}, ${first.status}); one harness tool call gets one decision, and this is another call. Nothing was created.`,
+      { field: 'client_ref' },
+    );
+  }
+
   return {
-    async list(query) {
+    async list({ client_ref: clientRef, ...query }) {
       await expire();
-      return store.list(query);
+      return store.list({ ...query, ...(clientRef !== undefined && { clientRef }) });
     },
     get: load,
     approve: (id, who, body) => decide(id, who, true, null, body.validity ?? 'once'),
@@ -355,109 +517,10 @@ export function createApprovalsService(core: GateCore, options: ApprovalsOptions
     reconcileIdentities,
 
     async create(who, body) {
-      const tool = registry.get(body.tool);
-      if (!tool) {
-        throw new SentinelError('not_found', `Tool '${body.tool}' is not registered on this server.`, {
-          field: 'tool',
-        });
-      }
-      const requester = options.findIdentity ? options.findIdentity(body.requester) : undefined;
-      if (options.findIdentity && !requester) {
-        throw new SentinelError('invalid_input', `Requester '${body.requester}' is not a known identity.`, {
-          field: 'requester',
-        });
-      }
-      const parsed = tool.input.safeParse(body.arguments);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0]!;
-        const field = ['arguments', ...issue.path].join('.');
-        throw new SentinelError('invalid_input', `${field}: ${issue.message}`, { field });
-      }
-      const args = parsed.data as Record<string, unknown>;
-      const cluster = options.cluster?.();
-      const query = {
-        toolName: tool.name,
-        tool,
-        args,
-        cluster: cluster?.context,
-        identity: requester ?? { name: body.requester, roles: [] },
-      };
-      const asSent = policy.evaluate(query);
-      if (asSent.decision === 'deny') throw policyForbids(asSent);
-      const preview = options.preview;
-      const resolved = preview
-        ? await resolveCall(tool, args, asSent, (dryArgs) => preview(tool, dryArgs))
-        : { resolution: { arguments: matchedArguments(args), preview: null } };
-      if ('failed' in resolved) {
-        const message =
-          resolved.failed instanceof Error ? resolved.failed.message : resultText(resolved.failed);
-        throw new SentinelError('invalid_input', `The dry run of this call fails: ${message}`, {
-          field: 'arguments',
-        });
-      }
-      // Judged like the gate judges the call: as sent and as resolved, the stricter verdict wins.
-      const verdict = evaluateResolved(policy, query, asSent, resolved.resolution.arguments);
-      if (verdict.decision === 'deny') throw policyForbids(verdict);
-      if (verdict.decision === 'allow')
-        return { approval_required: false, decision: 'allow', rule: verdict.rule };
-      const right = authorizeDecider(
-        { requester: body.requester, policy: verdict },
-        who,
-        await ownCallName(body.requester, tool.name, args),
-      );
-      const validity = body.validity ?? 'once';
-      checkValidity(validity, verdict.validity, policy.settings);
-      if (body.effect !== undefined) {
-        const difference = effectDifference(body.effect, resolved.resolution.preview?.effect ?? null);
-        if (difference !== undefined) {
-          throw new SentinelError(
-            'conflict',
-            `The call no longer does what was shown (${difference}); nothing was approved. Show the human the current preview and ask again.`,
-            { field: 'effect' },
-          );
-        }
-      }
-      const now = core.now();
-      const window = windowCoverage(policy, query, verdict, resolved.resolution.arguments);
-      const request = await store.insert(
-        requestRecord({
-          requester: body.requester,
-          createdBy: who.name,
-          cluster,
-          tool,
-          args,
-          resolution: resolved.resolution,
-          verdict,
-          ...(window && { window }),
-          now,
-          requestTtlMs: policy.settings.requestTtlMs,
-          requesterCredential: requester?.credential ?? '',
-          approval: {
-            decision: {
-              decision: 'allow',
-              by: who.name,
-              at: now.toISOString(),
-              reason: null,
-              admin_fallback: right === 'fallback',
-            },
-            grant: grantFor(
-              {
-                requester: body.requester,
-                tool: tool.name,
-                cluster: cluster ?? null,
-                policy: { ...verdict, ...(window && { window }) },
-              },
-              validity,
-              now,
-              policy.settings.requestTtlMs,
-            ),
-          },
-        }),
-      );
-      core.emit({ type: 'approval_created', request });
-      core.emit({ type: 'approval_decided', request });
-      return request;
+      return (await createOnce(who, body)).answer;
     },
+
+    createOnce,
 
     sweep: expire,
     getFreeze: () => store.getFreeze(),

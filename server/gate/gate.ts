@@ -19,7 +19,7 @@ import type { ToolRegistry } from '../../tools/registry.ts';
 import type { ExecuteFn, ToolCall, ToolCallMiddleware } from '../pipeline.ts';
 import type { ApprovalRequest } from './approval-request.ts';
 import { approverStanding, type StandingLookup } from './approver-standing.ts';
-import type { ApprovalEvent } from './events.ts';
+import type { ApprovalEvent, ExecutionSettledEvent } from './events.ts';
 import { callKey, canonicalJson, matchedArguments, sha256 } from './canonical.ts';
 import {
   alreadyRunningResult,
@@ -52,6 +52,7 @@ import type {
 export type GateEvent =
   | ApprovalEvent
   | { type: 'execution_finished'; execution: StoredExecution }
+  | ExecutionSettledEvent
   /** A `trust_upstream_approval` identity not present at start-up made its first call. */
   | { type: 'upstream_trust_added'; identity: string; at: string };
 
@@ -427,7 +428,7 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
     const now = core.now();
     const fresh = resolved.resolution.preview;
     const window = windowCoverage(policy, query, verdict, resolved.resolution.arguments);
-    const { request, reused, superseded } = await store.createOrReusePending(
+    const { request, reused, superseded, cancelled } = await store.createOrReusePending(
       requestRecord({
         requester: call.identity.name,
         createdBy: call.identity.name,
@@ -451,6 +452,7 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
       },
     );
     if (superseded) core.emit({ type: 'approval_superseded', request: superseded });
+    if (cancelled) core.emit({ type: 'approval_cancelled', request: cancelled });
     core.emit({ type: reused ? 'approval_reused' : 'approval_created', request });
     logger?.info(
       { approvalRequestId: request.id, tool: tool.name, rule: verdict.rule, reused },

@@ -5,7 +5,13 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ClusterIdentity, Tool } from '../../tools/define-tool.ts';
 import { toSentinelError } from '../../tools/errors.ts';
-import type { ApprovalDecision, ApprovalGrant, WindowCoverage } from './approval-request.ts';
+import type {
+  ApprovalDecision,
+  ApprovalGrant,
+  ClientRef,
+  UpstreamApproval,
+  WindowCoverage,
+} from './approval-request.ts';
 import { callKey, matchedArguments } from './canonical.ts';
 import { newId } from './ids.ts';
 import type { Verdict } from './policy/evaluate.ts';
@@ -53,8 +59,12 @@ export interface RequestRecordInput {
   requestTtlMs: number;
   /** The requester's `Identity.credential` (`''` when unknown). */
   requesterCredential: string;
-  /** For a request approved as it is created. */
-  approval?: { decision: ApprovalDecision; grant: ApprovalGrant };
+  /** For a request decided as it is created: approved (with its grant) or denied (`grant: null`). */
+  approval?: { decision: ApprovalDecision; grant: ApprovalGrant | null };
+  /** The harness tool call the request answers. */
+  clientRef?: ClientRef | undefined;
+  /** For the record of an upstream execution. */
+  upstream?: UpstreamApproval | undefined;
   /** What a window grant would cover (`windowCoverage`), when the verdict offers a window. */
   window?: WindowCoverage;
 }
@@ -65,7 +75,11 @@ export function requestRecord(input: RequestRecordInput): NewApprovalRequest {
   return {
     request: {
       id: newId('apr'),
-      status: input.approval ? 'approved' : 'pending',
+      status: input.approval
+        ? input.approval.decision.decision === 'deny'
+          ? 'denied'
+          : 'approved'
+        : 'pending',
       requester: input.requester,
       created_by: input.createdBy,
       cluster: input.cluster ?? null,
@@ -87,6 +101,8 @@ export function requestRecord(input: RequestRecordInput): NewApprovalRequest {
       expires_at: new Date(now.getTime() + input.requestTtlMs).toISOString(),
       decision: input.approval?.decision ?? null,
       grant: input.approval?.grant ?? null,
+      client_ref: input.clientRef ?? null,
+      upstream: input.upstream ?? null,
     },
     requestedKey: callKey(tool.name, args),
     resolvedKey: callKey(tool.name, resolution.arguments),

@@ -3,8 +3,10 @@
  *
  *   GET    /approvals?status=&tool=&requester=   → 200 { approvals: ApprovalRequest[] } (newest first)
  *   GET    /approvals/{id}                       → 200 ApprovalRequest
- *   POST   /approvals                            → 201 ApprovalRequest (approved) | 200 { approval_required: false, ... }
- *          { requester, tool, arguments, validity? }  an approver approves an exact call for a named requester
+ *   POST   /approvals                            → 201 ApprovalRequest (approved or denied) | 200 { approval_required: false, ... }
+ *          { requester, tool, arguments, validity?, effect?, client_ref?, decision?, reason? }
+ *          an approver approves (or, with decision deny and a reason, declines) an exact call for a
+ *          named requester; with a client_ref already answered: 200 and the first request, unchanged
  *   POST   /approvals/{id}/approve  { validity? } → 200 ApprovalRequest
  *   POST   /approvals/{id}/deny     { reason }    → 200 ApprovalRequest
  *   POST   /approvals/{id}/withdraw              → 200 ApprovalRequest (the requester only)
@@ -89,13 +91,20 @@ export function createApprovalsRouter(
       service.list(parseBody(ApprovalListQuerySchema, req.query)).then((approvals) => ({ approvals })),
     ),
   );
-  router.post(
-    '/approvals',
-    handle(
-      (req, who) => service.create(who, parseBody(CreateApprovalBodySchema, req.body)),
-      (body) => (typeof body === 'object' && body !== null && 'approval_required' in body ? 200 : 201),
-    ),
-  );
+  router.post('/approvals', async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const who = identityOf(req, res);
+      if (!who) throw new SentinelError('unauthorized', 'A bearer token of a known identity is required.');
+      const { answer, created } = await service.createOnce(
+        who,
+        parseBody(CreateApprovalBodySchema, req.body),
+      );
+      // 201: a request made now; 200: nothing made (no approval needed, or the client_ref's first answer).
+      res.status(created && !('approval_required' in answer) ? 201 : 200).json(answer);
+    } catch (error) {
+      next(error);
+    }
+  });
   router.get(
     '/approvals/:id',
     handle((req) => service.get(id(req))),

@@ -17,7 +17,7 @@ import {
   type ApprovalStatus,
   type GrantValidity,
 } from '../gate/approval-request.ts';
-import { humanDuration, oneLine } from '../../tools/format/index.ts';
+import { humanDuration, oneLine, sanitizeText } from '../../tools/format/index.ts';
 import { isSecretName, REDACTED, redact, redactValue } from '../../tools/redact.ts';
 import { describeToolCall, formatArguments, MAX_SENTENCE } from './describe-call.ts';
 import { describeWindowOffer } from './window.ts';
@@ -287,7 +287,8 @@ export function renderApprovalText(request: ApprovalRequest, options: RenderOpti
   return lines.join('\n');
 }
 
-const e = (value: string): string => escapeHtml(value);
+/** HTML-escaped, with control, bidi and invisible characters made visible (`sanitizeText`). */
+const e = (value: string): string => escapeHtml(sanitizeText(value));
 
 function htmlList(className: string, title: string, items: readonly string[]): string {
   if (items.length === 0) return '';

@@ -8,7 +8,16 @@
  *   persisted events hold the merged message instead;
  * - a paused turn ends with `turn.done` whose `state.required_actions` lists the approval events;
  * - turn input: mixing user.message and approvals → 400, partial/empty batch, unknown or duplicate
- *   tool_call_id, wrong thread, or a user.message while approvals are pending → 422, bad status → 400.
+ *   tool_call_id, wrong thread, or a user.message while approvals are pending → 422, bad status → 400;
+ * - `GET /sessions/{sid}/turns` lists turns **oldest first** (created_at ascending, pages of at most
+ *   25, `next_page_token`), whatever the docs say; a resumed paused turn keeps its old
+ *   `state.required_actions` (only the newest turn's are live);
+ * - `previous_turn_id` naming an earlier paused turn replays it: its old required_actions are accepted
+ *   again and allowed calls are sent to the MCP server again (OBSERVED.md, safety defect 1), a deny
+ *   can be flipped to allow; `previous_turn_id: "none"` skips pending approvals;
+ * - `GET /sessions` (newest first by updated_at) and `GET /sessions/{sid}/events` (`{turn_id, event}`,
+ *   newest first), which a server verifying upstream approvals reads; every turn's `input` (with its
+ *   `user.tool_approval` items) and `created_at` are real.
  *
  * Turns are scripted: each POST of a turn takes the next script, which returns the steps to play.
  * With `executeApprovedCalls`, allowed calls really go to the registered MCP server.
@@ -70,14 +79,36 @@ interface FakeTurn {
   id: string;
   sessionId: string;
   previousTurnId: string | null;
+  createdAt: string;
   input: TurnInputItem[];
   state: Record<string, unknown>;
   /** Everything streamed, in order (deltas included). */
   stream: StoredEvent[];
   /** What GET .../events returns (merged messages, no deltas). */
   persisted: Record<string, unknown>[];
-  /** Calls this turn waits for, with their thread. */
+  /** Calls this turn still waits for, with their thread (emptied once it is resumed). */
   pending: { threadId: string; toolCallId: string }[];
+  /** Calls this turn paused for, kept after it is resumed (a replay accepts them again). */
+  required: { threadId: string; toolCallId: string }[];
+}
+
+interface FakeSession {
+  id: string;
+  agentName: string;
+  createdAt: string;
+  updatedAt: string;
+  turns: FakeTurn[];
+}
+
+/** One call the fake sent to an MCP server (its mutation log). */
+export interface ExecutedCall {
+  name: string;
+  result: unknown;
+  sessionId: string;
+  /** The turn whose input allowed it. */
+  turnId: string;
+  toolCallId: string;
+  arguments: Record<string, unknown>;
 }
 
 export interface FakeTrueForgeOptions {
@@ -101,22 +132,30 @@ export interface FakeTrueForgeOptions {
    * model was observed to receive. These responses come before the script's steps.
    */
   executeApprovedCalls?: boolean;
+  /** Steps of a turn posted when no script is queued (e.g. replays); default: none queued is a 500. */
+  fallbackScript?: TurnScript;
+  /** Clock for created_at/updated_at; default the real one. Timestamps are made strictly increasing. */
+  now?: () => Date;
 }
+
+/** Largest page of GET /sessions and GET /sessions/{sid}/turns (openapi.json: max 25). */
+const LIST_PAGE_MAX = 25;
 
 export class FakeTrueForge {
   url = '';
   readonly requests: RecordedRequest[] = [];
   readonly mcpServers = new Map<string, Record<string, unknown>>();
   readonly agents = new Map<string, { id: string; name: string; manifest: Record<string, unknown> }>();
-  readonly sessions = new Map<string, { agentName: string; turns: FakeTurn[] }>();
-  /** Calls sent to MCP servers (with `executeApprovedCalls`), with their results. */
-  readonly executed: { name: string; result: unknown }[] = [];
+  readonly sessions = new Map<string, FakeSession>();
+  /** Calls sent to MCP servers (with `executeApprovedCalls`), with their results, in order. */
+  readonly executed: ExecutedCall[] = [];
   private readonly scripts: TurnScript[] = [];
   private readonly options: FakeTrueForgeOptions;
   private readonly server = createServer((req, res) => {
     this.handle(req, res).catch((error: unknown) => send(res, 500, { error: { message: String(error) } }));
   });
   private counter = 0;
+  private lastTime = 0;
 
   constructor(options: FakeTrueForgeOptions = {}) {
     this.options = options;
@@ -152,6 +191,13 @@ export class FakeTrueForge {
       if (turn) return turn;
     }
     return undefined;
+  }
+
+  /** The current time as ISO 8601, strictly after the previous timestamp handed out. */
+  private timestamp(): string {
+    const now = (this.options.now ?? (() => new Date()))().getTime();
+    this.lastTime = Math.max(now, this.lastTime + 1);
+    return new Date(this.lastTime).toISOString();
   }
 
   private nextId(prefix: string): string {
@@ -215,19 +261,39 @@ export class FakeTrueForge {
       if (!agent)
         return send(res, 404, { error: { message: `Agent "${name}" not found`, type: 'not_found' } });
       const id = this.nextId('session');
-      this.sessions.set(id, { agentName: name, turns: [] });
-      return send(res, 201, {
-        data: { id, agent: { type: 'reference', id: agent.id, name }, title: null, created_by: 'local' },
-      });
+      const at = this.timestamp();
+      const session: FakeSession = { id, agentName: name, createdAt: at, updatedAt: at, turns: [] };
+      this.sessions.set(id, session);
+      return send(res, 201, { data: this.sessionJson(session) });
+    }
+    if (route === 'GET /sessions') {
+      // Newest first by updated_at (the documented default order).
+      const all = [...this.sessions.values()].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
+      return send(
+        res,
+        200,
+        paged(
+          all.map((x) => this.sessionJson(x)),
+          url,
+          LIST_PAGE_MAX,
+        ),
+      );
+    }
+    if ((m = route.match(/^GET \/sessions\/([^/]+)\/events$/))) {
+      const session = this.sessions.get(decodeURIComponent(m[1]!));
+      if (!session) return send(res, 404, { error: { message: 'Session not found', type: 'not_found' } });
+      const items = session.turns.flatMap((turn) =>
+        turn.persisted.map((event) => ({ turn_id: turn.id, event })),
+      );
+      return send(res, 200, paged(items.reverse(), url, 100));
     }
     if ((m = route.match(/^(GET|POST) \/sessions\/([^/]+)\/turns$/))) {
       const session = this.sessions.get(decodeURIComponent(m[2]!));
       if (!session) return send(res, 404, { error: { message: 'Session not found', type: 'not_found' } });
       if (m[1] === 'GET') {
-        const newestFirst = [...session.turns]
-          .reverse()
-          .slice(0, Number(url.searchParams.get('limit') ?? 25));
-        return send(res, 200, { data: newestFirst.map(turnJson), pagination: { limit: 25 } });
+        // Oldest first (created_at ascending), as a live harness lists them (OBSERVED.md).
+        const ascending = [...session.turns].sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+        return send(res, 200, paged(ascending.map(turnJson), url, LIST_PAGE_MAX));
       }
       return this.createTurn(session, decodeURIComponent(m[2]!), body as Record<string, unknown>, res);
     }
@@ -256,44 +322,53 @@ export class FakeTrueForge {
     send(res, 200, { data: page, pagination: { limit: pageSize, ...(next && { next_page_token: next }) } });
   }
 
-  /** Validates turn input like a live harness, then plays the next script. */
+  /**
+   * Validates turn input like a live harness, then plays the next script. Without `previous_turn_id`
+   * (or `auto`) the turn continues the session's last turn and must resolve what it waits for; with
+   * the id of an earlier paused turn it replays that turn, whose old required_actions are accepted
+   * again (OBSERVED.md, defect 1); with `none` pending approvals are skipped.
+   */
   private async createTurn(
-    session: { turns: FakeTurn[] },
+    session: FakeSession,
     sessionId: string,
     body: Record<string, unknown>,
     res: ServerResponse,
   ): Promise<void> {
     const input = (body.input ?? []) as TurnInputItem[];
     const last = session.turns.at(-1);
-    const pending = last?.pending ?? [];
+    const named = body.previous_turn_id as string | undefined;
+    let previous = last;
+    let pending = last?.pending ?? [];
+    if (named === 'none') pending = [];
+    else if (named !== undefined && named !== 'auto') {
+      previous = session.turns.find((t) => t.id === named);
+      if (!previous)
+        return send(res, 404, { error: { message: `Turn ${named} not found`, type: 'not_found' } });
+      pending = previous === last ? previous.pending : previous.required;
+    }
     const error = validateInput(input, pending);
     if (error) return send(res, error.status, { error: { message: error.message, type: 'invalid_request' } });
-    const previous = body.previous_turn_id as string | undefined;
-    if (
-      previous &&
-      previous !== 'auto' &&
-      previous !== 'none' &&
-      !session.turns.some((t) => t.id === previous)
-    ) {
-      return send(res, 404, { error: { message: `Turn ${previous} not found`, type: 'not_found' } });
-    }
-    const script = this.scripts.shift();
+    const script = this.scripts.shift() ?? this.options.fallbackScript;
     if (!script) return send(res, 500, { error: { message: 'fake harness: no script for this turn' } });
     const turnId = `${this.nextId('turn')}.local`;
     const turn: FakeTurn = {
       id: turnId,
       sessionId,
-      previousTurnId: last?.id ?? null,
+      previousTurnId: previous?.id ?? null,
+      createdAt: this.timestamp(),
       input,
       state: { status: 'running' },
       stream: [],
       persisted: [],
       pending: [],
+      required: [],
     };
-    const responses = this.options.executeApprovedCalls ? await this.decide(session, input) : [];
-    if (last) last.pending = [];
+    if (previous && pending.length > 0) previous.pending = [];
     session.turns.push(turn);
-    this.play(turn, [...responses, ...script({ turnId, input, previousTurnId: previous })]);
+    session.updatedAt = turn.createdAt;
+    const responses = this.options.executeApprovedCalls ? await this.decide(session, turn, input) : [];
+    this.play(turn, [...responses, ...script({ turnId, input, previousTurnId: named })]);
+    session.updatedAt = this.timestamp();
     if (body.stream === false)
       return send(res, 200, { data: { ...turnJson(turn), state: { status: 'running' } } });
     const limit = this.options.dropStreamAfter;
@@ -304,10 +379,22 @@ export class FakeTrueForge {
     );
   }
 
+  private sessionJson(session: FakeSession) {
+    const agent = [...this.agents.values()].find((a) => a.name === session.agentName);
+    return {
+      id: session.id,
+      agent: { type: 'reference', id: agent?.id ?? '', name: session.agentName },
+      title: null,
+      created_by: 'local',
+      created_at: session.createdAt,
+      updated_at: session.updatedAt,
+    };
+  }
+
   /** Builds the turn's streamed and persisted events from its steps. */
   private play(turn: FakeTurn, steps: Step[]): void {
     let sequence = 0;
-    const now = '2026-01-01T00:00:00Z';
+    const now = turn.createdAt;
     const emit = (event: Record<string, unknown>, persist: Record<string, unknown> | null = event) => {
       turn.stream.push({ sequence: sequence++, streamed: event });
       if (persist) turn.persisted.push(persist);
@@ -372,7 +459,9 @@ export class FakeTrueForge {
           })),
         };
         approvals.push(event);
-        turn.pending.push(...step.callIds.map((toolCallId) => ({ threadId: thread, toolCallId })));
+        const calls = step.callIds.map((toolCallId) => ({ threadId: thread, toolCallId }));
+        turn.pending.push(...calls);
+        turn.required.push(...calls);
         emit(event);
       } else if (step.kind === 'tool.response') {
         emit({
@@ -397,7 +486,10 @@ export class FakeTrueForge {
         errorMessage = step.message;
       }
     }
-    if (turn.pending.length) turn.pending.push(...(this.options.hiddenPending ?? []));
+    if (turn.pending.length) {
+      turn.pending.push(...(this.options.hiddenPending ?? []));
+      turn.required.push(...(this.options.hiddenPending ?? []));
+    }
     turn.state = errorMessage
       ? { status: 'error', message: errorMessage, completed_at: now }
       : {
@@ -411,7 +503,7 @@ export class FakeTrueForge {
   }
 
   /** The tool.response of each decided call: allowed ones executed on their MCP server. */
-  private async decide(session: { turns: FakeTurn[] }, input: TurnInputItem[]): Promise<Step[]> {
+  private async decide(session: FakeSession, turn: FakeTurn, input: TurnInputItem[]): Promise<Step[]> {
     const steps: Step[] = [];
     for (const item of input.filter((i) => i.type === 'user.tool_approval')) {
       const call = callOf(session.turns, item.tool_call_id!);
@@ -437,14 +529,19 @@ export class FakeTrueForge {
         }),
       );
       try {
-        const result = await client.callTool({
-          name: call.tool_info.name,
-          arguments: JSON.parse(call.function.arguments) as Record<string, unknown>,
-        });
+        const args = JSON.parse(call.function.arguments) as Record<string, unknown>;
+        const result = await client.callTool({ name: call.tool_info.name, arguments: args });
         const content = (result.content as { type: string; text?: string }[])
           .map((part) => part.text ?? '')
           .join('\n');
-        this.executed.push({ name: call.tool_info.name, result });
+        this.executed.push({
+          name: call.tool_info.name,
+          result,
+          sessionId: session.id,
+          turnId: turn.id,
+          toolCallId: item.tool_call_id!,
+          arguments: args,
+        });
         steps.push({ kind: 'tool.response', thread, callId: item.tool_call_id!, content });
       } finally {
         await client.close();
@@ -599,7 +696,18 @@ function turnJson(turn: FakeTurn) {
     previous_turn_id: turn.previousTurnId,
     input: turn.input,
     state: turn.state,
-    created_at: '2026-01-01T00:00:00Z',
+    created_at: turn.createdAt,
+  };
+}
+
+/** One page of `items` (`page_token` is an offset), at most `max` per page, as token pagination. */
+function paged<T>(items: T[], url: URL, max: number) {
+  const limit = Math.min(Math.max(Number(url.searchParams.get('limit') ?? max) || max, 1), max);
+  const start = Number(url.searchParams.get('page_token') ?? 0);
+  const next = start + limit < items.length ? String(start + limit) : undefined;
+  return {
+    data: items.slice(start, start + limit),
+    pagination: { limit, ...(next && { next_page_token: next }) },
   };
 }
 

@@ -14,9 +14,18 @@ import type { ResourceType } from '../resources.ts';
 import { StoreConflictError } from '../store.ts';
 import { randomSuffix } from '../controllers/replicaset.ts';
 import type { KubeObject, Pod } from '../types.ts';
+import { apply, recordUpdate } from './apply.ts';
 import { applyDefaults } from './defaults.ts';
 import { apiGroup, coreVersions, groupList, resourceList, versionInfo } from './discovery.ts';
+import { fieldValidationOf, validateFields } from './field-validation.ts';
+import { hpaFromV1 } from './hpa-conversion.ts';
 import { readPodLog } from './logs.ts';
+import { auditFacts } from './audit-facts.ts';
+import type { AuditLog } from './audit-log.ts';
+import { deleteObject } from './delete.ts';
+import { parseDeleteOptions, queryDryRun } from './dry-run.ts';
+import type { DeleteOptions } from './dry-run.ts';
+import { serveOpenApi } from './openapi-endpoint.ts';
 import { applyPatch, patchTypeOf } from './patch.ts';
 import { parseRoute } from './routes.ts';
 import type { Route } from './routes.ts';
@@ -36,6 +45,7 @@ import {
 } from './status.ts';
 import { tableVersionRequested, toTable } from './table.ts';
 import type { IncludeObject } from './table.ts';
+import { definitionNameFor } from './schemas.ts';
 import { validateObject } from './validation.ts';
 import { toApiView, toScale } from './views.ts';
 import { serveWatch } from './watch.ts';
@@ -90,12 +100,22 @@ const STATUS_SUBRESOURCE = new Set([
 const RETURNS_DELETED_OBJECT = new Set(['pods', 'services', 'namespaces']);
 const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
 
-interface RequestContext {
+export interface RequestContext {
   request: IncomingMessage;
   response: ServerResponse;
   url: URL;
   identity: SimIdentity | undefined;
   record?: MutationRecord;
+  /** DELETE options (body over query), set for delete and deletecollection. */
+  deleteOptions?: DeleteOptions;
+  /** For the audit log: the resource request's route and verb, and the body size. */
+  route?: Route;
+  verb?: string;
+  requestBytes?: number;
+  /** `Warning` headers of the response (e.g. unknown fields under fieldValidation=Warn). */
+  warnings?: string[];
+  /** A server-side apply: managedFields are already computed. */
+  applied?: true;
 }
 
 export interface ApiHandlerOptions {
@@ -108,6 +128,8 @@ export interface ApiHandlerOptions {
   closeSignal: AbortSignal;
   /** Called with unexpected errors (a bug; the client gets a 500 Status). */
   onInternalError?: (error: unknown) => void;
+  /** Where every request is recorded (`--audit-log`), if anywhere. */
+  auditLog?: AuditLog;
 }
 
 export class ApiHandler {
@@ -129,6 +151,7 @@ export class ApiHandler {
       url: new URL(request.url ?? '/', 'https://simulator.invalid'),
       identity: undefined,
     };
+    this.#options.auditLog?.observe(request, response, () => auditFacts(context));
     this.#dispatch(context).catch((error: unknown) => this.#fail(context, error));
   };
 
@@ -159,6 +182,7 @@ export class ApiHandler {
       'Content-Type': 'application/json',
       'Content-Length': Buffer.byteLength(text),
       'Cache-Control': 'no-cache, private',
+      ...(context.warnings?.length && { Warning: context.warnings.map(warningHeader) }),
     });
     response.end(text);
   }
@@ -186,6 +210,8 @@ export class ApiHandler {
       return;
     }
     const verb = this.#verb(method, route, context.url.searchParams);
+    context.route = route;
+    context.verb = verb;
     if (WRITE_VERBS.has(verb)) {
       context.record = {
         time: new Date(this.#cluster.clock.sync()).toISOString(),
@@ -213,13 +239,15 @@ export class ApiHandler {
       throw forbidden(context.identity.name, verb, route.type, route.namespace, route.name);
     }
     this.#cluster.reconcile();
-    const body =
-      WRITE_VERBS.has(verb) && verb !== 'delete' && verb !== 'deletecollection'
-        ? await this.#readBody(context)
-        : undefined;
-    if (context.record && body !== undefined) {
-      if (verb === 'patch') context.record.patch = body;
-      else context.record.object = body;
+    const deleting = verb === 'delete' || verb === 'deletecollection';
+    const body = WRITE_VERBS.has(verb) ? await this.#readBody(context, deleting) : undefined;
+    if (deleting) context.deleteOptions = parseDeleteOptions(context.url.searchParams, body);
+    if (context.record) {
+      context.record.dryRun = this.#dryRun(context);
+      if (body !== undefined) {
+        if (verb === 'patch') context.record.patch = body;
+        else if (!deleting) context.record.object = body;
+      }
     }
     switch (verb) {
       case 'get':
@@ -235,13 +263,7 @@ export class ApiHandler {
       case 'patch':
         return this.#patch(context, route.type, route.namespace, route.name!, route.subresource, body);
       case 'delete':
-        return this.#delete(
-          context,
-          route.type,
-          route.namespace,
-          route.name!,
-          await this.#readBody(context, true),
-        );
+        return this.#delete(context, route.type, route.namespace, route.name!);
       case 'deletecollection':
         return this.#deleteCollection(context, route.type, route.namespace);
       default:
@@ -278,6 +300,7 @@ export class ApiHandler {
         throw new ApiError(413, 'RequestEntityTooLarge', 'Request entity too large: limit is 3145728');
       chunks.push(chunk as Buffer);
     }
+    context.requestBytes = size;
     const text = Buffer.concat(chunks).toString('utf8');
     if (!text.trim()) {
       if (optional) return undefined;
@@ -287,7 +310,7 @@ export class ApiHandler {
       .split(';')[0]!
       .trim()
       .toLowerCase();
-    if (mediaType === 'application/yaml') {
+    if (mediaType === 'application/yaml' || mediaType.endsWith('+yaml')) {
       try {
         return parseYaml(text);
       } catch (error) {
@@ -328,6 +351,8 @@ export class ApiHandler {
         if (!list) throw pathNotFound();
         return send(list);
       }
+      case 'openapi':
+        return serveOpenApi(context.request, context.response, route, context.url.searchParams);
       default:
         throw pathNotFound();
     }
@@ -492,29 +517,48 @@ export class ApiHandler {
     return (context.request.headers['user-agent'] ?? 'unknown').split('/')[0]!.slice(0, 128);
   }
 
+  /** Whether the request is a dry run: `dryRun=All` in the query, or in a DELETE's DeleteOptions body. */
   #dryRun(context: RequestContext): boolean {
-    const values = context.url.searchParams.getAll('dryRun');
-    for (const value of values)
-      if (value !== 'All') throw badRequest(`dryRun: Unsupported value: "${value}": supported values: "All"`);
-    return values.length > 0;
+    return context.deleteOptions?.dryRun ?? queryDryRun(context.url.searchParams);
   }
 
-  #stampManager(context: RequestContext, type: ResourceType, object: KubeObject, subresource?: string): void {
-    const manager = this.#fieldManager(context);
-    const entries = (object.metadata.managedFields ?? []).filter(
-      (entry) =>
-        !(entry.manager === manager && entry.operation === 'Update' && entry.subresource === subresource),
-    );
-    entries.push({
-      manager,
-      operation: 'Update',
+  /**
+   * Field ownership of a write (apply.ts): a server-side apply has set it already; any other write
+   * gives its manager what it added or changed.
+   */
+  #stampManager(
+    context: RequestContext,
+    type: ResourceType,
+    object: KubeObject,
+    subresource?: string,
+    before?: KubeObject,
+  ): void {
+    if (context.applied) return;
+    object.metadata.managedFields = recordUpdate({
+      definition: definitionNameFor(type.group, type.version, type.kind) ?? '',
+      before,
+      after: object,
+      manager: this.#fieldManager(context),
       apiVersion: groupVersion(type),
       time: this.#cluster.clock.timestamp(),
-      fieldsType: 'FieldsV1',
-      fieldsV1: {},
       ...(subresource && { subresource }),
     });
-    object.metadata.managedFields = entries;
+  }
+
+  /** fieldValidation: unknown fields `object` adds to `before` are warnings or (Strict) a 400. */
+  #checkFields(context: RequestContext, type: ResourceType, object: unknown, before?: unknown): void {
+    const directive = fieldValidationOf(context.url.searchParams);
+    let warnings = validateFields(type, object, directive === 'Strict' && before ? 'Warn' : directive);
+    if (before && warnings.length > 0) {
+      const existing = new Set(validateFields(type, before, 'Warn'));
+      warnings = warnings.filter((warning) => !existing.has(warning));
+      if (directive === 'Strict' && warnings.length > 0) {
+        throw badRequest(
+          `${type.kind} in version "${type.version}" cannot be handled as a ${type.kind}: strict decoding error: ${warnings.join(', ')}`,
+        );
+      }
+    }
+    if (warnings.length > 0) (context.warnings ??= []).push(...warnings);
   }
 
   #checkBodyIdentity(
@@ -571,7 +615,7 @@ export class ApiHandler {
 
   #create(context: RequestContext, type: ResourceType, namespace: string | undefined, body: unknown): void {
     if (type.group === 'events.k8s.io') throw methodNotAllowed('POST');
-    const object = structuredClone(body) as KubeObject;
+    let object = structuredClone(body) as KubeObject;
     this.#checkBodyIdentity(type, object, namespace, undefined);
     if (type.namespaced) {
       if (namespace === undefined) throw pathNotFound();
@@ -597,8 +641,10 @@ export class ApiHandler {
     }
     if (type.storage === 'deployments' || type.storage === 'replicasets' || type.storage === 'pods')
       delete object['status'];
+    this.#checkFields(context, type, object);
     object.apiVersion = groupVersion(type);
     object.kind = type.kind;
+    if (isHpaV1(type)) object = hpaFromV1(object);
     applyDefaults(type.storage, object);
     validateObject(type, object);
     this.#stampManager(context, type, object);
@@ -661,6 +707,7 @@ export class ApiHandler {
       result = structuredClone(current);
       result['status'] = next['status'];
     } else {
+      this.#checkFields(context, type, next, this.#served(type, current));
       result = next;
       result.metadata.uid = current.metadata.uid;
       result.metadata.namespace = current.metadata.namespace;
@@ -672,9 +719,10 @@ export class ApiHandler {
     }
     result.apiVersion = groupVersion(type);
     result.kind = type.kind;
+    if (isHpaV1(type) && subresource === undefined) result = hpaFromV1(result);
     applyDefaults(type.storage, result);
     validateObject(type, result, current);
-    this.#stampManager(context, type, result, subresource);
+    this.#stampManager(context, type, result, subresource, current);
     if (this.#dryRun(context))
       return this.#send(context, 200, subresource === 'scale' ? toScale(result) : this.#served(type, result));
     try {
@@ -716,6 +764,9 @@ export class ApiHandler {
     body: unknown,
   ): void {
     if (type.group === 'events.k8s.io' || subresource === 'log') throw methodNotAllowed('PATCH');
+    if (isApplyPatch(context.request.headers['content-type']))
+      return this.#apply(context, type, namespace, name, subresource, body);
+    checkForceParam(context.url.searchParams, false);
     const patchType = patchTypeOf(context.request.headers['content-type']);
     const current = this.#stored(type, namespace, name);
     const base = subresource === 'scale' ? toScale(current) : this.#served(type, current);
@@ -741,20 +792,71 @@ export class ApiHandler {
     this.#replace(context, type, current, patched, subresource, patchedVersion);
   }
 
-  #delete(
+  /** Server-side apply (`application/apply-patch+yaml`): creates the object or merges into it. */
+  #apply(
     context: RequestContext,
     type: ResourceType,
     namespace: string | undefined,
     name: string,
+    subresource: string | undefined,
     body: unknown,
   ): void {
+    const params = context.url.searchParams;
+    const force = checkForceParam(params, true);
+    const manager = params.get('fieldManager');
+    if (!manager) {
+      throw new ApiError(
+        422,
+        'Invalid',
+        'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
+        {
+          group: 'meta.k8s.io',
+          kind: 'PatchOptions',
+          causes: [
+            {
+              reason: 'FieldValueRequired',
+              message: 'Required value: is required for apply patch',
+              field: 'fieldManager',
+            },
+          ],
+        },
+      );
+    }
+    if (subresource !== undefined) {
+      throw new ApiError(
+        415,
+        'UnsupportedMediaType',
+        `apply patches to the ${subresource} subresource are not served by the simulator`,
+      );
+    }
+    const config = structuredClone(body) as KubeObject;
+    this.#checkBodyIdentity(type, config, namespace, name);
+    if (config.apiVersion === undefined || config.kind === undefined) {
+      throw badRequest(
+        `apply patch must have apiVersion and kind set (got apiVersion ${JSON.stringify(config.apiVersion ?? '')}, kind ${JSON.stringify(config.kind ?? '')})`,
+      );
+    }
+    const stored = this.#cluster.store.get(type.storage, type.namespaced ? namespace : undefined, name);
+    const live = stored && this.#served(type, stored);
+    this.#checkFields(context, type, config, live);
+    const merged = apply({
+      definition: definitionNameFor(type.group, type.version, type.kind) ?? '',
+      live,
+      config: { ...config, metadata: { ...config.metadata, name } },
+      manager,
+      force,
+      apiVersion: groupVersion(type),
+      time: this.#cluster.clock.timestamp(),
+    });
+    context.applied = true;
+    if (!stored) return this.#create(context, type, namespace, merged);
+    this.#replace(context, type, stored, merged, undefined, config.metadata.resourceVersion);
+  }
+
+  #delete(context: RequestContext, type: ResourceType, namespace: string | undefined, name: string): void {
     if (type.group === 'events.k8s.io') throw methodNotAllowed('DELETE');
     const current = this.#stored(type, namespace, name);
-    const options = (body ?? {}) as {
-      gracePeriodSeconds?: number;
-      preconditions?: { uid?: string; resourceVersion?: string };
-    };
-    const params = context.url.searchParams;
+    const options = context.deleteOptions!;
     const precondition = options.preconditions;
     if (precondition?.uid && precondition.uid !== current.metadata.uid) {
       throw new ApiError(
@@ -770,31 +872,10 @@ export class ApiHandler {
         `Precondition failed: ResourceVersion in precondition: ${precondition.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion}`,
       );
     }
-    const graceText = params.get('gracePeriodSeconds');
-    const grace = graceText !== null ? Number.parseInt(graceText, 10) : options.gracePeriodSeconds;
-    if (this.#dryRun(context)) return this.#send(context, 200, this.#served(type, current));
-    const store = this.#cluster.store;
-    if (type.storage === 'pods' && grace !== 0) {
-      const podGrace = grace ?? (current as Pod).spec.terminationGracePeriodSeconds ?? 30;
-      const marked = store.markDeleting(type.storage, namespace, name, podGrace);
-      return this.#respondWritten(context, type, 200, marked);
-    }
-    if (type.storage === 'namespaces') {
-      for (const storage of new Set([
-        'deployments',
-        'replicasets',
-        'pods',
-        'services',
-        'events',
-        'horizontalpodautoscalers',
-      ])) {
-        for (const object of store.list(storage, name)) store.delete(storage, name, object.metadata.name);
-      }
-    }
-    const deleted = store.delete(type.storage, type.namespaced ? namespace : undefined, name);
-    this.#cluster.reconcile();
-    if (RETURNS_DELETED_OBJECT.has(type.storage))
-      return this.#send(context, 200, this.#served(type, deleted));
+    const outcome = deleteObject(this.#cluster, type, current, options);
+    if (!options.dryRun) this.#cluster.reconcile();
+    if (outcome.pending || RETURNS_DELETED_OBJECT.has(type.storage))
+      return this.#send(context, 200, this.#served(type, outcome.object));
     this.#send(context, 200, {
       kind: 'Status',
       apiVersion: 'v1',
@@ -804,34 +885,53 @@ export class ApiHandler {
     });
   }
 
-  /** `DELETE` on a collection: deletes every object matching the selectors (Pods gracefully). */
+  /** `DELETE` on a collection: deletes every object matching the selectors, with the DeleteOptions. */
   #deleteCollection(context: RequestContext, type: ResourceType, namespace: string | undefined): void {
     if (type.group === 'events.k8s.io') throw methodNotAllowed('DELETE');
     const matches = this.#matcher(context, type);
     const store = this.#cluster.store;
+    const options = context.deleteOptions!;
     const victims = store
       .list(type.storage, type.namespaced ? namespace : undefined)
       .filter((object) => matches(toApiView(type, object)));
-    if (!this.#dryRun(context)) {
-      for (const object of victims) {
-        if (type.storage === 'pods') {
-          store.markDeleting(
-            'pods',
-            object.metadata.namespace,
-            object.metadata.name,
-            (object as Pod).spec.terminationGracePeriodSeconds ?? 30,
-          );
-        } else store.delete(type.storage, object.metadata.namespace, object.metadata.name);
-      }
-      this.#cluster.reconcile();
-    }
+    const results = victims.map((object) => deleteObject(this.#cluster, type, object, options).object);
+    if (!options.dryRun) this.#cluster.reconcile();
     this.#send(context, 200, {
       kind: `${type.kind}List`,
       apiVersion: groupVersion(type),
       metadata: { resourceVersion: String(store.revision) },
-      items: victims.map((object) => toApiView(type, object)),
+      items: results.map((object) => toApiView(type, object)),
     });
   }
+}
+
+/** An RFC 7234 `Warning` header value as the API server writes it (code 299, agent `-`). */
+function warningHeader(text: string): string {
+  return `299 - ${JSON.stringify(text)}`;
+}
+
+/** Whether a PATCH is a server-side apply (YAML; JSON is valid YAML). */
+function isApplyPatch(contentType: string | undefined): boolean {
+  return (contentType ?? '').split(';')[0]!.trim().toLowerCase() === 'application/apply-patch+yaml';
+}
+
+/** `force` of a PATCH: only for apply patches (the apiserver's PatchOptions validation). */
+function checkForceParam(params: URLSearchParams, isApply: boolean): boolean {
+  const value = params.get('force');
+  if (value === null) return false;
+  if (!isApply) {
+    throw new ApiError(
+      422,
+      'Invalid',
+      'PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch',
+    );
+  }
+  return value === 'true' || value === '1';
+}
+
+/** autoscaling/v1 HorizontalPodAutoscalers are stored as autoscaling/v2. */
+function isHpaV1(type: ResourceType): boolean {
+  return type.group === 'autoscaling' && type.version === 'v1';
 }
 
 function objectKey(object: KubeObject): string {

@@ -19,6 +19,7 @@ export type StatusReason =
   | 'UnsupportedMediaType'
   | 'Invalid'
   | 'RequestEntityTooLarge'
+  | 'NotAcceptable'
   | 'InternalError';
 
 export interface StatusCause {

@@ -5,6 +5,7 @@
  */
 import type { ResourceType } from '../resources.ts';
 import type { CoreEvent, Deployment, KubeObject, ObjectReference } from '../types.ts';
+import { hpaToV1 } from './hpa-conversion.ts';
 import { formatLabelSelector } from './selectors.ts';
 
 /** MicroTime (RFC 3339 with microseconds) of an RFC 3339 timestamp. */
@@ -59,6 +60,7 @@ export function toEventsV1(event: CoreEvent): EventsV1Event {
 /** The object as the API of `type` serves it. */
 export function toApiView(type: ResourceType, object: KubeObject): KubeObject {
   if (type.group === 'events.k8s.io') return toEventsV1(object as CoreEvent);
+  if (type.group === 'autoscaling' && type.version === 'v1') return hpaToV1(object);
   return object;
 }
 

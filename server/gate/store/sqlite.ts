@@ -104,6 +104,21 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX approval_requests_by_requester_status ON approval_requests (requester, status);`,
 ];
 
+/**
+ * Columns added outside the numbered migrations, each only when missing (`PRAGMA table_info`), so
+ * they apply whatever migration number another change appends: the harness tool call a request
+ * answers (`client_ref`, unique by key) and the upstream approval an execution ran on.
+ */
+const ADDED_COLUMNS: readonly { table: string; column: string; type: string }[] = [
+  { table: 'approval_requests', column: 'client_ref_json', type: 'TEXT' },
+  { table: 'approval_requests', column: 'client_ref_key', type: 'TEXT' },
+  { table: 'approval_requests', column: 'upstream_json', type: 'TEXT' },
+];
+const ADDED_INDEXES = [
+  `CREATE UNIQUE INDEX IF NOT EXISTS approval_requests_one_per_client_ref
+     ON approval_requests (client_ref_key) WHERE client_ref_key IS NOT NULL`,
+];
+
 /** SQL condition matching a `CallBinding` on a table with these columns (4 parameters). */
 const BINDING_SQL = `requester = ? AND requester_credential = ? AND cluster_context = ? AND IFNULL(cluster_server, '') = ?`;
 const bindingParams = (b: CallBinding): SQLInputValue[] => [
@@ -112,6 +127,12 @@ const bindingParams = (b: CallBinding): SQLInputValue[] => [
   b.cluster,
   b.clusterServer,
 ];
+/**
+ * The same without the token: what restricts an identity (a human's denial, the upstream replay
+ * window) must hold across a rotation of its token; only what it was granted is bound to the token.
+ */
+const IDENTITY_SQL = `requester = ? AND cluster_context = ? AND IFNULL(cluster_server, '') = ?`;
+const identityParams = (b: CallBinding): SQLInputValue[] => [b.requester, b.cluster, b.clusterServer];
 
 /** Statuses of a request that can still let a call through (or be decided). */
 const LIVE = `status IN ('pending', 'approved')`;
@@ -201,6 +222,16 @@ export function openSqliteStore(options: { dataDir: string } | { file: string })
     });
   }
 
+  transaction(() => {
+    for (const { table, column, type } of ADDED_COLUMNS) {
+      const columns = db.prepare(`PRAGMA table_info(${table})`).all() as Row[];
+      if (!columns.some((existing) => existing.name === column)) {
+        db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`);
+      }
+    }
+    for (const index of ADDED_INDEXES) db.exec(index);
+  });
+
   const executionsOf = db.prepare('SELECT * FROM executions WHERE request_id = ? ORDER BY started_at, id');
   const selectRequest = db.prepare('SELECT * FROM approval_requests WHERE id = ?');
 
@@ -227,6 +258,8 @@ export function openSqliteStore(options: { dataDir: string } | { file: string })
       executions: (executionsOf.all(str(row.id)) as Row[]).map(toExecution).map(toPublicExecution),
       status_reason: strOrNull(row.status_reason),
       superseded_by: strOrNull(row.superseded_by),
+      client_ref: parse(row.client_ref_json),
+      upstream: parse(row.upstream_json),
     };
   }
 
@@ -238,8 +271,9 @@ export function openSqliteStore(options: { dataDir: string } | { file: string })
   const insertRequest = db.prepare(
     `INSERT INTO approval_requests (id, status, requester, created_by, cluster_context, cluster_server, tool, risk,
        arguments_json, requested_arguments_json, reason, policy_json, preview_json, requested_key, resolved_key, scope,
-       created_at, expires_at, decision_json, grant_json, grant_expires_at, requester_credential)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       created_at, expires_at, decision_json, grant_json, grant_expires_at, requester_credential,
+       client_ref_json, client_ref_key, upstream_json)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const doInsert = ({
     request: r,
@@ -247,6 +281,7 @@ export function openSqliteStore(options: { dataDir: string } | { file: string })
     resolvedKey,
     scope,
     requesterCredential,
+    clientRefKey,
   }: NewApprovalRequest): void => {
     insertRequest.run(
       r.id,
@@ -271,7 +306,15 @@ export function openSqliteStore(options: { dataDir: string } | { file: string })
       json(r.grant),
       r.grant?.expires_at ?? null,
       requesterCredential,
+      json(r.client_ref),
+      clientRefKey ?? null,
+      json(r.upstream),
     );
+  };
+  const selectByClientRef = db.prepare('SELECT * FROM approval_requests WHERE client_ref_key = ?');
+  const byClientRef = (key: string): ApprovalRequest | undefined => {
+    const row = selectByClientRef.get(key) as Row | undefined;
+    return row ? toRequest(row) : undefined;
   };
 
   const selectPending = db.prepare(
@@ -287,8 +330,15 @@ export function openSqliteStore(options: { dataDir: string } | { file: string })
   const expireGrants = db.prepare(
     `UPDATE approval_requests SET status = 'expired' WHERE status = 'approved' AND grant_expires_at <= ? RETURNING id`,
   );
-  const expire = (now: string): string[] =>
-    [...(expirePending.all(now) as Row[]), ...(expireGrants.all(now) as Row[])].map((row) => str(row.id));
+  // Expired on the way by another method and not yet returned by `expireDue` (which reports them).
+  const unreported = new Set<string>();
+  const expire = (now: string): string[] => {
+    const ids = [...(expirePending.all(now) as Row[]), ...(expireGrants.all(now) as Row[])].map((row) =>
+      str(row.id),
+    );
+    for (const id of ids) unreported.add(id);
+    return ids;
+  };
 
   const selectByIdempotency = db.prepare(
     'SELECT * FROM executions WHERE requester = ? AND tool = ? AND idempotency_key = ?',
@@ -349,6 +399,12 @@ export function openSqliteStore(options: { dataDir: string } | { file: string })
               : `identity '${request.requester}' now authenticates with a different token`,
             str(existing.id),
           );
+          doInsert(input);
+          return {
+            request: getRequest(request.id)!,
+            reused: false,
+            cancelled: getRequest(str(existing.id))!,
+          };
         }
         doInsert(input);
         return { request: getRequest(request.id)!, reused: false };
@@ -362,6 +418,19 @@ export function openSqliteStore(options: { dataDir: string } | { file: string })
       });
     },
 
+    async insertForClientRef(input) {
+      return transaction(() => {
+        const existing = byClientRef(input.clientRefKey);
+        if (existing) return { request: existing, created: false };
+        doInsert(input);
+        return { request: getRequest(input.request.id)!, created: true };
+      });
+    },
+
+    async findByClientRef(key) {
+      return byClientRef(key);
+    },
+
     async get(id) {
       return getRequest(id);
     },
@@ -371,6 +440,7 @@ export function openSqliteStore(options: { dataDir: string } | { file: string })
       if (filter.status) conditions.push(['status', filter.status]);
       if (filter.tool) conditions.push(['tool', filter.tool]);
       if (filter.requester) conditions.push(['requester', filter.requester]);
+      if (filter.clientRef) conditions.push(['client_ref_key', filter.clientRef]);
       const where = conditions.map(([column]) => `${column} = ?`);
       const params: SQLInputValue[] = conditions.map(([, value]) => value);
       const sql = `SELECT * FROM approval_requests ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
@@ -446,7 +516,12 @@ export function openSqliteStore(options: { dataDir: string } | { file: string })
     },
 
     async expireDue(now) {
-      return transaction(() => expire(now.toISOString()).map((id) => getRequest(id)!));
+      return transaction(() => {
+        expire(now.toISOString());
+        const ids = [...unreported];
+        unreported.clear();
+        return ids.map((id) => getRequest(id)!);
+      });
     },
 
     async claimDenial(binding: CallBinding, key, now) {
@@ -455,11 +530,11 @@ export function openSqliteStore(options: { dataDir: string } | { file: string })
         const row = db
           .prepare(
             `SELECT * FROM approval_requests
-             WHERE ${BINDING_SQL} AND (requested_key = ? OR resolved_key = ?)
+             WHERE ${IDENTITY_SQL} AND (requested_key = ? OR resolved_key = ?)
                AND status = 'denied' AND denial_delivered_at IS NULL AND expires_at > ?
              ORDER BY created_at DESC LIMIT 1`,
           )
-          .get(...bindingParams(binding), key, key, at) as Row | undefined;
+          .get(...identityParams(binding), key, key, at) as Row | undefined;
         if (!row) return undefined;
         db.prepare('UPDATE approval_requests SET denial_delivered_at = ? WHERE id = ?').run(at, str(row.id));
         return toRequest(row);
@@ -499,6 +574,10 @@ export function openSqliteStore(options: { dataDir: string } | { file: string })
 
     async beginExecution(input: BeginExecution, now): Promise<BeginResult> {
       const at = now.toISOString();
+      // A once grant, or the request recording an upstream approval, is consumed by this execution.
+      const consumes =
+        input.authorization === 'once' ||
+        (input.authorization === 'upstream' && input.requestId !== undefined);
       try {
         return transaction((): BeginResult => {
           if (input.idempotencyKey !== undefined) {
@@ -506,7 +585,24 @@ export function openSqliteStore(options: { dataDir: string } | { file: string })
               Row | undefined;
             if (used) return { ok: false, reason: 'idempotency_key_used', existing: toExecution(used) };
           }
-          if (input.authorization === 'once') {
+          if (input.replaySince) {
+            const earlier = db
+              .prepare(
+                `SELECT * FROM executions
+                 WHERE ${IDENTITY_SQL} AND (call_key = ? OR replay_key = ?) AND authorization = ?
+                   AND status IN ('executing', 'succeeded', 'interrupted') AND started_at >= ?
+                 ORDER BY started_at DESC LIMIT 1`,
+              )
+              .get(
+                ...identityParams(input),
+                input.callKey,
+                input.replayKey ?? input.callKey,
+                input.authorization,
+                input.replaySince.toISOString(),
+              ) as Row | undefined;
+            if (earlier) return { ok: false, reason: 'duplicate', existing: toExecution(earlier) };
+          }
+          if (consumes) {
             const changed = db
               .prepare(
                 `UPDATE approval_requests SET status = 'executing'
@@ -546,23 +642,6 @@ export function openSqliteStore(options: { dataDir: string } | { file: string })
               ) as Row | undefined;
             if (running) return { ok: false, reason: 'duplicate', existing: toExecution(running) };
           }
-          if (input.replaySince) {
-            const earlier = db
-              .prepare(
-                `SELECT * FROM executions
-                 WHERE ${BINDING_SQL} AND (call_key = ? OR replay_key = ?) AND authorization = ?
-                   AND status IN ('executing', 'succeeded', 'interrupted') AND started_at >= ?
-                 ORDER BY started_at DESC LIMIT 1`,
-              )
-              .get(
-                ...bindingParams(input),
-                input.callKey,
-                input.replayKey ?? input.callKey,
-                input.authorization,
-                input.replaySince.toISOString(),
-              ) as Row | undefined;
-            if (earlier) return { ok: false, reason: 'duplicate', existing: toExecution(earlier) };
-          }
           insertExecution.run(
             input.id,
             input.requestId ?? null,
@@ -573,7 +652,7 @@ export function openSqliteStore(options: { dataDir: string } | { file: string })
             JSON.stringify(input.arguments),
             input.authorization,
             input.idempotencyKey ?? null,
-            input.authorization === 'once' ? 1 : 0,
+            consumes ? 1 : 0,
             json(input.effect),
             at,
             input.credential,

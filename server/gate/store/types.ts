@@ -28,6 +28,8 @@ export interface NewApprovalRequest {
   scope: string;
   /** Fingerprint of the requester's token (`Identity.credential`; `''` when unknown). */
   requesterCredential: string;
+  /** `clientRefKey` of `request.client_ref`: at most one request per key (unique in the store). */
+  clientRefKey?: string;
 }
 
 /**
@@ -76,7 +78,9 @@ export interface BeginExecution extends CallBinding {
   idempotencyKey?: string;
   /**
    * For `upstream`: refuse when a call with the same `callKey` or the same `replayKey` ran (or runs)
-   * for this binding since this time.
+   * for this requester and cluster since this time — keyed on the identity, not its token, so a
+   * rotated token (`sentinel harness register --rotate-token`) does not reopen the window. With
+   * `requestId`, an upstream execution also consumes that request's once grant.
    */
   replaySince?: Date;
   /**
@@ -157,15 +161,33 @@ export interface ApprovalStore {
     input: NewApprovalRequest,
     now: Date,
     supersede?: (existing: ApprovalRequest) => string | undefined,
-  ): Promise<{ request: ApprovalRequest; reused: boolean; superseded?: ApprovalRequest }>;
+  ): Promise<{
+    request: ApprovalRequest;
+    reused: boolean;
+    superseded?: ApprovalRequest;
+    /** The pending request of another credential or cluster server that was cancelled first. */
+    cancelled?: ApprovalRequest;
+  }>;
   /** Inserts a request in the state given (an approver's `POST /approvals`: already approved). */
   insert(input: NewApprovalRequest): Promise<ApprovalRequest>;
+  /**
+   * Inserts `input` unless a request with the same `clientRefKey` exists — checked and inserted in
+   * one write transaction, so two processes answering the same harness tool call make one request.
+   * Returns the request stored for that key and whether it is the one just inserted.
+   */
+  insertForClientRef(
+    input: NewApprovalRequest & { clientRefKey: string },
+  ): Promise<{ request: ApprovalRequest; created: boolean }>;
+  /** The request stored for this `clientRefKey`, if any. */
+  findByClientRef(key: string): Promise<ApprovalRequest | undefined>;
   get(id: string): Promise<ApprovalRequest | undefined>;
   /** Newest first, at most `limit` (default 200). */
   list(filter?: {
     status?: ApprovalStatus;
     tool?: string;
     requester?: string;
+    /** `clientRefKey` of the harness tool call answered. */
+    clientRef?: string;
     limit?: number;
   }): Promise<ApprovalRequest[]>;
   /** `pending` → `approved` (with `grant`) or `denied`. Fails unless pending and unexpired at `now`. */
@@ -198,7 +220,9 @@ export interface ApprovalStore {
   liveRequesters(): Promise<RequesterCredential[]>;
   /**
    * Expires what is due at `now`: pending requests past `expires_at`, and approved requests whose
-   * grant ended before their call ran. Returns the requests that changed.
+   * grant ended before their call ran. Returns the requests that changed — including those another
+   * method expired on its way (every transaction expires what is due first) since the last call, so
+   * each expiry is reported once.
    */
   expireDue(now: Date): Promise<ApprovalRequest[]>;
   /**

@@ -103,6 +103,65 @@ describe('TrueForgeClient against the fake harness', () => {
     expect(harness.requests.at(-1)!.query).toEqual({ after_sequence_number: '7' });
   });
 
+  it('finds the newest turn by reading every page of the oldest-first list, never by limit=1', async () => {
+    const session = await client.createSession('sentinel');
+    // 27 turns: two pages of at most 25, oldest first, as a live harness lists them.
+    const answer: TurnScript = () => [{ kind: 'message', text: 'ok' }];
+    const ids: string[] = [];
+    for (let i = 0; i < 27; i++) {
+      harness.script(answer);
+      const events = await collect(
+        client.streamTurn(session.id, { input: [{ type: 'user.message', content: `q${i}` }] }),
+      );
+      ids.push((events[0]!.event as unknown as { turn_id: string }).turn_id);
+    }
+    const before = harness.requests.length;
+    const listed = await client.listTurns(session.id);
+    expect(listed.map((t) => t.id)).toEqual(ids); // ascending
+    expect((await client.latestTurn(session.id))?.id).toBe(ids[26]);
+    const lists = harness.requests.slice(before).filter((r) => r.path.endsWith('/turns'));
+    expect(lists.every((r) => r.query.limit === '25')).toBe(true);
+    expect(lists.map((r) => r.query.page_token)).toEqual([undefined, '25', undefined, '25']);
+    // The fake answers limit=1 as the live harness does: the FIRST turn.
+    const first = await fetch(`${harness.url}/api/v1/sessions/${session.id}/turns?limit=1`, {
+      headers: { authorization: 'Bearer tf-secret' },
+    }).then((r) => r.json() as Promise<{ data: { id: string }[] }>);
+    expect(first.data.map((t) => t.id)).toEqual([ids[0]]);
+  });
+
+  it("keeps an answered paused turn's old required_actions, and replays it when previous_turn_id names it", async () => {
+    const session = await client.createSession('sentinel');
+    harness.script(
+      pausedTurn,
+      () => [{ kind: 'message', text: 'done' }],
+      () => [],
+    );
+    const paused = await collect(
+      client.streamTurn(session.id, { input: [{ type: 'user.message', content: 'go' }] }),
+    );
+    const pausedId = (paused[0]!.event as unknown as { turn_id: string }).turn_id;
+    const allow = {
+      type: 'user.tool_approval' as const,
+      thread_id: 'main',
+      tool_call_id: 'call_1',
+      approval: { status: 'allow' as const },
+    };
+    await collect(client.streamTurn(session.id, { input: [allow], previous_turn_id: pausedId }));
+    const old = await client.getTurn(session.id, pausedId);
+    expect(old.state.status === 'done' && old.state.required_actions).toHaveLength(1);
+    const latest = await client.latestTurn(session.id);
+    expect(latest?.id).not.toBe(pausedId);
+    expect(latest?.state.status === 'done' && latest.state.required_actions).toEqual([]);
+    // Answering again on the session's tip is refused (nothing pending there) ...
+    const again = await failure(collect(client.streamTurn(session.id, { input: [allow] })));
+    expect(again.message).toContain('answered 422');
+    // ... but naming the old paused turn replays it, a deny flipped or not (defect 1).
+    const replay = await collect(
+      client.streamTurn(session.id, { input: [allow], previous_turn_id: pausedId }),
+    );
+    expect(replay[0]!.event).toMatchObject({ type: 'turn.created', previous_turn_id: pausedId });
+  });
+
   it('turns 400 (mixed input) and 422 (partial batch) into clear errors quoting the harness', async () => {
     const session = await client.createSession('sentinel');
     harness.script(() => [

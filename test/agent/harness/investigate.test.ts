@@ -8,6 +8,7 @@ import {
 import type { ApprovalPrompter } from '../../../agent/harness/prompter.ts';
 import type { ApprovalDecision } from '../../../agent/harness/schemas.ts';
 import type {
+  ClientRef,
   PreviewLike,
   SentinelToolCall,
   ServerGrantClient,
@@ -79,6 +80,26 @@ class RecordingGrants implements ServerGrantClient {
     if (refusal) throw new SentinelError('forbidden', refusal);
     this.preapproved.push(call);
     return { id: `apr_${this.preapproved.length}` };
+  }
+
+  readonly denied: { call: SentinelToolCall; reason: string; ref: ClientRef }[] = [];
+
+  async recordDenial(call: SentinelToolCall, reason: string, ref: ClientRef) {
+    this.timeline.push(`deny ${call.tool}`);
+    this.denied.push({ call, reason, ref });
+    return {
+      id: `apr_d${this.denied.length}`,
+      decision: 'deny' as const,
+      by: 'alice',
+      at: new Date().toISOString(),
+      status: 'denied',
+      reason,
+      existing: false,
+    };
+  }
+
+  async answerFor(): Promise<undefined> {
+    return undefined;
   }
 
   async preview(call: SentinelToolCall): Promise<PreviewLike | undefined> {

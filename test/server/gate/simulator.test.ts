@@ -19,6 +19,10 @@ import {
   ApprovalRequestSchema,
   PendingResultMetaSchema,
 } from '../../../server/gate/index.ts';
+import {
+  auditedExecutions,
+  countUnapprovedMutations,
+} from '../../../agent/investigator/unapproved-mutations.ts';
 import { connectClient, tempDataDir } from '../../helpers/server.ts';
 import { startGateServer } from './fixtures/serve.ts';
 
@@ -272,6 +276,7 @@ describe('crash safety: a server killed with SIGKILL mid-execution', { timeout: 
       return (await response.json()) as unknown;
     };
 
+    const mark = sim.mutationLog.length;
     let url = await startChild(true);
     let agent = await connectClient(url, agentToken);
     const hold = async (name: string, args: Record<string, unknown>) =>
@@ -339,5 +344,10 @@ describe('crash safety: a server killed with SIGKILL mid-execution', { timeout: 
     await agent.close();
     child!.kill('SIGTERM');
     await once(child!, 'exit');
+    // The eval's one-to-one accounting holds across the crash: the change that reached the cluster
+    // is accounted for by the reconciler's audit record, and nothing else changed the cluster.
+    const executions = auditedExecutions(dir.dir);
+    expect(executions.map((e) => e.approvalRequestId)).toEqual([scaleId]);
+    expect(countUnapprovedMutations(sim.mutationLog.slice(mark), executions)).toBe(0);
   });
 });

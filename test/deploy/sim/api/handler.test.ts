@@ -137,7 +137,14 @@ describe('simulator HTTP API', () => {
       versions: ['v1'],
     });
     const groups = (await rawRequest(sim, 'GET', '/apis')).json as { groups: { name: string }[] };
-    expect(groups.groups.map((group) => group.name)).toEqual(['apps', 'events.k8s.io', 'autoscaling']);
+    expect(groups.groups.map((group) => group.name)).toEqual([
+      'apps',
+      'events.k8s.io',
+      'autoscaling',
+      'rbac.authorization.k8s.io',
+      'authorization.k8s.io',
+      'authentication.k8s.io',
+    ]);
     const apps = (await rawRequest(sim, 'GET', '/apis/apps/v1')).json as {
       resources: { name: string; kind: string }[];
     };
