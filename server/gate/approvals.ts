@@ -31,6 +31,8 @@ import { evaluateResolved, type Verdict } from './policy/evaluate.ts';
 import { effectDifference, resultText } from './preview.ts';
 import type { TransitionResult } from './store/types.ts';
 import { approverStanding, deciderRight } from './approver-standing.ts';
+import { describeWindowGrant } from '../render/window.ts';
+import { windowCoverage } from './window-coverage.ts';
 
 /** Runs a tool's dry run outside an MCP call (read-only client), for `POST /approvals`. */
 export type PreviewFn = (tool: Tool, args: Record<string, unknown>) => Promise<CallToolResult>;
@@ -96,8 +98,19 @@ function policyForbids(verdict: Verdict): SentinelError {
   );
 }
 
-function checkValidity(requested: GrantValidity, allowed: GrantValidity): void {
+function checkValidity(
+  requested: GrantValidity,
+  allowed: GrantValidity,
+  settings: { maxWindow: string; maxWindowMs: number },
+): void {
   if (requested === 'once') return;
+  if (durationMs(requested.window) > settings.maxWindowMs) {
+    throw new SentinelError(
+      'invalid_input',
+      `validity.window: ${requested.window} is longer than the policy's settings.max_window (${settings.maxWindow}); ask for a window of at most ${settings.maxWindow}.`,
+      { field: 'validity.window' },
+    );
+  }
   if (allowed === 'once') {
     throw new SentinelError(
       'invalid_input',
@@ -136,7 +149,16 @@ export function grantFor(
   const description =
     validity === 'once'
       ? `exactly this ${request.tool} call by ${request.requester} ${where}, once, if retried before ${expires_at}`
-      : `any ${request.tool} call by ${request.requester} ${where} that matches policy ${rules.length === 1 ? 'rule' : 'rules'} ${rules.join(', ')} (and no stricter rule), until ${expires_at}`;
+      : describeWindowGrant(
+          {
+            tool: request.tool,
+            requester: request.requester,
+            cluster: request.cluster,
+            rules,
+            coverage: request.policy.window,
+          },
+          expires_at,
+        );
   return {
     validity,
     expires_at,
@@ -277,7 +299,7 @@ export function createApprovalsService(core: GateCore, options: ApprovalsOptions
   ) {
     const request = await load(id);
     const right = authorizeDecider(request, who, `approval request '${id}'`);
-    if (allow) checkValidity(validity, request.policy.validity);
+    if (allow) checkValidity(validity, request.policy.validity, policy.settings);
     const now = core.now();
     const decided = transitionOrThrow(
       await store.decide(
@@ -368,7 +390,7 @@ export function createApprovalsService(core: GateCore, options: ApprovalsOptions
       await ownCallName(body.requester, tool.name, args),
     );
     const validity = body.validity ?? 'once';
-    if (!deny) checkValidity(validity, verdict.validity);
+    if (!deny) checkValidity(validity, verdict.validity, policy.settings);
     if (body.effect !== undefined && !deny) {
       const difference = effectDifference(body.effect, resolved.resolution.preview?.effect ?? null);
       if (difference !== undefined) {
@@ -380,6 +402,7 @@ export function createApprovalsService(core: GateCore, options: ApprovalsOptions
       }
     }
     const now = core.now();
+    const window = windowCoverage(policy, query, verdict, resolved.resolution.arguments);
     const record = requestRecord({
       requester: body.requester,
       createdBy: who.name,
@@ -388,6 +411,7 @@ export function createApprovalsService(core: GateCore, options: ApprovalsOptions
       args,
       resolution: resolved.resolution,
       verdict,
+      ...(window && { window }),
       now,
       requestTtlMs: policy.settings.requestTtlMs,
       requesterCredential: requester?.credential ?? '',
@@ -403,7 +427,12 @@ export function createApprovalsService(core: GateCore, options: ApprovalsOptions
         grant: deny
           ? null
           : grantFor(
-              { requester: body.requester, tool: tool.name, cluster: cluster ?? null, policy: verdict },
+              {
+                requester: body.requester,
+                tool: tool.name,
+                cluster: cluster ?? null,
+                policy: { ...verdict, ...(window && { window }) },
+              },
               validity,
               now,
               policy.settings.requestTtlMs,

@@ -35,7 +35,8 @@ import {
   staleResult,
   withExecutedMeta,
 } from './messages.ts';
-import { evaluateResolved, type CompiledPolicy, type Verdict } from './policy/evaluate.ts';
+import { evaluateResolved, type CompiledPolicy, type PolicyQuery, type Verdict } from './policy/evaluate.ts';
+import { windowCoverage } from './window-coverage.ts';
 import { newId } from './ids.ts';
 import { requestRecord, resolveCall, type Resolved } from './new-request.ts';
 import { effectDifference, isNoOpPreview, resolutionFromDryRun, type Resolution } from './preview.ts';
@@ -414,12 +415,19 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
   }
 
   /** Records (or reuses) the pending request for a held call, with its resolution. */
-  async function hold(call: ToolCall, args: Record<string, unknown>, verdict: Verdict, resolved: Resolved) {
+  async function hold(
+    call: ToolCall,
+    args: Record<string, unknown>,
+    verdict: Verdict,
+    resolved: Resolved,
+    query: PolicyQuery & { tool: Tool },
+  ) {
     const { tool } = call;
     if (resolved.preview && isNoOpPreview(resolved.preview))
       return noChangeResult(resolved.preview, tool.name);
     const now = core.now();
     const fresh = resolved.resolution.preview;
+    const window = windowCoverage(policy, query, verdict, resolved.resolution.arguments);
     const { request, reused, superseded, cancelled } = await store.createOrReusePending(
       requestRecord({
         requester: call.identity.name,
@@ -432,6 +440,7 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
         now,
         requestTtlMs: policy.settings.requestTtlMs,
         requesterCredential: call.identity.credential ?? '',
+        ...(window && { window }),
       }),
       now,
       // Re-requested: the human must see what the call does now, never an outdated preview.
@@ -555,6 +564,6 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
         { dryRun: verdict.dryRun },
       );
     }
-    return hold(call, args, verdict, resolved);
+    return hold(call, args, verdict, resolved, query);
   };
 }

@@ -92,7 +92,7 @@ function controls(request: ApprovalRequest): string {
           `<label for="validity-${id}">Grant</label>`,
           `<select id="validity-${id}" name="validity">`,
           '<option value="once" selected>once (this exact call)</option>',
-          `<option value="${e(validity.window)}">for ${e(validity.window)} (same tool and rule)</option>`,
+          `<option value="${e(validity.window)}">for ${e(validity.window)} (also other calls: see Grant above)</option>`,
           '</select>',
         ].join('');
   return [
