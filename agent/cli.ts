@@ -1,6 +1,7 @@
 /**
  * The `sentinel` command line. Each area registers its own subcommands; this file only wires them
- * together and turns `SentinelError`s into one clear line on stderr and a non-zero exit code.
+ * together, guards stdout and stderr (./terminal-guard.ts), and turns `SentinelError`s into one
+ * clear line on stderr and a non-zero exit code.
  */
 import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
@@ -13,6 +14,7 @@ import { registerHarnessCommand } from './harness/register-command.ts';
 import { registerInvestigateCommand } from './investigate-command.ts';
 import { registerSimCommand } from '../deploy/sim/cli.ts';
 import { registerInvestigatorCommands } from './investigator/commands.ts';
+import { guardTerminalOutput } from './terminal-guard.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
   version: string;
@@ -47,6 +49,9 @@ export function buildProgram(): Command {
 
 /** Entry point used by `bin/sentinel.js`. Exits the process with the command's status. */
 export async function main(argv: string[]): Promise<void> {
+  // Whatever a command writes, no terminal escape or hidden character reaches the terminal.
+  guardTerminalOutput(process.stdout);
+  guardTerminalOutput(process.stderr);
   const deprecation = applyDeprecatedServerUrlEnv(process.env);
   if (deprecation) process.stderr.write(deprecation);
   const program = buildProgram();

@@ -162,10 +162,12 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
     res.status(ready ? 200 : 503).json(body);
   });
 
-  // A POST /mcp refused for its token is a call nobody authenticated: recorded (without reading the
-  // body, so no tool name) like the calls the pipeline refuses.
-  const recordUnauthenticated: RequestHandler = (_req, res, next) => {
+  // A request refused for its token (any route) is reported with its source and route, without
+  // reading the body (so no tool name); the audit aggregates these per source and minute.
+  const recordUnauthenticated: RequestHandler = (req, res, next) => {
     const at = new Date();
+    // Read now: a router mounted on a path rewrites req.url while its handlers run.
+    const route = `${req.method} /${req.path.split('/')[1] ?? ''}`;
     res.on('finish', () => {
       if (res.statusCode !== 401) return;
       notifyRejected(
@@ -177,44 +179,41 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
           tool: UNREAD_TOOL,
           reason: 'unauthenticated',
           error: new SentinelError('unauthorized', 'Missing, unknown or revoked bearer token.'),
+          source: req.socket.remoteAddress ?? 'unknown',
+          route,
         },
         res.locals.log as Logger,
       );
     });
     next();
   };
-  app.post(
-    '/mcp',
-    recordUnauthenticated,
-    authenticate,
-    express.json({ limit: MAX_BODY_BYTES }),
-    async (req, res) => {
-      const identity = req.identity!;
-      const requestId = res.locals.requestId as string;
-      const server = createMcpServer({
-        registry,
-        pipeline,
-        caller: () => ({ identity, requestId }),
-        version: deps.version,
-      });
-      const transport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: undefined,
-        enableJsonResponse: true,
-        maxRequestBodySize: MAX_BODY_BYTES,
-      });
-      res.on('close', () => {
-        void transport.close();
-        void server.close();
-      });
-      try {
-        await server.connect(transport);
-        await transport.handleRequest(req, res, req.body);
-      } catch (error) {
-        (res.locals.log as Logger).error({ err: error }, 'MCP request failed');
-        if (!res.headersSent) res.status(500).json(jsonRpcError(-32603, 'Internal error'));
-      }
-    },
-  );
+  app.use(recordUnauthenticated);
+  app.post('/mcp', authenticate, express.json({ limit: MAX_BODY_BYTES }), async (req, res) => {
+    const identity = req.identity!;
+    const requestId = res.locals.requestId as string;
+    const server = createMcpServer({
+      registry,
+      pipeline,
+      caller: () => ({ identity, requestId }),
+      version: deps.version,
+    });
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+      maxRequestBodySize: MAX_BODY_BYTES,
+    });
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(req, res, req.body);
+    } catch (error) {
+      (res.locals.log as Logger).error({ err: error }, 'MCP request failed');
+      if (!res.headersSent) res.status(500).json(jsonRpcError(-32603, 'Internal error'));
+    }
+  });
   // Stateless server: no SSE stream to GET and no session to DELETE.
   app.all('/mcp', authenticate, (_req, res) => {
     res

@@ -32,7 +32,7 @@ function registerServe(program: Command): void {
     .option('--port <port>', 'TCP port; 0 picks a free one', '7070')
     .option(
       '--allowed-host <host>',
-      'extra host name accepted in Host/Origin headers (repeatable)',
+      'extra host accepted in Host/Origin headers: name (on the server port) or name:port, e.g. a proxy (repeatable)',
       collect,
       [],
     )

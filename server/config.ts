@@ -115,7 +115,10 @@ export function checkBindAddress(host: string, allowRemote: boolean, hasTokens: 
   );
 }
 
-/** Host names accepted in Host/Origin: the bound address, localhost forms, and --allowed-host values. */
+/**
+ * Hosts accepted in Host/Origin: the bound address and its localhost forms (on the server's own
+ * port), and --allowed-host values (`name` on the server's port, `name:port` on that port only).
+ */
 export function allowedHostNames(host: string, extra: readonly string[]): string[] {
   return [
     ...new Set([

@@ -3,6 +3,7 @@
  * Authorization headers and anything named like a token are redacted wherever they appear.
  */
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { sanitizeText } from '../tools/format/text.ts';
 
 /** Paths pino censors in every log line. */
 export const REDACTED_LOG_PATHS = [
@@ -32,6 +33,9 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       name: 'sentinel',
       level: options.level ?? process.env.SENTINEL_LOG_LEVEL ?? 'info',
       redact: { paths: REDACTED_LOG_PATHS, censor: '[redacted]' },
+      // Log lines carry cluster and caller text; no escape, bidi or invisible character reaches a
+      // terminal tailing them (the JSON style keeps each line valid JSON with the same value).
+      hooks: { streamWrite: (line) => sanitizeText(line, { multiline: true, style: 'json' }) },
     },
     options.destination ?? pino.destination({ fd: options.fd ?? 1, sync: true }),
   );

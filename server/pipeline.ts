@@ -86,6 +86,9 @@ export interface RejectedCall {
   reason: 'unknown_tool' | 'invalid_arguments' | 'unauthenticated';
   /** What the caller was told. */
   error: SentinelError;
+  /** For an HTTP request refused for its token: its remote address and route (`POST /mcp`). */
+  source?: string;
+  route?: string;
 }
 
 /** Told about every rejected call (e.g. to audit it); must not throw. */

@@ -16,6 +16,7 @@ import { defaultTokensFile, hardenDataDir, localTokenFile, resolveDataDir } from
 import { LOCAL_IDENTITY_NAME } from './identity.ts';
 import { createIdentityStore, type IdentityStore } from './identity-store.ts';
 import { serveStdio, requireIdentity } from './stdio.ts';
+import { trackInFlight } from './in-flight.ts';
 import { connectCluster } from './kube.ts';
 import { listen, type ListeningServer } from './listen.ts';
 import { createLogger } from './logger.ts';
@@ -232,11 +233,15 @@ export async function startServe(
   });
   hardenDataDir(dataDir);
   warnUpstreamTrust(identities, logger, io);
+  // Outermost: a shutdown waits for every call to settle (and be audited) before closing the stores.
+  const inFlight = trackInFlight();
+  const middlewares = [inFlight.middleware, ...plugins.middlewares];
 
   if (options.stdio) {
     const stdio: { close?: () => Promise<void> } = {};
     const running = runningServer(undefined, async () => {
-      await stdio.close?.();
+      await stdio.close?.(); // aborts the calls in flight
+      await inFlight.settled({ logger });
       await plugins.close();
     });
     Object.assign(
@@ -246,7 +251,7 @@ export async function startServe(
         registry,
         identities,
         kube,
-        middlewares: plugins.middlewares,
+        middlewares,
         logger,
         onRejected: plugins.onRejected,
         onEnd: () => void running.close(),
@@ -260,7 +265,7 @@ export async function startServe(
     allowedHosts,
     registry,
     kube,
-    middlewares: plugins.middlewares,
+    middlewares,
     logger,
     extraRoutes: plugins.routes,
     onRejected: plugins.onRejected,
@@ -287,7 +292,8 @@ export async function startServe(
           },
         ];
   const stop = async () => {
-    await server.close();
+    await server.close(); // closes the connections, which aborts the calls in flight
+    await inFlight.settled({ logger });
     await plugins.close();
   };
   let credentials: string[];

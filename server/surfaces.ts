@@ -10,8 +10,11 @@
 import {
   auditEventListener,
   auditRejectionListener,
+  auditSettledListener,
   createAuditMiddleware,
+  createUnauthenticatedAudit,
   openAuditLog,
+  scheduleCheckpoints,
 } from './audit/index.ts';
 import { LOCAL_IDENTITY_NAME } from './identity.ts';
 import {
@@ -23,6 +26,7 @@ import {
   type SentinelMetrics,
 } from './metrics/index.ts';
 import { createNotifier, type NotifierOptions } from './notify/index.ts';
+import type { RejectedCallListener } from './pipeline.ts';
 import type { ServerPlugin } from './plugins.ts';
 import {
   createSessionStore,
@@ -36,8 +40,41 @@ export interface SurfacesOptions {
   metrics?: MetricsOptions;
   notifications?: Pick<NotifierOptions, 'timeoutMs' | 'retries' | 'minBackoffMs'>;
   sessions?: SessionStoreOptions;
+  /** How often the audit log's head is checkpointed to the data directory (ms). Default 60 s. */
+  checkpointIntervalMs?: number;
+  /** Window of the aggregated `unauthenticated` audit records (ms). Default 60 s. */
+  unauthenticatedWindowMs?: number;
   /** Receives the metrics when the plugin starts (tests read them). */
   onMetrics?: (metrics: SentinelMetrics) => void;
+}
+
+/** Distinct remote addresses the unauthenticated-requests metric labels; later ones are `(other)`. */
+const MAX_ADDRESS_LABELS = 100;
+
+/**
+ * Where refused calls go: an HTTP request refused for its token is counted (by route and remote
+ * address) and aggregated into at most one audit record per source and window; every other refusal
+ * (unknown tool, invalid arguments, a revoked stdio identity) gets its own record.
+ */
+function rejectionListener(
+  metrics: SentinelMetrics,
+  perCall: RejectedCallListener,
+  unauthenticated: ReturnType<typeof createUnauthenticatedAudit>,
+): RejectedCallListener {
+  const addresses = new Set<string>();
+  return (rejection) => {
+    if (rejection.reason !== 'unauthenticated' || rejection.source === undefined) {
+      perCall(rejection);
+      return;
+    }
+    const { source, route = 'unknown' } = rejection;
+    if (addresses.size < MAX_ADDRESS_LABELS) addresses.add(source);
+    metrics.unauthenticatedRequests.inc({
+      route,
+      remote_address: addresses.has(source) ? source : '(other)',
+    });
+    unauthenticated.record({ at: rejection.at, source, route });
+  };
 }
 
 /** Builds the plugin (see the module comment). */
@@ -47,6 +84,15 @@ export function createSurfacesPlugin(options: SurfacesOptions = {}): ServerPlugi
     options.onMetrics?.(metrics);
     const countAuditFailure = () => metrics.auditWriteFailures.inc();
     const log = openAuditLog(dataDir);
+    const unauthenticated = createUnauthenticatedAudit(log, {
+      logger,
+      onWriteError: countAuditFailure,
+      ...(options.unauthenticatedWindowMs !== undefined && { windowMs: options.unauthenticatedWindowMs }),
+    });
+    const checkpoints = scheduleCheckpoints(log, dataDir, {
+      logger,
+      ...(options.checkpointIntervalMs !== undefined && { intervalMs: options.checkpointIntervalMs }),
+    });
     let baseUrl: string | undefined;
     const notifier = createNotifier({
       identities,
@@ -60,6 +106,7 @@ export function createSurfacesPlugin(options: SurfacesOptions = {}): ServerPlugi
     const subscriptions = [
       approvals.subscribe(approvalMetricsListener(metrics)),
       approvals.subscribe(auditEventListener(log, { logger, onWriteError: countAuditFailure })),
+      approvals.subscribeSettled(auditSettledListener(log, { logger, onWriteError: countAuditFailure })),
       approvals.subscribe(notifier.listener),
     ];
     return {
@@ -72,7 +119,11 @@ export function createSurfacesPlugin(options: SurfacesOptions = {}): ServerPlugi
           approval: async (id) => (approvals.hasService() ? approvals.service().get(id) : undefined),
         }),
       ],
-      onRejected: auditRejectionListener(log, { logger, onWriteError: countAuditFailure }),
+      onRejected: rejectionListener(
+        metrics,
+        auditRejectionListener(log, { logger, onWriteError: countAuditFailure }),
+        unauthenticated,
+      ),
       routes: [metricsRoute(metrics), (app) => app.use(ui.router)],
       announce: (url) => {
         baseUrl = url;
@@ -89,6 +140,8 @@ export function createSurfacesPlugin(options: SurfacesOptions = {}): ServerPlugi
         ui.close();
         for (const unsubscribe of subscriptions) unsubscribe();
         await notifier.close();
+        unauthenticated.close();
+        checkpoints.close(); // the head at shutdown, after the last record
         log.close();
       },
     };

@@ -4,7 +4,7 @@
  * pauses, subagent threads). Lines from a subagent thread are prefixed with its thread id. Tool
  * activity is redacted and kept to one line each.
  */
-import { oneLine, stripControlCharacters } from '../../tools/format/index.ts';
+import { oneLine, sanitizeText } from '../../tools/format/index.ts';
 import { redact } from '../../tools/redact.ts';
 import { textOf, type EventIndex } from './event-index.ts';
 import { isEvent, type ModelMessageEvent, type TurnEvent } from './schemas.ts';
@@ -65,7 +65,7 @@ export class TurnPrinter {
       this.output.stdout.write(`[${message.thread_id}] `);
     }
     // The model may echo cluster text (logs, events): no terminal escapes or hidden characters.
-    const piece = stripControlCharacters(text.slice(done));
+    const piece = sanitizeText(text.slice(done), { multiline: true });
     this.output.stdout.write(piece);
     this.midLine = !piece.endsWith('\n');
     this.written.set(message.id, text.length);

@@ -52,8 +52,9 @@ export function chainedRecords(log: Pick<AuditLog, 'rows' | 'verify'>): AuditRec
 }
 
 /**
- * The approved executions among audit `records` (in log order): `tool_call` records with outcome
- * `succeeded`, not a dry run, naming an approval request whose latest lifecycle record before the
+ * The approved executions among audit `records` (in log order): `tool_call` records — and
+ * `execution` records, written when the restart reconciler found that a call interrupted by a crash
+ * reached the cluster — with outcome `succeeded`, not a dry run, naming an approval request whose latest lifecycle record before the
  * call is `approved` by an identity other than the caller (so a request later cancelled, expired or
  * superseded, a self-approval, or an approval recorded after the call accounts for nothing). Calls
  * the policy allowed outright, calls that failed or were stale, and upstream-approved calls are not

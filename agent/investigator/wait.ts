@@ -8,6 +8,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import yoctoSpinner from 'yocto-spinner';
+import { oneLine } from '../../tools/format/index.ts';
+import { unguarded } from '../terminal-guard.ts';
 import { SentinelError } from '../../tools/errors.ts';
 import type { ApprovalRequest } from '../../server/gate/approval-request.ts';
 import type { ApprovalPrompter } from '../harness/prompter.ts';
@@ -100,8 +102,13 @@ function waitingIndicator(
     stream.write(`${text}\n`);
     return { stop: (finalText) => void stream.write(`${finalText}\n`) };
   }
-  const spinner = yoctoSpinner({ text, stream: stream as NodeJS.WriteStream, handleSignals: false }).start();
-  return { stop: (finalText) => void spinner.stop(finalText) };
+  // The spinner writes its own control codes past the terminal guard, so its text is sanitized here.
+  const spinner = yoctoSpinner({
+    text: oneLine(text, Number.MAX_SAFE_INTEGER),
+    stream: unguarded(stream) as NodeJS.WriteStream,
+    handleSignals: false,
+  }).start();
+  return { stop: (finalText) => void spinner.stop(oneLine(finalText, Number.MAX_SAFE_INTEGER)) };
 }
 
 /**

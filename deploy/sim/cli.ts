@@ -1,6 +1,6 @@
 /**
  * CLI registrar of the simulator: `sentinel sim --scenario <name|file> [--port 0]
- * [--kubeconfig-out <file>] [--time-scale <n>]`. Runs until Ctrl-C (SIGINT) or SIGTERM.
+ * [--kubeconfig-out <file>] [--time-scale <n>] [--audit-log <file>]`. Runs until Ctrl-C (SIGINT) or SIGTERM.
  */
 import { InvalidArgumentError, Option } from 'commander';
 import type { Command } from 'commander';
@@ -24,6 +24,14 @@ export function parseTimeScale(value: string): number {
   return number;
 }
 
+interface SimCommandOptions {
+  scenario: string;
+  port: number;
+  kubeconfigOut: string;
+  timeScale: number;
+  auditLog?: string;
+}
+
 /** Adds `sim` to the program. */
 export function registerSimCommand(program: Command): void {
   program
@@ -40,13 +48,18 @@ export function registerSimCommand(program: Command): void {
     .option('--port <port>', 'TCP port on 127.0.0.1; 0 picks a free one', parsePort, 0)
     .option('--kubeconfig-out <file>', 'where to write the kubeconfig', './sentinel-sim.kubeconfig')
     .option('--time-scale <n>', 'simulated seconds per real second', parseTimeScale, 1)
-    .action(async (options: { scenario: string; port: number; kubeconfigOut: string; timeScale: number }) => {
+    .option(
+      '--audit-log <file>',
+      'append one JSON line per API request (like kube-apiserver --audit-log-path)',
+    )
+    .action(async (options: SimCommandOptions) => {
       const kubeconfigPath = resolve(options.kubeconfigOut);
       const sim = await startSimulator({
         scenario: options.scenario,
         port: options.port,
         timeScale: options.timeScale,
         kubeconfigPath,
+        ...(options.auditLog && { auditLogPath: resolve(options.auditLog) }),
         onInternalError: (error) =>
           process.stderr.write(
             `sim: internal error: ${error instanceof Error ? error.message : String(error)}\n`,

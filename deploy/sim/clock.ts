@@ -74,12 +74,17 @@ export class SimClock {
     this.#timers.splice(index, 0, timer);
   }
 
-  /** Runs every timer due up to `target` in time order, then sets the clock to `target`. */
+  /**
+   * Runs every timer due up to `target` in time order, then sets the clock to `target`. The step
+   * hook runs once per simulated instant, after every timer due at it (the controllers' work queues
+   * coalesce what happened at one moment into one sync per object).
+   */
   runUntil(target: number): void {
     while (this.#timers.length > 0 && this.#timers[0]!.at <= target) {
-      const timer = this.#timers.shift()!;
-      this.#current = Math.max(this.#current, timer.at);
-      timer.callback();
+      const at = this.#timers[0]!.at;
+      this.#current = Math.max(this.#current, at);
+      while (this.#timers.length > 0 && this.#timers[0]!.at <= this.#current)
+        this.#timers.shift()!.callback();
       this.#afterStep?.();
     }
     this.#current = Math.max(this.#current, target);

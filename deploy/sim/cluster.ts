@@ -9,6 +9,7 @@ import { applyPatch } from './api/patch.ts';
 import { SimClock } from './clock.ts';
 import { DeploymentController } from './controllers/deployment.ts';
 import { controllerOf } from './controllers/deployment-util.ts';
+import { GarbageCollector } from './controllers/garbage-collector.ts';
 import { EventRecorder } from './controllers/events.ts';
 import { Kubelet } from './controllers/kubelet.ts';
 import type { SimNode } from './controllers/kubelet.ts';
@@ -17,7 +18,7 @@ import { fateResolver } from './scenario/fates.ts';
 import type { Scenario } from './scenario/schema.ts';
 import { resourceTypeForKind } from './resources.ts';
 import { ObjectStore } from './store.ts';
-import type { Deployment, KubeObject, Pod, ReplicaSet } from './types.ts';
+import type { Deployment, KubeObject, ReplicaSet } from './types.ts';
 
 /** Kubernetes version the simulator reports (kubectl 1.32 is the client it is tested with). */
 export const SIMULATED_VERSION = { major: '1', minor: '32', gitVersion: 'v1.32.2' } as const;
@@ -41,6 +42,8 @@ export class SimulatedCluster {
   readonly nodes: SimNode[];
   readonly startTime: number;
   readonly scenario: Scenario;
+  /** Cascading deletion (background, foreground, orphan). */
+  readonly garbageCollector: GarbageCollector;
   #deployments: DeploymentController;
   #replicaSets: ReplicaSetController;
   #settling = false;
@@ -63,6 +66,7 @@ export class SimulatedCluster {
     const historyStart = this.startTime + Math.min(...offsets) - 60_000;
     this.clock = new SimClock({ start: historyStart, timeScale: options.timeScale });
     this.store = new ObjectStore(this.clock);
+    this.garbageCollector = new GarbageCollector(this.store);
     this.recorder = new EventRecorder(this.clock, this.store);
     this.nodes = Array.from({ length: scenario.nodes }, (_, index) => ({
       name: index === 0 ? 'sim-worker' : `sim-worker${index + 1}`,
@@ -161,8 +165,13 @@ export class SimulatedCluster {
     this.#settling = true;
     try {
       for (let pass = 0; pass < MAX_SETTLE_PASSES; pass++) {
-        if (this.#dirtyDeployments.size === 0 && this.#dirtyReplicaSets.size === 0) return;
-        this.#collectGarbage();
+        if (
+          this.#dirtyDeployments.size === 0 &&
+          this.#dirtyReplicaSets.size === 0 &&
+          !this.garbageCollector.pending
+        )
+          return;
+        this.garbageCollector.sync();
         const deployments = [...this.#dirtyDeployments];
         this.#dirtyDeployments.clear();
         for (const id of deployments) {
@@ -179,30 +188,6 @@ export class SimulatedCluster {
       }
     } finally {
       this.#settling = false;
-    }
-  }
-
-  /** The garbage collector's background deletion: dependents whose controller owner is gone. */
-  #collectGarbage(): void {
-    const deploymentUids = new Set(this.store.peek('deployments').map((object) => object.metadata.uid));
-    for (const rs of this.store.peek<ReplicaSet>('replicasets')) {
-      const owner = controllerOf(rs);
-      if (owner?.kind === 'Deployment' && !deploymentUids.has(owner.uid)) {
-        this.store.delete('replicasets', rs.metadata.namespace, rs.metadata.name);
-      }
-    }
-    const replicaSetUids = new Set(this.store.peek('replicasets').map((object) => object.metadata.uid));
-    for (const pod of this.store.peek<Pod>('pods')) {
-      const owner = controllerOf(pod);
-      if (owner?.kind !== 'ReplicaSet' || pod.metadata.deletionTimestamp) continue;
-      if (!replicaSetUids.has(owner.uid)) {
-        this.store.markDeleting(
-          'pods',
-          pod.metadata.namespace,
-          pod.metadata.name,
-          pod.spec.terminationGracePeriodSeconds ?? 30,
-        );
-      }
     }
   }
 }

@@ -18,6 +18,7 @@ import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { SentinelError } from '../../tools/errors.ts';
+import { AuditLog } from './api/audit-log.ts';
 import { ApiHandler } from './api/handler.ts';
 import type { MutationRecord, SimIdentity } from './api/handler.ts';
 import { SimulatedCluster } from './cluster.ts';
@@ -27,6 +28,7 @@ import type { Scenario } from './scenario/schema.ts';
 import { certificatesForProcess } from './tls.ts';
 
 export type { MutationRecord, SimIdentity } from './api/handler.ts';
+export type { AuditEvent } from './api/audit-log.ts';
 export type { Scenario, ScenarioInput, ExpectedOutcome } from './scenario/schema.ts';
 export { loadScenario, listScenarios, SCENARIOS_DIR } from './scenario/load.ts';
 
@@ -46,12 +48,22 @@ export interface SimulatorOptions {
   kubeconfigPath?: string;
   /** Bearer token of the admin identity `sim-admin` (default: 32 random bytes, hex). */
   token?: string;
-  /** More identities, e.g. `{ name: 'sentinel-reader', token, readOnly: true }`. */
+  /**
+   * More identities, each authorised by RBAC (the Roles and bindings stored) and given a kubeconfig
+   * context of its name: `{ name: 'system:serviceaccount:sentinel:sentinel', token }`,
+   * `{ name: 'alice', token, groups: ['ops'] }`; `readOnly: true` also grants get/list/watch on
+   * everything without a binding.
+   */
   identities?: SimIdentity[];
   /** Epoch ms of t = 0, the moment the scenario is "now" (default: Date.now()). */
   startTime?: number;
   /** Called with unexpected internal errors (they become 500 Status responses). */
   onInternalError?: (error: unknown) => void;
+  /**
+   * Append an audit log there (like kube-apiserver `--audit-log-path`): one JSON line per request
+   * with verb, requestURI, user, objectRef, responseStatus, dryRun, bytes and latency.
+   */
+  auditLogPath?: string;
 }
 
 /** Simulated time control. */
@@ -129,10 +141,30 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     ...(options.startTime !== undefined && { startTime: options.startTime }),
   });
   const token = options.token ?? randomBytes(32).toString('hex');
-  const identities: SimIdentity[] = [{ name: 'sim-admin', token }, ...(options.identities ?? [])];
+  const identities: SimIdentity[] = [
+    { name: 'sim-admin', token, groups: ['system:masters'] },
+    ...(options.identities ?? []),
+    ...scenario.identities.map((identity) => ({
+      name: identity.name,
+      token: randomBytes(24).toString('hex'),
+      ...(identity.groups && { groups: identity.groups }),
+    })),
+  ];
   const certificates = certificatesForProcess();
   const mutationLog: MutationRecord[] = [];
   const closing = new AbortController();
+  let auditLog: AuditLog | undefined;
+  if (options.auditLogPath) {
+    try {
+      auditLog = new AuditLog(options.auditLogPath);
+    } catch (error) {
+      throw new SentinelError(
+        'invalid_input',
+        `cannot open the audit log ${options.auditLogPath}: ${(error as Error).message}`,
+        { field: 'auditLogPath', cause: error },
+      );
+    }
+  }
   let address = '';
   const handler = new ApiHandler({
     cluster,
@@ -140,18 +172,20 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     serverAddress: () => address,
     mutationLog,
     closeSignal: closing.signal,
+    ...(auditLog && { auditLog }),
     ...(options.onInternalError && { onInternalError: options.onInternalError }),
   });
   const server = createServer({ cert: certificates.certPem, key: certificates.keyPem }, handler.handle);
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (error) =>
+    server.once('error', (error) => {
+      auditLog?.close();
       reject(
         new SentinelError('unavailable', `the simulator cannot listen on ${host}:${port}: ${error.message}`, {
           field: 'port',
           cause: error,
         }),
-      ),
-    );
+      );
+    });
     server.listen(port, host, () => resolve());
   });
   const bound = server.address() as AddressInfo;
@@ -163,12 +197,19 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
   ticker?.unref();
 
   const contextName = 'sentinel-sim';
-  const kubeconfig = buildKubeconfig({ server: url, caPem: certificates.caPem, token, contextName });
+  const kubeconfig = buildKubeconfig({
+    server: url,
+    caPem: certificates.caPem,
+    token,
+    contextName,
+    users: identities.slice(1).map(({ name, token: userToken }) => ({ name, token: userToken })),
+  });
   if (options.kubeconfigPath) {
     try {
       writeFileSync(options.kubeconfigPath, kubeconfig, { mode: 0o600 });
     } catch (error) {
       server.close();
+      auditLog?.close();
       if (ticker) clearInterval(ticker);
       throw new SentinelError(
         'invalid_input',
@@ -206,6 +247,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       closing.abort();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      auditLog?.close();
     },
   };
 }

@@ -13,6 +13,8 @@ export interface KubeconfigInput {
   contextName?: string;
   /** Default namespace of the context (kubectl's `-n` fallback). */
   namespace?: string;
+  /** More users, each with a context of its own name on the same cluster (`kubectl --context NAME`). */
+  users?: { name: string; token: string }[];
 }
 
 /** kubeconfig YAML for the simulator. */
@@ -30,12 +32,19 @@ export function buildKubeconfig(input: KubeconfigInput): string {
         },
       },
     ],
-    users: [{ name, user: { token: input.token } }],
+    users: [
+      { name, user: { token: input.token } },
+      ...(input.users ?? []).map((user) => ({ name: user.name, user: { token: user.token } })),
+    ],
     contexts: [
       {
         name,
         context: { cluster: name, user: name, ...(input.namespace && { namespace: input.namespace }) },
       },
+      ...(input.users ?? []).map((user) => ({
+        name: user.name,
+        context: { cluster: name, user: user.name, ...(input.namespace && { namespace: input.namespace }) },
+      })),
     ],
     'current-context': name,
     preferences: {},

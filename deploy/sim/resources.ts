@@ -22,6 +22,8 @@ export interface ResourceType {
   fieldLabels: string[];
   /** Storage the objects live in (events.k8s.io Events are a view of core Events). */
   storage: string;
+  /** A review (access or identity): create-only, answered from the request, never stored. */
+  review?: true;
 }
 
 const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
@@ -181,6 +183,72 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
     fieldLabels: [],
     storage: 'horizontalpodautoscalers',
   },
+  {
+    // The same storage through the older version (kubectl autoscale creates autoscaling/v1).
+    group: 'autoscaling',
+    version: 'v1',
+    plural: 'horizontalpodautoscalers',
+    singular: 'horizontalpodautoscaler',
+    kind: 'HorizontalPodAutoscaler',
+    namespaced: true,
+    verbs: ALL_VERBS,
+    shortNames: ['hpa'],
+    categories: ['all'],
+    subresources: ['status'],
+    fieldLabels: [],
+    storage: 'horizontalpodautoscalers',
+  },
+  {
+    group: '',
+    version: 'v1',
+    plural: 'serviceaccounts',
+    singular: 'serviceaccount',
+    kind: 'ServiceAccount',
+    namespaced: true,
+    verbs: ALL_VERBS,
+    shortNames: ['sa'],
+    subresources: [],
+    fieldLabels: [],
+    storage: 'serviceaccounts',
+  },
+  ...(
+    [
+      ['roles', 'Role', true],
+      ['rolebindings', 'RoleBinding', true],
+      ['clusterroles', 'ClusterRole', false],
+      ['clusterrolebindings', 'ClusterRoleBinding', false],
+    ] as const
+  ).map(([plural, kind, namespaced]) => ({
+    group: 'rbac.authorization.k8s.io',
+    version: 'v1',
+    plural,
+    singular: plural.slice(0, -1),
+    kind,
+    namespaced,
+    verbs: ALL_VERBS,
+    subresources: [],
+    fieldLabels: [],
+    storage: plural,
+  })),
+  ...(
+    [
+      ['authorization.k8s.io', 'selfsubjectaccessreviews', 'SelfSubjectAccessReview'],
+      ['authorization.k8s.io', 'selfsubjectrulesreviews', 'SelfSubjectRulesReview'],
+      ['authentication.k8s.io', 'selfsubjectreviews', 'SelfSubjectReview'],
+    ] as const
+  ).map(([group, plural, kind]) => ({
+    group,
+    version: 'v1',
+    plural,
+    singular: plural.slice(0, -1),
+    kind,
+    namespaced: false,
+    verbs: ['create'],
+    subresources: [],
+    fieldLabels: [],
+    storage: plural,
+    review: true as const,
+  })),
 ];
 
 /** `group/version` as in `apiVersion` (`v1` for the core group). */

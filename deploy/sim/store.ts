@@ -29,6 +29,8 @@ const GENERATION_STORAGES = new Set(['deployments', 'replicasets', 'horizontalpo
 
 /** How many changes are retained for watches that resume from a resourceVersion. */
 const HISTORY_LIMIT = 10_000;
+/** How far the history may grow past the limit before it is trimmed back. */
+const HISTORY_SLACK = 1_000;
 
 /** A write that cannot apply: the object exists (create), is missing, or has another resourceVersion. */
 export class StoreConflictError extends Error {
@@ -38,6 +40,17 @@ export class StoreConflictError extends Error {
     super(reason);
     this.reason = reason;
   }
+}
+
+/** Options of a write. */
+export interface WriteOptions {
+  /** The caller gives the object up: stored without a deep copy, returned uncopied (see `create`). */
+  handOver?: boolean;
+}
+
+/** A copy of the object and its metadata (the members the store writes); the rest is shared. */
+function shallowCopy<T extends KubeObject>(object: T): T {
+  return { ...object, metadata: { ...object.metadata } };
 }
 
 function key(namespace: string | undefined, name: string): string {
@@ -50,6 +63,8 @@ export class ObjectStore {
   #objects = new Map<string, Map<string, KubeObject>>();
   #history: StoreChange[] = [];
   #listeners = new Set<StoreListener>();
+  /** storage → controller owner uid → `namespace/name` → stored object (the controllers' indexer). */
+  #byController = new Map<string, Map<string, Map<string, KubeObject>>>();
 
   constructor(clock: SimClock) {
     this.#clock = clock;
@@ -110,14 +125,43 @@ export class ObjectStore {
   }
 
   /**
+   * The stored objects of `storage` whose controller owner reference has `ownerUid`, uncopied (like
+   * an informer's index; callers must not mutate them).
+   */
+  peekControlledBy<T extends KubeObject>(storage: string, ownerUid: string): readonly T[] {
+    return [...(this.#byController.get(storage)?.get(ownerUid)?.values() ?? [])] as T[];
+  }
+
+  #index(storage: string, id: string, previous: KubeObject | undefined, next: KubeObject | undefined): void {
+    const before = previous?.metadata.ownerReferences?.find((ref) => ref.controller)?.uid;
+    const after = next?.metadata.ownerReferences?.find((ref) => ref.controller)?.uid;
+    let owners = this.#byController.get(storage);
+    if (before !== undefined && before !== after) {
+      const set = owners?.get(before);
+      set?.delete(id);
+      if (set?.size === 0) owners!.delete(before);
+    }
+    if (after === undefined || !next) return;
+    if (!owners) this.#byController.set(storage, (owners = new Map()));
+    let set = owners.get(after);
+    if (!set) owners.set(after, (set = new Map()));
+    set.set(id, next);
+  }
+
+  /**
    * Stores a new object: assigns uid, creationTimestamp (unless given, for scenario history),
    * resourceVersion and generation. Throws `StoreConflictError('exists')`.
+   *
+   * With `handOver`, the caller gives the object up (it keeps no reference it will mutate, and its
+   * members may be shared with other stored objects, which are never mutated): the store keeps a
+   * shallow copy instead of a deep one and returns the stored object itself, read-only. The
+   * controllers' hot paths write this way.
    */
-  create<T extends KubeObject>(storage: string, object: T): T {
+  create<T extends KubeObject>(storage: string, object: T, options: WriteOptions = {}): T {
     const bucket = this.#bucket(storage);
     const id = key(object.metadata.namespace, object.metadata.name);
     if (bucket.has(id)) throw new StoreConflictError('exists');
-    const stored = structuredClone(object);
+    const stored = options.handOver ? shallowCopy(object) : structuredClone(object);
     stored.metadata.uid ??= randomUUID();
     stored.metadata.creationTimestamp ??= this.#clock.timestamp();
     if (GENERATION_STORAGES.has(storage)) stored.metadata.generation = 1;
@@ -125,17 +169,23 @@ export class ObjectStore {
     delete stored.metadata.deletionTimestamp;
     stored.metadata.resourceVersion = String(++this.#revision);
     bucket.set(id, stored);
+    this.#index(storage, id, undefined, stored);
     this.#emit({ type: 'ADDED', storage, resourceVersion: this.#revision, object: stored });
-    return structuredClone(stored);
+    return options.handOver ? stored : structuredClone(stored);
   }
 
   /**
    * Replaces an existing object. With `expectedResourceVersion`, a mismatch throws
    * `StoreConflictError('stale')` (optimistic concurrency). uid and creationTimestamp are kept;
    * generation increments when `spec` changed. A no-op write keeps the resourceVersion, like the
-   * real server.
+   * real server. `handOver` as for `create`.
    */
-  update<T extends KubeObject>(storage: string, object: T, expectedResourceVersion?: string): T {
+  update<T extends KubeObject>(
+    storage: string,
+    object: T,
+    expectedResourceVersion?: string,
+    options: WriteOptions = {},
+  ): T {
     const bucket = this.#bucket(storage);
     const id = key(object.metadata.namespace, object.metadata.name);
     const current = bucket.get(id);
@@ -146,7 +196,7 @@ export class ObjectStore {
     ) {
       throw new StoreConflictError('stale');
     }
-    const stored = structuredClone(object);
+    const stored = options.handOver ? shallowCopy(object) : structuredClone(object);
     stored.metadata.uid = current.metadata.uid;
     stored.metadata.creationTimestamp = current.metadata.creationTimestamp;
     stored.metadata.resourceVersion = current.metadata.resourceVersion;
@@ -158,9 +208,11 @@ export class ObjectStore {
       stored.metadata.generation =
         (current.metadata.generation ?? 1) + (isDeepStrictEqual(stored['spec'], current['spec']) ? 0 : 1);
     }
-    if (isDeepStrictEqual(stored, current)) return structuredClone(current) as T;
+    if (isDeepStrictEqual(stored, current))
+      return (options.handOver ? current : structuredClone(current)) as T;
     stored.metadata.resourceVersion = String(++this.#revision);
     bucket.set(id, stored);
+    this.#index(storage, id, current, stored);
     this.#emit({
       type: 'MODIFIED',
       storage,
@@ -168,15 +220,27 @@ export class ObjectStore {
       object: stored,
       previous: current,
     });
-    return structuredClone(stored);
+    // The registry deletes an object whose deletion waited only for the finalizers just removed.
+    if (
+      stored.metadata.deletionTimestamp &&
+      stored.metadata.deletionGracePeriodSeconds === 0 &&
+      (stored.metadata.finalizers ?? []).length === 0
+    ) {
+      return this.delete<T>(storage, stored.metadata.namespace, stored.metadata.name);
+    }
+    return options.handOver ? stored : structuredClone(stored);
   }
 
-  /** Marks an object as terminating (graceful deletion): sets deletionTimestamp, one write. */
+  /**
+   * Marks an object as terminating (graceful deletion, or deletion held by finalizers): sets
+   * deletionTimestamp and deletionGracePeriodSeconds and adds `finalizers`, one write.
+   */
   markDeleting<T extends KubeObject>(
     storage: string,
     namespace: string | undefined,
     name: string,
     graceSeconds: number,
+    finalizers: readonly string[] = [],
   ): T {
     const current = this.get<T>(storage, namespace, name);
     if (!current) throw new StoreConflictError('missing');
@@ -185,9 +249,12 @@ export class ObjectStore {
     const stored = structuredClone(current);
     stored.metadata.deletionTimestamp = this.#clock.timestamp(this.#clock.now() + graceSeconds * 1000);
     stored.metadata.deletionGracePeriodSeconds = graceSeconds;
+    const held = [...new Set([...(stored.metadata.finalizers ?? []), ...finalizers])];
+    if (held.length > 0) stored.metadata.finalizers = held;
     if (stored.metadata.generation !== undefined) stored.metadata.generation += 1;
     stored.metadata.resourceVersion = String(++this.#revision);
     bucket.set(key(namespace, name), stored);
+    this.#index(storage, key(namespace, name), current, stored);
     this.#emit({
       type: 'MODIFIED',
       storage,
@@ -198,14 +265,18 @@ export class ObjectStore {
     return structuredClone(stored);
   }
 
-  /** Removes an object; returns it as last stored. Throws `StoreConflictError('missing')`. */
+  /**
+   * Removes an object; returns it as last stored, with the deletion's resourceVersion (read-only:
+   * watches share it). Throws `StoreConflictError('missing')`.
+   */
   delete<T extends KubeObject>(storage: string, namespace: string | undefined, name: string): T {
     const bucket = this.#bucket(storage);
     const id = key(namespace, name);
     const current = bucket.get(id);
     if (!current) throw new StoreConflictError('missing');
     bucket.delete(id);
-    const removed = structuredClone(current);
+    this.#index(storage, id, current, undefined);
+    const removed = shallowCopy(current);
     removed.metadata.resourceVersion = String(++this.#revision);
     this.#emit({
       type: 'DELETED',
@@ -214,7 +285,7 @@ export class ObjectStore {
       object: removed,
       previous: current,
     });
-    return structuredClone(removed) as T;
+    return removed as T;
   }
 
   #bucket(storage: string): Map<string, KubeObject> {
@@ -228,7 +299,9 @@ export class ObjectStore {
 
   #emit(change: StoreChange): void {
     this.#history.push(change);
-    if (this.#history.length > HISTORY_LIMIT) this.#history.splice(0, this.#history.length - HISTORY_LIMIT);
+    // Trimmed in batches (a splice per write would copy the whole history every time).
+    if (this.#history.length > HISTORY_LIMIT + HISTORY_SLACK)
+      this.#history.splice(0, this.#history.length - HISTORY_LIMIT);
     for (const listener of this.#listeners) listener(change);
   }
 }

@@ -33,6 +33,7 @@ export interface ObjectMeta {
   creationTimestamp?: string;
   deletionTimestamp?: string;
   deletionGracePeriodSeconds?: number;
+  finalizers?: string[];
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
   ownerReferences?: OwnerReference[];
@@ -202,10 +203,14 @@ export interface CoreEvent extends KubeObject {
   message: string;
   type: 'Normal' | 'Warning';
   source: { component: string; host?: string };
-  firstTimestamp: string;
-  lastTimestamp: string;
-  count: number;
+  /** Absent on Events created through the API without it (and on events.k8s.io/v1 ones). */
+  firstTimestamp?: string;
+  lastTimestamp?: string;
+  count?: number;
   eventTime: string | null;
+  /** Set only by events.k8s.io/v1 writers. */
+  series?: { count: number; lastObservedTime: string };
+  related?: ObjectReference;
   reportingComponent: string;
   reportingInstance: string;
   action?: string;

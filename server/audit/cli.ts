@@ -1,12 +1,25 @@
 /**
- * `sentinel audit export|verify`: read the audit log of a data directory (the server may be running;
- * SQLite's WAL lets both read while it writes).
+ * `sentinel audit export|verify|checkpoint`: read the audit log of a data directory (the server may
+ * be running; SQLite's WAL lets both read while it writes), and anchor its head elsewhere.
  */
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import { SentinelError } from '../../tools/errors.ts';
 import { dataDirOption, resolveDataDir } from '../data-dir.ts';
 import { durationMs, DurationSchema } from '../gate/approval-request.ts';
+import {
+  appendCheckpoint,
+  CHECKPOINT_FILE,
+  checkpointLine,
+  checkpointsFromOption,
+  dataDirCheckpoints,
+  headCheckpoint,
+  sendCheckpoint,
+} from './checkpoint.ts';
+import type { CheckpointRef } from './record.ts';
 import { openAuditLog } from './store.ts';
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 /**
  * The `--since` value as an ISO 8601 UTC time: a timestamp (`2025-01-31T02:00:00Z`, any offset) or a
@@ -51,12 +64,23 @@ export function registerAuditCommands(program: Command): void {
 
   audit
     .command('verify')
-    .description('Recompute the hash chain; report the first broken record and exit 1 if any.')
+    .description(
+      'Check every stored record byte for byte and recompute the hash chain; check it against the ' +
+        "data directory's checkpoints and any --checkpoint; report the first broken record and exit 1.",
+    )
+    .option(
+      '--checkpoint <file|hash>',
+      'a checkpoint file (as `audit checkpoint` writes), a head hash, or <seq>:<hash>; repeatable',
+      collect,
+    )
     .addOption(dataDirOption())
-    .action((options: { dataDir?: string }) => {
-      const log = openAuditLog(resolveDataDir(options.dataDir), { mustExist: true });
+    .action((options: { dataDir?: string; checkpoint?: string[] }) => {
+      const dataDir = resolveDataDir(options.dataDir);
+      const given = (options.checkpoint ?? []).flatMap(checkpointsFromOption);
+      const own: CheckpointRef[] = dataDirCheckpoints(dataDir);
+      const log = openAuditLog(dataDir, { mustExist: true });
       try {
-        const report = log.verify();
+        const report = log.verify({ checkpoints: [...own, ...given] });
         if (report.broken) {
           const { seq, reason } = report.broken;
           process.stderr.write(
@@ -66,12 +90,52 @@ export function registerAuditCommands(program: Command): void {
           process.exitCode = 1;
           return;
         }
+        const against = [
+          own.length > 0 && `${own.length} checkpoint${own.length === 1 ? '' : 's'} in ${CHECKPOINT_FILE}`,
+          given.length > 0 && `${given.length} given with --checkpoint`,
+        ].filter(Boolean);
         process.stdout.write(
-          `Audit log ${log.file}: ${report.records} records, chain intact. Head hash ${report.head} ` +
-            '(keep it elsewhere to detect a truncated log later).\n',
+          `Audit log ${log.file}: ${report.records} records, chain intact` +
+            (against.length > 0 ? `, consistent with ${against.join(' and ')}` : '') +
+            `. Head hash ${report.head} ` +
+            '(keep it elsewhere to detect a truncated log later: `sentinel audit checkpoint`).\n',
         );
       } finally {
         log.close();
       }
+    });
+
+  audit
+    .command('checkpoint')
+    .description(
+      "Verify the log, then print its head (seq, hash, time) as one JSON line and record it in the data directory's " +
+        `${CHECKPOINT_FILE}; keep a copy elsewhere with --append or --webhook.`,
+    )
+    .option(
+      '--append <file>',
+      'also append the checkpoint line to this file (kept outside the data directory)',
+    )
+    .option('--webhook <url>', 'also POST the checkpoint as JSON to this URL')
+    .addOption(dataDirOption())
+    .action(async (options: { dataDir?: string; append?: string; webhook?: string }) => {
+      const dataDir = resolveDataDir(options.dataDir);
+      const log = openAuditLog(dataDir, { mustExist: true });
+      let checkpoint;
+      try {
+        const report = log.verify({ checkpoints: dataDirCheckpoints(dataDir) });
+        if (report.broken) {
+          throw new SentinelError(
+            'conflict',
+            `Audit log ${log.file}: record ${report.broken.seq} breaks the chain (${report.broken.reason}); no checkpoint taken — \`sentinel audit verify\` shows the break.`,
+          );
+        }
+        checkpoint = headCheckpoint(log);
+      } finally {
+        log.close();
+      }
+      appendCheckpoint(join(dataDir, CHECKPOINT_FILE), checkpoint);
+      if (options.append !== undefined) appendCheckpoint(options.append, checkpoint);
+      if (options.webhook !== undefined) await sendCheckpoint(options.webhook, checkpoint);
+      process.stdout.write(checkpointLine(checkpoint));
     });
 }

@@ -8,7 +8,7 @@ import { oneLine } from '../../tools/format/index.ts';
 import { redact, redactValue } from '../../tools/redact.ts';
 import { callOutcome, resultError } from '../call-outcome.ts';
 import type { ApprovalRequest } from '../gate/approval-request.ts';
-import type { ApprovalEvent } from '../gate/events.ts';
+import type { ApprovalEvent, ExecutionSettledEvent } from '../gate/events.ts';
 import type { RejectedCall, ToolCall } from '../pipeline.ts';
 import type { AuditEntry } from './record.ts';
 
@@ -159,5 +159,47 @@ export function rejectedCallEntry(rejection: RejectedCall): AuditEntry {
     outcome: 'rejected',
     duration_ms: 0,
     error: { code: rejection.error.code, message: cleanText(rejection.error.message) },
+  };
+}
+
+/**
+ * The entry of an execution settled outside a `tools/call` (kind `execution`): by the restart
+ * reconciler, after a crash left it `executing`. `identity` is the requester whose call it was,
+ * `outcome` the execution's status (`succeeded`: the change reached the cluster; `interrupted`),
+ * `reason` the reconciler's one-line account, and `execution` its id and the evidence read.
+ */
+export function settledExecutionEntry(event: ExecutionSettledEvent, now: Date): AuditEntry {
+  const { execution, request, evidence } = event;
+  return {
+    kind: 'execution',
+    time: now.toISOString(),
+    request_id: null,
+    identity: execution.requester,
+    cluster: execution.cluster ? { context: execution.cluster, server: execution.clusterServer } : null,
+    tool: execution.tool,
+    arguments: redactValue(execution.arguments).value,
+    rule: request?.policy.rule ?? null,
+    decision: execution.authorization === 'policy' ? 'allow' : 'ask',
+    approval_request_id: execution.requestId,
+    approver: request?.decision?.by ?? null,
+    decision_time: request?.decision?.at ?? null,
+    reason: execution.outcome ? cleanText(execution.outcome) : null,
+    outcome: execution.status,
+    duration_ms: null,
+    error: null,
+    execution: {
+      id: execution.id,
+      authorization: execution.authorization,
+      status: execution.status,
+      started_at: execution.startedAt,
+      settled_by: event.settled_by,
+      evidence: evidence && {
+        namespace: evidence.namespace,
+        name: evidence.name,
+        generation_before: evidence.generationBefore,
+        generation_observed: evidence.generationObserved,
+        approval_request_annotation: evidence.annotation,
+      },
+    },
   };
 }

@@ -13,15 +13,40 @@ export {
   type AuditRecord,
   type ChainBreak,
   type ChainReport,
+  type CheckpointRef,
+  type StoredRow,
 } from './record.ts';
 export { AUDIT_FILE, openAuditLog, type AuditLog, type OpenAuditLogOptions } from './store.ts';
 export {
   approvalEventEntry,
   rejectedCallEntry,
+  settledExecutionEntry,
   toolCallEntry,
   SYSTEM_ACTOR,
   type FinishedCall,
 } from './entries.ts';
 export { createAuditMiddleware, type AuditMiddlewareOptions } from './middleware.ts';
-export { auditEventListener, auditRejectionListener } from './listener.ts';
+export { auditEventListener, auditRejectionListener, auditSettledListener } from './listener.ts';
 export { parseSince, registerAuditCommands } from './cli.ts';
+export {
+  appendCheckpoint,
+  CHECKPOINT_FILE,
+  CheckpointSchema,
+  checkpointLine,
+  checkpointsFromOption,
+  dataDirCheckpoints,
+  headCheckpoint,
+  parseCheckpoints,
+  scheduleCheckpoints,
+  sendCheckpoint,
+  type Checkpoint,
+  type CheckpointSchedule,
+} from './checkpoint.ts';
+export {
+  createUnauthenticatedAudit,
+  unauthenticatedEntry,
+  MAX_SOURCES,
+  OTHER_SOURCE,
+  type UnauthenticatedAudit,
+  type UnauthenticatedRequest,
+} from './unauthenticated.ts';

@@ -3,9 +3,9 @@
  * middlewares (unknown tool, invalid arguments, not authenticated) in the audit log.
  */
 import type { Logger } from 'pino';
-import type { ApprovalEventListener } from '../gate/events.ts';
+import type { ApprovalEventListener, ExecutionSettledListener } from '../gate/events.ts';
 import type { RejectedCallListener } from '../pipeline.ts';
-import { approvalEventEntry, rejectedCallEntry } from './entries.ts';
+import { approvalEventEntry, rejectedCallEntry, settledExecutionEntry } from './entries.ts';
 import type { AuditLog } from './store.ts';
 
 export function auditEventListener(
@@ -38,6 +38,25 @@ export function auditRejectionListener(
     } catch (error) {
       options.logger?.error(
         { err: error, tool: rejection.tool, requestId: rejection.requestId },
+        'audit record not written',
+      );
+      options.onWriteError?.(error);
+    }
+  };
+}
+
+/** Appends one `execution` record per execution the reconciler settled; a write failure is logged. */
+export function auditSettledListener(
+  log: AuditLog,
+  options: { logger?: Logger; now?: () => Date; onWriteError?: (error: unknown) => void } = {},
+): ExecutionSettledListener {
+  const now = options.now ?? (() => new Date());
+  return (event) => {
+    try {
+      log.append(settledExecutionEntry(event, now()));
+    } catch (error) {
+      options.logger?.error(
+        { err: error, event: event.type, executionId: event.execution.id },
         'audit record not written',
       );
       options.onWriteError?.(error);

@@ -14,6 +14,52 @@ export const GENESIS_HASH = '0'.repeat(64);
 
 const HashSchema = z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex characters (SHA-256)');
 
+/** `cluster` of a record: the kubeconfig context and API server URL the call went to. */
+const ClusterSchema = z.strictObject({ context: z.string(), server: z.string() });
+
+/** `error` of a record: the error code and its one-line, redacted message. */
+const ErrorSchema = z.strictObject({ code: z.string(), message: z.string() });
+
+/**
+ * `execution` of a record: the gate's execution a state change concerns, and the evidence used to
+ * settle it. `settled_by` says who settled it outside a `tools/call` (`reconcile`: the restart
+ * reconciler read the cluster); `evidence` is what it read there (null when it could not read a
+ * target).
+ */
+const ExecutionSchema = z.strictObject({
+  id: z.string(),
+  /** How the execution was authorised: `policy`, `once`, `window` or `upstream`. */
+  authorization: z.string(),
+  status: z.string(),
+  started_at: z.iso.datetime(),
+  settled_by: z.string().nullable(),
+  evidence: z
+    .strictObject({
+      namespace: z.string(),
+      name: z.string(),
+      /** `metadata.generation` observed by the preview before the call, and read back now. */
+      generation_before: z.number().int().nullable(),
+      generation_observed: z.number().int().nullable(),
+      /** The approval request id the object carries (`sentinel.dev/approval-request-id`). */
+      approval_request_annotation: z.string().nullable(),
+    })
+    .nullable(),
+});
+
+/**
+ * `unauthenticated` of a record: requests without a valid token from one source, aggregated (at
+ * most one record per source per window). `routes` counts them by route (`POST /mcp`, ...).
+ */
+const UnauthenticatedSchema = z.strictObject({
+  /** Remote address the requests came from. */
+  source: z.string(),
+  count: z.number().int().positive(),
+  /** First and last request of the window (ISO 8601). */
+  first: z.iso.datetime(),
+  last: z.iso.datetime(),
+  routes: z.record(z.string(), z.number().int().positive()),
+});
+
 /**
  * What happened, by `kind`:
  * - `tool_call`: one `tools/call` that reached the middlewares (one record per call). `outcome` is
@@ -24,16 +70,27 @@ const HashSchema = z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex 
  *   `cancelled` (requester revoked or re-keyed, or an unused grant revoked; `reason` says which) or
  *   `superseded` (re-requested with a different effect);
  *   `identity` is who acted (the requester, the approver, or `sentinel` for an expiry).
+ * - `execution`: an execution settled outside a `tools/call` — by the restart reconciler after a
+ *   crash (`execution.settled_by: "reconcile"`). `outcome` is `succeeded` (the change reached the
+ *   cluster) or `interrupted` (it did not, or cannot be told); `identity` is the requester whose call
+ *   it was; `execution` carries its id and the evidence read from the cluster.
+ * - `unauthenticated`: requests without a valid token from one source within one window (one record
+ *   per source per minute at most), with their count in `unauthenticated`; `identity` is
+ *   `(unauthenticated)`, `tool` `(unread)`, `outcome` `rejected`.
+ *
+ * The schema is strict at every depth (an unknown key anywhere fails verification). Fields added
+ * after the first release are optional — absent from older records, which keep verifying — and
+ * listed in the block marked "extension fields" below; add new ones there, never change old ones.
  */
 export const AuditEntrySchema = z.strictObject({
-  kind: z.enum(['tool_call', 'approval']),
+  kind: z.enum(['tool_call', 'approval', 'execution', 'unauthenticated']),
   /** ISO 8601: when the call arrived, or when the approval event happened. */
   time: z.iso.datetime(),
   /** The HTTP (or stdio) request id of the call; null for approval events. */
   request_id: z.string().nullable(),
   /** Identity that made the call, or that acted on the approval request. */
   identity: z.string(),
-  cluster: z.object({ context: z.string(), server: z.string() }).nullable(),
+  cluster: ClusterSchema.nullable(),
   tool: z.string(),
   /** Parsed (or resolved) arguments, redacted. */
   arguments: z.record(z.string(), z.unknown()),
@@ -54,7 +111,12 @@ export const AuditEntrySchema = z.strictObject({
   /** Wall time of the call in milliseconds; null for approval events. */
   duration_ms: z.number().nonnegative().nullable(),
   /** The error of a failed or refused call (redacted, one line), or a denial's reason. */
-  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  error: ErrorSchema.nullable(),
+  // --- extension fields: optional, absent from records written before they existed ---
+  /** The execution a record concerns (kind `execution`; a `tool_call` that executed). */
+  execution: ExecutionSchema.optional(),
+  /** Aggregated unauthenticated requests (kind `unauthenticated`). */
+  unauthenticated: UnauthenticatedSchema.optional(),
   /**
    * The harness tool call the approval request answers (harness mode) or an upstream execution
    * used; present only then.
@@ -108,12 +170,92 @@ export interface ChainReport {
 }
 
 /**
- * Walks records in order and stops at the first one whose position, fields, `prev_hash` or `hash`
- * do not hold: a record that fails the schema, a gap or reordering of `seq`, a `prev_hash` that is
- * not the previous record's hash (a record removed or inserted), or a `hash` that does not match its
- * content (a record edited). `raw` records are the stored JSON texts, parsed here.
+ * A head recorded elsewhere: `hash` of record `seq` (see checkpoint.ts). Without `seq` (a bare hash),
+ * some record of the log must have that hash.
  */
-export function verifyChain(raw: Iterable<{ seq: number; json: string }>): ChainReport {
+export interface CheckpointRef {
+  seq?: number;
+  hash: string;
+  /** When the checkpoint was taken (ISO 8601), for messages. */
+  created_at?: string;
+}
+
+/** One stored row: the record's text and the columns duplicated from it (absent: not checked). */
+export interface StoredRow {
+  seq: number;
+  json: string;
+  time?: string;
+  hash?: string;
+}
+
+const short = (hash: string) => `${hash.slice(0, 12)}…`;
+
+/** Offset of the first character where `a` and `b` differ. */
+function firstDifference(a: string, b: string): number {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return i;
+}
+
+/**
+ * Checks one stored row on its own: valid JSON, the strict schema at every depth, stored text equal
+ * byte for byte to the canonical serialization of what the schema read (so a duplicate key, an
+ * unknown key, whitespace, another escape or number spelling, or another key order fails), and the
+ * `time`/`hash` columns equal to the record's fields. Returns the parsed record or why it fails.
+ */
+function checkRow(row: StoredRow): { record: AuditRecord } | { reason: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(row.json);
+  } catch {
+    return { reason: 'it is not valid JSON' };
+  }
+  const result = AuditRecordSchema.safeParse(value);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    const keys = 'keys' in issue && Array.isArray(issue.keys) ? ` (${issue.keys.join(', ')})` : '';
+    return { reason: `its field ${issue.path.join('.') || '(record)'} is invalid: ${issue.message}${keys}` };
+  }
+  const canonical = canonicalJson(result.data);
+  if (canonical !== row.json) {
+    const at = firstDifference(canonical, row.json);
+    return {
+      reason: `its stored text is not the canonical serialization of its record (differs at character ${at}: a duplicate or unknown key, whitespace, an escape, a number's spelling or key order was changed)`,
+    };
+  }
+  const record = result.data;
+  if (row.time !== undefined && row.time !== record.time) {
+    return {
+      reason: `its time column (${row.time}) is not the record's time (${record.time}); export --since reads that column`,
+    };
+  }
+  if (row.hash !== undefined && row.hash !== record.hash) {
+    return {
+      reason: `its hash column (${short(row.hash)}) is not the record's hash (${short(record.hash)})`,
+    };
+  }
+  return { record };
+}
+
+/**
+ * Walks stored rows in order and stops at the first one that does not hold: a row whose stored
+ * text or columns fail `checkRow`, a gap or reordering of `seq`, a `prev_hash` that is not the
+ * previous record's hash (a record removed or inserted), or a `hash` that does not match its
+ * content (a record edited). Then, with `checkpoints`, checks that each one's record is still there
+ * with the same hash: a truncated or emptied log, or a chain rewritten from any record up to a
+ * checkpoint's, fails (reported at the first missing record, or at the checkpointed record that
+ * differs). What the chain alone cannot show — a consistent rewrite after the last checkpoint — is
+ * not detected.
+ */
+export function verifyChain(
+  raw: Iterable<StoredRow>,
+  options: { checkpoints?: readonly CheckpointRef[] } = {},
+): ChainReport {
+  const checkpoints = [...(options.checkpoints ?? [])];
+  const watchedSeqs = new Set(checkpoints.flatMap((c) => (c.seq === undefined ? [] : [c.seq])));
+  const watchedHashes = new Set(checkpoints.flatMap((c) => (c.seq === undefined ? [c.hash] : [])));
+  const hashAt = new Map<number, string>();
+  const foundHashes = new Set<string>();
   let previous = GENESIS_HASH;
   let expectedSeq = 1;
   let count = 0;
@@ -124,17 +266,9 @@ export function verifyChain(raw: Iterable<{ seq: number; json: string }>): Chain
       head: previous,
       broken: { seq: row.seq, reason },
     });
-    let parsed: AuditRecord;
-    try {
-      const result = AuditRecordSchema.safeParse(JSON.parse(row.json));
-      if (!result.success) {
-        const issue = result.error.issues[0]!;
-        return fail(`its field ${issue.path.join('.') || '(record)'} is invalid: ${issue.message}`);
-      }
-      parsed = result.data;
-    } catch {
-      return fail('it is not valid JSON');
-    }
+    const checked = checkRow(row);
+    if ('reason' in checked) return fail(checked.reason);
+    const parsed = checked.record;
     if (parsed.seq !== row.seq || row.seq !== expectedSeq) {
       return fail(
         `it is at position ${row.seq} but should be record ${expectedSeq}; a record was removed or moved`,
@@ -142,17 +276,65 @@ export function verifyChain(raw: Iterable<{ seq: number; json: string }>): Chain
     }
     if (parsed.prev_hash !== previous) {
       return fail(
-        `its prev_hash ${parsed.prev_hash.slice(0, 12)}… is not the hash of record ${expectedSeq - 1} (${previous.slice(0, 12)}…); a record before it was removed, inserted or edited`,
+        `its prev_hash ${short(parsed.prev_hash)} is not the hash of record ${expectedSeq - 1} (${short(previous)}); a record before it was removed, inserted or edited`,
       );
     }
     const computed = hashRecord(parsed);
     if (computed !== parsed.hash) {
       return fail(
-        `its content does not match its hash (stored ${parsed.hash.slice(0, 12)}…, computed ${computed.slice(0, 12)}…); the record was edited`,
+        `its content does not match its hash (stored ${short(parsed.hash)}, computed ${short(computed)}); the record was edited`,
       );
     }
+    if (watchedSeqs.has(parsed.seq)) hashAt.set(parsed.seq, parsed.hash);
+    if (watchedHashes.has(parsed.hash)) foundHashes.add(parsed.hash);
     previous = parsed.hash;
     expectedSeq++;
   }
-  return { records: count, head: previous };
+  const report: ChainReport = { records: count, head: previous };
+  const broken = checkpointBreak(count, hashAt, foundHashes, checkpoints);
+  return broken ? { ...report, broken } : report;
+}
+
+/** The first checkpoint the verified chain does not contain (see `verifyChain`), as a break. */
+function checkpointBreak(
+  records: number,
+  hashAt: ReadonlyMap<number, string>,
+  foundHashes: ReadonlySet<string>,
+  checkpoints: readonly CheckpointRef[],
+): ChainBreak | undefined {
+  const taken = (c: CheckpointRef) => (c.created_at ? ` taken ${c.created_at}` : '');
+  const bySeq = checkpoints
+    .filter((c): c is CheckpointRef & { seq: number } => c.seq !== undefined)
+    .sort((a, b) => a.seq - b.seq);
+  let lastGood = 0;
+  for (const checkpoint of bySeq) {
+    if (checkpoint.seq === 0) continue; // an empty log's checkpoint: anything extends it
+    if (checkpoint.seq > records) {
+      return {
+        seq: records + 1,
+        reason:
+          records === 0
+            ? `the log has 0 records but the checkpoint${taken(checkpoint)} names record ${checkpoint.seq} (${short(checkpoint.hash)}); the log was emptied`
+            : `the log has ${records} records but the checkpoint${taken(checkpoint)} names record ${checkpoint.seq} (${short(checkpoint.hash)}); records ${records + 1}-${checkpoint.seq} are missing: the log was truncated`,
+      };
+    }
+    const hash = hashAt.get(checkpoint.seq)!;
+    if (hash !== checkpoint.hash) {
+      return {
+        seq: checkpoint.seq,
+        reason: `its hash ${short(hash)} is not the checkpoint's ${short(checkpoint.hash)}${taken(checkpoint)}; the chain was rewritten at or before record ${checkpoint.seq} (after record ${lastGood}, the last checkpointed record that matches)`,
+      };
+    }
+    lastGood = checkpoint.seq;
+  }
+  for (const checkpoint of checkpoints) {
+    if (checkpoint.seq !== undefined || checkpoint.hash === GENESIS_HASH) continue;
+    if (!foundHashes.has(checkpoint.hash)) {
+      return {
+        seq: Math.max(records, 1),
+        reason: `no record has the checkpoint's hash ${short(checkpoint.hash)}${taken(checkpoint)} (the log has ${records} records); it was truncated, emptied or rewritten`,
+      };
+    }
+  }
+  return undefined;
 }

@@ -23,6 +23,8 @@ import {
   type AuditEntry,
   type AuditRecord,
   type ChainReport,
+  type CheckpointRef,
+  type StoredRow,
 } from './record.ts';
 
 /** File name of the audit log inside the data directory. */
@@ -48,14 +50,16 @@ export interface AuditLog {
   /** Appends one record after the current last one and returns it (with `seq` and hashes). */
   append(entry: AuditEntry): AuditRecord;
   /**
-   * Stored records in order, as their canonical JSON text; with `since` (ISO 8601), only records
-   * whose `time` is at or after it.
+   * Stored rows in order: the record's canonical JSON text and the `time` and `hash` columns; with
+   * `since` (ISO 8601), only rows whose `time` column is at or after it.
    */
-  rows(options?: { since?: string }): Iterable<{ seq: number; json: string }>;
+  rows(options?: { since?: string }): Iterable<Required<StoredRow>>;
   /** Stored records in order, parsed (see `rows`). */
   records(options?: { since?: string }): AuditRecord[];
-  /** Recomputes the whole chain (see `verifyChain`). */
-  verify(): ChainReport;
+  /** The last record's `seq`, `hash` and `time` as stored; undefined for an empty log. */
+  head(): { seq: number; hash: string; time: string } | undefined;
+  /** Recomputes the whole chain and checks it against `checkpoints` (see `verifyChain`). */
+  verify(options?: { checkpoints?: readonly CheckpointRef[] }): ChainReport;
   close(): void;
 }
 
@@ -108,16 +112,15 @@ export function openAuditLog(dataDir: string, options: OpenAuditLogOptions = {})
   db.exec('PRAGMA synchronous = NORMAL');
   db.exec(SCHEMA);
 
-  const last = db.prepare('SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1');
+  const last = db.prepare('SELECT seq, hash, time FROM audit_log ORDER BY seq DESC LIMIT 1');
   const insert = db.prepare('INSERT INTO audit_log (seq, time, hash, json) VALUES (?, ?, ?, ?)');
-  const all = db.prepare('SELECT seq, json FROM audit_log ORDER BY seq');
-  const since = db.prepare('SELECT seq, json FROM audit_log WHERE time >= ? ORDER BY seq');
+  const all = db.prepare('SELECT seq, time, hash, json FROM audit_log ORDER BY seq');
+  const since = db.prepare('SELECT seq, time, hash, json FROM audit_log WHERE time >= ? ORDER BY seq');
 
   const rows = (options: { since?: string } = {}) =>
-    (options.since === undefined ? all.iterate() : since.iterate(options.since)) as Iterable<{
-      seq: number;
-      json: string;
-    }>;
+    (options.since === undefined ? all.iterate() : since.iterate(options.since)) as Iterable<
+      Required<StoredRow>
+    >;
 
   return {
     file,
@@ -141,7 +144,8 @@ export function openAuditLog(dataDir: string, options: OpenAuditLogOptions = {})
     },
     rows,
     records: (options) => [...rows(options)].map((row) => JSON.parse(row.json) as AuditRecord),
-    verify: () => verifyChain(rows()),
+    head: () => last.get() as { seq: number; hash: string; time: string } | undefined,
+    verify: (options = {}) => verifyChain(rows(), options),
     close: () => db.close(),
   };
 }

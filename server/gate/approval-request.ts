@@ -86,6 +86,29 @@ export const ApprovalPreviewSchema = z.object({
 });
 export type ApprovalPreview = z.infer<typeof ApprovalPreviewSchema>;
 
+/**
+ * What a window grant of this request would cover, beyond the call in front of the approver (issue
+ * 13, finding 7). Recorded when the request is created, for requests whose rule offers a window.
+ */
+export const WindowCoverageSchema = z.object({
+  /**
+   * The matching conditions of every rule a covered call must match, as written in the policy
+   * (`rule` plus any of `tool`, `risk`, `cluster`, `requester`, `dry_run`, `args`). A covered call
+   * matches exactly this set of rules (no other, no stricter one).
+   */
+  conditions: z.array(z.object({ rule: z.string() }).catchall(z.unknown())),
+  /** Arguments of the tool no rule constrains: a covered call may give them any value. */
+  free_arguments: z.array(z.string()),
+  /**
+   * A call the window would let through that differs from this request's call (checked against the
+   * policy when recorded); null when none was found (the window then repeats this call only).
+   */
+  example: z
+    .object({ arguments: z.record(z.string(), z.unknown()), differs_in: z.array(z.string()) })
+    .nullable(),
+});
+export type WindowCoverage = z.infer<typeof WindowCoverageSchema>;
+
 /** The policy verdict that held the call. */
 export const ApprovalPolicySchema = z.object({
   /** Name of the matched rule (the first matching rule with the winning decision), or `default:<risk>`. */
@@ -98,6 +121,8 @@ export const ApprovalPolicySchema = z.object({
   validity: GrantValiditySchema,
   /** Who may decide: identity names and `role:<role>` entries. Admins may decide as a fallback. */
   approvers: z.array(z.string()),
+  /** When `validity` offers a window: what such a window would cover (absent on older records). */
+  window: WindowCoverageSchema.optional(),
 });
 export type ApprovalPolicy = z.infer<typeof ApprovalPolicySchema>;
 

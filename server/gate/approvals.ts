@@ -15,7 +15,6 @@ import {
   durationMs,
   type ApprovalGrant,
   type ApprovalNotRequired,
-  type ApprovalPolicy,
   type ApprovalRequest,
   type ApprovalListQuery,
   type ApproveBody,
@@ -31,6 +30,9 @@ import { requestRecord, resolveCall } from './new-request.ts';
 import { evaluateResolved, type Verdict } from './policy/evaluate.ts';
 import { effectDifference, resultText } from './preview.ts';
 import type { TransitionResult } from './store/types.ts';
+import { approverStanding, deciderRight } from './approver-standing.ts';
+import { describeWindowGrant } from '../render/window.ts';
+import { windowCoverage } from './window-coverage.ts';
 
 /** Runs a tool's dry run outside an MCP call (read-only client), for `POST /approvals`. */
 export type PreviewFn = (tool: Tool, args: Record<string, unknown>) => Promise<CallToolResult>;
@@ -82,19 +84,7 @@ export interface ApprovalsOptions {
   cluster?: () => { context: string; server: string } | undefined;
 }
 
-/** Whether `who` may decide a request held under `policy`; `'fallback'` when only as an admin. */
-export function deciderRight(
-  who: Identity,
-  policy: Pick<ApprovalPolicy, 'approvers'>,
-): 'listed' | 'fallback' | undefined {
-  const listed = policy.approvers.some((entry) =>
-    entry.startsWith('role:')
-      ? who.roles.includes(entry.slice(5) as Identity['roles'][number])
-      : entry === who.name,
-  );
-  if (listed) return 'listed';
-  return who.roles.includes('admin') ? 'fallback' : undefined;
-}
+export { deciderRight };
 
 /** Checks that `requested` is within `allowed` (once ⊂ any window; shorter window ⊂ longer). */
 /** A POST /approvals the policy denies: nobody can approve it. */
@@ -108,8 +98,19 @@ function policyForbids(verdict: Verdict): SentinelError {
   );
 }
 
-function checkValidity(requested: GrantValidity, allowed: GrantValidity): void {
+function checkValidity(
+  requested: GrantValidity,
+  allowed: GrantValidity,
+  settings: { maxWindow: string; maxWindowMs: number },
+): void {
   if (requested === 'once') return;
+  if (durationMs(requested.window) > settings.maxWindowMs) {
+    throw new SentinelError(
+      'invalid_input',
+      `validity.window: ${requested.window} is longer than the policy's settings.max_window (${settings.maxWindow}); ask for a window of at most ${settings.maxWindow}.`,
+      { field: 'validity.window' },
+    );
+  }
   if (allowed === 'once') {
     throw new SentinelError(
       'invalid_input',
@@ -148,7 +149,16 @@ export function grantFor(
   const description =
     validity === 'once'
       ? `exactly this ${request.tool} call by ${request.requester} ${where}, once, if retried before ${expires_at}`
-      : `any ${request.tool} call by ${request.requester} ${where} that matches policy ${rules.length === 1 ? 'rule' : 'rules'} ${rules.join(', ')} (and no stricter rule), until ${expires_at}`;
+      : describeWindowGrant(
+          {
+            tool: request.tool,
+            requester: request.requester,
+            cluster: request.cluster,
+            rules,
+            coverage: request.policy.window,
+          },
+          expires_at,
+        );
   return {
     validity,
     expires_at,
@@ -225,6 +235,25 @@ export function createApprovalsService(core: GateCore, options: ApprovalsOptions
       }
       cancelled.push(...changed);
     }
+    cancelled.push(...(await cancelVoidGrants()));
+    return cancelled;
+  }
+
+  /** Cancels the approved grants whose approver was revoked or lost the right to approve them. */
+  async function cancelVoidGrants(): Promise<ApprovalRequest[]> {
+    const cancelled: ApprovalRequest[] = [];
+    for (const request of await store.list({ status: 'approved', limit: 10_000 })) {
+      const standing = approverStanding(request, options);
+      if (standing.ok !== false) continue;
+      const changed = await store.cancelGrant(request.id, standing.reason);
+      if (!changed) continue;
+      core.emit({ type: 'approval_cancelled', request: changed });
+      core.options.logger?.warn(
+        { approvalRequestId: changed.id, approver: request.decision?.by },
+        'grant of a revoked approver cancelled',
+      );
+      cancelled.push(changed);
+    }
     return cancelled;
   }
 
@@ -270,7 +299,7 @@ export function createApprovalsService(core: GateCore, options: ApprovalsOptions
   ) {
     const request = await load(id);
     const right = authorizeDecider(request, who, `approval request '${id}'`);
-    if (allow) checkValidity(validity, request.policy.validity);
+    if (allow) checkValidity(validity, request.policy.validity, policy.settings);
     const now = core.now();
     const decided = transitionOrThrow(
       await store.decide(
@@ -361,7 +390,7 @@ export function createApprovalsService(core: GateCore, options: ApprovalsOptions
       await ownCallName(body.requester, tool.name, args),
     );
     const validity = body.validity ?? 'once';
-    if (!deny) checkValidity(validity, verdict.validity);
+    if (!deny) checkValidity(validity, verdict.validity, policy.settings);
     if (body.effect !== undefined && !deny) {
       const difference = effectDifference(body.effect, resolved.resolution.preview?.effect ?? null);
       if (difference !== undefined) {
@@ -373,6 +402,7 @@ export function createApprovalsService(core: GateCore, options: ApprovalsOptions
       }
     }
     const now = core.now();
+    const window = windowCoverage(policy, query, verdict, resolved.resolution.arguments);
     const record = requestRecord({
       requester: body.requester,
       createdBy: who.name,
@@ -381,6 +411,7 @@ export function createApprovalsService(core: GateCore, options: ApprovalsOptions
       args,
       resolution: resolved.resolution,
       verdict,
+      ...(window && { window }),
       now,
       requestTtlMs: policy.settings.requestTtlMs,
       requesterCredential: requester?.credential ?? '',
@@ -396,7 +427,12 @@ export function createApprovalsService(core: GateCore, options: ApprovalsOptions
         grant: deny
           ? null
           : grantFor(
-              { requester: body.requester, tool: tool.name, cluster: cluster ?? null, policy: verdict },
+              {
+                requester: body.requester,
+                tool: tool.name,
+                cluster: cluster ?? null,
+                policy: { ...verdict, ...(window && { window }) },
+              },
               validity,
               now,
               policy.settings.requestTtlMs,

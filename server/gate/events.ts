@@ -11,6 +11,8 @@ import type { Logger } from 'pino';
 import { SentinelError } from '../../tools/errors.ts';
 import type { Identity } from '../identity.ts';
 import type { ApprovalListQuery, ApprovalRequest, ApproveBody } from './approval-request.ts';
+import type { ReconcileEvidence } from './reconcile.ts';
+import type { StoredExecution } from './store/types.ts';
 
 /**
  * A change of an approval request. `approval_created`: a new pending request (a call was held);
@@ -47,6 +49,20 @@ export const APPROVAL_EVENT_TYPES: readonly ApprovalEvent['type'][] = [
 export type ApprovalEventListener = (event: ApprovalEvent) => void;
 
 /**
+ * An execution settled outside a `tools/call`: by the restart reconciler (`settled_by: 'reconcile'`),
+ * with the evidence it read from the cluster and the approval request it ran under (if any).
+ */
+export interface ExecutionSettledEvent {
+  type: 'execution_settled';
+  settled_by: 'reconcile';
+  execution: StoredExecution;
+  request: ApprovalRequest | undefined;
+  evidence: ReconcileEvidence | null;
+}
+
+export type ExecutionSettledListener = (event: ExecutionSettledEvent) => void;
+
+/**
  * What the surfaces need of the gate's approvals service (the gate's `ApprovalsService` satisfies
  * it). Methods throw `SentinelError`: `not_found`, `forbidden` (e.g. deciding one's own request),
  * `conflict` (already decided), `approval_expired`, `invalid_input`.
@@ -63,6 +79,8 @@ export interface ApprovalsApi {
 export interface ApprovalsHub {
   /** Adds a listener; returns a function that removes it. */
   subscribe(listener: ApprovalEventListener): () => void;
+  /** Adds a listener of settled executions (`execution_settled`); returns a function that removes it. */
+  subscribeSettled(listener: ExecutionSettledListener): () => void;
   /** Delivers an event to every listener; a listener that throws is logged and skipped. */
   publish(event: { type: string }): void;
   /** Called once by the gate plugin when it starts. */
@@ -79,13 +97,28 @@ const isApprovalEvent = (event: { type: string }): event is ApprovalEvent =>
 /** A hub with no listeners and no service yet. */
 export function createApprovalsHub(logger?: Logger): ApprovalsHub {
   const listeners = new Set<ApprovalEventListener>();
+  const settledListeners = new Set<ExecutionSettledListener>();
   let provided: ApprovalsApi | undefined;
   return {
     subscribe(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
+    subscribeSettled(listener) {
+      settledListeners.add(listener);
+      return () => settledListeners.delete(listener);
+    },
     publish(event) {
+      if (event.type === 'execution_settled' && 'execution' in event) {
+        for (const listener of settledListeners) {
+          try {
+            listener(event as ExecutionSettledEvent);
+          } catch (error) {
+            logger?.warn({ err: error, event: event.type }, 'execution event listener failed');
+          }
+        }
+        return;
+      }
       if (!isApprovalEvent(event)) return;
       for (const listener of listeners) {
         try {

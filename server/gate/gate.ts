@@ -18,10 +18,12 @@ import { toSentinelError } from '../../tools/errors.ts';
 import type { ToolRegistry } from '../../tools/registry.ts';
 import type { ExecuteFn, ToolCall, ToolCallMiddleware } from '../pipeline.ts';
 import type { ApprovalRequest } from './approval-request.ts';
-import type { ApprovalEvent } from './events.ts';
+import { approverStanding, type StandingLookup } from './approver-standing.ts';
+import type { ApprovalEvent, ExecutionSettledEvent } from './events.ts';
 import { callKey, canonicalJson, matchedArguments, sha256 } from './canonical.ts';
 import {
   alreadyRunningResult,
+  coalescedResult,
   firstLine,
   frozenResult,
   gateErrorResult,
@@ -33,11 +35,18 @@ import {
   staleResult,
   withExecutedMeta,
 } from './messages.ts';
-import { evaluateResolved, type CompiledPolicy, type Verdict } from './policy/evaluate.ts';
+import { evaluateResolved, type CompiledPolicy, type PolicyQuery, type Verdict } from './policy/evaluate.ts';
+import { windowCoverage } from './window-coverage.ts';
 import { newId } from './ids.ts';
 import { requestRecord, resolveCall, type Resolved } from './new-request.ts';
 import { effectDifference, isNoOpPreview, resolutionFromDryRun, type Resolution } from './preview.ts';
-import type { ApprovalStore, BeginExecution, CallBinding, StoredExecution } from './store/types.ts';
+import type {
+  ApprovalStore,
+  BeginExecution,
+  CallBinding,
+  ExecutionMark,
+  StoredExecution,
+} from './store/types.ts';
 import { clientRefKey } from './approval-request.ts';
 import { grantFor } from './approvals.ts';
 import type { UpstreamVerifier } from './upstream.ts';
@@ -46,6 +55,7 @@ import type { UpstreamVerifier } from './upstream.ts';
 export type GateEvent =
   | ApprovalEvent
   | { type: 'execution_finished'; execution: StoredExecution }
+  | ExecutionSettledEvent
   /** A `trust_upstream_approval` identity not present at start-up made its first call. */
   | { type: 'upstream_trust_added'; identity: string; at: string };
 
@@ -85,6 +95,13 @@ export interface GateOptions {
    * or is `trueforge`). A held call of one says the harness approval arrived but does not count.
    */
   isHarnessConnector?: (identity: ToolCall['identity']) => boolean;
+  /**
+   * The identity named `name` now (tokens.yaml): a grant is used only while its approver exists and
+   * may still approve it (`approverStanding`). Without it, approvers are not re-checked.
+   */
+  findIdentity?: StandingLookup['findIdentity'];
+  /** Whether the identities can be read now; while they cannot, no grant is used. */
+  identitiesReadable?: StandingLookup['identitiesReadable'];
 }
 
 /** The gate's shared state, used by the middleware and by the approvals service. */
@@ -198,6 +215,7 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
         case 'not_approved':
           return alreadyRunningResult(started.request, call.tool.name);
         case 'duplicate':
+          if (begin.authorization === 'window') return coalesce(started.existing);
           return replayedResult(
             started.existing,
             begin.authorization === 'upstream'
@@ -209,6 +227,29 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
       }
     }
     const execution = started.execution;
+    // Identical calls that arrive while this one runs wait for its result (`coalesce`).
+    let settle: (result: CallToolResult | undefined) => void = () => undefined;
+    inFlight.set(execution.id, new Promise((resolve) => (settle = resolve)));
+    let answer: CallToolResult | undefined;
+    try {
+      answer = await run(execution, call, next, begin, options);
+      return answer;
+    } finally {
+      inFlight.delete(execution.id);
+      settle(answer);
+    }
+  }
+
+  async function run(
+    execution: StoredExecution,
+    call: ToolCall,
+    next: ExecuteFn,
+    begin: Omit<BeginExecution, 'id' | 'tool' | keyof CallBinding>,
+    options: {
+      dryRun: boolean;
+      check?: () => Promise<{ result: CallToolResult; outcome: string } | undefined>;
+    },
+  ): Promise<CallToolResult> {
     const stop = options.check ? await options.check() : undefined;
     if (stop) {
       await finish(execution, 'stale', stop.outcome, stop.result);
@@ -229,6 +270,24 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
     return begin.authorization === 'policy'
       ? result
       : withExecutedMeta(result, begin.requestId, execution.id);
+  }
+
+  /** Results of the executions this process runs now, by execution id. */
+  const inFlight = new Map<string, Promise<CallToolResult | undefined>>();
+
+  /**
+   * The answer to a window call that coalesced with `existing`: its result — awaited when it runs in
+   * this process, read from the store when it has finished — or, while it runs in another process,
+   * a result saying it is executing.
+   */
+  async function coalesce(existing: StoredExecution): Promise<CallToolResult> {
+    const waited = await inFlight.get(existing.id);
+    const result = waited ?? (await store.getExecution(existing.id))?.result ?? undefined;
+    if (result) return coalescedResult(existing, result);
+    return replayedResult(
+      (await store.getExecution(existing.id)) ?? existing,
+      'an identical call under the same window grant was executing when this one arrived',
+    );
   }
 
   async function finish(
@@ -278,6 +337,7 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
     next: ExecuteFn,
     request: ApprovalRequest,
     idempotencyKey: string | undefined,
+    arrival: ExecutionMark | undefined,
   ) {
     const args = executionArguments(call.tool, request.arguments, request.reason ?? undefined);
     const window = request.grant !== null && request.grant.validity !== 'once';
@@ -293,6 +353,7 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
         arguments: args,
         effect: preview?.effect,
         ...(idempotencyKey !== undefined && { idempotencyKey }),
+        ...(window && arrival && { arrival }),
       },
       {
         dryRun: isPreview,
@@ -325,6 +386,29 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
     }
     if (difference === undefined) return undefined;
     return { result: staleResult(request, difference), outcome: `stale: ${difference}` };
+  }
+
+  /**
+   * Re-checks the approver of a grant about to be used: undefined when it stands; `null` when it is
+   * void (the grant is cancelled here, naming why, and the call is held again as a new request); a
+   * result when the identities cannot be read now (nothing runs, nothing is cancelled).
+   */
+  async function grantStanding(request: ApprovalRequest): Promise<CallToolResult | null | undefined> {
+    const standing = approverStanding(request, core.options);
+    if (standing.ok === true) return undefined;
+    if (standing.ok === 'unknown') {
+      return gateErrorResult(
+        `Approval request ${request.id} was approved by ${request.decision?.by ?? 'an approver'}, whose identity cannot be checked now (tokens.yaml does not load); the call was not run and nothing changed. Retry once the server's identities load again.`,
+        'unavailable',
+      );
+    }
+    const cancelled = await store.cancelGrant(request.id, standing.reason);
+    if (cancelled) core.emit({ type: 'approval_cancelled', request: cancelled });
+    logger?.warn(
+      { approvalRequestId: request.id, approver: request.decision?.by },
+      'grant not used: its approver no longer stands',
+    );
+    return null;
   }
 
   const warnedTrusted = new Set<string>();
@@ -446,6 +530,7 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
     args: Record<string, unknown>,
     verdict: Verdict,
     resolved: Resolved,
+    query: PolicyQuery & { tool: Tool },
     harness?: { upstreamRefused?: string },
   ) {
     const { tool } = call;
@@ -453,7 +538,8 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
       return noChangeResult(resolved.preview, tool.name);
     const now = core.now();
     const fresh = resolved.resolution.preview;
-    const { request, reused, superseded } = await store.createOrReusePending(
+    const window = windowCoverage(policy, query, verdict, resolved.resolution.arguments);
+    const { request, reused, superseded, cancelled } = await store.createOrReusePending(
       requestRecord({
         requester: call.identity.name,
         createdBy: call.identity.name,
@@ -465,6 +551,7 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
         now,
         requestTtlMs: policy.settings.requestTtlMs,
         requesterCredential: call.identity.credential ?? '',
+        ...(window && { window }),
       }),
       now,
       // Re-requested: the human must see what the call does now, never an outdated preview.
@@ -476,6 +563,7 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
       },
     );
     if (superseded) core.emit({ type: 'approval_superseded', request: superseded });
+    if (cancelled) core.emit({ type: 'approval_cancelled', request: cancelled });
     core.emit({ type: reused ? 'approval_reused' : 'approval_created', request });
     logger?.info(
       { approvalRequestId: request.id, tool: tool.name, rule: verdict.rule, reused },
@@ -507,6 +595,9 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
     if (verdict.decision === 'allow' && !changes) {
       return verdict.dryRun ? next({ args, dryRun: true }) : next();
     }
+    // Taken now, before any await: what runs when this call arrives (window calls coalesce with it).
+    const arrival =
+      tool.risk === 'read' ? undefined : store.executionMark().catch((): undefined => undefined);
     if (changes) {
       const freeze = await store.getFreeze();
       if (freeze.frozen) return frozenResult(tool.name, freeze);
@@ -548,14 +639,26 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
     const approved = await store.findApprovedCall(binding, key, now);
     if (approved) {
       if (approved.status === 'executing') return alreadyRunningResult(approved, tool.name);
-      return executeApproved(call, next, approved, idempotencyKey);
+      const standing = await grantStanding(approved);
+      if (standing) return standing;
+      if (standing === undefined) return executeApproved(call, next, approved, idempotencyKey, await arrival);
     }
     const window = await store.findWindowGrant(binding, tool.name, verdict.scope, now);
-    if (window) {
+    const windowStanding = window && (await grantStanding(window));
+    if (windowStanding) return windowStanding;
+    if (window && windowStanding === undefined) {
+      const mark = await arrival;
       return execute(
         call,
         next,
-        { ...base, authorization: 'window', requestId: window.id },
+        {
+          ...base,
+          authorization: 'window',
+          requestId: window.id,
+          // Identical means the same resolved call, however it was spelled.
+          replayKey: callKey(tool.name, resolved.resolution.arguments),
+          ...(mark && { arrival: mark }),
+        },
         { dryRun: verdict.dryRun },
       );
     }
@@ -563,8 +666,8 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
       warnIfTrustedAtRuntime(identity);
       const upstream = await runUpstream(call, next, args, verdict, resolved, base);
       if (upstream.result) return upstream.result;
-      return hold(call, args, verdict, resolved, { upstreamRefused: upstream.why });
+      return hold(call, args, verdict, resolved, query, { upstreamRefused: upstream.why });
     }
-    return hold(call, args, verdict, resolved);
+    return hold(call, args, verdict, resolved, query);
   };
 }

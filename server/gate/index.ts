@@ -22,7 +22,13 @@ export { openSqliteStore, STORE_FILE } from './store/sqlite.ts';
 export type { ApprovalStore } from './store/types.ts';
 export type { GateEvent, GateOptions } from './gate.ts';
 export type { ApprovalsService, PreviewFn } from './approvals.ts';
-export { APPROVAL_ANNOTATION, type ReconcileReport } from './reconcile.ts';
+export {
+  APPROVAL_ANNOTATION,
+  type ReconcileEvidence,
+  type ReconcileReport,
+  type SettledExecution,
+} from './reconcile.ts';
+export type { ExecutionSettledEvent } from './events.ts';
 
 export interface GateSetup extends GateOptions, ApprovalsOptions {
   /** How often pending requests and unused grants are expired (ms). Default 15 s. */
@@ -59,9 +65,17 @@ export function createGate(setup: GateSetup): Gate {
       reconcileExecutions(setup.store, reader, {
         now: core.now,
         ...(setup.logger && { logger: setup.logger }),
+        onSettled: async ({ execution, evidence }) => {
+          const request = execution.requestId ? await setup.store.get(execution.requestId) : undefined;
+          core.emit({ type: 'execution_settled', settled_by: 'reconcile', execution, request, evidence });
+        },
       }),
     async close() {
       clearInterval(sweep);
+      // Report what expired since the last sweep while the listeners (audit) still listen.
+      await approvals
+        .sweep()
+        .catch((error: unknown) => setup.logger?.warn({ err: error }, 'expiry sweep failed'));
       await setup.store.close();
     },
   };

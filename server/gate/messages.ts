@@ -152,6 +152,27 @@ export function replayedResult(execution: StoredExecution, why: string): CallToo
   );
 }
 
+/**
+ * A call that coalesced with an identical one under the same window grant (issue 13, finding 7): it
+ * arrived while that one was executing, so it was not run again and answers with that execution's
+ * result, after a first line that says so. `_meta`: `approval_status: "replayed"`, `coalesced: true`,
+ * the execution and request ids.
+ */
+export function coalescedResult(execution: StoredExecution, result: CallToolResult): CallToolResult {
+  const notice = `Not executed again: an identical call under the same window grant (approval request ${execution.requestId ?? '(unknown)'}) was executing when this one arrived; it ran once, as execution ${execution.id}, and its result follows.`;
+  return {
+    ...result,
+    content: [{ type: 'text', text: notice }, ...result.content],
+    _meta: {
+      ...result._meta,
+      approval_status: 'replayed',
+      coalesced: true,
+      execution_id: execution.id,
+      ...(execution.requestId && { approval_request_id: execution.requestId }),
+    },
+  };
+}
+
 /** Marks a real tool result as executed under an approval (the model sees it was approved). */
 export function withExecutedMeta(
   result: CallToolResult,

@@ -5,7 +5,13 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ClusterIdentity, Tool } from '../../tools/define-tool.ts';
 import { toSentinelError } from '../../tools/errors.ts';
-import type { ApprovalDecision, ApprovalGrant, ClientRef, UpstreamApproval } from './approval-request.ts';
+import type {
+  ApprovalDecision,
+  ApprovalGrant,
+  ClientRef,
+  UpstreamApproval,
+  WindowCoverage,
+} from './approval-request.ts';
 import { callKey, matchedArguments } from './canonical.ts';
 import { newId } from './ids.ts';
 import type { Verdict } from './policy/evaluate.ts';
@@ -59,6 +65,8 @@ export interface RequestRecordInput {
   clientRef?: ClientRef | undefined;
   /** For the record of an upstream execution. */
   upstream?: UpstreamApproval | undefined;
+  /** What a window grant would cover (`windowCoverage`), when the verdict offers a window. */
+  window?: WindowCoverage;
 }
 
 /** The record of a new approval request: pending, or approved when `approval` is given. */
@@ -86,6 +94,7 @@ export function requestRecord(input: RequestRecordInput): NewApprovalRequest {
         reason: verdict.reason,
         validity: verdict.validity,
         approvers: verdict.approvers,
+        ...(input.window && { window: input.window }),
       },
       preview: resolution.preview,
       created_at: now.toISOString(),

@@ -6,6 +6,10 @@
  * the cluster (`succeeded`); otherwise it did not (`interrupted`: not executed, a new approval is
  * needed). Where the Deployment is read from: the preview's `effect.target` ({namespace, name}) when
  * the tool reports one, else the call's `namespace` and `name` arguments.
+ *
+ * Every execution settled here is reported to `onSettled` with the evidence read from the cluster
+ * (the audit log records it: a settled execution must leave a record like one that finished in a
+ * `tools/call`).
  */
 import type { Logger } from 'pino';
 import { SentinelError } from '../../tools/errors.ts';
@@ -23,6 +27,25 @@ export interface ReconcileReport {
   notApplied: string[];
   /** Executions that could not be settled now (cluster unreachable); still `executing`. */
   unresolved: string[];
+}
+
+/** What the reconciler read from the cluster to settle an execution. */
+export interface ReconcileEvidence {
+  namespace: string;
+  name: string;
+  /** `metadata.generation` the preview observed before the call; null when it reported none. */
+  generationBefore: number | null;
+  /** `metadata.generation` read now; null when the Deployment is gone. */
+  generationObserved: number | null;
+  /** The approval request id the Deployment carries now (`sentinel.dev/approval-request-id`). */
+  annotation: string | null;
+}
+
+/** One execution the reconciler settled: as stored after settling, and what settled it. */
+export interface SettledExecution {
+  execution: StoredExecution;
+  /** Null when there was no target or approval request id to look for. */
+  evidence: ReconcileEvidence | null;
 }
 
 const record = (value: unknown): Record<string, unknown> | undefined =>
@@ -51,9 +74,23 @@ export function executionTarget(
 export async function reconcileExecutions(
   store: ApprovalStore,
   reader: KubeReader | undefined,
-  options: { now?: () => Date; logger?: Logger } = {},
+  options: {
+    now?: () => Date;
+    logger?: Logger;
+    /** Told about each execution once it is settled (must not throw; errors are logged). */
+    onSettled?: (settled: SettledExecution) => void | Promise<void>;
+  } = {},
 ): Promise<ReconcileReport> {
   const now = options.now ?? (() => new Date());
+  const settled = async (id: string, evidence: ReconcileEvidence | null) => {
+    const execution = await store.getExecution(id);
+    if (!execution || !options.onSettled) return;
+    try {
+      await options.onSettled({ execution, evidence });
+    } catch (error) {
+      options.logger?.error({ err: error, executionId: id }, 'settled execution not reported');
+    }
+  };
   const report: ReconcileReport = { applied: [], notApplied: [], unresolved: [] };
   for (const execution of await store.listExecuting()) {
     const target = executionTarget(execution);
@@ -73,6 +110,7 @@ export async function reconcileExecutions(
         now(),
       );
       report.notApplied.push(execution.id);
+      await settled(execution.id, null);
       continue;
     }
     let annotation: string | undefined;
@@ -109,6 +147,13 @@ export async function reconcileExecutions(
       now(),
     );
     (applied ? report.applied : report.notApplied).push(execution.id);
+    await settled(execution.id, {
+      namespace: target.namespace,
+      name: target.name,
+      generationBefore: target.generation ?? null,
+      generationObserved: generation ?? null,
+      annotation: annotation ?? null,
+    });
     options.logger?.info(
       { executionId: execution.id, approvalRequestId: execution.requestId, applied },
       'execution reconciled',

@@ -15,6 +15,7 @@
  * | sentinel_approval_fallback_to_admin_total | counter | tool | requests notified to the admin webhook because no listed approver could be notified |
  * | sentinel_webhook_deliveries_total | counter | outcome | notification POSTs: delivered, failed (after retries) |
  * | sentinel_audit_write_failures_total | counter | — | audit records that could not be written |
+ * | sentinel_unauthenticated_requests_total | counter | route, remote_address | requests refused for a missing, unknown or revoked token (`POST /mcp`, ...); at most 100 addresses, then `(other)` |
  *
  * Plus prom-client's default process metrics (`process_*`, `nodejs_*`).
  */
@@ -37,6 +38,7 @@ export interface SentinelMetrics {
   fallbackToAdmin: Counter<'tool'>;
   webhookDeliveries: Counter<'outcome'>;
   auditWriteFailures: Counter;
+  unauthenticatedRequests: Counter<'route' | 'remote_address'>;
 }
 
 export interface MetricsOptions {
@@ -110,6 +112,12 @@ export function createMetrics(options: MetricsOptions = {}): SentinelMetrics {
     auditWriteFailures: new Counter({
       name: 'sentinel_audit_write_failures_total',
       help: 'Audit records that could not be written (see the server log).',
+      registers,
+    }),
+    unauthenticatedRequests: new Counter({
+      name: 'sentinel_unauthenticated_requests_total',
+      help: 'Requests refused for a missing, unknown or revoked bearer token, by route and remote address.',
+      labelNames: ['route', 'remote_address'],
       registers,
     }),
   };

@@ -13,16 +13,20 @@
 import escapeHtml from 'escape-html';
 import {
   describeClientRef,
+  durationMs,
   type ApprovalRequest,
   type ApprovalStatus,
   type GrantValidity,
 } from '../gate/approval-request.ts';
-import { humanDuration, oneLine } from '../../tools/format/index.ts';
+import { humanDuration, oneLine, sanitizeText } from '../../tools/format/index.ts';
 import { isSecretName, REDACTED, redact, redactValue } from '../../tools/redact.ts';
 import { describeToolCall, formatArguments, MAX_SENTENCE } from './describe-call.ts';
+import { describeWindowOffer } from './window.ts';
 
 /** Longest change, warning or reason line shown, in characters. */
 const MAX_LINE = 400;
+/** Longest grant coverage shown (rules, predicates, an example call), in characters. */
+const MAX_SCOPE = 1500;
 /** Most changes and warnings listed before "… N more". */
 const MAX_ITEMS = 30;
 
@@ -182,10 +186,21 @@ export function approvalView(request: ApprovalRequest, options: RenderOptions = 
   const scopeDescription: unknown = (grant?.scope as { description?: unknown } | undefined)?.description;
   const grantScope =
     typeof scopeDescription === 'string'
-      ? clean(scopeDescription)
+      ? clean(scopeDescription, MAX_SCOPE)
       : request.status === 'pending' && policyValidity !== 'once'
         ? clean(
-            `once by default; a window of up to ${policyValidity.window} would cover any ${request.tool} call by ${request.requester} on this cluster that matches policy ${request.policy.rules.length === 1 ? 'rule' : 'rules'} ${request.policy.rules.join(', ')}, for the window's length`,
+            describeWindowOffer(
+              {
+                tool: request.tool,
+                requester: request.requester,
+                cluster: request.cluster,
+                rules: request.policy.rules,
+                coverage: request.policy.window,
+              },
+              policyValidity.window,
+              new Date(now.getTime() + durationMs(policyValidity.window)).toISOString(),
+            ),
+            MAX_SCOPE,
           )
         : null;
   const statusReason = request.status_reason
@@ -287,7 +302,8 @@ export function renderApprovalText(request: ApprovalRequest, options: RenderOpti
   return lines.join('\n');
 }
 
-const e = (value: string): string => escapeHtml(value);
+/** HTML-escaped, with control, bidi and invisible characters made visible (`sanitizeText`). */
+const e = (value: string): string => escapeHtml(sanitizeText(value));
 
 function htmlList(className: string, title: string, items: readonly string[]): string {
   if (items.length === 0) return '';

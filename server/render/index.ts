@@ -15,3 +15,9 @@ export {
   type RenderOptions,
 } from './approval.ts';
 export { describeToolCall, formatArguments, MAX_SENTENCE } from './describe-call.ts';
+export {
+  describePredicate,
+  describeWindowGrant,
+  describeWindowOffer,
+  type WindowDescriptionInput,
+} from './window.ts';

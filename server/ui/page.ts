@@ -6,7 +6,7 @@
  */
 import escapeHtml from 'escape-html';
 import { createHash } from 'node:crypto';
-import { humanDuration, oneLine } from '../../tools/format/index.ts';
+import { humanDuration, oneLine, sanitizeText } from '../../tools/format/index.ts';
 import { redact } from '../../tools/redact.ts';
 import type { ApprovalRequest } from '../gate/approval-request.ts';
 import { approvalView, renderApprovalHtml } from '../render/index.ts';
@@ -16,7 +16,8 @@ import { confirmationFor } from './confirmation.ts';
 export const UI_PREFIX = '/ui';
 export const PAGE_PATH = `${UI_PREFIX}/approvals`;
 
-const e = (value: string) => escapeHtml(value);
+/** HTML-escaped, with control, bidi and invisible characters made visible (`sanitizeText`). */
+const e = (value: string) => escapeHtml(sanitizeText(value));
 /** Redacted, single-line, bounded: for values the renderer has not already cleaned. */
 const clean = (value: string): string => oneLine(redact(value).value, 400);
 
@@ -91,7 +92,7 @@ function controls(request: ApprovalRequest): string {
           `<label for="validity-${id}">Grant</label>`,
           `<select id="validity-${id}" name="validity">`,
           '<option value="once" selected>once (this exact call)</option>',
-          `<option value="${e(validity.window)}">for ${e(validity.window)} (same tool and rule)</option>`,
+          `<option value="${e(validity.window)}">for ${e(validity.window)} (also other calls: see Grant above)</option>`,
           '</select>',
         ].join('');
   return [

@@ -43,7 +43,11 @@ export function rawRequest(
         ca: sim.caPem,
         headers: {
           ...(token !== null && { Authorization: `Bearer ${token}` }),
-          ...(body !== undefined && { 'Content-Type': 'application/json' }),
+          // Node sends a DELETE body without framing unless told its length.
+          ...(body !== undefined && {
+            'Content-Type': 'application/json',
+            'Content-Length': String(Buffer.byteLength(body)),
+          }),
           ...options.headers,
         },
       },

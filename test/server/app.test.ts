@@ -21,7 +21,7 @@ describe('HTTP server', () => {
     server = await startTestServer({
       registry: fixtureTools().registry,
       kube: fakeKube({ getVersion: async () => ({ gitVersion: 'v1.31.2' }) as VersionInfo }),
-      allowedHosts: ['sentinel.example.internal'],
+      allowedHosts: ['sentinel.example.internal', 'proxy.example.internal:8443'],
       extraRoutes: [
         (app, deps) => {
           const router = Router();
@@ -116,13 +116,54 @@ describe('HTTP server', () => {
       expect((await post({ ...mcpHeaders(server.token), origin: 'null' })).status).toBe(403);
     });
 
-    it('accepts localhost forms, the bound address and --allowed-host, with or without a port', async () => {
-      for (const host of ['localhost:7070', '127.0.0.1', '[::1]:9', 'sentinel.example.internal:443']) {
+    const port = () => new URL(server.url).port;
+    const otherPort = () => String(Number(port()) === 65535 ? 65534 : Number(port()) + 1);
+
+    it('accepts localhost forms of the bound address on its port, and --allowed-host on the server port', async () => {
+      for (const host of [
+        `localhost:${port()}`,
+        `127.0.0.1:${port()}`,
+        `[::1]:${port()}`,
+        `sentinel.example.internal:${port()}`,
+        `proxy.example.internal:8443`,
+      ]) {
         const response = await post({ ...mcpHeaders(server.token), host });
         expect(response.status, host).toBe(200);
       }
-      const fromPage = await post({ ...mcpHeaders(server.token), origin: 'http://localhost:5173' });
-      expect(fromPage.status).toBe(200);
+      for (const origin of [`http://localhost:${port()}`, `http://127.0.0.1:${port()}`]) {
+        const fromPage = await post({ ...mcpHeaders(server.token), origin });
+        expect(fromPage.status, origin).toBe(200);
+      }
+    });
+
+    it('answers 403 for a Host or Origin on another port (a page served elsewhere on this machine)', async () => {
+      for (const host of [
+        `127.0.0.1:${otherPort()}`,
+        `localhost:${otherPort()}`,
+        'localhost',
+        '127.0.0.1:80',
+        'sentinel.example.internal:443',
+        'proxy.example.internal',
+      ]) {
+        const response = await post({ ...mcpHeaders(server.token), host });
+        expect(response.status, host).toBe(403);
+        expect(response.json).toMatchObject({ error: { message: `Invalid Host: ${host}` } });
+      }
+      for (const origin of [
+        `http://127.0.0.1:${otherPort()}`,
+        `http://localhost:${otherPort()}`,
+        'http://localhost:5173',
+        'http://127.0.0.1',
+      ]) {
+        const mcp = await post({ ...mcpHeaders(server.token), origin });
+        expect(mcp.status, origin).toBe(403);
+        expect(mcp.json).toMatchObject({ error: { message: `Invalid Origin: ${origin}` } });
+        // The approvals page and its login form sit behind the same check.
+        for (const path of ['/ui/approvals', '/ui/login']) {
+          const page = await rawRequest(`${server.url}${path}`, { headers: { origin } });
+          expect(page.status, `${path} ${origin}`).toBe(403);
+        }
+      }
     });
   });
 

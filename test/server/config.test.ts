@@ -62,14 +62,15 @@ describe('bind address', () => {
     expect(() => checkBindAddress('127.0.0.1', false, false)).not.toThrow();
   });
 
-  it('allows the bound address, localhost forms and --allowed-host values in Host-header form', () => {
-    expect(allowedHostNames('10.0.0.5', ['Sentinel.Example.com:8443', 'fe80::1'])).toEqual([
+  it('allows the bound address, localhost forms and --allowed-host values in Host-header form, keeping a port', () => {
+    expect(allowedHostNames('10.0.0.5', ['Sentinel.Example.com:8443', 'fe80::1', '[fe80::2]:443'])).toEqual([
       'localhost',
       '127.0.0.1',
       '[::1]',
       '10.0.0.5',
-      'sentinel.example.com',
+      'sentinel.example.com:8443',
       '[fe80::1]',
+      '[fe80::2]:443',
     ]);
     expect(() => allowedHostNames('127.0.0.1', ['bad host/'])).toThrow(
       "--allowed-host 'bad host/' is not a host name or IP address.",

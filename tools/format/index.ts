@@ -1,4 +1,4 @@
-/** Output formatting shared by the tools: fixed-column tables, untrusted blocks, kubectl-style ages. */
+/** Output formatting shared by the tools: the sanitizer, fixed-column tables, untrusted blocks, kubectl-style ages. */
 export { formatTable, bound, moreLine, DEFAULT_MAX_ROWS, type TableOptions } from './table.ts';
 export {
   untrustedBlock,
@@ -7,5 +7,5 @@ export {
   type UntrustedOptions,
   type CappedText,
 } from './untrusted.ts';
-export { stripControlCharacters, oneLine, byteLength } from './text.ts';
+export { sanitizeText, isSanitized, oneLine, byteLength, type SanitizeOptions } from './text.ts';
 export { humanDuration, age } from './age.ts';

@@ -1,11 +1,11 @@
 /**
  * Untrusted blocks: text that comes from the workload (log lines, event messages, annotations) is
  * returned inside a clearly labelled, delimited block that says it is data from the cluster and not
- * instructions. Control and invisible characters are stripped and the size is capped. The delimiters
+ * instructions. Control and invisible characters are made visible (`sanitizeText`) and the size is capped. The delimiters
  * carry a digest of the content, so text inside cannot forge the closing line.
  */
 import { createHash } from 'node:crypto';
-import { byteLength, stripControlCharacters } from './text.ts';
+import { byteLength, sanitizeText } from './text.ts';
 
 /** Default cap of one untrusted block, in bytes (UTF-8). */
 export const DEFAULT_UNTRUSTED_MAX_BYTES = 16 * 1024;
@@ -63,14 +63,14 @@ export function capBytes(text: string, maxBytes: number, keep: 'head' | 'tail' =
  * `<id>` is a digest of the cleaned content. Empty text renders as `(empty)` inside the block.
  */
 export function untrustedBlock(text: string, options: UntrustedOptions): string {
-  const cleaned = stripControlCharacters(text);
+  const cleaned = sanitizeText(text, { multiline: true });
   const { text: capped, cutBytes } = capBytes(
     cleaned,
     options.maxBytes ?? DEFAULT_UNTRUSTED_MAX_BYTES,
     options.keep,
   );
   const id = createHash('sha256').update(capped).digest('hex').slice(0, 12);
-  const label = stripControlCharacters(options.label).replace(/\s+/g, ' ');
+  const label = sanitizeText(options.label, { multiline: true }).replace(/\s+/g, ' ');
   const cutNote =
     cutBytes > 0
       ? `[… ${cutBytes} bytes cut from the ${options.keep === 'tail' ? 'start' : 'end'}]`

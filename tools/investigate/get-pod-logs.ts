@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { defineTool, toolInput } from '../define-tool.ts';
 import { SentinelError } from '../errors.ts';
-import { capBytes, stripControlCharacters, untrustedBlock } from '../format/index.ts';
+import { capBytes, untrustedBlock } from '../format/index.ts';
 import type { Pod } from '../kube/index.ts';
 import { ContainerNameSchema, NamespaceSchema, PodNameSchema, boundedInt } from '../params.ts';
 import { redact } from '../redact.ts';
@@ -90,7 +90,8 @@ export const getPodLogs = defineTool({
       tailLines: tail_lines,
       sinceSeconds: since_seconds,
     });
-    const redacted = redact(stripControlCharacters(raw));
+    // Already sanitized by the Kubernetes layer (tools/kube/sanitize.ts).
+    const redacted = redact(raw);
     const capped = capBytes(redacted.value, max_bytes, 'tail');
     const log = capped.text;
     const lineCount = log === '' ? 0 : log.replace(/\n$/, '').split('\n').length;

@@ -4,7 +4,8 @@
  * Every request has a timeout (default 10 s). Reads are retried with exponential backoff (p-retry)
  * on 429, 5xx and connection resets, waiting at least what the server's `Retry-After` asks; writes
  * are sent at most once. Lists follow `continue` until the last page. Failures become
- * `SentinelError`s naming the resource and the cause (./errors.ts).
+ * `SentinelError`s naming the resource and the cause (./errors.ts). Every result is sanitized
+ * (./sanitize.ts) before it is returned.
  */
 import {
   AppsV1Api,
@@ -27,6 +28,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ClusterIdentity } from '../define-tool.ts';
 import { SentinelError } from '../errors.ts';
 import { currentCallSignal } from './cancellation.ts';
+import { sanitizingReader, sanitizingWriter } from './sanitize.ts';
 import { KubeApiError, toKubeError, type KubeCallSubject } from './errors.ts';
 import {
   describeOperation,
@@ -321,7 +323,8 @@ export function createKubeClient(
       ),
   };
 
-  return { reader: Object.freeze(reader), writer: Object.freeze(writer) };
+  // Everything the cluster says is sanitized here, once, before any tool reads it.
+  return { reader: sanitizingReader(reader), writer: sanitizingWriter(writer) };
 }
 
 /** The query of the list page after `next` (undefined: the first page). */

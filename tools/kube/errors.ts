@@ -7,6 +7,8 @@ import { ApiException } from '@kubernetes/client-node';
 import { SentinelError, type ErrorCode, type SentinelErrorOptions } from '../errors.ts';
 import type { ClusterIdentity } from '../define-tool.ts';
 import { describeOperation, type KubeNonResourceOperation, type KubeOperation } from './operations.ts';
+import { sanitizeFromCluster } from './sanitize.ts';
+import { sanitizeText } from '../format/text.ts';
 
 /** The object a call is about. */
 export interface KubeCallSubject {
@@ -199,7 +201,12 @@ function describeSubject(ctx: KubeCallContext): string {
   return `${op.resource}${inNamespace}`;
 }
 
+/** The Status body the API server sent, sanitized (`sanitizeFromCluster`): its message, reason and causes are cluster text. */
 function parseStatus(body: unknown): KubeStatus {
+  return sanitizeFromCluster(parseStatusBody(body));
+}
+
+function parseStatusBody(body: unknown): KubeStatus {
   if (typeof body === 'string') {
     try {
       const parsed: unknown = JSON.parse(body);
@@ -254,6 +261,8 @@ function errorMessage(error: unknown): string {
   return error instanceof Error ? truncate(error.message) : 'unknown error';
 }
 
+/** A message from the API server (or the network stack), sanitized and cut to `MAX_STATUS_MESSAGE` characters. */
 function truncate(text: string): string {
-  return text.length > MAX_STATUS_MESSAGE ? `${text.slice(0, MAX_STATUS_MESSAGE)}…` : text;
+  const clean = sanitizeText(text, { multiline: true });
+  return clean.length > MAX_STATUS_MESSAGE ? `${clean.slice(0, MAX_STATUS_MESSAGE)}…` : clean;
 }

@@ -57,3 +57,10 @@ export {
   type ContainerState,
 } from './pod-status.ts';
 export { mergeEvents, type ClusterEvent } from './events.ts';
+export {
+  sanitizeFromCluster,
+  sanitizedCopy,
+  sanitizingReader,
+  sanitizingWriter,
+  unsanitized,
+} from './sanitize.ts';

@@ -18,6 +18,7 @@ import {
   type JsonPatchOperation,
   type KubeWriter,
   type ReplicaSet,
+  unsanitized,
 } from '../kube/index.ts';
 import { oneLine } from '../format/index.ts';
 import { DeploymentNameSchema, NamespaceSchema } from '../params.ts';
@@ -100,7 +101,8 @@ export function rollbackAnnotations(deployment: Deployment, target: ReplicaSet):
  * carries `replace /metadata/resourceVersion` with the version read, so a concurrent change makes
  * the API server answer 409 instead of being overwritten. Templates are compared and copied as the
  * API server sent them (`AsSentObservation`), so a field the client library does not model — a
- * newer pod-spec field — is neither lost by the rollback nor ignored by the "already matches" check.
+ * newer pod-spec field — is neither lost by the rollback nor ignored by the "already matches" check,
+ * and unsanitized (`unsanitized`): the preview shows the sanitized copies, the PATCH carries what was sent.
  * Pure: reads nothing, sends nothing. On a 409 the execution re-plans (`patchRetryingOnConflict`).
  */
 export function planRollback(
@@ -168,14 +170,17 @@ function planOnce(observed: AsSentObservation, args: { to_revision?: number | un
   const fromRevision = revisionOf(current ?? deployment) ?? 0;
   const fromTemplate = deployment.spec?.template;
   const toTemplate = target.spec?.template;
+  // Compared, digested and written as the API server sent them; the sanitized copies are only shown.
+  const fromSent = unsanitized(deployment).spec?.template;
+  const toSent = unsanitized(target).spec?.template;
   const effect = {
     tool: 'rollback_deployment',
     target: targetOf(deployment),
     paused: false,
     from_revision: fromRevision,
     to_revision: toRevision,
-    from_template: podTemplateDigest(fromTemplate),
-    to_template: podTemplateDigest(toTemplate),
+    from_template: podTemplateDigest(fromSent),
+    to_template: podTemplateDigest(toSent),
     to_replicaset: target.metadata?.name ?? '',
     from_images: containerImages(fromTemplate),
     to_images: containerImages(toTemplate),
@@ -188,7 +193,7 @@ function planOnce(observed: AsSentObservation, args: { to_revision?: number | un
     action: `roll back from revision ${fromRevision} to revision ${toRevision}`,
     makesRevision: true,
   };
-  if (equalIgnoreHash(toTemplate, fromTemplate)) {
+  if (equalIgnoreHash(toSent, fromSent)) {
     const plan: RemediationPlan = {
       ...common,
       summary: `Skipped rollback: the current template of ${ref} already matches revision ${toRevision} (${imageList(toTemplate)})`,
@@ -198,9 +203,13 @@ function planOnce(observed: AsSentObservation, args: { to_revision?: number | un
     return { plan };
   }
 
-  const template = templateWithoutHash(toTemplate);
-  const annotations = rollbackAnnotations(deployment, target);
-  const newRevision = nextRevision(toTemplate, owned);
+  const template = templateWithoutHash(toSent);
+  const annotations = rollbackAnnotations(unsanitized(deployment), unsanitized(target));
+  const shownAfter = rollbackAnnotations(deployment, target);
+  const newRevision = nextRevision(
+    toSent,
+    owned.map((rs) => unsanitized(rs)),
+  );
   const restoredCause = target.metadata?.annotations?.[CHANGE_CAUSE_ANNOTATION];
   const resourceVersion = deployment.metadata?.resourceVersion ?? '';
   const shown = (map: Record<string, string> | undefined) =>
@@ -226,7 +235,7 @@ function planOnce(observed: AsSentObservation, args: { to_revision?: number | un
         'annotation',
         'Deployment annotation',
         shown(deployment.metadata?.annotations),
-        shown(annotations),
+        shown(shownAfter),
       ),
     ],
     newRevision,

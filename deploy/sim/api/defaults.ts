@@ -4,6 +4,7 @@
  * does, so a template that came back from a ReplicaSet (fully defaulted, as `kubectl rollout undo`
  * sends it) compares equal to the Deployment template it was made from.
  */
+import { canonicalize } from './canonical.ts';
 import type { Container, Deployment, KubeObject, PodSpec, PodTemplateSpec, ReplicaSet } from '../types.ts';
 
 function defaultContainer(container: Container): void {
@@ -60,10 +61,19 @@ function pruneNulls(value: unknown): void {
   }
 }
 
-/** Fills the defaults of `object` (in place) for its storage, after dropping null members of metadata and spec. */
+/**
+ * Fills the defaults of `object` (in place) for its storage, after dropping null members of metadata
+ * and spec, then brings it to canonical stored form (`canonical.ts`: quantities, omitempty).
+ * @throws ApiError 400 when a resource quantity does not parse.
+ */
 export function applyDefaults(storage: string, object: KubeObject): void {
   pruneNulls(object.metadata);
   pruneNulls(object['spec']);
+  defaultFor(storage, object);
+  canonicalize(object);
+}
+
+function defaultFor(storage: string, object: KubeObject): void {
   switch (storage) {
     case 'deployments': {
       const spec = (object as Deployment).spec;

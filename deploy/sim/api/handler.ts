@@ -14,9 +14,21 @@ import type { ResourceType } from '../resources.ts';
 import { StoreConflictError } from '../store.ts';
 import { randomSuffix } from '../controllers/replicaset.ts';
 import type { KubeObject, Pod } from '../types.ts';
+import { apply, recordUpdate } from './apply.ts';
 import { applyDefaults } from './defaults.ts';
 import { apiGroup, coreVersions, groupList, resourceList, versionInfo } from './discovery.ts';
-import { readPodLog } from './logs.ts';
+import { flag, readPodLog } from './logs.ts';
+import { serveFollowedLog } from './logs-follow.ts';
+import { fieldValidationOf, validateFields } from './field-validation.ts';
+import { hpaFromV1 } from './hpa-conversion.ts';
+import { decodeKubernetesProtobuf } from './protobuf.ts';
+import { auditFacts } from './audit-facts.ts';
+import type { AuditLog } from './audit-log.ts';
+import { deleteObject } from './delete.ts';
+import { eventsV1ToCore, validateEventsV1Create, validateEventsV1Update } from './events-v1.ts';
+import { parseDeleteOptions, queryDryRun } from './dry-run.ts';
+import type { DeleteOptions } from './dry-run.ts';
+import { serveOpenApi } from './openapi-endpoint.ts';
 import { applyPatch, patchTypeOf } from './patch.ts';
 import { parseRoute } from './routes.ts';
 import type { Route } from './routes.ts';
@@ -28,6 +40,7 @@ import {
   conflict,
   expired,
   forbidden,
+  forbiddenPath,
   methodNotAllowed,
   notFound,
   pathNotFound,
@@ -36,6 +49,10 @@ import {
 } from './status.ts';
 import { tableVersionRequested, toTable } from './table.ts';
 import type { IncludeObject } from './table.ts';
+import { authorize } from '../rbac/authorizer.ts';
+import type { UserInfo } from '../rbac/authorizer.ts';
+import { answerReview } from '../rbac/reviews.ts';
+import { definitionNameFor } from './schemas.ts';
 import { validateObject } from './validation.ts';
 import { toApiView, toScale } from './views.ts';
 import { serveWatch } from './watch.ts';
@@ -44,8 +61,13 @@ import { serveWatch } from './watch.ts';
 export interface SimIdentity {
   name: string;
   token: string;
-  /** Only get/list/watch are allowed; writes get 403 Forbidden. */
+  /**
+   * Besides what RBAC grants it, get/list/watch on everything (writes still need RBAC). The
+   * simulator's shorthand for a read-only user; bind Roles for least privilege.
+   */
   readOnly?: boolean;
+  /** Groups besides `system:authenticated` (`system:masters`: everything, as `sim-admin` has). */
+  groups?: string[];
 }
 
 /** One mutating request (POST, PUT, PATCH, DELETE), recorded whatever its outcome. */
@@ -90,12 +112,22 @@ const STATUS_SUBRESOURCE = new Set([
 const RETURNS_DELETED_OBJECT = new Set(['pods', 'services', 'namespaces']);
 const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
 
-interface RequestContext {
+export interface RequestContext {
   request: IncomingMessage;
   response: ServerResponse;
   url: URL;
   identity: SimIdentity | undefined;
   record?: MutationRecord;
+  /** DELETE options (body over query), set for delete and deletecollection. */
+  deleteOptions?: DeleteOptions;
+  /** For the audit log: the resource request's route and verb, and the body size. */
+  route?: Route;
+  verb?: string;
+  requestBytes?: number;
+  /** `Warning` headers of the response (e.g. unknown fields under fieldValidation=Warn). */
+  warnings?: string[];
+  /** A server-side apply: managedFields are already computed. */
+  applied?: true;
 }
 
 export interface ApiHandlerOptions {
@@ -108,6 +140,8 @@ export interface ApiHandlerOptions {
   closeSignal: AbortSignal;
   /** Called with unexpected errors (a bug; the client gets a 500 Status). */
   onInternalError?: (error: unknown) => void;
+  /** Where every request is recorded (`--audit-log`), if anywhere. */
+  auditLog?: AuditLog;
 }
 
 export class ApiHandler {
@@ -129,6 +163,7 @@ export class ApiHandler {
       url: new URL(request.url ?? '/', 'https://simulator.invalid'),
       identity: undefined,
     };
+    this.#options.auditLog?.observe(request, response, () => auditFacts(context));
     this.#dispatch(context).catch((error: unknown) => this.#fail(context, error));
   };
 
@@ -159,6 +194,7 @@ export class ApiHandler {
       'Content-Type': 'application/json',
       'Content-Length': Buffer.byteLength(text),
       'Cache-Control': 'no-cache, private',
+      ...(context.warnings?.length && { Warning: context.warnings.map(warningHeader) }),
     });
     response.end(text);
   }
@@ -174,6 +210,47 @@ export class ApiHandler {
       });
     }
     if (!context.identity && route.kind !== 'health') throw unauthorized();
+    if (context.identity) context.identity = this.#impersonate(context.request, context.identity);
+  }
+
+  /**
+   * `Impersonate-User` / `Impersonate-Group` (kubectl `--as`, `--as-group`), allowed when the real
+   * identity may `impersonate` that user, service account or group (the apiserver's impersonation
+   * filter). @throws ApiError 403 otherwise.
+   */
+  #impersonate(request: IncomingMessage, identity: SimIdentity): SimIdentity {
+    const user = request.headers['impersonate-user'];
+    const groupHeader = request.headers['impersonate-group'];
+    if (typeof user !== 'string' || user === '') return identity;
+    const groups = (Array.isArray(groupHeader) ? groupHeader : groupHeader ? [groupHeader] : [])
+      .flatMap((value) => value.split(','))
+      .map((value) => value.trim())
+      .filter(Boolean);
+    const serviceAccount = /^system:serviceaccount:([^:]+):([^:]+)$/.exec(user);
+    const checks = [
+      serviceAccount
+        ? { resource: 'serviceaccounts', namespace: serviceAccount[1]!, name: serviceAccount[2]! }
+        : { resource: 'users', name: user },
+      ...groups.map((name) => ({ resource: 'groups', name })),
+    ];
+    for (const check of checks) {
+      const decision = authorize(this.#cluster.store, userInfoOf(identity), {
+        verb: 'impersonate',
+        group: '',
+        ...check,
+      });
+      if (!decision.allowed) {
+        const where =
+          'namespace' in check ? ` in the namespace "${check.namespace}"` : ' at the cluster scope';
+        throw new ApiError(
+          403,
+          'Forbidden',
+          `${check.resource} "${check.name}" is forbidden: User "${identity.name}" cannot impersonate resource "${check.resource}" in API group ""${where}`,
+          { name: check.name, kind: check.resource },
+        );
+      }
+    }
+    return { name: user, token: '', ...(groups.length > 0 && { groups }) };
   }
 
   async #dispatch(context: RequestContext): Promise<void> {
@@ -182,10 +259,17 @@ export class ApiHandler {
     const method = context.request.method ?? 'GET';
     if (route.kind !== 'resource') {
       if (method !== 'GET') throw methodNotAllowed(method);
+      if (context.identity && route.kind !== 'health') {
+        const path = context.url.pathname;
+        if (!authorize(this.#cluster.store, userInfoOf(context.identity), { verb: 'get', path }).allowed)
+          throw forbiddenPath(context.identity.name, 'get', path);
+      }
       this.#discovery(context, route);
       return;
     }
     const verb = this.#verb(method, route, context.url.searchParams);
+    context.route = route;
+    context.verb = verb;
     if (WRITE_VERBS.has(verb)) {
       context.record = {
         time: new Date(this.#cluster.clock.sync()).toISOString(),
@@ -209,17 +293,17 @@ export class ApiHandler {
     }
     if (!route.type.verbs.includes(verb)) throw methodNotAllowed(method);
     if (route.subresource && !route.type.subresources.includes(route.subresource)) throw pathNotFound();
-    if (context.identity?.readOnly && WRITE_VERBS.has(verb)) {
-      throw forbidden(context.identity.name, verb, route.type, route.namespace, route.name);
-    }
+    this.#authorizeResource(context, verb, route);
     this.#cluster.reconcile();
-    const body =
-      WRITE_VERBS.has(verb) && verb !== 'delete' && verb !== 'deletecollection'
-        ? await this.#readBody(context)
-        : undefined;
-    if (context.record && body !== undefined) {
-      if (verb === 'patch') context.record.patch = body;
-      else context.record.object = body;
+    const deleting = verb === 'delete' || verb === 'deletecollection';
+    const body = WRITE_VERBS.has(verb) ? await this.#readBody(context, deleting) : undefined;
+    if (deleting) context.deleteOptions = parseDeleteOptions(context.url.searchParams, body);
+    if (context.record) {
+      context.record.dryRun = this.#dryRun(context);
+      if (body !== undefined) {
+        if (verb === 'patch') context.record.patch = body;
+        else if (!deleting) context.record.object = body;
+      }
     }
     switch (verb) {
       case 'get':
@@ -235,18 +319,31 @@ export class ApiHandler {
       case 'patch':
         return this.#patch(context, route.type, route.namespace, route.name!, route.subresource, body);
       case 'delete':
-        return this.#delete(
-          context,
-          route.type,
-          route.namespace,
-          route.name!,
-          await this.#readBody(context, true),
-        );
+        return this.#delete(context, route.type, route.namespace, route.name!);
       case 'deletecollection':
         return this.#deleteCollection(context, route.type, route.namespace);
       default:
         throw methodNotAllowed(method);
     }
+  }
+
+  /** RBAC (rbac/authorizer.ts): 403 in the apiserver's wording when no binding grants the request. */
+  #authorizeResource(
+    context: RequestContext,
+    verb: string,
+    route: Extract<Route, { kind: 'resource' }>,
+  ): void {
+    const identity = context.identity!;
+    const decision = authorize(this.#cluster.store, userInfoOf(identity), {
+      verb,
+      group: route.type.group,
+      resource: route.type.plural,
+      ...(route.subresource && { subresource: route.subresource }),
+      ...(route.namespace && { namespace: route.namespace }),
+      ...(route.name && { name: route.name }),
+    });
+    if (!decision.allowed)
+      throw forbidden(identity.name, verb, route.type, route.namespace, route.name, route.subresource);
   }
 
   /** The Kubernetes verb of a request (what RBAC would authorize). */
@@ -278,7 +375,9 @@ export class ApiHandler {
         throw new ApiError(413, 'RequestEntityTooLarge', 'Request entity too large: limit is 3145728');
       chunks.push(chunk as Buffer);
     }
-    const text = Buffer.concat(chunks).toString('utf8');
+    context.requestBytes = size;
+    const bytes = Buffer.concat(chunks);
+    const text = bytes.toString('utf8');
     if (!text.trim()) {
       if (optional) return undefined;
       throw badRequest('the request body is empty');
@@ -287,7 +386,8 @@ export class ApiHandler {
       .split(';')[0]!
       .trim()
       .toLowerCase();
-    if (mediaType === 'application/yaml') {
+    if (mediaType === 'application/vnd.kubernetes.protobuf') return decodeKubernetesProtobuf(bytes);
+    if (mediaType === 'application/yaml' || mediaType.endsWith('+yaml')) {
       try {
         return parseYaml(text);
       } catch (error) {
@@ -328,6 +428,8 @@ export class ApiHandler {
         if (!list) throw pathNotFound();
         return send(list);
       }
+      case 'openapi':
+        return serveOpenApi(context.request, context.response, route, context.url.searchParams);
       default:
         throw pathNotFound();
     }
@@ -354,6 +456,14 @@ export class ApiHandler {
   ): void {
     const object = this.#stored(type, namespace, name);
     if (subresource === 'log') {
+      if (flag(context.url.searchParams, 'follow'))
+        return serveFollowedLog(
+          this.#cluster,
+          object as Pod,
+          context.url.searchParams,
+          context.response,
+          this.#options.closeSignal,
+        );
       const text = readPodLog(
         this.#cluster.kubelet,
         object as Pod,
@@ -492,29 +602,48 @@ export class ApiHandler {
     return (context.request.headers['user-agent'] ?? 'unknown').split('/')[0]!.slice(0, 128);
   }
 
+  /** Whether the request is a dry run: `dryRun=All` in the query, or in a DELETE's DeleteOptions body. */
   #dryRun(context: RequestContext): boolean {
-    const values = context.url.searchParams.getAll('dryRun');
-    for (const value of values)
-      if (value !== 'All') throw badRequest(`dryRun: Unsupported value: "${value}": supported values: "All"`);
-    return values.length > 0;
+    return context.deleteOptions?.dryRun ?? queryDryRun(context.url.searchParams);
   }
 
-  #stampManager(context: RequestContext, type: ResourceType, object: KubeObject, subresource?: string): void {
-    const manager = this.#fieldManager(context);
-    const entries = (object.metadata.managedFields ?? []).filter(
-      (entry) =>
-        !(entry.manager === manager && entry.operation === 'Update' && entry.subresource === subresource),
-    );
-    entries.push({
-      manager,
-      operation: 'Update',
+  /**
+   * Field ownership of a write (apply.ts): a server-side apply has set it already; any other write
+   * gives its manager what it added or changed.
+   */
+  #stampManager(
+    context: RequestContext,
+    type: ResourceType,
+    object: KubeObject,
+    subresource?: string,
+    before?: KubeObject,
+  ): void {
+    if (context.applied) return;
+    object.metadata.managedFields = recordUpdate({
+      definition: definitionNameFor(type.group, type.version, type.kind) ?? '',
+      before,
+      after: object,
+      manager: this.#fieldManager(context),
       apiVersion: groupVersion(type),
       time: this.#cluster.clock.timestamp(),
-      fieldsType: 'FieldsV1',
-      fieldsV1: {},
       ...(subresource && { subresource }),
     });
-    object.metadata.managedFields = entries;
+  }
+
+  /** fieldValidation: unknown fields `object` adds to `before` are warnings or (Strict) a 400. */
+  #checkFields(context: RequestContext, type: ResourceType, object: unknown, before?: unknown): void {
+    const directive = fieldValidationOf(context.url.searchParams);
+    let warnings = validateFields(type, object, directive === 'Strict' && before ? 'Warn' : directive);
+    if (before && warnings.length > 0) {
+      const existing = new Set(validateFields(type, before, 'Warn'));
+      warnings = warnings.filter((warning) => !existing.has(warning));
+      if (directive === 'Strict' && warnings.length > 0) {
+        throw badRequest(
+          `${type.kind} in version "${type.version}" cannot be handled as a ${type.kind}: strict decoding error: ${warnings.join(', ')}`,
+        );
+      }
+    }
+    if (warnings.length > 0) (context.warnings ??= []).push(...warnings);
   }
 
   #checkBodyIdentity(
@@ -570,8 +699,14 @@ export class ApiHandler {
   }
 
   #create(context: RequestContext, type: ResourceType, namespace: string | undefined, body: unknown): void {
-    if (type.group === 'events.k8s.io') throw methodNotAllowed('POST');
-    const object = structuredClone(body) as KubeObject;
+    if (type.review) {
+      return this.#send(
+        context,
+        201,
+        answerReview(type.kind, body, userInfoOf(context.identity!), this.#cluster.store),
+      );
+    }
+    let object = structuredClone(body) as KubeObject;
     this.#checkBodyIdentity(type, object, namespace, undefined);
     if (type.namespaced) {
       if (namespace === undefined) throw pathNotFound();
@@ -597,8 +732,14 @@ export class ApiHandler {
     }
     if (type.storage === 'deployments' || type.storage === 'replicasets' || type.storage === 'pods')
       delete object['status'];
+    this.#checkFields(context, type, object);
     object.apiVersion = groupVersion(type);
     object.kind = type.kind;
+    if (type.group === 'events.k8s.io') {
+      validateEventsV1Create(type, object);
+      object = eventsV1ToCore(object);
+    }
+    if (isHpaV1(type)) object = hpaFromV1(object);
     applyDefaults(type.storage, object);
     validateObject(type, object);
     this.#stampManager(context, type, object);
@@ -661,6 +802,7 @@ export class ApiHandler {
       result = structuredClone(current);
       result['status'] = next['status'];
     } else {
+      this.#checkFields(context, type, next, this.#served(type, current));
       result = next;
       result.metadata.uid = current.metadata.uid;
       result.metadata.namespace = current.metadata.namespace;
@@ -672,9 +814,14 @@ export class ApiHandler {
     }
     result.apiVersion = groupVersion(type);
     result.kind = type.kind;
+    if (type.group === 'events.k8s.io') {
+      validateEventsV1Update(type, result);
+      result = eventsV1ToCore(result);
+    }
+    if (isHpaV1(type) && subresource === undefined) result = hpaFromV1(result);
     applyDefaults(type.storage, result);
     validateObject(type, result, current);
-    this.#stampManager(context, type, result, subresource);
+    this.#stampManager(context, type, result, subresource, current);
     if (this.#dryRun(context))
       return this.#send(context, 200, subresource === 'scale' ? toScale(result) : this.#served(type, result));
     try {
@@ -695,7 +842,7 @@ export class ApiHandler {
     subresource: string | undefined,
     body: unknown,
   ): void {
-    if (type.group === 'events.k8s.io' || subresource === 'log') throw methodNotAllowed('PUT');
+    if (subresource === 'log') throw methodNotAllowed('PUT');
     const current = this.#stored(type, namespace, name);
     const object = structuredClone(body) as KubeObject;
     if (subresource === 'scale') {
@@ -715,7 +862,10 @@ export class ApiHandler {
     subresource: string | undefined,
     body: unknown,
   ): void {
-    if (type.group === 'events.k8s.io' || subresource === 'log') throw methodNotAllowed('PATCH');
+    if (subresource === 'log') throw methodNotAllowed('PATCH');
+    if (isApplyPatch(context.request.headers['content-type']))
+      return this.#apply(context, type, namespace, name, subresource, body);
+    checkForceParam(context.url.searchParams, false);
     const patchType = patchTypeOf(context.request.headers['content-type']);
     const current = this.#stored(type, namespace, name);
     const base = subresource === 'scale' ? toScale(current) : this.#served(type, current);
@@ -741,20 +891,70 @@ export class ApiHandler {
     this.#replace(context, type, current, patched, subresource, patchedVersion);
   }
 
-  #delete(
+  /** Server-side apply (`application/apply-patch+yaml`): creates the object or merges into it. */
+  #apply(
     context: RequestContext,
     type: ResourceType,
     namespace: string | undefined,
     name: string,
+    subresource: string | undefined,
     body: unknown,
   ): void {
-    if (type.group === 'events.k8s.io') throw methodNotAllowed('DELETE');
-    const current = this.#stored(type, namespace, name);
-    const options = (body ?? {}) as {
-      gracePeriodSeconds?: number;
-      preconditions?: { uid?: string; resourceVersion?: string };
-    };
     const params = context.url.searchParams;
+    const force = checkForceParam(params, true);
+    const manager = params.get('fieldManager');
+    if (!manager) {
+      throw new ApiError(
+        422,
+        'Invalid',
+        'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
+        {
+          group: 'meta.k8s.io',
+          kind: 'PatchOptions',
+          causes: [
+            {
+              reason: 'FieldValueRequired',
+              message: 'Required value: is required for apply patch',
+              field: 'fieldManager',
+            },
+          ],
+        },
+      );
+    }
+    if (subresource !== undefined) {
+      throw new ApiError(
+        415,
+        'UnsupportedMediaType',
+        `apply patches to the ${subresource} subresource are not served by the simulator`,
+      );
+    }
+    const config = structuredClone(body) as KubeObject;
+    this.#checkBodyIdentity(type, config, namespace, name);
+    if (config.apiVersion === undefined || config.kind === undefined) {
+      throw badRequest(
+        `apply patch must have apiVersion and kind set (got apiVersion ${JSON.stringify(config.apiVersion ?? '')}, kind ${JSON.stringify(config.kind ?? '')})`,
+      );
+    }
+    const stored = this.#cluster.store.get(type.storage, type.namespaced ? namespace : undefined, name);
+    const live = stored && this.#served(type, stored);
+    this.#checkFields(context, type, config, live);
+    const merged = apply({
+      definition: definitionNameFor(type.group, type.version, type.kind) ?? '',
+      live,
+      config: { ...config, metadata: { ...config.metadata, name } },
+      manager,
+      force,
+      apiVersion: groupVersion(type),
+      time: this.#cluster.clock.timestamp(),
+    });
+    context.applied = true;
+    if (!stored) return this.#create(context, type, namespace, merged);
+    this.#replace(context, type, stored, merged, undefined, config.metadata.resourceVersion);
+  }
+
+  #delete(context: RequestContext, type: ResourceType, namespace: string | undefined, name: string): void {
+    const current = this.#stored(type, namespace, name);
+    const options = context.deleteOptions!;
     const precondition = options.preconditions;
     if (precondition?.uid && precondition.uid !== current.metadata.uid) {
       throw new ApiError(
@@ -770,31 +970,10 @@ export class ApiHandler {
         `Precondition failed: ResourceVersion in precondition: ${precondition.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion}`,
       );
     }
-    const graceText = params.get('gracePeriodSeconds');
-    const grace = graceText !== null ? Number.parseInt(graceText, 10) : options.gracePeriodSeconds;
-    if (this.#dryRun(context)) return this.#send(context, 200, this.#served(type, current));
-    const store = this.#cluster.store;
-    if (type.storage === 'pods' && grace !== 0) {
-      const podGrace = grace ?? (current as Pod).spec.terminationGracePeriodSeconds ?? 30;
-      const marked = store.markDeleting(type.storage, namespace, name, podGrace);
-      return this.#respondWritten(context, type, 200, marked);
-    }
-    if (type.storage === 'namespaces') {
-      for (const storage of new Set([
-        'deployments',
-        'replicasets',
-        'pods',
-        'services',
-        'events',
-        'horizontalpodautoscalers',
-      ])) {
-        for (const object of store.list(storage, name)) store.delete(storage, name, object.metadata.name);
-      }
-    }
-    const deleted = store.delete(type.storage, type.namespaced ? namespace : undefined, name);
-    this.#cluster.reconcile();
-    if (RETURNS_DELETED_OBJECT.has(type.storage))
-      return this.#send(context, 200, this.#served(type, deleted));
+    const outcome = deleteObject(this.#cluster, type, current, options);
+    if (!options.dryRun) this.#cluster.reconcile();
+    if (outcome.pending || RETURNS_DELETED_OBJECT.has(type.storage))
+      return this.#send(context, 200, this.#served(type, outcome.object));
     this.#send(context, 200, {
       kind: 'Status',
       apiVersion: 'v1',
@@ -804,34 +983,70 @@ export class ApiHandler {
     });
   }
 
-  /** `DELETE` on a collection: deletes every object matching the selectors (Pods gracefully). */
+  /** `DELETE` on a collection: deletes every object matching the selectors, with the DeleteOptions. */
   #deleteCollection(context: RequestContext, type: ResourceType, namespace: string | undefined): void {
-    if (type.group === 'events.k8s.io') throw methodNotAllowed('DELETE');
     const matches = this.#matcher(context, type);
     const store = this.#cluster.store;
+    const options = context.deleteOptions!;
     const victims = store
       .list(type.storage, type.namespaced ? namespace : undefined)
       .filter((object) => matches(toApiView(type, object)));
-    if (!this.#dryRun(context)) {
-      for (const object of victims) {
-        if (type.storage === 'pods') {
-          store.markDeleting(
-            'pods',
-            object.metadata.namespace,
-            object.metadata.name,
-            (object as Pod).spec.terminationGracePeriodSeconds ?? 30,
-          );
-        } else store.delete(type.storage, object.metadata.namespace, object.metadata.name);
-      }
-      this.#cluster.reconcile();
-    }
+    const results = victims.map((object) => deleteObject(this.#cluster, type, object, options).object);
+    if (!options.dryRun) this.#cluster.reconcile();
     this.#send(context, 200, {
       kind: `${type.kind}List`,
       apiVersion: groupVersion(type),
       metadata: { resourceVersion: String(store.revision) },
-      items: victims.map((object) => toApiView(type, object)),
+      items: results.map((object) => toApiView(type, object)),
     });
   }
+}
+
+/** An RFC 7234 `Warning` header value as the API server writes it (code 299, agent `-`). */
+function warningHeader(text: string): string {
+  return `299 - ${JSON.stringify(text)}`;
+}
+
+/** What RBAC knows of an identity: its name and groups (service accounts get theirs). */
+function userInfoOf(identity: SimIdentity): UserInfo {
+  const groups = new Set(identity.groups ?? []);
+  const serviceAccount = /^system:serviceaccount:([^:]+):[^:]+$/.exec(identity.name);
+  if (serviceAccount) {
+    groups.add('system:serviceaccounts');
+    groups.add(`system:serviceaccounts:${serviceAccount[1]}`);
+  }
+  groups.add('system:authenticated');
+  return {
+    username: identity.name,
+    groups: [...groups],
+    ...(identity.readOnly && {
+      extraRules: [{ verbs: ['get', 'list', 'watch'], apiGroups: ['*'], resources: ['*'] }],
+    }),
+  };
+}
+
+/** Whether a PATCH is a server-side apply (YAML; JSON is valid YAML). */
+function isApplyPatch(contentType: string | undefined): boolean {
+  return (contentType ?? '').split(';')[0]!.trim().toLowerCase() === 'application/apply-patch+yaml';
+}
+
+/** `force` of a PATCH: only for apply patches (the apiserver's PatchOptions validation). */
+function checkForceParam(params: URLSearchParams, isApply: boolean): boolean {
+  const value = params.get('force');
+  if (value === null) return false;
+  if (!isApply) {
+    throw new ApiError(
+      422,
+      'Invalid',
+      'PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch',
+    );
+  }
+  return value === 'true' || value === '1';
+}
+
+/** autoscaling/v1 HorizontalPodAutoscalers are stored as autoscaling/v2. */
+function isHpaV1(type: ResourceType): boolean {
+  return type.group === 'autoscaling' && type.version === 'v1';
 }
 
 function objectKey(object: KubeObject): string {

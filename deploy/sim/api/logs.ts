@@ -5,7 +5,7 @@
  * a container waiting in back-off serves its last terminated instance; `tailLines`, `sinceSeconds`,
  * `sinceTime`, `limitBytes`, `timestamps`.
  */
-import type { ContainerInstance, Kubelet } from '../controllers/kubelet.ts';
+import type { ContainerInstance, Kubelet, LogLine } from '../controllers/kubelet.ts';
 import type { Pod } from '../types.ts';
 import { badRequest } from './status.ts';
 
@@ -17,13 +17,32 @@ function nonNegativeInteger(query: URLSearchParams, name: string): number | unde
   return Number.parseInt(raw, 10);
 }
 
-function flag(query: URLSearchParams, name: string): boolean {
+/** A boolean query parameter (`true` or `1`). */
+export function flag(query: URLSearchParams, name: string): boolean {
   const raw = query.get(name);
   return raw === 'true' || raw === '1';
 }
 
 /** The log text of a container of `pod` for the request's query. Throws 400 `ApiError`s. */
 export function readPodLog(kubelet: Kubelet, pod: Pod, query: URLSearchParams, now: number): string {
+  return selectPodLog(kubelet, pod, query, now).text;
+}
+
+/** A log read: the text so far, the container instance it comes from, and how to render a line. */
+export interface PodLogSelection {
+  text: string;
+  instance: ContainerInstance | undefined;
+  render: (line: LogLine) => string;
+  limitBytes: number | undefined;
+}
+
+/** `readPodLog` with the instance read (for `follow`). Throws 400 `ApiError`s. */
+export function selectPodLog(
+  kubelet: Kubelet,
+  pod: Pod,
+  query: URLSearchParams,
+  now: number,
+): PodLogSelection {
   const names = pod.spec.containers.map((container) => container.name);
   let container = query.get('container') ?? '';
   if (!container) {
@@ -86,12 +105,9 @@ export function readPodLog(kubelet: Kubelet, pod: Pod, query: URLSearchParams, n
   if (from !== undefined) lines = lines.filter((line) => line.at >= from);
   if (tailLines !== undefined) lines = tailLines === 0 ? [] : lines.slice(-tailLines);
   const timestamps = flag(query, 'timestamps');
-  let text = lines
-    .map(
-      (line) =>
-        `${timestamps ? `${new Date(line.at).toISOString().replace(/\.(\d{3})Z$/, '.$1000000Z')} ` : ''}${line.text}\n`,
-    )
-    .join('');
+  const render = (line: LogLine) =>
+    `${timestamps ? `${new Date(line.at).toISOString().replace(/\.(\d{3})Z$/, '.$1000000Z')} ` : ''}${line.text}\n`;
+  let text = lines.map(render).join('');
   if (limitBytes !== undefined) text = Buffer.from(text).subarray(0, limitBytes).toString();
-  return text;
+  return { text, instance, render, limitBytes };
 }

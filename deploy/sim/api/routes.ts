@@ -13,6 +13,8 @@ export type Route =
   | { kind: 'groupList' }
   | { kind: 'group'; group: string }
   | { kind: 'resourceList'; group: string; version: string }
+  /** `/openapi/v2`, `/openapi/v3` (document ''), `/openapi/v3/apis/apps/v1` (document 'apis/apps/v1'). */
+  | { kind: 'openapi'; version: 'v2' | 'v3'; document: string }
   | {
       kind: 'resource';
       type: ResourceType;
@@ -28,6 +30,10 @@ export function parseRoute(pathname: string): Route {
   if (pathname === '/version' || pathname === '/version/') return { kind: 'version' };
   if (['healthz', 'livez', 'readyz'].includes(segments[0] ?? '') && segments.length === 1)
     return { kind: 'health' };
+  if (segments[0] === 'openapi' && (segments[1] === 'v2' || segments[1] === 'v3')) {
+    if (segments[1] === 'v2' && segments.length > 2) return { kind: 'unknown' };
+    return { kind: 'openapi', version: segments[1], document: segments.slice(2).join('/') };
+  }
   let group: string;
   let version: string;
   let rest: string[];

@@ -19,6 +19,7 @@ export type StatusReason =
   | 'UnsupportedMediaType'
   | 'Invalid'
   | 'RequestEntityTooLarge'
+  | 'NotAcceptable'
   | 'InternalError';
 
 export interface StatusCause {
@@ -107,15 +108,29 @@ export function invalid(type: ResourceType, name: string, causes: StatusCause[])
   });
 }
 
-export function forbidden(user: string, verb: string, type: ResourceType, namespace?: string, name?: string) {
+/** 403 of RBAC for a resource request: `deployments.apps "web" is forbidden: User "x" cannot patch resource "deployments" in API group "apps" in the namespace "shop"`. */
+export function forbidden(
+  user: string,
+  verb: string,
+  type: ResourceType,
+  namespace?: string,
+  name?: string,
+  subresource?: string,
+) {
   const where = namespace ? ` in the namespace "${namespace}"` : ' at the cluster scope';
   const what = `${qualifiedResource(type)}${name ? ` "${name}"` : ''}`;
+  const resource = subresource ? `${type.plural}/${subresource}` : type.plural;
   return new ApiError(
     403,
     'Forbidden',
-    `${what} is forbidden: User "${user}" cannot ${verb} resource "${type.plural}" in API group "${type.group}"${where}`,
+    `${what} is forbidden: User "${user}" cannot ${verb} resource "${resource}" in API group "${type.group}"${where}`,
     subject(type, name),
   );
+}
+
+/** 403 of RBAC for a non-resource path (`forbidden: User "x" cannot get path "/apis"`). */
+export function forbiddenPath(user: string, verb: string, path: string) {
+  return new ApiError(403, 'Forbidden', `forbidden: User "${user}" cannot ${verb} path "${path}"`);
 }
 
 export function unauthorized(): ApiError {

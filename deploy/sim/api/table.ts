@@ -119,8 +119,8 @@ function coreEventFields(object: KubeObject): CoreEvent {
     involvedObject: v1.regarding,
     message: v1.note,
     source: v1.deprecatedSource,
-    firstTimestamp: v1.deprecatedFirstTimestamp,
-    lastTimestamp: v1.deprecatedLastTimestamp,
+    ...(v1.deprecatedFirstTimestamp && { firstTimestamp: v1.deprecatedFirstTimestamp }),
+    ...(v1.deprecatedLastTimestamp && { lastTimestamp: v1.deprecatedLastTimestamp }),
     count: v1.series?.count ?? v1.deprecatedCount,
     reportingComponent: v1.reportingController,
   };

@@ -5,60 +5,71 @@
  */
 import type { ResourceType } from '../resources.ts';
 import type { CoreEvent, Deployment, KubeObject, ObjectReference } from '../types.ts';
+import { hpaToV1 } from './hpa-conversion.ts';
 import { formatLabelSelector } from './selectors.ts';
 
-/** MicroTime (RFC 3339 with microseconds) of an RFC 3339 timestamp. */
-function microTime(timestamp: string): string {
-  return new Date(timestamp).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+/** MicroTime (RFC 3339 with microseconds) of an RFC 3339 timestamp; null for none. */
+function microTime(timestamp: string | undefined): string | null {
+  if (!timestamp) return null;
+  const time = new Date(timestamp);
+  return Number.isNaN(time.getTime()) ? null : time.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }
 
 /** An events.k8s.io/v1 Event as served. */
 export interface EventsV1Event extends KubeObject {
-  eventTime: string;
+  eventTime: string | null;
   series?: { count: number; lastObservedTime: string };
   reportingController: string;
   reportingInstance: string;
   action?: string;
   reason: string;
   regarding: ObjectReference;
+  related?: ObjectReference;
   note: string;
   type: CoreEvent['type'];
   deprecatedSource: CoreEvent['source'];
-  deprecatedFirstTimestamp: string;
-  deprecatedLastTimestamp: string;
-  deprecatedCount: number;
+  deprecatedFirstTimestamp: string | null;
+  deprecatedLastTimestamp: string | null;
+  deprecatedCount?: number;
 }
 
 /**
- * Core Event → events.k8s.io/v1 Event. Repeated events (count > 1) carry `series`
- * (count, lastObservedTime) like events recorded through the events.k8s.io API do.
+ * Core Event → events.k8s.io/v1 Event. A `series` written through events.k8s.io is served as
+ * stored; a repeated core event (count > 1) gets a `series` (count, lastObservedTime) too. Missing
+ * timestamps are `null`, as Go serializes a zero `metav1.Time` (never an error).
  */
 export function toEventsV1(event: CoreEvent): EventsV1Event {
+  const lastObserved = microTime(event.lastTimestamp);
+  const series =
+    event.series ??
+    ((event.count ?? 0) > 1 && lastObserved
+      ? { count: event.count!, lastObservedTime: lastObserved }
+      : undefined);
   return {
     kind: 'Event',
     apiVersion: 'events.k8s.io/v1',
     metadata: event.metadata,
     eventTime: event.eventTime ?? microTime(event.firstTimestamp),
-    ...(event.count > 1 && {
-      series: { count: event.count, lastObservedTime: microTime(event.lastTimestamp) },
-    }),
-    reportingController: event.reportingComponent,
-    reportingInstance: event.reportingInstance,
+    ...(series && { series }),
+    reportingController: event.reportingComponent ?? '',
+    reportingInstance: event.reportingInstance ?? '',
     ...(event.action && { action: event.action }),
     reason: event.reason,
     regarding: event.involvedObject,
+    ...(event.related && { related: event.related }),
     note: event.message,
     type: event.type,
-    deprecatedSource: event.source,
-    deprecatedFirstTimestamp: event.firstTimestamp,
-    deprecatedLastTimestamp: event.lastTimestamp,
-    deprecatedCount: event.count,
+    deprecatedSource: event.source ?? {},
+    deprecatedFirstTimestamp: event.firstTimestamp ?? null,
+    deprecatedLastTimestamp: event.lastTimestamp ?? null,
+    ...(event.count !== undefined && { deprecatedCount: event.count }),
   };
 }
 
 /** The object as the API of `type` serves it. */
 export function toApiView(type: ResourceType, object: KubeObject): KubeObject {
   if (type.group === 'events.k8s.io') return toEventsV1(object as CoreEvent);
+  if (type.group === 'autoscaling' && type.version === 'v1') return hpaToV1(object);
   return object;
 }
 

@@ -148,3 +148,19 @@ export function byCreation(a: KubeObject, b: KubeObject): number {
 export function byRevision(a: ReplicaSet, b: ReplicaSet): number {
   return revisionOf(a) - revisionOf(b) || byCreation(a, b);
 }
+
+/**
+ * `FindActiveOrLatest` (k8s.io/kubernetes/pkg/controller/deployment/util): the only active
+ * ReplicaSet (spec.replicas > 0), or — when none is active — the new one, else the newest old one
+ * by creation; undefined when several are active (then the real controller scales proportionally).
+ */
+export function findActiveOrLatest(
+  newRS: ReplicaSet | undefined,
+  oldRSs: readonly ReplicaSet[],
+): ReplicaSet | undefined {
+  if (!newRS && oldRSs.length === 0) return undefined;
+  const newestFirst = [...oldRSs].sort((a, b) => byCreation(b, a));
+  const active = [...newestFirst, ...(newRS ? [newRS] : [])].filter((rs) => (rs.spec.replicas ?? 1) > 0);
+  if (active.length === 0) return newRS ?? newestFirst[0];
+  return active.length === 1 ? active[0] : undefined;
+}

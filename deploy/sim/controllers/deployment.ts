@@ -24,6 +24,7 @@ import type { EventRecorder } from './events.ts';
 import {
   ANNOTATIONS_TO_SKIP,
   DESIRED_REPLICAS_ANNOTATION,
+  findActiveOrLatest,
   MAX_REPLICAS_ANNOTATION,
   POD_TEMPLATE_HASH_LABEL,
   REVISION_ANNOTATION,
@@ -70,6 +71,12 @@ export class DeploymentController {
     let deployment = this.#store.get<Deployment>('deployments', namespace, name);
     if (!deployment) return;
     const replicaSets = this.#owned(deployment);
+    if (deployment.metadata.deletionTimestamp) {
+      // `syncStatusOnly`: a Deployment being deleted (foreground) neither rolls out nor scales.
+      const { newRS } = this.#getAllReplicaSetsAndSyncRevision(deployment, replicaSets, false);
+      this.#syncDeploymentStatus(deployment, replicaSets, newRS);
+      return;
+    }
     deployment = this.#checkPausedConditions(deployment);
     if (deployment.spec.paused) {
       this.#syncPaused(deployment, replicaSets);
@@ -126,13 +133,34 @@ export class DeploymentController {
       deployment: synced,
     } = this.#getAllReplicaSetsAndSyncRevision(deployment, replicaSets, false);
     deployment = synced;
-    const active = [...(newRS ? [newRS] : []), ...oldRSs].filter((rs) => specReplicas(rs) > 0);
-    const target = active.length === 1 ? active[0]! : active.length === 0 ? newRS : undefined;
-    if (target && specReplicas(target) !== deployment.spec.replicas) {
-      this.#scaleReplicaSet(target, deployment.spec.replicas ?? 1, deployment);
-    }
+    this.#scale(deployment, newRS, oldRSs);
     this.#cleanupDeployment(oldRSs, deployment);
     this.#syncDeploymentStatus(deployment, this.#owned(deployment), newRS && this.#reload(newRS));
+  }
+
+  /**
+   * `scale`: the only active ReplicaSet — or with none active the new one, else the newest old one
+   * (`FindActiveOrLatest`) — takes the Deployment's replicas; when the new ReplicaSet is saturated
+   * the old active ones go to zero. (Proportional scaling of several active ones is not modelled.)
+   */
+  #scale(deployment: Deployment, newRS: ReplicaSet | undefined, oldRSs: ReplicaSet[]): void {
+    const desired = deployment.spec.replicas ?? 1;
+    const target = findActiveOrLatest(
+      newRS && this.#reload(newRS),
+      oldRSs.map((rs) => this.#reload(rs)),
+    );
+    if (target) {
+      if (specReplicas(target) !== desired) this.#scaleReplicaSet(target, desired, deployment);
+      return;
+    }
+    const saturated =
+      newRS !== undefined &&
+      specReplicas(newRS) === desired &&
+      newRS.metadata.annotations?.[DESIRED_REPLICAS_ANNOTATION] === String(desired) &&
+      (newRS.status?.availableReplicas ?? 0) === desired;
+    if (!saturated) return;
+    for (const old of oldRSs)
+      if (specReplicas(this.#reload(old)) > 0) this.#scaleReplicaSet(old, 0, deployment);
   }
 
   #rolloutRolling(deployment: Deployment, replicaSets: ReplicaSet[]): void {
@@ -193,8 +221,10 @@ export class DeploymentController {
 
   #owned(deployment: Deployment): ReplicaSet[] {
     return this.#store
-      .peek<ReplicaSet>('replicasets', deployment.metadata.namespace)
-      .filter((rs) => isControlledBy(rs, deployment.metadata.uid) && !rs.metadata.deletionTimestamp)
+      .peekControlledBy<ReplicaSet>('replicasets', deployment.metadata.uid!)
+      .filter(
+        (rs) => rs.metadata.namespace === deployment.metadata.namespace && !rs.metadata.deletionTimestamp,
+      )
       .map((rs) => structuredClone(rs));
   }
 

@@ -67,9 +67,9 @@ export class EventRecorder {
     const existingName = this.#byKey.get(aggregationKey);
     const existing = existingName && this.#store.get<CoreEvent>('events', namespace, existingName);
     if (existing) {
-      existing.count += 1;
+      existing.count = (existing.count ?? 1) + 1;
       existing.lastTimestamp = now;
-      this.#store.update('events', existing);
+      this.#store.update('events', existing, undefined, { handOver: true });
       return;
     }
     const event: CoreEvent = {
@@ -93,7 +93,7 @@ export class EventRecorder {
       reportingComponent: source.component,
       reportingInstance: source.host ?? '',
     };
-    this.#store.create('events', event);
+    this.#store.create('events', event, { handOver: true });
     this.#byKey.set(aggregationKey, event.metadata.name);
   }
 
@@ -109,7 +109,12 @@ export class EventRecorder {
       this.#expiryTimers.delete(at);
       const cutoff = this.#clock.now() - EVENT_TTL_MS;
       for (const event of this.#store.peek<CoreEvent>('events')) {
-        if (Date.parse(event.lastTimestamp) < cutoff) {
+        const last =
+          event.lastTimestamp ??
+          event.series?.lastObservedTime ??
+          event.eventTime ??
+          event.metadata.creationTimestamp;
+        if (Date.parse(last ?? '') < cutoff) {
           this.#store.delete('events', event.metadata.namespace, event.metadata.name);
         }
       }

@@ -111,7 +111,8 @@ export class Kubelet {
     const pod = change.object as Pod;
     const uid = pod.metadata.uid!;
     if (change.type === 'ADDED') {
-      this.#clock.schedule(this.#clock.now(), () => this.#schedulePod(uid));
+      const { namespace, name } = pod.metadata;
+      this.#clock.schedule(this.#clock.now(), () => this.#schedulePod(uid, namespace, name));
     } else if (
       change.type === 'MODIFIED' &&
       pod.metadata.deletionTimestamp &&
@@ -126,8 +127,9 @@ export class Kubelet {
     }
   }
 
-  #pod(runtime: PodRuntime): Pod | undefined {
-    const pod = this.#store.get<Pod>('pods', runtime.namespace, runtime.name);
+  /** The stored Pod of `runtime`, uncopied (read-only). */
+  #pod(runtime: PodRuntime): Readonly<Pod> | undefined {
+    const pod = this.#store.peekOne<Pod>('pods', runtime.namespace, runtime.name);
     return pod?.metadata.uid === runtime.uid ? pod : undefined;
   }
 
@@ -156,9 +158,9 @@ export class Kubelet {
     );
   }
 
-  #schedulePod(uid: string): void {
-    const found = this.#store.peek<Pod>('pods').find((candidate) => candidate.metadata.uid === uid);
-    if (!found || found.metadata.deletionTimestamp) return;
+  #schedulePod(uid: string, namespace: string | undefined, name: string): void {
+    const found = this.#store.peekOne<Pod>('pods', namespace, name);
+    if (!found || found.metadata.uid !== uid || found.metadata.deletionTimestamp) return;
     const pod = structuredClone(found);
     let runtime = this.#pods.get(uid);
     if (!runtime) {
@@ -190,7 +192,7 @@ export class Kubelet {
       runtime.scheduledFailure = unschedulable.message;
       this.#recorder.record(pod, 'Warning', 'FailedScheduling', unschedulable.message, SCHEDULER);
       this.#writeStatus(runtime);
-      this.#after(runtime, RESCHEDULE_S, () => this.#schedulePod(uid));
+      this.#after(runtime, RESCHEDULE_S, () => this.#schedulePod(uid, runtime.namespace, runtime.name));
       return;
     }
     const node = this.#nodes[this.#nextNode++ % this.#nodes.length]!;
@@ -489,8 +491,7 @@ export class Kubelet {
       (status as Record<string, unknown>)['hostIPs'] = [{ ip: runtime.node.internalIP }];
       (status as Record<string, unknown>)['podIPs'] = [{ ip: runtime.podIP }];
     }
-    pod.status = status;
-    this.#store.update('pods', pod);
+    this.#store.update('pods', { ...pod, status }, undefined, { handOver: true });
   }
 }
 

@@ -11,7 +11,7 @@ import type { ObjectStore } from '../store.ts';
 import type { Pod, ReplicaSet } from '../types.ts';
 import { labelSelectorToMatcher, matchesLabels } from '../api/selectors.ts';
 import type { EventRecorder } from './events.ts';
-import { isControlledBy, specReplicas } from './deployment-util.ts';
+import { specReplicas } from './deployment-util.ts';
 
 const SOURCE = { component: 'replicaset-controller' };
 const SAFE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
@@ -76,8 +76,8 @@ export class ReplicaSetController {
     const matcher = labelSelectorToMatcher(rs.spec.selector);
     const owned = () =>
       this.#store
-        .peek<Pod>('pods', rs.metadata.namespace)
-        .filter((pod) => isControlledBy(pod, rs.metadata.uid) && matchesLabels(matcher, pod.metadata.labels));
+        .peekControlledBy<Pod>('pods', rs.metadata.uid!)
+        .filter((pod) => matchesLabels(matcher, pod.metadata.labels));
     let active = owned().filter(isPodActive);
     const diff = active.length - specReplicas(rs);
     if (diff < 0) {
@@ -152,7 +152,7 @@ export class ReplicaSetController {
       if (!status[field]) delete status[field];
     }
     current.status = status;
-    this.#store.update('replicasets', current);
+    this.#store.update('replicasets', current, undefined, { handOver: true });
     // Re-check when a ready-but-not-yet-available Pod reaches minReadySeconds.
     for (const pod of ready) {
       const since = podReadySince(pod)!;

@@ -2,6 +2,7 @@
  * Resolves scenario fate rules to a container's fate when its Pod is created: the first rule whose
  * every condition holds wins; no match means healthy.
  */
+import { canonicalQuantity } from '../api/quantity.ts';
 import { DEFAULT_HEALTHY } from '../fate.ts';
 import type { ContainerFate } from '../fate.ts';
 import type { Container, Pod } from '../types.ts';
@@ -12,6 +13,26 @@ function subset(
   actual: Record<string, string> | undefined,
 ): boolean {
   return Object.entries(expected ?? {}).every(([key, value]) => actual?.[key] === value);
+}
+
+/** A quantity in canonical form (the API stores them so), or the text itself when it is not one. */
+function canonical(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  try {
+    return canonicalQuantity(value);
+  } catch {
+    return value;
+  }
+}
+
+/** `subset` for resource lists: quantities compare by value (`0.5Gi` matches a stored `512Mi`). */
+function quantitySubset(
+  expected: Record<string, string> | undefined,
+  actual: Record<string, string> | undefined,
+): boolean {
+  return Object.entries(expected ?? {}).every(
+    ([key, value]) => canonical(actual?.[key]) === canonical(value),
+  );
 }
 
 function matches(match: FateMatch, pod: Pod, container: Container, startTime: number): boolean {
@@ -25,8 +46,8 @@ function matches(match: FateMatch, pod: Pod, container: Container, startTime: nu
     ),
   );
   if (!subset(match.env, env)) return false;
-  if (!subset(match.resources?.limits, container.resources?.limits)) return false;
-  if (!subset(match.resources?.requests, container.resources?.requests)) return false;
+  if (!quantitySubset(match.resources?.limits, container.resources?.limits)) return false;
+  if (!quantitySubset(match.resources?.requests, container.resources?.requests)) return false;
   if (match.createdBefore !== undefined) {
     // creationTimestamp has second precision: compare whole seconds.
     const cutoff = Math.floor((startTime + match.createdBefore) / 1000) * 1000;

@@ -161,6 +161,19 @@ export const ScenarioSchema = z.strictObject({
   deployments: z.array(DeploymentEntrySchema).default([]),
   /** Container fate rules; the first rule that matches a container wins; default: healthy. */
   fates: z.array(FateRuleSchema).default([]),
+  /**
+   * API users besides `sim-admin`, each with a kubeconfig context of its name (token generated).
+   * Authorised by the Roles and bindings among `objects` (e.g. `system:serviceaccount:sentinel:sentinel`
+   * bound to deploy/k8s/'s roles).
+   */
+  identities: z
+    .array(
+      z.strictObject({
+        name: z.string().min(1),
+        groups: z.array(z.string().min(1)).optional(),
+      }),
+    )
+    .default([]),
   expected: ExpectedOutcomeSchema,
 });
 

@@ -73,13 +73,21 @@ export interface CompiledRule {
   literalToolNames: string[];
   /** Hash of the rule's definition. */
   fingerprint: string;
+  /**
+   * The rule's matching conditions as written (`rule` name plus any of `tool`, `risk`, `cluster`,
+   * `requester`, `dry_run`, `args`), shown to an approver as what a window grant covers.
+   */
+  conditions: { rule: string } & Partial<
+    Pick<PolicyRule, 'tool' | 'risk' | 'cluster' | 'requester' | 'dry_run' | 'args'>
+  >;
   /** Whether the rule's tool and risk conditions hold for `tool`. */
   matchesTool(tool: Tool): boolean;
   matches(query: PolicyQuery, dryRun: boolean): boolean;
 }
 
 export interface CompiledPolicy {
-  settings: { requestTtlMs: number; replayWindowMs: number };
+  /** `maxWindow`: `settings.max_window` as written (e.g. `1h`), for messages; `maxWindowMs` in ms. */
+  settings: { requestTtlMs: number; replayWindowMs: number; maxWindow: string; maxWindowMs: number };
   rules: readonly CompiledRule[];
   evaluate(query: PolicyQuery): Verdict;
 }
@@ -173,6 +181,15 @@ function compileRule(rule: PolicyRule, index: number): CompiledRule {
     approvers: rule.approvers ?? DEFAULT_APPROVERS,
     literalToolNames: (tools ?? []).filter((name) => picomatch.scan(name).isGlob === false),
     fingerprint: sha256(canonicalJson(rule)),
+    conditions: {
+      rule: rule.name ?? `rule-${index + 1}`,
+      ...(rule.tool !== undefined && { tool: rule.tool }),
+      ...(rule.risk !== undefined && { risk: rule.risk }),
+      ...(rule.cluster !== undefined && { cluster: rule.cluster }),
+      ...(rule.requester !== undefined && { requester: rule.requester }),
+      ...(rule.dry_run !== undefined && { dry_run: rule.dry_run }),
+      ...(rule.args !== undefined && { args: rule.args }),
+    },
     matchesTool,
     matches(query, dryRun) {
       if (!query.tool) return false;
@@ -308,6 +325,8 @@ export function compilePolicy(file: PolicyFile): CompiledPolicy {
     settings: {
       requestTtlMs: durationMs(file.settings.request_ttl),
       replayWindowMs: durationMs(file.settings.replay_window),
+      maxWindow: file.settings.max_window,
+      maxWindowMs: durationMs(file.settings.max_window),
     },
     rules,
     evaluate(query) {

@@ -4,7 +4,7 @@
  */
 import { RE2JS } from 're2js';
 import { z } from 'zod';
-import { DurationSchema, GrantValiditySchema } from '../approval-request.ts';
+import { DurationSchema, durationMs, GrantValiditySchema } from '../approval-request.ts';
 
 const Scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 const OneOrMany = <T extends z.ZodType>(item: T) => z.union([item, z.array(item).min(1)]);
@@ -127,13 +127,18 @@ export const PolicySettingsSchema = z.strictObject({
   request_ttl: DurationSchema.default('30m'),
   /** trust_upstream_approval identities: an identical destructive call inside this window is not executed twice. */
   replay_window: DurationSchema.default('10m'),
+  /**
+   * Longest window grant any rule may offer and any approver may give (default `1h`). A rule whose
+   * `validity.window` is longer does not load; a longer requested window is refused at approval.
+   */
+  max_window: DurationSchema.default('1h'),
 });
 export type PolicySettings = z.infer<typeof PolicySettingsSchema>;
 
 export const PolicyFileSchema = z
   .strictObject({
     version: z.literal(1),
-    settings: PolicySettingsSchema.default({ request_ttl: '30m', replay_window: '10m' }),
+    settings: PolicySettingsSchema.default({ request_ttl: '30m', replay_window: '10m', max_window: '1h' }),
     /** Ordered rules; an empty or absent list leaves only the defaults. */
     rules: z
       .array(PolicyRuleSchema)
@@ -142,7 +147,20 @@ export const PolicyFileSchema = z
   })
   .superRefine((file, ctx) => {
     const seen = new Map<string, number>();
+    const maxWindow = file.settings.max_window;
     file.rules.forEach((rule, index) => {
+      const validity = rule.validity;
+      if (
+        validity !== undefined &&
+        validity !== 'once' &&
+        durationMs(validity.window) > durationMs(maxWindow)
+      ) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['rules', index, 'validity', 'window'],
+          message: `${validity.window} is longer than settings.max_window (${maxWindow}); shorten the window or raise settings.max_window`,
+        });
+      }
       if (rule.name === undefined) return;
       const first = seen.get(rule.name);
       if (first !== undefined) {

@@ -330,8 +330,15 @@ export function openSqliteStore(options: { dataDir: string } | { file: string })
   const expireGrants = db.prepare(
     `UPDATE approval_requests SET status = 'expired' WHERE status = 'approved' AND grant_expires_at <= ? RETURNING id`,
   );
-  const expire = (now: string): string[] =>
-    [...(expirePending.all(now) as Row[]), ...(expireGrants.all(now) as Row[])].map((row) => str(row.id));
+  // Expired on the way by another method and not yet returned by `expireDue` (which reports them).
+  const unreported = new Set<string>();
+  const expire = (now: string): string[] => {
+    const ids = [...(expirePending.all(now) as Row[]), ...(expireGrants.all(now) as Row[])].map((row) =>
+      str(row.id),
+    );
+    for (const id of ids) unreported.add(id);
+    return ids;
+  };
 
   const selectByIdempotency = db.prepare(
     'SELECT * FROM executions WHERE requester = ? AND tool = ? AND idempotency_key = ?',
@@ -392,6 +399,12 @@ export function openSqliteStore(options: { dataDir: string } | { file: string })
               : `identity '${request.requester}' now authenticates with a different token`,
             str(existing.id),
           );
+          doInsert(input);
+          return {
+            request: getRequest(request.id)!,
+            reused: false,
+            cancelled: getRequest(str(existing.id))!,
+          };
         }
         doInsert(input);
         return { request: getRequest(request.id)!, reused: false };
@@ -483,6 +496,17 @@ export function openSqliteStore(options: { dataDir: string } | { file: string })
       });
     },
 
+    async cancelGrant(id, reason) {
+      return transaction(() => {
+        const changed = db
+          .prepare(
+            `UPDATE approval_requests SET status = 'cancelled', status_reason = ? WHERE id = ? AND status = 'approved'`,
+          )
+          .run(reason, id);
+        return Number(changed.changes) === 1 ? getRequest(id) : undefined;
+      });
+    },
+
     async liveRequesters() {
       return (
         db
@@ -492,7 +516,12 @@ export function openSqliteStore(options: { dataDir: string } | { file: string })
     },
 
     async expireDue(now) {
-      return transaction(() => expire(now.toISOString()).map((id) => getRequest(id)!));
+      return transaction(() => {
+        expire(now.toISOString());
+        const ids = [...unreported];
+        unreported.clear();
+        return ids.map((id) => getRequest(id)!);
+      });
     },
 
     async claimDenial(binding: CallBinding, key, now) {
@@ -535,6 +564,12 @@ export function openSqliteStore(options: { dataDir: string } | { file: string })
         )
         .get(...bindingParams(binding), tool, scope, now.toISOString()) as Row | undefined;
       return row ? toRequest(row) : undefined;
+    },
+
+    async executionMark() {
+      const last = db.prepare('SELECT IFNULL(MAX(rowid), 0) AS sequence FROM executions').get() as Row;
+      const running = db.prepare(`SELECT id FROM executions WHERE status = 'executing'`).all() as Row[];
+      return { sequence: Number(last.sequence), executing: running.map((row) => str(row.id)) };
     },
 
     async beginExecution(input: BeginExecution, now): Promise<BeginResult> {
@@ -588,11 +623,23 @@ export function openSqliteStore(options: { dataDir: string } | { file: string })
               .get(input.requestId ?? '', at);
             if (!active)
               return { ok: false, reason: 'not_approved', request: getRequest(input.requestId ?? '') };
+            // Concurrent identical calls coalesce: one that runs now, ran when this call arrived, or
+            // started since it arrived (the earliest such) takes this call's place.
+            const keys = [input.callKey, input.replayKey ?? input.callKey];
             const running = db
               .prepare(
-                `SELECT * FROM executions WHERE request_id = ? AND call_key = ? AND status = 'executing'`,
+                `SELECT * FROM executions
+                 WHERE request_id = ? AND (call_key IN (?, ?) OR replay_key IN (?, ?))
+                   AND (status = 'executing' OR rowid > ? OR id IN (SELECT value FROM json_each(?)))
+                 ORDER BY rowid LIMIT 1`,
               )
-              .get(input.requestId ?? '', input.callKey) as Row | undefined;
+              .get(
+                input.requestId ?? '',
+                ...keys,
+                ...keys,
+                input.arrival?.sequence ?? Number.MAX_SAFE_INTEGER,
+                JSON.stringify(input.arrival?.executing ?? []),
+              ) as Row | undefined;
             if (running) return { ok: false, reason: 'duplicate', existing: toExecution(running) };
           }
           insertExecution.run(

@@ -90,6 +90,24 @@ export interface BeginExecution extends CallBinding {
   replayKey?: string;
   /** The effect observed by the preview just before executing (reconciliation reads it back). */
   effect?: unknown;
+  /**
+   * For `window`: what was running when the call arrived (`executionMark`, taken before the call's
+   * own dry run). An identical call under the same grant — same `callKey` or `replayKey` as this
+   * one's `callKey`/`replayKey` — that executes now, executed at arrival, or started since, makes
+   * this one a `duplicate`: concurrent identical calls coalesce into one execution. Without it only
+   * an identical execution running now is a duplicate.
+   */
+  arrival?: ExecutionMark;
+}
+
+/**
+ * A point in the executions' history, opaque to callers: the last execution started and those still
+ * running at that moment. Ordered by the store (SQLite rowid), never by a clock, so it holds across
+ * processes sharing the store and under a test clock that stands still.
+ */
+export interface ExecutionMark {
+  sequence: number;
+  executing: string[];
 }
 
 /** One execution of a write/destructive call, as stored. */
@@ -143,7 +161,13 @@ export interface ApprovalStore {
     input: NewApprovalRequest,
     now: Date,
     supersede?: (existing: ApprovalRequest) => string | undefined,
-  ): Promise<{ request: ApprovalRequest; reused: boolean; superseded?: ApprovalRequest }>;
+  ): Promise<{
+    request: ApprovalRequest;
+    reused: boolean;
+    superseded?: ApprovalRequest;
+    /** The pending request of another credential or cluster server that was cancelled first. */
+    cancelled?: ApprovalRequest;
+  }>;
   /** Inserts a request in the state given (an approver's `POST /approvals`: already approved). */
   insert(input: NewApprovalRequest): Promise<ApprovalRequest>;
   /**
@@ -186,11 +210,19 @@ export interface ApprovalStore {
    * (all of them when `keep` is undefined), recording `reason`. Returns the requests that changed.
    */
   cancelForRequester(requester: string, keep: string | undefined, reason: string): Promise<ApprovalRequest[]>;
+  /**
+   * `approved` → `cancelled` with `reason`, whether or not a call used the grant (a once grant being
+   * consumed is `executing`, not `approved`, and is left alone; so is a window's running execution).
+   * Returns the changed request, or undefined when it was not `approved`.
+   */
+  cancelGrant(id: string, reason: string): Promise<ApprovalRequest | undefined>;
   /** Distinct requester/credential pairs of the live (pending or approved) requests. */
   liveRequesters(): Promise<RequesterCredential[]>;
   /**
    * Expires what is due at `now`: pending requests past `expires_at`, and approved requests whose
-   * grant ended before their call ran. Returns the requests that changed.
+   * grant ended before their call ran. Returns the requests that changed — including those another
+   * method expired on its way (every transaction expires what is due first) since the last call, so
+   * each expiry is reported once.
    */
   expireDue(now: Date): Promise<ApprovalRequest[]>;
   /**
@@ -211,6 +243,11 @@ export interface ApprovalStore {
     scope: string,
     now: Date,
   ): Promise<ApprovalRequest | undefined>;
+  /**
+   * The executions' history now (see `ExecutionMark`). Implementations do the read when called (not
+   * at the first `await`), so a mark taken on a call's arrival is taken then.
+   */
+  executionMark(): Promise<ExecutionMark>;
   /** Starts an execution atomically (see `BeginExecution`); the row is `executing`. */
   beginExecution(input: BeginExecution, now: Date): Promise<BeginResult>;
   /** Records how an execution ended; a consumed once grant's request moves to executed/failed/stale. */

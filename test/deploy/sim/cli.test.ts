@@ -1,6 +1,6 @@
 /**
  * `sentinel sim` as a process: prints where it listens and the kubeconfig path, serves the scenario,
- * stops cleanly on SIGINT; bad options fail with a clear message before anything starts.
+ * records requests with `--audit-log`, stops cleanly on SIGINT; bad options fail with a clear message before anything starts.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -27,6 +27,7 @@ function sentinel(args: string[]) {
 describe('sentinel sim', () => {
   it('serves the scenario with the kubeconfig it writes and stops on SIGINT', async () => {
     const kubeconfig = join(dir, 'kc');
+    const auditLog = join(dir, 'audit.log');
     const run = sentinel([
       'sim',
       '--scenario',
@@ -35,6 +36,8 @@ describe('sentinel sim', () => {
       kubeconfig,
       '--time-scale',
       '10',
+      '--audit-log',
+      auditLog,
     ]);
     while (!run.output().stdout.includes('Ctrl-C')) {
       if (run.child.exitCode !== null) throw new Error(`sentinel sim exited: ${run.output().stderr}`);
@@ -54,6 +57,21 @@ describe('sentinel sim', () => {
         (pod) => pod.status?.containerStatuses?.[0]?.state?.waiting?.reason === 'CrashLoopBackOff',
       ),
     ).toBe(true);
+    // --audit-log: the list above is one line, with its verb, resource, user and status.
+    const audited = readFileSync(auditLog, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(audited).toMatchObject([
+      {
+        verb: 'list',
+        requestURI: '/api/v1/namespaces/shop/pods',
+        user: { username: 'sim-admin' },
+        objectRef: { resource: 'pods', namespace: 'shop' },
+        responseStatus: { code: 200 },
+        dryRun: false,
+      },
+    ]);
 
     run.child.kill('SIGINT');
     expect(await run.exited).toBe(0);

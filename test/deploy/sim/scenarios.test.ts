@@ -102,7 +102,7 @@ describe('bundled scenarios', () => {
         (pod) => pod.status?.phase === 'Running' && !pod.status.containerStatuses![0]!.ready,
       ),
     ).toBe(true);
-    expect(events().some((event) => event.reason === 'Unhealthy' && event.count > 10)).toBe(true);
+    expect(events().some((event) => event.reason === 'Unhealthy' && (event.count ?? 0) > 10)).toBe(true);
     expect(cluster.scenario.expected.action).toBe('restart');
 
     // A restart (new Pods) recovers, as the scenario promises.

@@ -1,9 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DatabaseSync } from 'node:sqlite';
+import { createServer } from 'node:http';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
 import {
   AUDIT_FILE,
   AuditRecordSchema,
+  CHECKPOINT_FILE,
+  CheckpointSchema,
   openAuditLog,
   parseSince,
   type AuditEntry,
@@ -98,5 +104,86 @@ describe('sentinel audit export|verify', () => {
     const now = new Date('2025-01-31T04:00:00.000Z');
     expect(parseSince('2h', now)).toBe('2025-01-31T02:00:00.000Z');
     expect(parseSince('2025-01-31', now)).toBe('2025-01-31T00:00:00.000Z');
+  });
+
+  it('checkpoints the head, and a later verify against it detects a truncated or emptied log', async () => {
+    const elsewhere = tempDataDir();
+    const received: string[] = [];
+    const hook = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk) => (body += String(chunk)));
+      req.on('end', () => {
+        received.push(body);
+        res.writeHead(204).end();
+      });
+    });
+    hook.listen(0, '127.0.0.1');
+    await once(hook, 'listening');
+    const url = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/anchor`;
+    try {
+      const operatorFile = join(elsewhere.dir, 'anchors.jsonl');
+      const taken = await runCli([
+        'audit',
+        'checkpoint',
+        '--append',
+        operatorFile,
+        '--webhook',
+        url,
+        '--data-dir',
+        dir,
+      ]);
+      expect(taken.code).toBe(0);
+      const checkpoint = CheckpointSchema.parse(JSON.parse(taken.stdout));
+      expect(checkpoint).toMatchObject({ seq: 3, time: '2025-01-31T03:00:00.000Z' });
+      expect(checkpoint.hash).toBe(openAuditLog(dir).records()[2]!.hash);
+      expect(readFileSync(operatorFile, 'utf8')).toBe(taken.stdout);
+      expect(readFileSync(join(dir, CHECKPOINT_FILE), 'utf8')).toBe(taken.stdout);
+      expect(received.map((body) => JSON.parse(body))).toEqual([checkpoint]);
+
+      const ok = await runCli(['audit', 'verify', '--checkpoint', operatorFile, '--data-dir', dir]);
+      expect(ok).toMatchObject({
+        code: 0,
+        stdout: expect.stringMatching(
+          /chain intact, consistent with 1 checkpoint in audit-checkpoints\.jsonl and 1 given/,
+        ),
+      });
+
+      const db = new DatabaseSync(join(dir, AUDIT_FILE));
+      db.exec('DROP TRIGGER audit_log_no_delete');
+      db.exec('DELETE FROM audit_log WHERE seq = 3');
+      db.close();
+      const byHash = await runCli([
+        'audit',
+        'verify',
+        '--checkpoint',
+        `3:${checkpoint.hash}`,
+        '--data-dir',
+        dir,
+      ]);
+      expect(byHash.code).toBe(1);
+      expect(byHash.stderr).toMatch(/record 3 breaks the chain: the log has 2 records .* truncated/);
+
+      const db2 = new DatabaseSync(join(dir, AUDIT_FILE));
+      db2.exec('DROP TRIGGER audit_log_no_delete'); // opening the log re-created it
+      db2.exec('DELETE FROM audit_log');
+      db2.close();
+      // The data directory's own checkpoint alone already refuses "0 records, chain intact".
+      const emptied = await runCli(['audit', 'verify', '--data-dir', dir]);
+      expect(emptied.code).toBe(1);
+      expect(emptied.stderr).toMatch(/record 1 breaks the chain: the log has 0 records .* emptied/);
+      const refused = await runCli(['audit', 'checkpoint', '--data-dir', dir]);
+      expect(refused).toMatchObject({ code: 1, stderr: expect.stringMatching(/no checkpoint taken/) });
+    } finally {
+      hook.close();
+      elsewhere.cleanup();
+    }
+  });
+
+  it('refuses a --checkpoint that is neither a file nor a hash', async () => {
+    const result = await runCli(['audit', 'verify', '--checkpoint', 'nope', '--data-dir', dir]);
+    expect(result).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/--checkpoint 'nope' is neither/),
+    });
   });
 });

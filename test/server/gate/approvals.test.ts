@@ -103,6 +103,92 @@ describe('approvals: a revoked or re-keyed requester', () => {
   });
 });
 
+describe('approvals: a revoked approver (issue 13, finding 4)', () => {
+  const staging = { namespace: 'staging-shop', name: 'web', replicas: 2 };
+
+  it('a once grant approved by an approver revoked since is not executed; the retry is held again', async () => {
+    const known = withCredentials();
+    const id = await hold('agent');
+    await p.gate.approvals.approve(id, known.bob!, {});
+    delete known.bob;
+    // No sweep ran: the check at execution alone must stop it.
+    const retry = await p.call('agent', 'scale_deployment', scale);
+    expect(retry._meta).toMatchObject({ approval_status: 'pending' });
+    expect(PendingResultMetaSchema.parse(retry._meta).approval_request_id).not.toBe(id);
+    expect(p.cluster.mutations).toEqual([]);
+    expect(await p.store.get(id)).toMatchObject({
+      status: 'cancelled',
+      status_reason: "approver 'bob' who approved this grant was revoked",
+      executions: [],
+    });
+    expect(p.events.flatMap((e) => (e.type === 'approval_cancelled' ? [e.request.id] : []))).toContain(id);
+  });
+
+  it('a window grant stops letting calls through once its approver is revoked', async () => {
+    const known = withCredentials();
+    const id = await hold('agent', staging);
+    await p.gate.approvals.approve(id, known.bob!, { validity: { window: '1h' } });
+    expect((await p.call('agent', 'scale_deployment', staging))._meta).toMatchObject({
+      approval_request_id: id,
+    });
+    expect(p.cluster.mutations).toHaveLength(1);
+    delete known.bob;
+    const later = await p.call('agent', 'scale_deployment', { ...staging, replicas: 3 });
+    expect(later._meta).toMatchObject({ approval_status: 'pending' });
+    expect(p.cluster.mutations).toHaveLength(1);
+    expect(await p.store.get(id)).toMatchObject({
+      status: 'cancelled',
+      status_reason: "approver 'bob' who approved this grant was revoked",
+    });
+  });
+
+  it('the sweep cancels the unused grants a revoked approver gave, naming the revocation', async () => {
+    const known = withCredentials();
+    const once = await hold('agent');
+    await p.gate.approvals.approve(once, known.bob!, {});
+    const windowed = await hold('agent', staging);
+    await p.gate.approvals.approve(windowed, known.bob!, { validity: { window: '1h' } });
+    const byAlice = await hold('agent', { ...scale, replicas: 7 });
+    await p.gate.approvals.approve(byAlice, known.alice!, {});
+    delete known.bob;
+    const cancelled = await p.gate.approvals.reconcileIdentities();
+    expect(cancelled.map((request) => request.id).sort()).toEqual([once, windowed].sort());
+    for (const id of [once, windowed]) {
+      expect(await p.gate.approvals.get(id)).toMatchObject({
+        status: 'cancelled',
+        status_reason: "approver 'bob' who approved this grant was revoked",
+      });
+    }
+    expect((await p.gate.approvals.get(byAlice)).status).toBe('approved');
+  });
+
+  it('an approver who lost the right (no approver role any more) voids the grant at execution', async () => {
+    const known = withCredentials();
+    const id = await hold('agent');
+    await p.gate.approvals.approve(id, known.bob!, {});
+    known.bob = { ...known.bob!, roles: ['caller'] };
+    const retry = await p.call('agent', 'scale_deployment', scale);
+    expect(retry._meta).toMatchObject({ approval_status: 'pending' });
+    expect(p.cluster.mutations).toEqual([]);
+    expect(await p.store.get(id)).toMatchObject({
+      status: 'cancelled',
+      status_reason:
+        "approver 'bob' who approved this grant no longer may approve it (roles now: caller; the rule names role:approver, admins as fallback)",
+    });
+  });
+
+  it('rotating the approver’s token keeps the grants they gave (same identity)', async () => {
+    const known = withCredentials();
+    const id = await hold('agent');
+    await p.gate.approvals.approve(id, known.bob!, {});
+    known.bob = { ...known.bob!, credential: 'bob-token-2' };
+    expect(await p.gate.approvals.reconcileIdentities()).toEqual([]);
+    const retry = await p.call('agent', 'scale_deployment', scale);
+    expect(retry._meta).toMatchObject({ approval_request_id: id, execution_id: expect.any(String) });
+    expect(p.cluster.mutations).toHaveLength(1);
+  });
+});
+
 describe('approvals: revoking an unused grant', () => {
   it('an approver takes back an approved grant before the retry; the retry is then held again', async () => {
     withCredentials();

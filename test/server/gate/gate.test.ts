@@ -1,9 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApprovalRequestSchema, PendingResultMetaSchema } from '../../../server/gate/index.ts';
-import { renderApprovalText } from '../../../server/render/index.ts';
+import { renderApprovalHtml, renderApprovalText } from '../../../server/render/index.ts';
 import { FakeCluster } from './fixtures/fake-cluster.ts';
-import { createTestPipeline, identities, textOf, type TestPipeline } from './fixtures/pipeline.ts';
-import { fixtureDeployment } from './fixtures/tools.ts';
+import {
+  BASE_POLICY,
+  createTestPipeline,
+  identities,
+  textOf,
+  type TestPipeline,
+} from './fixtures/pipeline.ts';
+import { fixtureDeployment, fixtureTools, restartDeployment } from './fixtures/tools.ts';
 
 const MINUTE = 60_000;
 const rollback = { namespace: 'shop', name: 'checkout' };
@@ -306,7 +312,7 @@ describe('approval gate: window grants', () => {
         cluster: { context: 'kind-sentinel', server: 'https://127.0.0.1:6443' },
         rules: ['staging-window'],
         description:
-          'any scale_deployment call by agent on context kind-sentinel (https://127.0.0.1:6443) that matches policy rule staging-window (and no stricter rule), until 2025-01-31T02:25:00.000Z',
+          'any scale_deployment call by agent on context kind-sentinel (https://127.0.0.1:6443) that matches policy rule staging-window (tool scale_deployment; namespace matches staging-*) and no stricter rule, with any value of name, replicas, until 2025-01-31T02:25:00.000Z; for example scale_deployment name=other-web namespace=staging-shop replicas=4, which is not the approved call',
       },
     });
     expect(renderApprovalText(request, { now: p.clock.now })).toContain(
@@ -367,6 +373,33 @@ describe('approval gate: window grants', () => {
     expect(p.cluster.mutations).toEqual([]);
   });
 
+  it('refuses, at approval, a window longer than settings.max_window, naming the field', async () => {
+    await p.close();
+    p = createTestPipeline({
+      policy: BASE_POLICY.replace('version: 1\n', 'version: 1\nsettings:\n  max_window: 30m\n').replace(
+        'validity: { window: 1h }',
+        'validity: { window: 30m }',
+      ),
+    });
+    const staged = await hold('agent', 'scale_deployment', { ...staging, replicas: 4 });
+    await expect(
+      p.gate.approvals.approve(staged.id, identities.alice!, { validity: { window: '45m' } }),
+    ).rejects.toMatchObject({
+      code: 'invalid_input',
+      field: 'validity.window',
+      message:
+        "validity.window: 45m is longer than the policy's settings.max_window (30m); ask for a window of at most 30m.",
+    });
+    await expect(
+      p.gate.approvals.create(identities.alice!, {
+        requester: 'agent',
+        tool: 'scale_deployment',
+        arguments: { ...staging, replicas: 5 },
+        validity: { window: '2h' },
+      }),
+    ).rejects.toMatchObject({ field: 'validity.window' });
+  });
+
   it('refuses a window longer than the rule allows, and any window where the rule says once', async () => {
     const staged = await hold('agent', 'scale_deployment', { ...staging, replicas: 4 });
     await expect(
@@ -376,6 +409,151 @@ describe('approval gate: window grants', () => {
     await expect(
       p.gate.approvals.approve(prod.id, identities.alice!, { validity: { window: '5m' } }),
     ).rejects.toThrow(/only 'once'/);
+  });
+});
+
+describe('approval gate: concurrent identical calls under one window grant (issue 13, finding 7)', () => {
+  const RESTART_WINDOW_POLICY = `${BASE_POLICY}  - name: shop-window
+    tool: restart_deployment
+    args: { namespace: shop }
+    decision: ask
+    validity: { window: 15m }
+`;
+  const checkout = { namespace: 'shop', name: 'checkout' };
+
+  it('coalesces 50 concurrent identical calls (two spellings) into one execution; all get its result', async () => {
+    await p.close();
+    p = createTestPipeline({ policy: RESTART_WINDOW_POLICY, tools: [...fixtureTools, restartDeployment] });
+    const { id } = await hold('agent', 'restart_deployment', checkout);
+    await p.gate.approvals.approve(id, identities.alice!, { validity: { window: '15m' } });
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        p.call('agent', 'restart_deployment', {
+          ...checkout,
+          name: i % 2 === 0 ? 'checkout' : 'svc-checkout',
+        }),
+      ),
+    );
+    expect(p.cluster.mutations).toHaveLength(1);
+    const executed = results.filter((r) => r._meta?.approval_status === 'executed');
+    expect(executed).toHaveLength(1);
+    const executionId = executed[0]!._meta!.execution_id;
+    const coalesced = results.filter((r) => r !== executed[0]);
+    expect(coalesced).toHaveLength(49);
+    for (const result of coalesced) {
+      expect(result.isError).toBeFalsy();
+      expect(result._meta).toMatchObject({
+        approval_status: 'replayed',
+        approval_request_id: id,
+        execution_id: executionId,
+        coalesced: true,
+      });
+      expect(textOf(result)).toMatch(/^Not executed again: an identical call under the same window grant/);
+      expect(textOf(result)).toContain('Restart Deployment shop/checkout: done (restart 1).');
+    }
+    expect((await p.gate.approvals.get(id)).executions).toHaveLength(1);
+
+    // A later call (after that execution ended) is a new call the window covers: it runs.
+    const later = await p.call('agent', 'restart_deployment', checkout);
+    expect(later._meta).toMatchObject({ approval_status: 'executed', approval_request_id: id });
+    expect(p.cluster.mutations).toHaveLength(2);
+  });
+
+  it('holds in the store: a call that arrived while an identical execution ran does not run after it', async () => {
+    await p.close();
+    p = createTestPipeline({ policy: RESTART_WINDOW_POLICY, tools: [...fixtureTools, restartDeployment] });
+    const { id } = await hold('agent', 'restart_deployment', checkout);
+    await p.gate.approvals.approve(id, identities.alice!, { validity: { window: '15m' } });
+    const binding = {
+      requester: 'agent',
+      credential: '',
+      cluster: 'kind-sentinel',
+      clusterServer: 'https://127.0.0.1:6443',
+    };
+    const request = (await p.store.get(id))!;
+    const begin = {
+      ...binding,
+      tool: 'restart_deployment',
+      callKey: 'k-resolved',
+      arguments: checkout,
+      authorization: 'window' as const,
+      requestId: request.id,
+    };
+    // Another process starts an identical execution; this call arrives while it runs ...
+    const other = await p.store.beginExecution({ ...begin, id: 'exe_other' }, p.clock.now);
+    expect(other.ok).toBe(true);
+    const arrival = await p.store.executionMark();
+    // ... and it ends before this call gets to start its own.
+    await p.store.finishExecution('exe_other', { status: 'succeeded', outcome: 'done' }, p.clock.now);
+    const mine = await p.store.beginExecution({ ...begin, id: 'exe_mine', arrival }, p.clock.now);
+    expect(mine).toMatchObject({ ok: false, reason: 'duplicate', existing: { id: 'exe_other' } });
+    // A call arriving after it ended runs.
+    const fresh = await p.store.beginExecution(
+      { ...begin, id: 'exe_fresh', arrival: await p.store.executionMark() },
+      p.clock.now,
+    );
+    expect(fresh.ok).toBe(true);
+  });
+});
+
+describe('approval gate: what a window covers, shown before approval (issue 13, finding 7)', () => {
+  const SHOP_WINDOW_POLICY = `${BASE_POLICY}  - name: shop-window
+    tool: restart_deployment
+    args: { namespace: shop }
+    decision: ask
+    validity: { window: 15m }
+`;
+
+  it('records the rule predicates, the free arguments and a verified example of another covered call', async () => {
+    await p.close();
+    p = createTestPipeline({ policy: SHOP_WINDOW_POLICY, tools: [...fixtureTools, restartDeployment] });
+    p.cluster.add(fixtureDeployment('shop', 'payments'));
+    const { id } = await hold('agent', 'restart_deployment', { namespace: 'shop', name: 'checkout' });
+    const request = await p.gate.approvals.get(id);
+    expect(request.policy.window).toEqual({
+      conditions: [{ rule: 'shop-window', tool: 'restart_deployment', args: { namespace: 'shop' } }],
+      free_arguments: ['name'],
+      example: { arguments: { namespace: 'shop', name: 'other-checkout' }, differs_in: ['name'] },
+    });
+    const coverage =
+      'a window of up to 15m (until 2025-01-31T02:25:00.000Z if approved now) would cover any restart_deployment call by agent on context kind-sentinel (https://127.0.0.1:6443) that matches policy rule shop-window (tool restart_deployment; namespace = shop) and no stricter rule, with any value of name; for example restart_deployment name=other-checkout namespace=shop, which is not the call above';
+    // The CLI (`sentinel approvals show`) and the page show it while the request is pending.
+    const text = renderApprovalText(request, { now: p.clock.now });
+    expect(text).toContain(`Grant:      once by default; ${coverage}`);
+    expect(renderApprovalHtml(request, { now: p.clock.now })).toContain(
+      `<dt>Grant</dt><dd>once by default; ${coverage}</dd>`,
+    );
+
+    // The example is really covered: after a window approval it runs without a new request.
+    const approved = await p.gate.approvals.approve(id, identities.alice!, { validity: { window: '15m' } });
+    expect(approved.grant?.scope?.description).toBe(
+      'any restart_deployment call by agent on context kind-sentinel (https://127.0.0.1:6443) that matches policy rule shop-window (tool restart_deployment; namespace = shop) and no stricter rule, with any value of name, until 2025-01-31T02:25:00.000Z; for example restart_deployment name=other-checkout namespace=shop, which is not the approved call',
+    );
+    p.cluster.add(fixtureDeployment('shop', 'other-checkout'));
+    const example = await p.call('agent', 'restart_deployment', {
+      namespace: 'shop',
+      name: 'other-checkout',
+    });
+    expect(example._meta).toMatchObject({ approval_status: 'executed', approval_request_id: id });
+  });
+
+  it('says so when a window admits only this exact call', async () => {
+    await p.close();
+    p = createTestPipeline({
+      policy: `${BASE_POLICY}  - name: exact-window
+    tool: restart_deployment
+    args: { namespace: shop, name: checkout }
+    decision: ask
+    validity: { window: 15m }
+`,
+      tools: [...fixtureTools, restartDeployment],
+    });
+    const { id } = await hold('agent', 'restart_deployment', { namespace: 'shop', name: 'checkout' });
+    const request = await p.gate.approvals.get(id);
+    expect(request.policy.window).toMatchObject({ free_arguments: [], example: null });
+    expect(renderApprovalText(request, { now: p.clock.now })).toContain(
+      '(tool restart_deployment; name = checkout, namespace = shop) and no stricter rule; no other call found that it would cover',
+    );
   });
 });
 

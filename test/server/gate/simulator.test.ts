@@ -11,13 +11,18 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type MutationRecord, type Simulator } from '../../../deploy/sim/index.ts';
 import { connectKube } from '../../../tools/kube/index.ts';
-import { allTools } from '../../../tools/index.ts';
+import { allTools, defineTool, type Tool } from '../../../tools/index.ts';
+import { restartService } from '../../../tools/remediate/index.ts';
 import { createIdentityStore } from '../../../server/identity-store.ts';
 import {
   ApprovalListSchema,
   ApprovalRequestSchema,
   PendingResultMetaSchema,
 } from '../../../server/gate/index.ts';
+import {
+  auditedExecutions,
+  countUnapprovedMutations,
+} from '../../../agent/investigator/unapproved-mutations.ts';
 import { connectClient, tempDataDir } from '../../helpers/server.ts';
 import { startGateServer } from './fixtures/serve.ts';
 
@@ -82,6 +87,111 @@ describe('approved retries against the simulator', { timeout: 240_000 }, () => {
     }
   });
 });
+
+describe(
+  'concurrent identical calls under one window grant, against the simulator',
+  { timeout: 240_000 },
+  () => {
+    it('restarts the Deployment once for 50 concurrent identical restart_service calls', async () => {
+      // The production restart_service, instrumented to reproduce the race of the attack run without
+      // timing: the first call's real run holds (after its PATCH) until the 49 others have arrived and
+      // started their previews, and those previews finish only after the first call has returned. So
+      // every other call arrived while the first executed, and reaches the store after it ended.
+      let firstPatched!: () => void;
+      const patched = new Promise<void>((resolve) => (firstPatched = resolve));
+      let allArrived!: () => void;
+      const arrived = new Promise<void>((resolve) => (allArrived = resolve));
+      let releasePreviews!: () => void;
+      const previewsReleased = new Promise<void>((resolve) => (releasePreviews = resolve));
+      let realRunning = false;
+      let heldPreviews = 0;
+      const instrumented = defineTool({
+        ...restartService,
+        async handler(args, ctx) {
+          if (ctx.dryRun) {
+            if (realRunning) {
+              heldPreviews += 1;
+              if (heldPreviews === 49) allArrived();
+              await previewsReleased;
+            }
+            return restartService.handler(args, ctx);
+          }
+          realRunning = true;
+          const output = await restartService.handler(args, ctx);
+          firstPatched();
+          await arrived;
+          return output;
+        },
+      }) as unknown as Tool;
+      const tools = allTools.map((tool) => (tool.name === 'restart_service' ? instrumented : tool));
+      const policy = `version: 1
+rules:
+  - name: dry-runs
+    dry_run: true
+    decision: allow
+  - name: shop-window
+    tool: restart_service
+    args: { namespace: shop }
+    decision: ask
+    validity: { window: 15m }
+`;
+      // A simulator of its own: the restart must not change the revisions the other tests expect.
+      const ownKubeconfig = join(data.dir, 'kubeconfig-window');
+      const own = await startSimulator({
+        scenario: 'bad-image-rollout',
+        timeScale: 0,
+        kubeconfigPath: ownKubeconfig,
+      });
+      const restarts = () =>
+        own.mutationLog.filter(
+          (m: MutationRecord) =>
+            m.verb === 'patch' && m.resource === 'deployments.apps' && m.name === 'checkout',
+        ).length;
+      const s = await startGateServer({ kube: connectKube({ kubeconfig: ownKubeconfig }), tools, policy });
+      const clients: Client[] = [];
+      try {
+        const agent = await connectClient(s.url, s.tokens.agent);
+        clients.push(agent);
+        const held = await agent.callTool({ name: 'restart_service', arguments: checkout });
+        const id = PendingResultMetaSchema.parse(held._meta).approval_request_id;
+        const approved = await s.api(s.tokens.alice, 'POST', `/approvals/${id}/approve`, {
+          validity: { window: '15m' },
+        });
+        expect(approved.status).toBe(200);
+        for (let i = 0; i < 9; i += 1) clients.push(await connectClient(s.url, s.tokens.agent));
+        const before = restarts();
+        const first = agent.callTool({ name: 'restart_service', arguments: checkout });
+        await patched;
+        const others = Array.from({ length: 49 }, (_, i) =>
+          clients[(i % 9) + 1]!.callTool({ name: 'restart_service', arguments: checkout }),
+        );
+        const firstResult = await first;
+        realRunning = false;
+        releasePreviews();
+        const results = [firstResult, ...(await Promise.all(others))];
+
+        expect(restarts() - before).toBe(1);
+        expect(firstResult._meta).toMatchObject({ approval_status: 'executed', approval_request_id: id });
+        for (const result of results.slice(1)) {
+          expect(result.isError).toBeFalsy();
+          expect(result._meta).toMatchObject({
+            approval_status: 'replayed',
+            coalesced: true,
+            execution_id: (firstResult._meta as { execution_id: string }).execution_id,
+          });
+        }
+        const request = ApprovalRequestSchema.parse(
+          (await s.api(s.tokens.alice, 'GET', `/approvals/${id}`)).body,
+        );
+        expect(request.executions).toHaveLength(1);
+      } finally {
+        await Promise.all(clients.map((client) => client.close()));
+        await s.close();
+        await own.close();
+      }
+    });
+  },
+);
 
 describe('the production remediation tools behind the gate', () => {
   it('holds rollback_deployment with its resolved target, then executes exactly that after approval', async () => {
@@ -166,6 +276,7 @@ describe('crash safety: a server killed with SIGKILL mid-execution', { timeout: 
       return (await response.json()) as unknown;
     };
 
+    const mark = sim.mutationLog.length;
     let url = await startChild(true);
     let agent = await connectClient(url, agentToken);
     const hold = async (name: string, args: Record<string, unknown>) =>
@@ -233,5 +344,10 @@ describe('crash safety: a server killed with SIGKILL mid-execution', { timeout: 
     await agent.close();
     child!.kill('SIGTERM');
     await once(child!, 'exit');
+    // The eval's one-to-one accounting holds across the crash: the change that reached the cluster
+    // is accounted for by the reconciler's audit record, and nothing else changed the cluster.
+    const executions = auditedExecutions(dir.dir);
+    expect(executions.map((e) => e.approvalRequestId)).toEqual([scaleId]);
+    expect(countUnapprovedMutations(sim.mutationLog.slice(mark), executions)).toBe(0);
   });
 });

@@ -106,7 +106,7 @@ describe('approval renderer', () => {
     expect(text).toContain('Requester:  investigator, 3m20s ago: "token=[REDACTED] leaked, rotate"');
   });
 
-  it('cleans control characters and keeps every line on one line', () => {
+  it('makes control and bidi characters visible and keeps every line on one line', () => {
     const request = approvalFixture({
       requester: 'eve\u001b[2J',
       preview: {
@@ -118,8 +118,8 @@ describe('approval renderer', () => {
       },
     });
     const view = approvalView(request, { now });
-    expect(view.sentence).toBe('Roll back Deployment shop/checkout');
-    expect(view.requester).toBe('eve');
+    expect(view.sentence).toBe('Roll back Deployment \\u202eshop/checkout');
+    expect(view.requester).toBe('eve\\x1b[2J');
     expect(view.changes).toEqual(['line one line two']);
   });
 

@@ -39,6 +39,31 @@ describe('approvals page HTML', () => {
     expect(pageItem(denied, FIXTURE_NOW).html).not.toContain('name="confirm"');
   });
 
+  it('shows, before the window choice, what a window would cover and an example call beyond this one', () => {
+    const pending = approvalFixture({
+      tool: 'restart_service',
+      arguments: { namespace: 'shop', name: 'checkout' },
+      policy: {
+        rule: 'shop-window',
+        rules: ['shop-window'],
+        reason: 'Restarts in shop.',
+        validity: { window: '15m' },
+        approvers: ['role:approver'],
+        window: {
+          conditions: [{ rule: 'shop-window', tool: 'restart_service', args: { namespace: 'shop' } }],
+          free_arguments: ['name'],
+          example: { arguments: { namespace: 'shop', name: 'other-checkout' }, differs_in: ['name'] },
+        },
+      },
+    });
+    const { html } = pageItem(pending, FIXTURE_NOW);
+    const coverage =
+      'would cover any restart_service call by investigator on context kind-sentinel (https://127.0.0.1:6443) that matches policy rule shop-window (tool restart_service; namespace = shop) and no stricter rule, with any value of name; for example restart_service name=other-checkout namespace=shop, which is not the call above';
+    expect(html).toContain(coverage);
+    expect(html).toContain('(until 2025-01-31T02:28:20.000Z if approved now)');
+    expect(html.indexOf(coverage)).toBeLessThan(html.indexOf('<select id="validity-'));
+  });
+
   it('shows what a window grant covers and until when', () => {
     const approved = approvalFixture({
       status: 'approved',

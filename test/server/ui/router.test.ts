@@ -61,6 +61,44 @@ describe('approvals page endpoints (sentinel serve with the gate)', () => {
     return PendingResultMetaSchema.parse(held._meta).approval_request_id;
   }
 
+  it('refuses (403) a page on another localhost port: no login, no cookie, no page, no API', async () => {
+    const port = Number(new URL(s.url).port);
+    const other = `http://127.0.0.1:${port === 65535 ? 65534 : port + 1}`;
+    const login = await fetch(`${s.url}/ui/login`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { origin: other, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: samToken }).toString(),
+    });
+    expect(login.status).toBe(403);
+    expect(login.headers.get('set-cookie')).toBeNull();
+    const { cookie } = await signIn(samToken);
+    for (const path of ['/ui/approvals', '/ui/api/approvals']) {
+      const response = await fetch(`${s.url}${path}`, {
+        redirect: 'manual',
+        headers: { cookie, origin: other },
+      });
+      expect(response.status, path).toBe(403);
+    }
+    const mcp = await fetch(`${s.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        origin: other,
+        authorization: `Bearer ${s.tokens.agent}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(mcp.status).toBe(403);
+    // The page's own origin still works.
+    const own = await fetch(`${s.url}/ui/approvals`, {
+      redirect: 'manual',
+      headers: { cookie, origin: s.url },
+    });
+    expect(own.status).toBe(200);
+  });
+
   it('sends a visitor without a session to the login form (page) or answers 401 (API, events)', async () => {
     const page = await get('/ui/approvals');
     expect(page.status).toBe(303);

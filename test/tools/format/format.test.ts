@@ -4,7 +4,8 @@ import {
   capBytes,
   formatTable,
   humanDuration,
-  stripControlCharacters,
+  sanitizeText,
+  isSanitized,
   untrustedBlock,
 } from '../../../tools/format/index.ts';
 
@@ -39,15 +40,74 @@ describe('formatTable', () => {
   });
 
   it('keeps every cell on one line, shows empty cells as "-", and says when the list is empty', () => {
-    expect(formatTable(['a', 'b'], [['x\ny\u0007', '']], { noun: 'things' })).toBe('A     B\nx y   -');
+    expect(formatTable(['a', 'b'], [['x\ny\u0007', '']], { noun: 'things' })).toBe(
+      'A         B\nx y\\x07   -',
+    );
     expect(formatTable(['a'], [], { noun: 'events' })).toBe('No events.');
   });
 });
 
-describe('stripControlCharacters', () => {
-  it('removes ANSI escapes, controls and invisible characters but keeps newlines and tabs', () => {
+describe('sanitizeText', () => {
+  it('replaces ANSI escapes, controls and invisible characters by visible escapes; multi-line keeps newlines and tabs', () => {
     const input = '\u001b[31mred\u001b[0m\tok\r\nzero\u200bwidth \u202eevil\u0000 tag\u{E0041}s\ufeff';
-    expect(stripControlCharacters(input)).toBe('red\tok\nzerowidth evil tags');
+    expect(sanitizeText(input, { multiline: true })).toBe(
+      '\\x1b[31mred\\x1b[0m\tok\nzero\\u200bwidth \\u202eevil\\x00 tag\\u{e0041}s\\ufeff',
+    );
+  });
+
+  it('turns the OSC/CSI payload of the issue into inert text', () => {
+    expect(sanitizeText('checkout:2.4.0\u001b]0;pwned\u0007\u001b[8m')).toBe(
+      'checkout:2.4.0\\x1b]0;pwned\\x07\\x1b[8m',
+    );
+    expect(sanitizeText('\u001b[2J')).toBe('\\x1b[2J');
+  });
+
+  it('escapes newlines, tabs and carriage returns in single-line text', () => {
+    expect(sanitizeText('a\nb\tc\rd\r\ne')).toBe('a\\x0ab\\x09c\\x0dd\\x0d\\x0ae');
+    expect(sanitizeText('a\rb', { multiline: true })).toBe('a\\x0db');
+  });
+
+  it('escapes C1 controls, bidi marks and isolates, zero-width and filler characters, lone surrogates', () => {
+    const samples = [
+      '\u0085',
+      '\u009b',
+      '\u007f',
+      '\u061c',
+      '\u200e',
+      '\u200f',
+      '\u202a',
+      '\u202d',
+      '\u2066',
+      '\u2069',
+      '\u200b',
+      '\u200c',
+      '\u200d',
+      '\u2060',
+      '\u2064',
+      '\u00ad',
+      '\u2028',
+      '\u2029',
+      '\u3164',
+      '\ud800',
+    ];
+    for (const sample of samples) {
+      const out = sanitizeText(`[${sample}]`);
+      expect(out).toMatch(/^\[\\(x[0-9a-f]{2}|u[0-9a-f]{4})\]$/);
+      expect(isSanitized(out)).toBe(true);
+    }
+    expect(sanitizeText('caf\u00e9 \u{1F600} \u4e2d')).toBe('caf\u00e9 \u{1F600} \u4e2d');
+  });
+
+  it('in json style keeps serialized JSON valid and its value unchanged', () => {
+    const value = { s: 'x\u0085y\u202ez\u{E0041}' };
+    const sanitized = sanitizeText(JSON.stringify(value), { style: 'json', multiline: true });
+    expect(isSanitized(sanitized)).toBe(true);
+    expect(JSON.parse(sanitized)).toEqual(value);
+  });
+
+  it('is idempotent', () => {
+    const once = sanitizeText('\u001b[8m\u202e\n');
+    expect(sanitizeText(once)).toBe(once);
   });
 });
 
@@ -94,14 +154,14 @@ describe('untrustedBlock', () => {
     expect(block.endsWith(`----- END UNTRUSTED DATA ${id} -----`)).toBe(true);
   });
 
-  it('strips control characters and caps the size with a marker', () => {
+  it('makes control characters visible and caps the size with a marker', () => {
     const block = untrustedBlock(`${'x'.repeat(100)}\n\u001b[2Jhidden\u200b\n`, {
       label: 'l',
       maxBytes: 20,
       keep: 'tail',
     });
     expect(block).toContain('[… 101 bytes cut from the start]');
-    expect(block).toContain('\nhidden\n');
+    expect(block).toContain('\n\\x1b[2Jhidden\\u200b\n');
     expect(block).not.toContain('\u001b');
   });
 

@@ -111,7 +111,7 @@ describe('simulator HTTP API', () => {
     expect(denied.json).toMatchObject({
       reason: 'Forbidden',
       message:
-        'deployments.apps "checkout" is forbidden: User "sentinel-reader" cannot patch resource "deployments" in API group "apps" in the namespace "shop"',
+        'deployments.apps "checkout" is forbidden: User "sentinel-reader" cannot patch resource "deployments/scale" in API group "apps" in the namespace "shop"',
     });
     expect(
       (await rawRequest(sim, 'GET', '/apis/apps/v1/namespaces/shop/deployments', { token: READER_TOKEN }))
@@ -137,7 +137,14 @@ describe('simulator HTTP API', () => {
       versions: ['v1'],
     });
     const groups = (await rawRequest(sim, 'GET', '/apis')).json as { groups: { name: string }[] };
-    expect(groups.groups.map((group) => group.name)).toEqual(['apps', 'events.k8s.io', 'autoscaling']);
+    expect(groups.groups.map((group) => group.name)).toEqual([
+      'apps',
+      'events.k8s.io',
+      'autoscaling',
+      'rbac.authorization.k8s.io',
+      'authorization.k8s.io',
+      'authentication.k8s.io',
+    ]);
     const apps = (await rawRequest(sim, 'GET', '/apis/apps/v1')).json as {
       resources: { name: string; kind: string }[];
     };

@@ -143,7 +143,7 @@ describe('Deployment controller', () => {
       .list<CoreEvent>('events', 'shop')
       .find((event) => event.reason === 'BackOff')!;
     expect(backOff.count).toBeGreaterThan(3);
-    expect(Date.parse(backOff.lastTimestamp)).toBeGreaterThan(Date.parse(backOff.firstTimestamp));
+    expect(Date.parse(backOff.lastTimestamp!)).toBeGreaterThan(Date.parse(backOff.firstTimestamp!));
     update((d) => (d.spec.template.spec.containers[0]!.image = 'web:1'));
     advance(EVENT_TTL_MS + 120_000);
     expect(

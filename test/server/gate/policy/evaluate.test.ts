@@ -126,7 +126,8 @@ describe('policy evaluation', () => {
   });
 
   it('combines matching rules most-restrictively, first in file order naming the reason', () => {
-    const p = policy(`  - name: allow-shop
+    const p = policy(
+      `  - name: allow-shop
     risk: write
     args: { namespace: shop }
     decision: allow
@@ -145,7 +146,9 @@ describe('policy evaluation', () => {
     args: { replicas: 0 }
     decision: deny
     reason: Never zero.
-`);
+`,
+      'settings: { max_window: 2h }\n',
+    );
     expect(evaluate(p, 'pause_rollout', { namespace: 'shop', name: 'w' })).toMatchObject({
       decision: 'ask',
       rule: 'ask-long',

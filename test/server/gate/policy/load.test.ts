@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -12,7 +12,12 @@ describe('policy loading', () => {
   it('loads the shipped default policy: dry runs allowed, system namespaces denied, scale to 0 asks louder', () => {
     const { policy, warnings } = loadPolicyFile(DEFAULT_POLICY_PATH, registry);
     expect(warnings).toEqual([]);
-    expect(policy.settings).toEqual({ requestTtlMs: 30 * 60_000, replayWindowMs: 10 * 60_000 });
+    expect(policy.settings).toEqual({
+      requestTtlMs: 30 * 60_000,
+      replayWindowMs: 10 * 60_000,
+      maxWindow: '1h',
+      maxWindowMs: 60 * 60_000,
+    });
     const evaluate = (tool: string, args: Record<string, unknown>) =>
       policy.evaluate({ toolName: tool, tool: registry.get(tool), args, cluster: 'kind-sentinel' });
     expect(
@@ -44,6 +49,30 @@ describe('policy loading', () => {
       'default:destructive',
     );
     expect(evaluate('get_version', {}).decision).toBe('allow');
+  });
+
+  it('caps window grants with settings.max_window (default 1h): a longer rule window does not load', () => {
+    const rule = (window: string) =>
+      `  - name: long\n    tool: scale_deployment\n    decision: ask\n    validity: { window: ${window} }\n`;
+    expect(() => parsePolicy(`version: 1\nrules:\n${rule('2h')}`, 'p.yaml', registry)).toThrow(
+      'Policy file p.yaml, line 6: rules[0].validity.window: 2h is longer than settings.max_window (1h); shorten the window or raise settings.max_window.',
+    );
+    expect(() =>
+      parsePolicy(`version: 1\nsettings:\n  max_window: 15m\nrules:\n${rule('30m')}`, 'p.yaml', registry),
+    ).toThrow(/rules\[0\]\.validity\.window: 30m is longer than settings\.max_window \(15m\)/);
+    const raised = parsePolicy(
+      `version: 1\nsettings:\n  max_window: 4h\nrules:\n${rule('2h')}`,
+      'p.yaml',
+      registry,
+    );
+    expect(raised.policy.settings).toMatchObject({ maxWindow: '4h', maxWindowMs: 4 * 3_600_000 });
+    expect(() => parsePolicy('version: 1\nsettings:\n  max_window: soon\n', 'p.yaml', registry)).toThrow(
+      /line 3: settings\.max_window: must be a positive duration/,
+    );
+  });
+
+  it('ships a default policy that caps windows at 1 hour, in so many words', () => {
+    expect(readFileSync(DEFAULT_POLICY_PATH, 'utf8')).toMatch(/^\s+max_window: 1h\b/m);
   });
 
   it.each([

@@ -254,6 +254,26 @@ export function describeApprovalStoreContract(
       expect((await store.get(request.id))?.status).toBe('approved');
     });
 
+    it('cancels an approved grant (used window or unused once) with its reason, and nothing else', async () => {
+      const { request: once } = await store.createOrReusePending(newRequest(), T0);
+      await store.decide(once.id, allow(), { validity: 'once', expires_at: at(30).toISOString() }, at(1));
+      const cancelled = await store.cancelGrant(
+        once.id,
+        "approver 'alice' who approved this grant was revoked",
+      );
+      expect(cancelled).toMatchObject({
+        status: 'cancelled',
+        status_reason: "approver 'alice' who approved this grant was revoked",
+      });
+      expect(await store.cancelGrant(once.id, 'again')).toBeUndefined();
+      const { request: pending } = await store.createOrReusePending(
+        newRequest({}, { requestedKey: 'other-key' }),
+        T0,
+      );
+      expect(await store.cancelGrant(pending.id, 'x')).toBeUndefined();
+      expect((await store.get(pending.id))?.status).toBe('pending');
+    });
+
     it('refuses a reused idempotency key and an upstream replay inside the window', async () => {
       const base = {
         ...binding,

@@ -1,0 +1,95 @@
+/**
+ * `sentinel serve --stdio` shutting down with a call in flight (issue 13, finding 3): when stdin
+ * closes, the call is cancelled and its audit record is still written — the stores close only after
+ * every in-flight call has settled. A real process of bin/sentinel.js, whose cluster is a TCP server
+ * that accepts connections and never answers (so the call is in flight for as long as the test wants).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { openAuditLog } from '../../server/audit/index.ts';
+import { tempDataDir } from '../helpers/server.ts';
+
+const BIN = fileURLToPath(new URL('../../bin/sentinel.js', import.meta.url));
+
+describe('sentinel serve --stdio with a call in flight when stdin closes', { timeout: 120_000 }, () => {
+  const data = tempDataDir();
+  const sockets = new Set<Socket>();
+  let blackHole: Server;
+  let connected: Promise<unknown>;
+  let kubeconfig: string;
+  beforeAll(async () => {
+    blackHole = createServer((socket) => {
+      sockets.add(socket);
+      socket.on('error', () => {});
+    });
+    connected = once(blackHole, 'connection');
+    blackHole.listen(0, '127.0.0.1');
+    await once(blackHole, 'listening');
+    const port = (blackHole.address() as { port: number }).port;
+    kubeconfig = join(data.dir, 'kubeconfig');
+    writeFileSync(
+      kubeconfig,
+      `apiVersion: v1
+kind: Config
+clusters: [{ name: hole, cluster: { server: "http://127.0.0.1:${port}", insecure-skip-tls-verify: true } }]
+users: [{ name: nobody, user: { token: "t" } }]
+contexts: [{ name: hole, context: { cluster: hole, user: nobody } }]
+current-context: hole
+`,
+    );
+  });
+  afterAll(() => {
+    for (const socket of sockets) socket.destroy();
+    blackHole.close();
+    data.cleanup();
+  });
+
+  it('cancels the call, writes its audit record, then closes the log', async () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, SENTINEL_LOG_LEVEL: 'info' };
+    delete env.SENTINEL_TOKEN;
+    delete env.SENTINEL_DATA_DIR;
+    const child = spawn(
+      process.execPath,
+      [BIN, 'serve', '--stdio', '--identity', 'local', '--data-dir', data.dir, '--kubeconfig', kubeconfig],
+      { env },
+    );
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout.resume();
+    const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    });
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'get_deployment', arguments: { namespace: 'shop', name: 'checkout' } },
+    });
+    await connected; // the call is waiting for the cluster
+    child.stdin.end();
+    const [code] = (await once(child, 'exit')) as [number];
+    expect(stderr).not.toMatch(/database is not open|audit record not written/);
+    expect(code).toBe(0);
+    const log = openAuditLog(data.dir, { mustExist: true });
+    try {
+      const calls = log.records().filter((record) => record.tool === 'get_deployment');
+      expect(calls).toEqual([
+        expect.objectContaining({ kind: 'tool_call', identity: 'local', outcome: 'failed' }),
+      ]);
+      expect(calls[0]!.error?.code).toBe('cancelled');
+      expect(log.verify().broken).toBeUndefined();
+    } finally {
+      log.close();
+    }
+  });
+});
