@@ -17,6 +17,7 @@
  */
 import ms from 'ms';
 import { z } from 'zod';
+import { sanitizeText } from '../../tools/format/index.ts';
 
 /** An ISO 8601 UTC timestamp, e.g. `2025-01-31T02:10:00.000Z`. */
 export const TimestampSchema = z.iso.datetime();
@@ -284,12 +285,23 @@ export type ApproveBody = z.infer<typeof ApproveBodySchema>;
 /** Longest deny or revoke reason, in characters. */
 export const MAX_DECISION_REASON_LENGTH = 1000;
 
+/**
+ * A reason a person typed (requester, approver, admin), as every reader gets it: one line, with
+ * control, escape, bidi and invisible code points made visible (`\x1b`, `\u202e`, a newline as
+ * `\x0a`). Done on the way in, so the API's JSON, the model's tool text, terminals and the page all
+ * receive the same clean string and none of them can be made to hide or forge a line.
+ */
+export function visibleReason(text: string): string {
+  return sanitizeText(text);
+}
+
 /** A human's reason for a deny or a revoke: required, shown to the requester. */
 const DecisionReasonSchema = z
   .string()
   .trim()
   .min(1, 'must not be empty')
-  .max(MAX_DECISION_REASON_LENGTH, `must be at most ${MAX_DECISION_REASON_LENGTH} characters`);
+  .max(MAX_DECISION_REASON_LENGTH, `must be at most ${MAX_DECISION_REASON_LENGTH} characters`)
+  .transform(visibleReason);
 
 /** `POST /approvals/{id}/deny` body: the reason is required and shown to the requester. */
 export const DenyBodySchema = z.strictObject({ reason: DecisionReasonSchema });
@@ -323,7 +335,7 @@ export const CreateApprovalBodySchema = z
      */
     decision: z.enum(['allow', 'deny']).optional(),
     /** The human's reason, required for `decision: deny`. */
-    reason: z.string().trim().min(1).max(MAX_DECISION_REASON_LENGTH).optional(),
+    reason: z.string().trim().min(1).max(MAX_DECISION_REASON_LENGTH).transform(visibleReason).optional(),
   })
   .refine((body) => body.decision !== 'deny' || body.reason !== undefined, {
     message: 'is required when decision is deny',
@@ -381,7 +393,9 @@ export const FreezeStateSchema = z.object({
 });
 export type FreezeState = z.infer<typeof FreezeStateSchema>;
 
-export const FreezeBodySchema = z.strictObject({ reason: z.string().trim().min(1) });
+export const FreezeBodySchema = z.strictObject({
+  reason: z.string().trim().min(1).max(MAX_DECISION_REASON_LENGTH).transform(visibleReason),
+});
 
 /** `POST /approvals/{id}/revoke` body: why an unused grant is taken back. */
 export const RevokeBodySchema = z.strictObject({ reason: DecisionReasonSchema });

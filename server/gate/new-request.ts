@@ -12,6 +12,7 @@ import type {
   UpstreamApproval,
   WindowCoverage,
 } from './approval-request.ts';
+import { visibleReason } from './approval-request.ts';
 import { callKey, matchedArguments } from './canonical.ts';
 import { newId } from './ids.ts';
 import type { Verdict } from './policy/evaluate.ts';
@@ -87,7 +88,7 @@ export function requestRecord(input: RequestRecordInput): NewApprovalRequest {
       risk: tool.risk,
       arguments: resolution.arguments,
       requested_arguments: matchedArguments(args),
-      reason: typeof args.reason === 'string' ? args.reason : null,
+      reason: typeof args.reason === 'string' ? visibleReason(args.reason) : null,
       policy: {
         rule: verdict.rule,
         rules: verdict.rules,
