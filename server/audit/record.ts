@@ -310,12 +310,14 @@ function checkpointBreak(
   for (const checkpoint of bySeq) {
     if (checkpoint.seq === 0) continue; // an empty log's checkpoint: anything extends it
     if (checkpoint.seq > records) {
+      // Name the whole loss: up to the newest checkpoint, not just the first one past the end.
+      const newest = bySeq[bySeq.length - 1]!;
       return {
         seq: records + 1,
         reason:
           records === 0
-            ? `the log has 0 records but the checkpoint${taken(checkpoint)} names record ${checkpoint.seq} (${short(checkpoint.hash)}); the log was emptied`
-            : `the log has ${records} records but the checkpoint${taken(checkpoint)} names record ${checkpoint.seq} (${short(checkpoint.hash)}); records ${records + 1}-${checkpoint.seq} are missing: the log was truncated`,
+            ? `the log has 0 records but the checkpoint${taken(newest)} names record ${newest.seq} (${short(newest.hash)}); the log was emptied`
+            : `the log has ${records} records but the checkpoint${taken(newest)} names record ${newest.seq} (${short(newest.hash)}); records ${records + 1}-${newest.seq} are missing: the log was truncated`,
       };
     }
     const hash = hashAt.get(checkpoint.seq)!;

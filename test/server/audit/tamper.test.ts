@@ -187,6 +187,16 @@ describe('audit verify against a checkpoint', () => {
     });
   });
 
+  it('names the whole missing range up to the newest checkpoint, not the first one it contradicts', () => {
+    // Fresh-user finding: with checkpoints at 5 and 6 and records 5.. deleted, it said "5-5".
+    tamper(dir, (db) => db.prepare('DELETE FROM audit_log WHERE seq >= 5').run());
+    const atFive = { seq: 5, hash: 'x'.repeat(64) };
+    expect(verify(dir, { checkpoints: [atFive, checkpoint()] }).broken).toEqual({
+      seq: 5,
+      reason: expect.stringMatching(/4 records.*checkpoint.*record 6.*records 5-6 are missing/),
+    });
+  });
+
   it('detects a log emptied of every record', () => {
     tamper(dir, (db) => db.prepare('DELETE FROM audit_log').run());
     expect(verify(dir)).toEqual({ records: 0, head: GENESIS_HASH });
