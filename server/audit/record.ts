@@ -147,6 +147,20 @@ export function canonicalJson(value: unknown): string {
   return canonicalStringify(value) ?? 'null';
 }
 
+/**
+ * `record` (hash not yet set) as a reader of its stored text will see it: serialized, parsed and read
+ * through the strict schema, so what is hashed and stored is exactly what `verify` rebuilds. JSON
+ * keeps an own `__proto__` key that an object read back drops, and such a record would otherwise
+ * fail verification untouched. A record the schema refuses is returned as it is (verify then
+ * flags it: a record is never lost for being malformed).
+ */
+export function asReadBack(unsigned: Omit<AuditRecord, 'hash'>): Omit<AuditRecord, 'hash'> {
+  const result = AuditRecordSchema.safeParse({ ...JSON.parse(canonicalJson(unsigned)), hash: GENESIS_HASH });
+  if (!result.success) return unsigned;
+  const { hash: _hash, ...rest } = result.data;
+  return rest;
+}
+
 /** The hash of a record: SHA-256 (hex) of the canonical JSON of everything but `hash`. */
 export function hashRecord(record: Omit<AuditRecord, 'hash'> | AuditRecord): string {
   const { hash: _ignored, ...rest } = record as AuditRecord;

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { SentinelError } from '../../tools/errors.ts';
 import {
+  asReadBack,
   canonicalJson,
   GENESIS_HASH,
   hashRecord,
@@ -128,11 +129,11 @@ export function openAuditLog(dataDir: string, options: OpenAuditLogOptions = {})
       db.exec('BEGIN IMMEDIATE');
       try {
         const previous = last.get() as { seq: number; hash: string } | undefined;
-        const unsigned = {
+        const unsigned = asReadBack({
           ...entry,
           seq: (previous?.seq ?? 0) + 1,
           prev_hash: previous?.hash ?? GENESIS_HASH,
-        };
+        });
         const record: AuditRecord = { ...unsigned, hash: hashRecord(unsigned) };
         insert.run(record.seq, record.time, record.hash, canonicalJson(record));
         db.exec('COMMIT');

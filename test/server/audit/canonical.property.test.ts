@@ -20,6 +20,12 @@ describe('canonical stored text', () => {
     data.cleanup();
   });
 
+  it('verifies an untouched record whose arguments carry an own __proto__ key (found by the property)', () => {
+    const args = JSON.parse('{"__proto__":9.4e-323,"namespace":"shop"}') as Record<string, unknown>;
+    log.append(auditEntry({ arguments: args }));
+    expect(log.verify().broken).toBeUndefined();
+  });
+
   it('round-trips arbitrary values, so an untouched log always verifies', () => {
     const text = fc.string({ unit: 'binary' });
     fc.assert(
