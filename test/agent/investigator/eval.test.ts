@@ -71,6 +71,7 @@ function report(
     diagnosis:
       'Deployment shop/checkout (revision 3 (checkout:2.4.1)) crash-loops since its rollout 14 minutes ago; revision 2 (checkout:2.4.0) was healthy.',
     evidence: [],
+    facts: {},
     verification: { healthy: true, state: 'complete', message: 'ok', attempts: 1 },
     pending_approval_ids: [],
     error: null,
@@ -89,6 +90,7 @@ function report(
       decided_by: 'local',
       decision_reason: null,
       outcome: null,
+      warnings: [],
       ...action,
     },
   };
