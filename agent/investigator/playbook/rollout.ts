@@ -15,12 +15,15 @@ export const rollout: FailureClass = (a) => {
   const skippedText = skipped.length
     ? ` Revision ${skipped.map((r) => r.revision).join(', ')} ${skipped.length > 1 ? 'are' : 'is'} skipped: ${skipped.map((r) => `revision ${r.revision} ${r.health?.state === 'failed' ? `failed too (${r.health.failures.slice(0, 2).join('; ')})` : 'has no healthy record'}`).join('; ')}.`
     : '';
+  const skippedShort = skipped.length
+    ? `; revision ${skipped.map((r) => r.revision).join(', ')} ${skipped.some((r) => r.health?.state === 'failed') ? 'failed too' : 'has no healthy record'}`
+    : '';
   if (a.target) {
     const healthy = a.target;
     return decision(
       a,
       'rollback',
-      `${a.what} since its rollout ${minutesAgo(a.now, a.rolledOut)}${exact}; ${revisionLabel(healthy)} was healthy.`,
+      `${a.what} since its rollout ${minutesAgo(a.now, a.rolledOut)}${exact}${skippedShort}; ${revisionLabel(healthy)} was healthy.`,
       `Every failing Pod belongs to the newest revision ${newest.revision}, the failures began after it rolled out, and ${revisionLabel(healthy)} ${healthy.ready > 0 ? `still has ${healthy.ready} ready Pod(s)` : healthy.health ? `was healthy (${healthy.health.basis})` : 'served without failures before it'}: rolling back to revision ${healthy.revision} returns to a known-good template.${skippedText}`,
       { remediation: rollbackTo(a, healthy.revision) },
     );

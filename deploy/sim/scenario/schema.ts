@@ -64,12 +64,16 @@ export const FateSchema = z.discriminatedUnion('kind', [
   }),
   z.strictObject({
     kind: z.literal('crashLoop'),
+    /** When the failure begins (relative to t = 0): a Pod running before then is healthy until then. */
+    since: OffsetSchema.optional(),
     runSeconds: z.number().positive().default(3),
     exitCode: z.number().int().min(1).max(255).default(1),
     logs: LogLinesSchema,
   }),
   z.strictObject({
     kind: z.literal('oomKilled'),
+    /** When the kills begin (relative to t = 0): a Pod running before then is healthy until then. */
+    since: OffsetSchema.optional(),
     runSeconds: z.number().positive().default(5),
     logs: LogLinesSchema,
   }),
@@ -118,6 +122,11 @@ export const FateMatchSchema = z.strictObject({
     .optional(),
   /** Pods created before this time (relative to t = 0): failures a fresh Pod cures. */
   createdBefore: OffsetSchema.optional(),
+  /**
+   * Any Pod fields by dotted path (`spec.imagePullSecrets`, `spec.nodeSelector.disktype`), compared
+   * as JSON; `null` means absent (or an empty list or map, as Kubernetes treats them).
+   */
+  fields: z.record(z.string(), z.unknown()).optional(),
 });
 
 export type FateMatch = z.infer<typeof FateMatchSchema>;
