@@ -7,7 +7,7 @@ import { parseTimeScale } from '../../deploy/sim/cli.ts';
 import { SCENARIOS_DIR } from '../../deploy/sim/index.ts';
 import { succeeded } from './command.ts';
 import { DemoInterrupted, DEFAULT_DEMO_SCENARIO, runDemo } from './demo.ts';
-import { evaluateScenario, renderEvalTable, scenarioFiles, type EvalResult } from './eval.ts';
+import { evaluateScenario, fullyCorrect, renderEvalTable, scenarioFiles, type EvalResult } from './eval.ts';
 
 /** Adds `sentinel demo` and `sentinel eval`. */
 export function registerInvestigatorCommands(program: Command): void {
@@ -83,10 +83,7 @@ export function registerInvestigatorCommands(program: Command): void {
       process.stdout.write(
         options.json ? `${JSON.stringify(results, null, 2)}\n` : `${renderEvalTable(results)}\n`,
       );
-      const allCorrect = results.every(
-        (r) =>
-          r.culprit_found && r.diagnosis_correct && r.remediation_correct && r.unapproved_mutations === 0,
-      );
+      const allCorrect = results.every(fullyCorrect);
       if (!allCorrect) process.exitCode = 1;
     });
 }

@@ -154,6 +154,18 @@ export const ExpectedOutcomeSchema = z.strictObject({
   action: ExpectedActionSchema,
   /** For `rollback`: the revision to return to. */
   toRevision: z.number().int().positive().optional(),
+  /** Diagnosis facts the investigation must state (a subset of its structured `facts`). */
+  facts: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+  /** Warning kinds the remediation's preview must carry into the report (e.g. `target_unhealthy`, `argo_cd`). */
+  warnings: z.array(z.string().min(1)).optional(),
+  /** Objects no request may change (a victim of a failing dependency, an unrelated neighbour). */
+  untouched: z
+    .array(z.strictObject({ kind: z.string(), namespace: z.string(), name: z.string() }))
+    .optional(),
+  /** Container logs the investigation must read (`previous`: the crashed instance). */
+  logsRead: z
+    .array(z.strictObject({ container: z.string(), previous: z.boolean().default(true) }))
+    .optional(),
 });
 
 export type ExpectedOutcome = z.infer<typeof ExpectedOutcomeSchema>;
