@@ -56,7 +56,17 @@ export function findRevision<R extends ControllerRevision>(
  */
 export function revisionPatch(workload: RevisionedWorkload): JsonObject {
   const template = (workload.spec?.template ?? {}) as JsonObject;
-  return { spec: { template: { ...template, $patch: 'replace' } } };
+  return { spec: { template: { ...goTemplate(template), $patch: 'replace' } } };
+}
+
+/**
+ * A pod template as Go's `json.Marshal` writes it, where kubectl builds the patch: `metadata` with
+ * `creationTimestamp: null` (a struct field, so `omitempty` does not drop it), as the controllers
+ * store it in a revision's data.
+ */
+function goTemplate(template: JsonObject): JsonObject {
+  const metadata = (template.metadata ?? {}) as JsonObject;
+  return { ...template, metadata: { ...metadata, creationTimestamp: metadata.creationTimestamp ?? null } };
 }
 
 /**
@@ -64,7 +74,12 @@ export function revisionPatch(workload: RevisionedWorkload): JsonObject {
  * `daemonSetMatch` compare the patch bytes; here the canonical JSON, so key order does not count).
  */
 export function matchesRevision(workload: RevisionedWorkload, revision: ControllerRevision): boolean {
-  return canonicalJson(revisionPatch(workload)) === canonicalJson(revision.data ?? null);
+  const data = revision.data as { spec?: { template?: JsonObject } } | undefined;
+  const stored = data?.spec?.template;
+  const normalized = stored
+    ? { ...data, spec: { ...data.spec, template: goTemplate(stored) } }
+    : (data ?? null);
+  return canonicalJson(revisionPatch(workload)) === canonicalJson(normalized);
 }
 
 /** The pod template a ControllerRevision stores (`data.spec.template` without `$patch`), if any. */
@@ -73,6 +88,12 @@ export function revisionTemplate(revision: ControllerRevision): PodTemplateSpec 
   const template = data?.spec?.template;
   if (!template || typeof template !== 'object') return undefined;
   const { $patch: _ignored, ...rest } = template;
+  const metadata = rest.metadata as JsonObject | undefined;
+  if (metadata && metadata.creationTimestamp === null) {
+    // Go's zero time, not a field of the template: dropped so it compares and shows like the object's.
+    const { creationTimestamp: _zero, ...kept } = metadata;
+    return { ...rest, metadata: kept } as PodTemplateSpec;
+  }
   return rest as PodTemplateSpec;
 }
 
