@@ -10,13 +10,13 @@ import {
   matchesLabels,
   newReplicaSetOf,
   revisionOf,
+  revisionsOf,
   type Deployment,
   type KubeReader,
 } from '../kube/index.ts';
 import { NamespaceSchema, objectNameSchema } from '../params.ts';
 import { workloadKindSchema } from '../workload-kind.ts';
 import { planWorkloadRestart, resolveWorkloadTarget } from './restart-workload.ts';
-import { observeRevisioned } from './workload.ts';
 import { remediationArgs } from './args.ts';
 import { attributedPatch, FIELD_MANAGER } from './attribution.ts';
 import { containerImages, imageList, type Change } from './changes.ts';
@@ -230,9 +230,12 @@ export const restartService = defineTool({
   handler: async (args, ctx) => {
     const resolved = await resolveWorkloadTarget(ctx.kube, args.namespace, args.name, args.kind);
     if (resolved.kind !== 'Deployment') {
-      const name = resolved.object.metadata?.name ?? '';
-      const observed = await observeRevisioned(ctx.kube, resolved.kind, args.namespace, name);
-      return runRemediation(planWorkloadRestart({ ...observed, service: resolved.service }), args, ctx);
+      const { kind, object, service } = resolved;
+      const listed = await ctx.kube.listControllerRevisions(args.namespace, {
+        labelSelector: formatLabelSelector(object.spec?.selector),
+      });
+      const observed = { kind, object, revisions: revisionsOf(object, listed), service };
+      return runRemediation(planWorkloadRestart(observed), args, ctx);
     }
     const replicaSets = await controlledReplicaSets(ctx.kube, resolved.deployment);
     const { deployment, service } = resolved;

@@ -13,6 +13,7 @@ import {
   nextControllerRevision,
   unsanitized,
   workloadVerdict,
+  type AsSent,
   type Deployment,
   type KubeReader,
   type RevisionedWorkload,
@@ -35,7 +36,7 @@ const RESTARTED_AT = 'kubectl.kubernetes.io/restartedAt';
 /** What a restart name resolved to. */
 export type ResolvedWorkload =
   | { kind: 'Deployment'; deployment: Deployment; service?: string }
-  | { kind: 'StatefulSet' | 'DaemonSet'; object: RevisionedWorkload; service?: string };
+  | { kind: 'StatefulSet' | 'DaemonSet'; object: AsSent<RevisionedWorkload>; service?: string };
 
 const isNotFound = (error: unknown) => error instanceof SentinelError && error.code === 'not_found';
 
