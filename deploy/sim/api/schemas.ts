@@ -415,6 +415,12 @@ const DEFINITIONS_LIST: [string, Schema][] = [
         ),
         serviceAccount: str('DeprecatedServiceAccount is a deprecated alias for ServiceAccountName.'),
         nodeName: str('NodeName indicates in which node this pod is scheduled.'),
+        hostname: str(
+          "Specifies the hostname of the Pod If not specified, the pod's hostname will be set to a system-defined value.",
+        ),
+        subdomain: str(
+          'If specified, the fully qualified Pod hostname will be "<hostname>.<subdomain>.<pod namespace>.svc.<cluster domain>".',
+        ),
         hostNetwork: bool("Host networking requested for this pod. Use the host's network namespace."),
         schedulerName: str('If specified, the pod will be dispatched by specified scheduler.'),
         priorityClassName: str("If specified, indicates the pod's priority."),
