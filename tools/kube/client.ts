@@ -38,6 +38,7 @@ import {
   type KubeOperation,
 } from './operations.ts';
 import type { AsSent, JsonObject, KubeReader, KubeWriter, ListOptions } from './types.ts';
+import { workloadReaderMethods, workloadWriterMethods, type WorkloadClientParts } from './workloads.ts';
 
 /** Bounded retries for reads. */
 export interface RetryPolicy {
@@ -242,6 +243,16 @@ export function createKubeClient(
     return items;
   };
 
+  // StatefulSets, DaemonSets, ControllerRevisions, Pod deletion (./workloads.ts).
+  const workloadParts: WorkloadClientParts = {
+    apps,
+    core,
+    sent,
+    listAsSent,
+    callOnce: (operation, subject, call) => callOnce(operation, subject, call),
+    writeOptions: (contentType) => requestOptions({ header: ['Content-Type', contentType], write: true }),
+  };
+
   const ops = READER_OPERATIONS;
   const reader: KubeReader = {
     cluster,
@@ -296,6 +307,7 @@ export function createKubeClient(
       list(ops.listHorizontalPodAutoscalers, namespace, o, (q, r) =>
         autoscaling.listNamespacedHorizontalPodAutoscaler(q, r),
       ),
+    ...workloadReaderMethods(workloadParts),
   };
 
   const wops = WRITER_OPERATIONS;
@@ -321,6 +333,7 @@ export function createKubeClient(
           requestOptions({ header: ['Content-Type', PatchStrategy.MergePatch], write: true }),
         ),
       ),
+    ...workloadWriterMethods(workloadParts),
   };
 
   // Everything the cluster says is sanitized here, once, before any tool reads it.

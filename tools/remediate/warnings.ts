@@ -19,6 +19,13 @@ export const WARNING_KINDS = [
   'not_observed',
   'target_unhealthy',
   'target_rolled_back_from',
+  // StatefulSets, DaemonSets and Pods (issue 15)
+  'pvc_retained',
+  'ordered_termination',
+  'on_delete',
+  'bare_pod',
+  'pvc_orphaned',
+  'force_delete',
 ] as const;
 
 export const WarningSchema = z.object({
