@@ -15,6 +15,9 @@ import { SentinelError, toSentinelError } from '../tools/errors.ts';
 import type { KubeConnection } from '../tools/kube/types.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import { parseToolArguments } from './arguments.ts';
+import type { CallOutcome } from './call-outcome.ts';
+import type { ApprovalRequest } from './gate/approval-request.ts';
+import type { GateDecision } from './gate/decision.ts';
 import type { Identity } from './identity.ts';
 import { createCallReads, forgettingWriter, runTool, type CallReads } from './run-tool.ts';
 
@@ -32,11 +35,20 @@ export interface GateNote {
   decision: 'allow' | 'ask' | 'deny' | 'upstream';
   /** The approval request that held the call, or whose grant let it through. */
   approvalRequestId?: string;
+  /**
+   * That request as the gate saw it (for its rule, approver and decision time): the audit log reads
+   * it here and never asks the gate.
+   */
+  request?: ApprovalRequest;
 }
 
 /** Facts middlewares leave for each other about one call (one object for the whole chain). */
 export interface ToolCallNotes {
   gate?: GateNote;
+  /** The approval gate's decision (server/gate/decision.ts), as a typed value. */
+  decision?: GateDecision;
+  /** What became of the call, as the gate rendered it (server/gate/outcome.ts). */
+  outcome?: CallOutcome;
 }
 
 /** One `tools/call` as the middlewares see it. */

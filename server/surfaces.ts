@@ -116,7 +116,6 @@ export function createSurfacesPlugin(options: SurfacesOptions = {}): ServerPlugi
           log,
           logger,
           onWriteError: countAuditFailure,
-          approval: async (id) => (approvals.hasService() ? approvals.service().get(id) : undefined),
         }),
       ],
       onRejected: rejectionListener(
