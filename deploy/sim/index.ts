@@ -99,8 +99,8 @@ export interface Simulator {
   cluster: SimulatedCluster;
   /**
    * Connection counters since start (live): TLS handshakes completed (`secureConnection` events of
-   * the HTTPS server, one per new client connection), HTTP requests received, and response body
-   * bytes sent. For tests and benchmarks of clients' connection reuse and what they fetch.
+   * the HTTPS server, one per new client connection) and HTTP requests received. For tests and
+   * benchmarks of clients' connection reuse (`auditLogPath` has each request's bytes).
    */
   readonly traffic: SimulatorTraffic;
   /** Stops serving, ends open watches, stops the clock. */
@@ -111,7 +111,6 @@ export interface Simulator {
 export interface SimulatorTraffic {
   readonly tlsHandshakes: number;
   readonly requests: number;
-  readonly responseBytes: number;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -189,26 +188,9 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     ...(options.onInternalError && { onInternalError: options.onInternalError }),
   });
   const server = createServer({ cert: certificates.certPem, key: certificates.keyPem }, handler.handle);
-  const traffic = { tlsHandshakes: 0, requests: 0, responseBytes: 0 };
+  const traffic = { tlsHandshakes: 0, requests: 0 };
   server.on('secureConnection', () => (traffic.tlsHandshakes += 1));
-  server.prependListener('request', (_req, res) => {
-    traffic.requests += 1;
-    // Counted as written: the handler's own code paths all end in write/end.
-    const write = res.write.bind(res) as (...args: unknown[]) => boolean;
-    const count = (chunk: unknown) => {
-      if (typeof chunk === 'string') traffic.responseBytes += Buffer.byteLength(chunk);
-      else if (chunk instanceof Uint8Array) traffic.responseBytes += chunk.byteLength;
-    };
-    res.write = ((chunk: unknown, ...rest: unknown[]) => {
-      count(chunk);
-      return write(chunk, ...rest);
-    }) as typeof res.write;
-    const end = res.end.bind(res) as (...args: unknown[]) => typeof res;
-    res.end = ((chunk?: unknown, ...rest: unknown[]) => {
-      if (typeof chunk !== 'function') count(chunk);
-      return end(chunk, ...rest);
-    }) as typeof res.end;
-  });
+  server.on('request', () => (traffic.requests += 1));
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error) => {
       auditLog?.close();
