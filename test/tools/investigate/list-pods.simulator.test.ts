@@ -46,7 +46,12 @@ it('list_pods of one workload fetches its owning ReplicaSet only', async () => {
   const output = await callTool(
     listPods,
     { namespace: 'bench', label_selector: 'app=svc-3' },
-    { kube: connection.reader, cluster: connection.cluster, signal: new AbortController().signal },
+    {
+      kube: connection.reader,
+      cluster: connection.cluster,
+      signal: new AbortController().signal,
+      dryRun: false,
+    },
   );
   const rows = (output.structured as ListPodsOutput).pods;
   expect(rows).toHaveLength(5);

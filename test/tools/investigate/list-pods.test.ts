@@ -157,11 +157,11 @@ describe('list_pods', () => {
   });
 
   it('fetches only the ReplicaSets that own the listed Pods (by pod-template-hash), not every ReplicaSet', async () => {
-    const owned = pods.filter((p) => p.metadata.name.startsWith('web-'));
+    const owned = pods.filter((p) => p.metadata?.name?.startsWith('web-'));
     mockApi()
       .get('/api/v1/namespaces/shop/pods')
       .query({ limit: '500', labelSelector: 'tier=web' })
-      .reply(200, { items: owned.filter((p) => p.metadata.name !== 'web-canary-a') })
+      .reply(200, { items: owned.filter((p) => p.metadata?.name !== 'web-canary-a') })
       .get('/apis/apps/v1/namespaces/shop/replicasets')
       .query({ limit: '500', labelSelector: 'pod-template-hash in (new,old)' })
       .reply(200, { items: [rsNew, rsOld] });
@@ -172,10 +172,10 @@ describe('list_pods', () => {
     );
     const s = output.structured as ListPodsOutput;
     expect(s.pods.map((p) => [p.name, p.replica_set, p.revision])).toEqual([
-      ['web-new-a', rsNew.metadata.name, 11],
-      ['web-new-b', rsNew.metadata.name, 11],
-      ['web-new-c', rsNew.metadata.name, 11],
-      ['web-old-a', rsOld.metadata.name, 10],
+      ['web-new-a', rsNew.metadata?.name, 11],
+      ['web-new-b', rsNew.metadata?.name, 11],
+      ['web-new-c', rsNew.metadata?.name, 11],
+      ['web-old-a', rsOld.metadata?.name, 10],
     ]);
   });
 
