@@ -19,7 +19,7 @@
  * that configuration; `BENCH_COMPARE_SERVE_OPTIONS` adds rows `sentinel*` with those options beside
  * the default ones (1 vs N workers, SQLite vs PostgreSQL).
  *
- *   npm run bench:readpath                       # 5 rounds of 5 s, concurrency 10
+ *   npm run bench                                # 5 rounds of 5 s, concurrency 10
  *   BENCH_ROUNDS=2 BENCH_SECONDS=2 node bench/readpath.ts
  *
  * Prints a table and the targets of issue 17 with over/under; exit code 1 when a target is missed.
