@@ -9,9 +9,6 @@
  * `sanitizingReader` / `sanitizingWriter` spread the `sanitizingWorkload…` wrappers.
  */
 import type {
-  AppsV1Api,
-  ConfigurationOptions,
-  CoreV1Api,
   V1ControllerRevision,
   V1DaemonSet,
   V1Pod,
@@ -19,7 +16,6 @@ import type {
   V1StatefulSet,
 } from '@kubernetes/client-node';
 import { PatchStrategy } from '@kubernetes/client-node';
-import type { KubeCallSubject } from './errors.ts';
 import type { KubeOperation } from './operations.ts';
 import { sanitizedCopy, sanitizeFromCluster } from './sanitize.ts';
 import type { AsSent, JsonObject, ListOptions, WriteOptions } from './types.ts';
@@ -101,102 +97,79 @@ export const WORKLOAD_WRITER_OPERATIONS = {
 
 /** The helpers of `createKubeClient` the workload methods are built from. */
 export interface WorkloadClientParts {
-  apps: AppsV1Api;
-  core: CoreV1Api;
-  /** A read whose response body is returned as sent (retried, cancellable). */
-  sent(
-    operation: KubeOperation,
-    subject: KubeCallSubject,
-    call: (options: ConfigurationOptions) => Promise<unknown>,
-  ): Promise<JsonObject>;
-  /** A list whose items are returned as sent, every page. */
-  listAsSent<T>(
+  /** `GET` one object as the API server sent it (retried, cancellable). */
+  get<T>(operation: KubeOperation, namespace?: string, name?: string): Promise<T>;
+  /** Every item of a list as sent, every page. */
+  list<T>(operation: KubeOperation, namespace: string, options: ListOptions | undefined): Promise<T[]>;
+  /** A `PATCH` with the given Content-Type: sent once, errors mapped. */
+  patch<T>(
     operation: KubeOperation,
     namespace: string,
-    options: ListOptions | undefined,
-    fetchPage: (query: WorkloadListQuery, options: ConfigurationOptions) => Promise<unknown>,
-  ): Promise<AsSent<T>[]>;
-  /** A write: sent once, errors mapped. */
-  callOnce<T>(operation: KubeOperation, subject: KubeCallSubject, call: () => Promise<T>): Promise<T>;
-  /** Options of a write with the given Content-Type. */
-  writeOptions(contentType: string): ConfigurationOptions;
-}
-
-/** Query parameters of one list page, as the generated client-node list methods take them. */
-export interface WorkloadListQuery {
-  namespace: string;
-  labelSelector: string | undefined;
-  fieldSelector: string | undefined;
-  limit: number;
-  _continue: string | undefined;
+    name: string,
+    body: unknown,
+    contentType: string,
+    fieldManager: string,
+  ): Promise<T>;
+  /** A `DELETE` with a `DeleteOptions` body: sent once, errors mapped. */
+  remove<T>(
+    operation: KubeOperation,
+    namespace: string,
+    name: string,
+    body: unknown,
+    query?: Record<string, string | number | boolean | undefined>,
+  ): Promise<T>;
 }
 
 /** The `WorkloadReader` methods over `createKubeClient`'s helpers. */
 export function workloadReaderMethods(parts: WorkloadClientParts): WorkloadReader {
-  const { apps: api, sent, listAsSent } = parts;
+  const { get, list } = parts;
   const ops = WORKLOAD_READER_OPERATIONS;
   return {
-    getStatefulSet: async (namespace, name) =>
-      (await sent(ops.getStatefulSet, { namespace, name }, (r) =>
-        api.readNamespacedStatefulSet({ namespace, name }, r),
-      )) as AsSent<V1StatefulSet>,
-    listStatefulSets: (namespace, o) =>
-      listAsSent<V1StatefulSet>(ops.listStatefulSets, namespace, o, (q, r) =>
-        api.listNamespacedStatefulSet(q, r),
-      ),
-    getDaemonSet: async (namespace, name) =>
-      (await sent(ops.getDaemonSet, { namespace, name }, (r) =>
-        api.readNamespacedDaemonSet({ namespace, name }, r),
-      )) as AsSent<V1DaemonSet>,
-    listDaemonSets: (namespace, o) =>
-      listAsSent<V1DaemonSet>(ops.listDaemonSets, namespace, o, (q, r) => api.listNamespacedDaemonSet(q, r)),
+    getStatefulSet: (namespace, name) => get<AsSent<V1StatefulSet>>(ops.getStatefulSet, namespace, name),
+    listStatefulSets: (namespace, o) => list<AsSent<V1StatefulSet>>(ops.listStatefulSets, namespace, o),
+    getDaemonSet: (namespace, name) => get<AsSent<V1DaemonSet>>(ops.getDaemonSet, namespace, name),
+    listDaemonSets: (namespace, o) => list<AsSent<V1DaemonSet>>(ops.listDaemonSets, namespace, o),
     listControllerRevisions: (namespace, o) =>
-      listAsSent<V1ControllerRevision>(ops.listControllerRevisions, namespace, o, (q, r) =>
-        api.listNamespacedControllerRevision(q, r),
-      ),
+      list<AsSent<V1ControllerRevision>>(ops.listControllerRevisions, namespace, o),
   };
 }
 
 /** The `WorkloadWriter` methods over `createKubeClient`'s helpers. */
 export function workloadWriterMethods(parts: WorkloadClientParts): WorkloadWriter {
-  const { apps: api, core, callOnce, writeOptions } = parts;
+  const { patch, remove } = parts;
   const ops = WORKLOAD_WRITER_OPERATIONS;
   return {
-    patchStatefulSetStrategic: (namespace, name, patch, { fieldManager }) =>
-      callOnce(ops.patchStatefulSetStrategic, { namespace, name }, () =>
-        api.patchNamespacedStatefulSet(
-          { namespace, name, body: patch, fieldManager },
-          writeOptions(PatchStrategy.StrategicMergePatch),
-        ),
+    patchStatefulSetStrategic: (namespace, name, body, { fieldManager }) =>
+      patch(
+        ops.patchStatefulSetStrategic,
+        namespace,
+        name,
+        body,
+        PatchStrategy.StrategicMergePatch,
+        fieldManager,
       ),
-    patchStatefulSetScale: (namespace, name, patch, { fieldManager }) =>
-      callOnce(ops.patchStatefulSetScale, { namespace, name }, () =>
-        api.patchNamespacedStatefulSetScale(
-          { namespace, name, body: patch, fieldManager },
-          writeOptions(PatchStrategy.MergePatch),
-        ),
+    patchStatefulSetScale: (namespace, name, body, { fieldManager }) =>
+      patch(ops.patchStatefulSetScale, namespace, name, body, PatchStrategy.MergePatch, fieldManager),
+    patchDaemonSetStrategic: (namespace, name, body, { fieldManager }) =>
+      patch(
+        ops.patchDaemonSetStrategic,
+        namespace,
+        name,
+        body,
+        PatchStrategy.StrategicMergePatch,
+        fieldManager,
       ),
-    patchDaemonSetStrategic: (namespace, name, patch, { fieldManager }) =>
-      callOnce(ops.patchDaemonSetStrategic, { namespace, name }, () =>
-        api.patchNamespacedDaemonSet(
-          { namespace, name, body: patch, fieldManager },
-          writeOptions(PatchStrategy.StrategicMergePatch),
-        ),
-      ),
+    // kubectl sends the grace period both as a query parameter and in the DeleteOptions body.
     deletePod: (namespace, name, { gracePeriodSeconds, uid }) =>
-      callOnce(ops.deletePod, { namespace, name }, () =>
-        core.deleteNamespacedPod(
-          {
-            namespace,
-            name,
-            ...(gracePeriodSeconds !== undefined && { gracePeriodSeconds }),
-            body: {
-              ...(gracePeriodSeconds !== undefined && { gracePeriodSeconds }),
-              ...(uid !== undefined && { preconditions: { uid } }),
-            },
-          },
-          writeOptions('application/json'),
-        ),
+      remove(
+        ops.deletePod,
+        namespace,
+        name,
+        {
+          ...(gracePeriodSeconds !== undefined && { gracePeriodSeconds }),
+          ...(uid !== undefined && { preconditions: { uid } }),
+        },
+        { gracePeriodSeconds },
       ),
   };
 }
