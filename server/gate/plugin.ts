@@ -94,7 +94,11 @@ export const gatePlugin: ServerPlugin = async (context) => {
   const loaded = loadPolicyFile(policyFile, registry);
   for (const warning of loaded.warnings) logger.warn({ policy: policyFile }, warning);
   logger.info({ policy: policyFile, rules: loaded.policy.rules.length }, 'approval policy loaded');
-  const store = openSqliteStore({ dataDir: context.dataDir });
+  const store =
+    context.storeUrl === undefined
+      ? openSqliteStore({ dataDir: context.dataDir })
+      : // Loaded only for a PostgreSQL store: a SQLite server never loads the `pg` driver.
+        await (await import('./store/postgres.ts')).openPostgresStore({ url: context.storeUrl });
   // The pending message links to where approvers act: the server's real address, known once it listens.
   let baseUrl: string | undefined;
   const gate = createGate({
