@@ -63,6 +63,9 @@ function readable(identities: Pick<IdentityStore, 'list'>): boolean {
   }
 }
 
+/** How often a replica on a shared store looks for executions of replicas that stopped (ms). */
+const ORPHAN_SWEEP_MS = 2_000;
+
 /** How long a preview for `POST /approvals` may take (ms). */
 const PREVIEW_TIMEOUT_MS = 30_000;
 
@@ -127,6 +130,27 @@ export const gatePlugin: ServerPlugin = async (context) => {
   if (report.applied.length + report.notApplied.length + report.unresolved.length > 0) {
     logger.warn({ ...report }, 'settled executions interrupted by the previous server run');
   }
+  // With a shared store, executions of a replica that died are settled by a surviving one: look
+  // for orphans (the store returns only those whose replica is gone) every few seconds.
+  let orphanSweep: NodeJS.Timeout | undefined;
+  if (context.storeUrl !== undefined) {
+    let running = false;
+    orphanSweep = setInterval(() => {
+      if (running) return;
+      running = true;
+      const current = kube();
+      gate
+        .reconcile(current.configured ? current.reader : undefined)
+        .then((settled) => {
+          if (settled.applied.length + settled.notApplied.length > 0) {
+            logger.warn({ ...settled }, 'settled executions of a replica that stopped');
+          }
+        })
+        .catch((error: unknown) => logger.warn({ err: error }, 'orphaned execution sweep failed'))
+        .finally(() => (running = false));
+    }, ORPHAN_SWEEP_MS);
+    orphanSweep.unref();
+  }
   const router = gate.router();
   return {
     announce: (url) => {
@@ -140,6 +164,9 @@ export const gatePlugin: ServerPlugin = async (context) => {
         app.use(router);
       },
     ],
-    close: () => gate.close(),
+    close: () => {
+      clearInterval(orphanSweep);
+      return gate.close();
+    },
   };
 };

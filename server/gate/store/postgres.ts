@@ -7,6 +7,13 @@
  * idempotency key hold across replicas. Reads are single statements (one consistent snapshot each).
  * Expiries another replica made on its way are kept in the row (`expiry_unreported`) so
  * `expireDue` reports each once, cluster-wide.
+ *
+ * Executions belong to the replica that started them: each open store holds a session advisory lock
+ * (`OWNER_LOCK`, its random owner key) on a connection of its own, and records that key on the
+ * executions it begins. `listOrphaned` — what reconciliation settles — returns only executions whose
+ * owner is gone (its lock released when its connections dropped), claiming them for this replica in
+ * the same serialised transaction, so a restarted or surviving replica never settles a live
+ * replica's running call, and one survivor settles each orphan.
  */
 import type pg from 'pg';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -25,6 +32,13 @@ import type {
 
 /** Advisory lock key serialising the approval store's state changes. */
 export const STORE_LOCK = 5_177_002;
+/** First key of the session advisory lock (`OWNER_LOCK`, owner key) each live replica holds. */
+export const OWNER_LOCK = 5_177_004;
+
+/** Whether the replica holding owner key `e.owner_key` is alive (holds its session lock), as SQL. */
+const OWNER_ALIVE = `EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted
+  AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+  AND l.classid = ${OWNER_LOCK} AND l.objid = e.owner_key AND l.objsubid = 2)`;
 
 type Row = Record<string, unknown>;
 
@@ -122,6 +136,17 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     : options.pool;
   if (!owned) await migrate(pool);
   const read = queryOn(pool);
+  // This replica's liveness: a session lock held on a dedicated connection while the store is open.
+  const ownerKey = 1 + Math.floor(Math.random() * 2_147_483_646);
+  const owner = await pool.connect();
+  let closed = false;
+  try {
+    await owner.query('SELECT pg_advisory_lock($1, $2)', [OWNER_LOCK, ownerKey]);
+  } catch (error) {
+    owner.release(true);
+    if (owned) await pool.end();
+    throw error;
+  }
   const tx = <T>(fn: (query: Query) => Promise<T>) => lockedTransaction(pool, STORE_LOCK, fn);
 
   const getRequest = async (q: Query, id: string) => {
@@ -487,8 +512,8 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
         const [inserted] = await q(
           `INSERT INTO executions (id, request_id, requester, cluster_context, tool, call_key, arguments_json,
              authorized_by, status, idempotency_key, consumed_grant, effect_json, started_at, requester_credential,
-             cluster_server, replay_key)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'executing', ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+             cluster_server, replay_key, owner_key)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'executing', ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
           [
             input.id,
             input.requestId ?? null,
@@ -505,6 +530,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
             input.credential,
             input.clusterServer,
             input.replayKey ?? input.callKey,
+            ownerKey,
           ],
         );
         return { ok: true, execution: toExecution(inserted!) };
@@ -543,6 +569,21 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       return rows.map(toExecution);
     },
 
+    // Orphans only (see the module comment): claimed by this replica for reconciliation.
+    listOrphaned: () =>
+      tx(async (q) => {
+        const rows = await q(
+          `UPDATE executions AS e SET owner_key = ?, reconciling = TRUE
+           WHERE e.status = 'executing'
+             AND ((e.owner_key = ? AND e.reconciling) OR e.owner_key IS NULL OR (e.owner_key <> ? AND NOT ${OWNER_ALIVE}))
+           RETURNING e.*`,
+          [ownerKey, ownerKey, ownerKey],
+        );
+        return rows
+          .sort((a, b) => str(a.started_at).localeCompare(str(b.started_at)) || Number(a.seq) - Number(b.seq))
+          .map(toExecution);
+      }),
+
     async getFreeze() {
       const [row] = await read('SELECT * FROM gate_freeze WHERE id = 1');
       return {
@@ -566,6 +607,9 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     },
 
     async close() {
+      if (closed) return;
+      closed = true;
+      owner.release(true); // drops the session lock: this replica's executions are orphans from now
       if (owned && !pool.ended) await pool.end();
     },
   };

@@ -3,8 +3,13 @@
  * simulator, counting what the cluster actually received.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { createIdentityStore } from '../../../server/identity-store.ts';
 import { startSimulator, type MutationRecord, type Simulator } from '../../../deploy/sim/index.ts';
 import { openPostgresAuditLog } from '../../../server/audit/postgres.ts';
 import { PendingResultMetaSchema } from '../../../server/gate/index.ts';
@@ -14,6 +19,7 @@ import { connectClient, tempDataDir } from '../../helpers/server.ts';
 import { startGateServer, type GateServer } from './fixtures/serve.ts';
 
 const checkout = { namespace: 'shop', name: 'checkout' };
+const CHILD = fileURLToPath(new URL('./fixtures/gate-child.ts', import.meta.url));
 
 describeWithPostgres('replicas on one PostgreSQL', (postgres) => {
   let sim: Simulator;
@@ -103,6 +109,99 @@ describeWithPostgres('replicas on one PostgreSQL', (postgres) => {
       } finally {
         await Promise.all(clients.map((client) => client.close()));
         await close();
+      }
+    },
+  );
+
+  const children: ChildProcess[] = [];
+  afterEach(() => {
+    for (const child of children.splice(0)) {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+  });
+  /** A `sentinel serve` process on the shared store; `hang`: its scale_deployment never returns after its PATCH. */
+  async function startReplicaProcess(dataDir: string, store: string, hang: boolean) {
+    const child = spawn(
+      process.execPath,
+      ['--disable-warning=ExperimentalWarning', CHILD, dataDir, kubeconfig, store],
+      {
+        env: { ...process.env, SENTINEL_TEST_HANG: hang ? '1' : '0' },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    children.push(child);
+    for await (const line of createInterface({ input: child.stdout! })) {
+      if (line.startsWith('listening ')) return { child, url: line.slice('listening '.length) };
+    }
+    throw new Error('replica exited before listening');
+  }
+  async function waitFor<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
+    const deadline = Date.now() + 90_000;
+    for (;;) {
+      const value = await probe();
+      if (value !== undefined) return value;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  it(
+    'settles a call of a replica killed with SIGKILL mid-execution from the cluster, on one surviving replica, never twice',
+    { timeout: 300_000 },
+    async () => {
+      const store = await postgres().newDatabase();
+      const shared = tempDataDir();
+      try {
+        const identities = createIdentityStore({ tokensFile: join(shared.dir, 'tokens.yaml') });
+        const agentToken = identities.add({ name: 'agent', roles: ['caller'] }).token;
+        const aliceToken = identities.add({ name: 'alice', roles: ['approver'] }).token;
+        const a = await startReplicaProcess(shared.dir, store, true);
+        const b = await startReplicaProcess(shared.dir, store, false);
+        const c = await startReplicaProcess(shared.dir, store, false);
+        const api = async (url: string, method: string, path: string) =>
+          // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read the API's JSON
+          (await (
+            await fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${aliceToken}` } })
+          ).json()) as any;
+        let agent = await connectClient(a.url, agentToken);
+        const call = () =>
+          agent.callTool({ name: 'scale_deployment', arguments: { ...checkout, replicas: 5 } });
+        const id = PendingResultMetaSchema.parse((await call())._meta).approval_request_id;
+        expect((await api(b.url, 'POST', `/approvals/${id}/approve`)).status).toBe('approved');
+        const before = patchesOf('checkout').length;
+        const hanging = call().catch(() => undefined);
+        await waitFor(async () => (patchesOf('checkout').length > before ? true : undefined), 'the PATCH');
+        expect((await api(c.url, 'GET', `/approvals/${id}`)).status).toBe('executing');
+        a.child.kill('SIGKILL');
+        await once(a.child, 'exit');
+        await agent.close().catch(() => undefined);
+        await hanging;
+        const settled = await waitFor(async () => {
+          const request = await api(b.url, 'GET', `/approvals/${id}`);
+          return request.status === 'executing' ? undefined : request;
+        }, 'a survivor to settle the execution');
+        expect(settled).toMatchObject({
+          status: 'executed',
+          executions: [{ status: 'succeeded', outcome: expect.stringContaining('reached the cluster') }],
+        });
+        // The same call again, on another survivor: nothing runs a second time.
+        agent = await connectClient(c.url, agentToken);
+        expect((await call())._meta).toMatchObject({ approval_status: 'not_required' });
+        await agent.close();
+        expect(patchesOf('checkout').length).toBe(before + 1);
+        for (const replica of [b, c]) {
+          replica.child.kill('SIGTERM');
+          await once(replica.child, 'exit');
+        }
+        const audit = await openPostgresAuditLog({ url: store });
+        expect((await audit.verify()).broken).toBeUndefined();
+        const settledRecords = (await audit.records()).filter(
+          (record) => record.kind === 'execution' && record.approval_request_id === id,
+        );
+        expect(settledRecords).toHaveLength(1);
+        await audit.close();
+      } finally {
+        shared.cleanup();
       }
     },
   );
