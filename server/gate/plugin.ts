@@ -19,6 +19,9 @@ import { createGate, type PreviewFn } from './index.ts';
 import { DEFAULT_POLICY_PATH, loadPolicyFile } from './policy/load.ts';
 import { openSqliteStore } from './store/sqlite.ts';
 import { createUpstreamVerifier } from './upstream.ts';
+import { APPROVAL_EVENT_TYPES, type ApprovalEvent } from './events.ts';
+import type { EventBridge } from '../postgres/events.ts';
+import { randomUUID } from 'node:crypto';
 
 /**
  * Which tools the harness gates for a `trust_upstream_approval` identity: those the agent spec's
@@ -102,6 +105,25 @@ export const gatePlugin: ServerPlugin = async (context) => {
       ? openSqliteStore({ dataDir: context.dataDir })
       : // Loaded only for a PostgreSQL store: a SQLite server never loads the `pg` driver.
         await (await import('./store/postgres.ts')).openPostgresStore({ url: context.storeUrl });
+  // A shared store: the other replicas' approval events reach this one's live views (the page).
+  let bridge: EventBridge | undefined;
+  if (context.storeUrl !== undefined) {
+    const { startEventBridge } = await import('../postgres/events.ts');
+    bridge = await startEventBridge({
+      url: context.storeUrl,
+      replica: randomUUID(),
+      logger,
+      onRemote: (note) => {
+        if (!APPROVAL_EVENT_TYPES.includes(note.type as ApprovalEvent['type'])) return;
+        store
+          .get(note.id)
+          .then((request) => {
+            if (request) approvals.publishRemote({ type: note.type as ApprovalEvent['type'], request });
+          })
+          .catch((error: unknown) => logger.warn({ err: error }, 'remote approval event not read back'));
+      },
+    });
+  }
   // The pending message links to where approvers act: the server's real address, known once it listens.
   let baseUrl: string | undefined;
   const gate = createGate({
@@ -122,7 +144,11 @@ export const gatePlugin: ServerPlugin = async (context) => {
     // trust_upstream_approval is honoured only on an allow the identity's harness shows.
     upstreamVerifier: createUpstreamVerifier(),
     // Notifications, metrics, audit and the approvals page follow the requests through the hub.
-    onEvent: (event) => approvals.publish(event),
+    onEvent: (event) => {
+      approvals.publish(event);
+      const request = (event as { request?: { id?: unknown } }).request;
+      if (bridge && typeof request?.id === 'string') bridge.notify(event.type, request.id);
+    },
   });
   approvals.provide(gate.approvals);
   const connection = kube();
@@ -164,8 +190,9 @@ export const gatePlugin: ServerPlugin = async (context) => {
         app.use(router);
       },
     ],
-    close: () => {
+    close: async () => {
       clearInterval(orphanSweep);
+      await bridge?.close();
       return gate.close();
     },
   };

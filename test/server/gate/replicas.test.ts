@@ -158,11 +158,13 @@ describeWithPostgres('replicas on one PostgreSQL', (postgres) => {
         const a = await startReplicaProcess(shared.dir, store, true);
         const b = await startReplicaProcess(shared.dir, store, false);
         const c = await startReplicaProcess(shared.dir, store, false);
-        const api = async (url: string, method: string, path: string) =>
-          // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read the API's JSON
-          (await (
-            await fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${aliceToken}` } })
-          ).json()) as any;
+        const api = async (url: string, method: string, path: string) => {
+          const response = await fetch(`${url}${path}`, {
+            method,
+            headers: { authorization: `Bearer ${aliceToken}` },
+          });
+          return (await response.json()) as Record<string, unknown>;
+        };
         let agent = await connectClient(a.url, agentToken);
         const call = () =>
           agent.callTool({ name: 'scale_deployment', arguments: { ...checkout, replicas: 5 } });
@@ -202,6 +204,53 @@ describeWithPostgres('replicas on one PostgreSQL', (postgres) => {
         await audit.close();
       } finally {
         shared.cleanup();
+      }
+    },
+  );
+
+  it(
+    "updates the approvals page's live stream on replica B when replica A approves",
+    { timeout: 120_000 },
+    async () => {
+      const { replicas, close } = await startReplicas();
+      const [a, b] = replicas as [GateServer, GateServer, GateServer];
+      const agent = await connectClient(a.url, a.tokens.agent);
+      try {
+        const held = await agent.callTool({
+          name: 'scale_deployment',
+          arguments: { ...checkout, replicas: 8 },
+        });
+        const id = PendingResultMetaSchema.parse(held._meta).approval_request_id;
+        const login = await fetch(`${b.url}/ui/login`, {
+          method: 'POST',
+          redirect: 'manual',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ token: a.tokens.alice }).toString(),
+        });
+        expect(login.status).toBe(303);
+        const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+        const events = await fetch(`${b.url}/ui/events`, { headers: { cookie } });
+        const reader = events.body!.getReader();
+        const decoder = new TextDecoder();
+        let text = '';
+        const nextSnapshot = async () => {
+          while (!text.includes('\n\n')) text += decoder.decode((await reader.read()).value);
+          const [event, rest] = [text.slice(0, text.indexOf('\n\n')), text.slice(text.indexOf('\n\n') + 2)];
+          text = rest;
+          return event;
+        };
+        const first = await nextSnapshot();
+        expect(first).toMatch(/^event: snapshot\n/);
+        expect(first).toContain(id);
+        expect((await a.api(a.tokens.alice, 'POST', `/approvals/${id}/approve`)).status).toBe(200);
+        // The next snapshot B sends shows the request approved (pushed by A's NOTIFY).
+        let snapshot = await nextSnapshot();
+        while (!/approved/.test(snapshot)) snapshot = await nextSnapshot();
+        expect(snapshot).toContain(id);
+        await reader.cancel();
+      } finally {
+        await agent.close();
+        await close();
       }
     },
   );
