@@ -338,6 +338,7 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
     request: ApprovalRequest,
     idempotencyKey: string | undefined,
     arrival: ExecutionMark | undefined,
+    resolved: Resolved,
   ) {
     const args = executionArguments(call.tool, request.arguments, request.reason ?? undefined);
     const window = request.grant !== null && request.grant.validity !== 'once';
@@ -359,21 +360,35 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
         dryRun: isPreview,
         check:
           preview && call.tool.supportsDryRun && !isPreview
-            ? () => staleCheck(call, next, request, args)
+            ? () => staleCheck(call, next, request, args, resolved)
             : undefined,
       },
     );
   }
 
-  /** Re-runs the preview of the resolved call; a different effect (or a failing preview) is stale. */
+  /**
+   * Compares the effect the approver saw with the effect now: this call's own resolution when it
+   * resolved to the approved call (its preview ran moments ago), else a preview of the approved
+   * call. A different effect (or a failing preview) is stale.
+   */
   async function staleCheck(
     call: ToolCall,
     next: ExecuteFn,
     request: ApprovalRequest,
     args: Record<string, unknown>,
+    resolved: Resolved,
   ) {
-    const current = await next({ args: { ...args, dry_run: true }, dryRun: true });
+    const approved = request.preview?.effect ?? null;
     let difference: string | undefined;
+    if (
+      resolved.preview &&
+      callKey(call.tool.name, resolved.resolution.arguments) === callKey(call.tool.name, request.arguments)
+    ) {
+      difference = effectDifference(approved, resolved.resolution.preview?.effect ?? null);
+      if (difference === undefined) return undefined;
+      return { result: staleResult(request, difference), outcome: `stale: ${difference}` };
+    }
+    const current = await next({ args: { ...args, dry_run: true }, dryRun: true });
     if (current.isError) {
       difference = `the preview now fails: ${firstLine(current)}`;
     } else {
@@ -641,7 +656,8 @@ export function createGateMiddleware(core: GateCore): ToolCallMiddleware {
       if (approved.status === 'executing') return alreadyRunningResult(approved, tool.name);
       const standing = await grantStanding(approved);
       if (standing) return standing;
-      if (standing === undefined) return executeApproved(call, next, approved, idempotencyKey, await arrival);
+      if (standing === undefined)
+        return executeApproved(call, next, approved, idempotencyKey, await arrival, resolved);
     }
     const window = await store.findWindowGrant(binding, tool.name, verdict.scope, now);
     const windowStanding = window && (await grantStanding(window));

@@ -9,6 +9,7 @@ import type { Tool } from '../../tools/define-tool.ts';
 import { SentinelError, toSentinelError } from '../../tools/errors.ts';
 import type { KubeConnection } from '../../tools/kube/types.ts';
 import { errorResult } from '../pipeline.ts';
+import { runTool } from '../run-tool.ts';
 import type { ServerPlugin } from '../plugins.ts';
 import { loadAgentSpec, sentinelServerEntry } from '../../agent-spec/load.ts';
 import { DEFAULT_REQUIRE_APPROVAL_FOR_TOOLS, requiresApproval } from '../../agent-spec/selectors.ts';
@@ -78,16 +79,12 @@ export function previewWith(kube: () => KubeConnection): PreviewFn {
     const connection = kube();
     try {
       if (!connection.configured) throw new SentinelError('unavailable', connection.reason);
-      const output = await tool.handler(tool.input.parse({ ...args, dry_run: true }), {
+      return await runTool(tool, tool.input.parse({ ...args, dry_run: true }), {
         kube: connection.reader,
         cluster: connection.cluster,
         signal: AbortSignal.timeout(PREVIEW_TIMEOUT_MS),
         dryRun: true,
       });
-      return {
-        content: [{ type: 'text', text: output.text }],
-        ...(output.structured && { structuredContent: output.structured }),
-      };
     } catch (error) {
       return errorResult(toSentinelError(error));
     }
