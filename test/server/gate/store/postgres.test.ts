@@ -8,7 +8,7 @@ import { describeApprovalStoreContract, newRequest } from './contract.ts';
 
 describeWithPostgres('PostgreSQL approval store', (server) => {
   describeApprovalStoreContract('PostgreSQL', async () =>
-    openPostgresStore({ url: await server().newDatabase() }),
+    openPostgresStore({ url: await server().newSchema() }),
   );
 
   describe('replicas on one database', () => {
