@@ -20,6 +20,7 @@ import { trackInFlight } from './in-flight.ts';
 import { connectCluster } from './kube.ts';
 import { listen, type ListeningServer } from './listen.ts';
 import { createLogger } from './logger.ts';
+import { isPostgresUrl } from './postgres/url.ts';
 import { serverPlugins, startPlugins, type Credential, type ServerPlugin } from './plugins.ts';
 import { checkSuppliedToken, generateToken } from './tokens.ts';
 import { admissionLimitsFromEnv, type AdmissionLimits } from './admission.ts';
@@ -129,6 +130,22 @@ function runningServer(url: string | undefined, stop: () => Promise<void>): Runn
 }
 
 /** Turns a listen failure into a message that says which flag to change. */
+/** SENTINEL_STORE_URL when set (an empty value means the default SQLite store). */
+function storeFromEnv(env: NodeJS.ProcessEnv): string | undefined {
+  const url = env.SENTINEL_STORE_URL?.trim();
+  if (!url) return undefined;
+  if (!isPostgresUrl(url)) {
+    throw new SentinelError(
+      'invalid_input',
+      'SENTINEL_STORE_URL: must be a postgres:// URL (unset it for SQLite).',
+      {
+        field: 'SENTINEL_STORE_URL',
+      },
+    );
+  }
+  return url;
+}
+
 function listenError(error: unknown, options: ServeOptions): SentinelError {
   const code = (error as NodeJS.ErrnoException).code;
   return new SentinelError(
@@ -204,6 +221,7 @@ export async function startServe(
     extensions.kube ?? connectCluster({ kubeconfig: options.kubeconfig, context: options.context });
   const kube = () => connection;
   const policyFile = options.policy === undefined ? undefined : resolve(options.policy);
+  const storeUrl = options.store ?? storeFromEnv(io.env);
 
   const supplied = options.stdio ? undefined : suppliedToken(options, io.env);
   const loopback = isLoopbackHost(options.host);
@@ -238,6 +256,7 @@ export async function startServe(
   const plugins = await startPlugins(extensions.plugins ?? serverPlugins, {
     dataDir,
     policyFile,
+    ...(storeUrl !== undefined && { storeUrl }),
     registry,
     identities,
     kube,
