@@ -13,6 +13,9 @@ import {
   succeeded,
   type LocalInvestigateCliOptions,
 } from '../agent/investigator/investigate-local.ts';
+import { resolveDataDir } from '../server/data-dir.ts';
+import { runningServers, type ServerEntry } from '../server/discovery.ts';
+import { DEFAULT_SERVER_URL, serverMcpUrl } from '../server/server-url.ts';
 import { SentinelError } from '../tools/errors.ts';
 import {
   dataDirOption,
@@ -25,6 +28,13 @@ import {
 type InvestigateCliOptions = Omit<HarnessInvestigateCliOptions, 'harness'> &
   Omit<LocalInvestigateCliOptions, 'server'> & { harness?: string };
 
+/** The newest `sentinel serve` running on `dataDir` (its discovery file), or undefined. */
+function runningServe(dataDir: string): ServerEntry | undefined {
+  return runningServers(dataDir)
+    .filter((entry) => entry.kind === 'serve')
+    .at(-1);
+}
+
 /** Adds `sentinel investigate`. */
 export function registerInvestigateCommand(program: Command): void {
   const command = program
@@ -35,8 +45,9 @@ export function registerInvestigateCommand(program: Command): void {
     .addOption(harnessTokenOption())
     .option('--resume-session <session-id>', 'continue a harness session (pending approvals included)')
     .addOption(
-      mcpServerUrlOption(
-        'Sentinel MCP URL, for previews and approvals (local investigator: default an in-process server)',
+      mcpServerUrlOption('Sentinel MCP URL, for previews and approvals').default(
+        serverMcpUrl(DEFAULT_SERVER_URL),
+        'the `sentinel serve` running on this data directory (<data-dir>/servers/); else, for the local investigator, a server started in-process',
       ),
     )
     .addOption(
@@ -50,8 +61,11 @@ export function registerInvestigateCommand(program: Command): void {
   addLocalInvestigateOptions(command).action(
     async (symptom: string | undefined, options: InvestigateCliOptions, self: Command) => {
       const { harness } = options;
+      const defaulted = self.getOptionValueSource('server') === 'default';
+      const running = defaulted ? runningServe(resolveDataDir(options.dataDir)) : undefined;
       if (harness) {
-        const result = await investigateWithHarness(symptom, { ...options, harness });
+        const server = running ? serverMcpUrl(running.url) : options.server;
+        const result = await investigateWithHarness(symptom, { ...options, server, harness });
         if (result.status !== 'done') process.exitCode = 1;
         return;
       }
@@ -64,8 +78,21 @@ export function registerInvestigateCommand(program: Command): void {
           },
         );
       }
-      // Without an explicit --server the local investigator starts its own server in-process.
-      const server = self.getOptionValueSource('server') === 'default' ? undefined : options.server;
+      // Without --server: the `sentinel serve` running on this data directory, else (or when
+      // resuming, the server the investigation was started with) a server in-process.
+      let server: string | undefined = defaulted ? undefined : options.server;
+      if (defaulted && options.resume === undefined) {
+        if (running) {
+          server = serverMcpUrl(running.url);
+          process.stderr.write(
+            `Using the Sentinel server running at ${running.url} (pid ${running.pid}, since ${running.started}); pass --server to choose another.\n`,
+          );
+        } else {
+          process.stderr.write(
+            'No `sentinel serve` is running on this data directory: starting a Sentinel server in-process for this investigation.\n',
+          );
+        }
+      }
       const report = await investigateLocally(
         symptom,
         { ...options, server },

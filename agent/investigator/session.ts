@@ -151,7 +151,7 @@ export async function runLocalInvestigation(
   try {
     if (kube) local = await startLocalServer({ dataDir: options.dataDir, kube });
     const endpoints = sentinelEndpoints(local ? `${local.url}/mcp` : (target as { url: string }).url);
-    const human = options.token || local?.token || humanToken(undefined, options.dataDir);
+    const human = options.token || local?.token || humanToken(undefined, options.dataDir, endpoints.mcp.href);
     if (options.yes && !human) {
       throw new SentinelError(
         'invalid_input',
