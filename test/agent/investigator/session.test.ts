@@ -278,6 +278,8 @@ describe('local investigations across processes', { timeout: 240_000 }, () => {
 
   it('refuses --yes without a token to approve with', async () => {
     incident = await startIncident('bad-image-rollout');
+    // A server this data directory holds no token for (its discovery file gone: another machine's).
+    rmSync(join(incident.dataDir, 'servers'), { recursive: true, force: true });
     await expect(
       runLocalInvestigation({
         symptom: 'x',
