@@ -1,6 +1,7 @@
 /**
  * `sentinel demo`: the local investigator against the embedded simulator, end to end.
  */
+import { sentinelCommand } from '../agent/command-name.ts';
 import type { Command } from 'commander';
 import { constants as osConstants } from 'node:os';
 import { DemoInterrupted, DEFAULT_DEMO_SCENARIO, runDemo } from '../agent/investigator/demo.ts';
@@ -53,7 +54,7 @@ export function registerDemoCommand(program: Command): void {
       } catch (error) {
         if (!(error instanceof DemoInterrupted) || !received) throw error;
         process.stderr.write(
-          'Demo stopped. Nothing is left behind: the simulated cluster, its server and their data are gone, so there is nothing to resume. Run `sentinel demo` to start again.\n',
+          `Demo stopped. Nothing is left behind: the simulated cluster, its server and their data are gone, so there is nothing to resume. Run \`${sentinelCommand()} demo\` to start again.\n`,
         );
         // A prompt may still be reading stdin: end the process here rather than wait for input.
         process.exit(128 + osConstants.signals[received]);

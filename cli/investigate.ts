@@ -13,6 +13,10 @@ import {
   succeeded,
   type LocalInvestigateCliOptions,
 } from '../agent/investigator/investigate-local.ts';
+import { constants as osConstants } from 'node:os';
+import { sentinelCommand } from '../agent/command-name.ts';
+import type { Investigation } from '../agent/investigator/model.ts';
+import { openInvestigationStore } from '../agent/investigator/store.ts';
 import { resolveDataDir } from '../server/data-dir.ts';
 import { runningServers, type ServerEntry } from '../server/discovery.ts';
 import { DEFAULT_SERVER_URL, serverMcpUrl } from '../server/server-url.ts';
@@ -27,6 +31,25 @@ import {
 
 type InvestigateCliOptions = Omit<HarnessInvestigateCliOptions, 'harness'> &
   Omit<LocalInvestigateCliOptions, 'server'> & { harness?: string };
+
+/** What an interrupted investigation leaves: what is pending, and the exact command to resume. */
+function interruptedLines(started: Investigation | undefined, dataDir: string): string {
+  if (!started) return 'Stopped before the investigation started; nothing was saved.\n';
+  let saved = started;
+  try {
+    saved = openInvestigationStore(dataDir).load(started.id);
+  } catch {
+    // the record as it started
+  }
+  const pending = saved.pending_approval_ids;
+  return [
+    pending.length > 0
+      ? `Still pending on the Sentinel server: approval request${pending.length === 1 ? '' : 's'} ${pending.join(', ')} (nothing has run; \`${sentinelCommand()} approvals show <id>\` shows one).`
+      : `Investigation ${saved.id}: nothing is pending on the server.`,
+    `Resume with: ${sentinelCommand()} investigate --resume ${saved.id}${dataDir === resolveDataDir(undefined) ? '' : ` --data-dir ${dataDir}`}`,
+    '',
+  ].join('\n');
+}
 
 /** The newest `sentinel serve` running on `dataDir` (its discovery file), or undefined. */
 function runningServe(dataDir: string): ServerEntry | undefined {
@@ -93,12 +116,36 @@ export function registerInvestigateCommand(program: Command): void {
           );
         }
       }
-      const report = await investigateLocally(
-        symptom,
-        { ...options, server },
-        { stdout: process.stdout, stderr: process.stderr },
-      );
-      if (!succeeded(report)) process.exitCode = 1;
+      // Ctrl-C (or SIGTERM) stops waiting: the in-process server stops and removes its token file,
+      // and the last lines say what is still pending and how to resume; exit 130 (143).
+      const controller = new AbortController();
+      let received: NodeJS.Signals | undefined;
+      let started: Investigation | undefined;
+      const onSignal = (signal: NodeJS.Signals) => {
+        if (received) return;
+        received = signal;
+        process.stderr.write('\nInterrupted: stopping (the investigation stays saved)…\n');
+        controller.abort();
+      };
+      process.on('SIGINT', onSignal);
+      process.on('SIGTERM', onSignal);
+      try {
+        const report = await investigateLocally(
+          symptom,
+          { ...options, server },
+          { stdout: process.stdout, stderr: process.stderr },
+          { signal: controller.signal, onStart: (investigation) => (started = investigation) },
+        );
+        if (!succeeded(report)) process.exitCode = 1;
+      } catch (error) {
+        if (!received) throw error;
+        process.stderr.write(interruptedLines(started, resolveDataDir(options.dataDir)));
+        // A prompt may still be reading stdin: end the process here rather than wait for input.
+        process.exit(128 + osConstants.signals[received]);
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
     },
   );
 }

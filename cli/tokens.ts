@@ -1,6 +1,7 @@
 /**
  * `sentinel tokens add|list|revoke|rotate`: the identities (bearer tokens) the server accepts.
  */
+import { sentinelCommand } from '../agent/command-name.ts';
 import { Option, type Command } from 'commander';
 import { resolve } from 'node:path';
 import { defaultTokensFile, localTokenFile, resolveDataDir } from '../server/data-dir.ts';
@@ -109,7 +110,9 @@ export function registerTokensCommands(program: Command): void {
         );
       }
       if (rows.length === 0)
-        process.stdout.write('(no identities yet: `sentinel tokens add <name> --role caller`)\n');
+        process.stdout.write(
+          `(no identities yet: \`${sentinelCommand()} tokens add <name> --role caller\`)\n`,
+        );
     });
 
   tokens

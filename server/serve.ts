@@ -210,7 +210,8 @@ export async function startServe(
     startupToken: supplied?.token ?? generatedToken,
     ...(generatedToken !== undefined && { startupTokenFile: localTokenFile(dataDir) }),
     ...(supplied && { startupTokenSource: supplied.source }),
-    onLoadError: (error) => logger.error({ err: error }, 'tokens file rejected'),
+    // The message only: the same error reaches the terminal as one clean line, not a stack.
+    onLoadError: (error) => logger.error({ code: error.code, reason: error.message }, 'tokens file rejected'),
   });
   const fileIdentities = identities.list(); // an invalid tokens.yaml stops the start here, with its message
   if (options.stdio) {

@@ -2,6 +2,7 @@
  * The local branch of `sentinel investigate` (no harness configured): runs the deterministic
  * investigator, progress on stderr, the report on stdout (Markdown, or JSON with `--json`).
  */
+import { sentinelCommand } from '../command-name.ts';
 import { resolveDataDir } from '../../server/index.ts';
 import { terminalPrompter, type ApprovalPrompter } from '../harness/prompter.ts';
 import { renderMarkdown, type Report } from './report.ts';
@@ -62,6 +63,7 @@ export async function investigateLocally(
   const prompter = io.prompter ?? (interactive && !options.yes ? terminalPrompter() : undefined);
   try {
     const { report } = await runLocalInvestigation({
+      ...extra,
       symptom,
       namespace: options.namespace,
       deployment: options.deployment,
@@ -74,11 +76,12 @@ export async function investigateLocally(
       resume: options.resume,
       prompter,
       progress: io.stderr,
-      onStart: (investigation) =>
+      onStart: (investigation) => {
         io.stderr.write(
-          `Investigation ${investigation.id}${options.resume ? ' (resumed)' : ''}: "${investigation.symptom}" in namespace ${investigation.namespace}. Interrupted? Resume with: sentinel investigate --resume ${investigation.id}\n`,
-        ),
-      ...extra,
+          `Investigation ${investigation.id}${options.resume ? ' (resumed)' : ''}: "${investigation.symptom}" in namespace ${investigation.namespace}. Interrupted? Resume with: ${sentinelCommand()} investigate --resume ${investigation.id}\n`,
+        );
+        extra.onStart?.(investigation);
+      },
     });
     printReport(report, options.json ?? false, io.stdout);
     return report;

@@ -8,8 +8,8 @@
  * directory's shared `local.token` or `login-link.url`). Its log goes to
  * `<data-dir>/logs/server.log` so the terminal shows only the investigation.
  */
-import { rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import pino from 'pino';
 import { createLogger, generateToken, parseServeOptions, startServe } from '../../server/index.ts';
 import type { KubeConnection } from '../../tools/kube/types.ts';
@@ -41,7 +41,10 @@ const localServerTokenFile = (dataDir: string, port: string) => join(dataDir, `l
 export async function startLocalServer(options: LocalServerOptions): Promise<LocalServer> {
   const token = generateToken();
   const logFile = join(options.dataDir, 'logs', 'server.log');
-  const logger = createLogger({ destination: pino.destination({ dest: logFile, mkdir: true, sync: true }) });
+  // Private like the rest of the data directory: the log names identities and requests.
+  mkdirSync(dirname(logFile), { recursive: true, mode: 0o700 });
+  chmodSync(dirname(logFile), 0o700);
+  const logger = createLogger({ destination: pino.destination({ dest: logFile, sync: true }) });
   const running = await startServe(
     parseServeOptions({
       host: '127.0.0.1',

@@ -130,12 +130,21 @@ async function decideHere(
     // The question stands only while the request is pending: a decision on the page or with
     // `sentinel approvals` withdraws it, and the investigation goes on with that decision.
     const withdraw = new AbortController();
+    const interrupted = () => withdraw.abort();
+    options.signal?.addEventListener('abort', interrupted, { once: true });
     const elsewhere = decidedElsewhere(request.id, options, withdraw.signal);
     const answer = await Promise.race([
       mode.prompter.confirm('Approve this call?', { signal: withdraw.signal }),
       elsewhere,
     ]);
     withdraw.abort();
+    options.signal?.removeEventListener('abort', interrupted);
+    if (options.signal?.aborted) {
+      throw new SentinelError(
+        'timeout',
+        `Stopped waiting for approval request ${request.id}; it is still pending. Resume the investigation to keep waiting.`,
+      );
+    }
     if (typeof answer === 'object') {
       progress.write(`${decisionLine(answer)}\n`);
       return answer;

@@ -53,11 +53,15 @@ export async function requestFreeze(
   const body: unknown = await response.json().catch(() => undefined);
   if (!response.ok) {
     const apiError = ApiErrorSchema.safeParse(body);
+    if (response.status === 401) {
+      throw new SentinelError(
+        'unauthorized',
+        `The Sentinel server at ${serverBaseUrl(options.server)} does not accept this token (HTTP 401): pass an admin's token with --token or SENTINEL_TOKEN, or run where that server keeps its local.token (--data-dir).`,
+        { field: '--token' },
+      );
+    }
     const message = apiError.success ? apiError.data.error.message : `HTTP ${response.status}`;
-    throw new SentinelError(
-      response.status === 401 || response.status === 403 ? 'forbidden' : 'unavailable',
-      message,
-    );
+    throw new SentinelError(response.status === 403 ? 'forbidden' : 'unavailable', message);
   }
   return FreezeStateSchema.parse(body);
 }
