@@ -79,6 +79,14 @@ describeWithTool('chromium', 'approvals page in headless Chromium', (chromiumPat
     );
     expect(await rendered.locator('dl.facts').textContent()).toContain('Requesteragent, ');
     expect(await rendered.locator('ul.changes').textContent()).toMatch(/checkout:2\.4\.1.*checkout:2\.4\.0/);
+    // The status in words, a live countdown to expiry, the expiry in local time with UTC on hover.
+    expect(await rendered.locator('.status-label').textContent()).toBe('Pending: waiting for a decision');
+    await expect
+      .poll(() => rendered.locator('[data-countdown]').textContent())
+      .toMatch(/^\(in \d+ min \d\d s\)$/);
+    const expires = rendered.locator('.countdown time');
+    expect(await expires.getAttribute('title')).toMatch(/^\d{4}-\d\d-\d\dT.*Z \(UTC\)$/);
+    await expect.poll(() => expires.textContent()).not.toMatch(/Z$/);
     // Icon, stylesheet, script and stream all loaded: nothing for the console to complain about.
     expect(consoleProblems).toEqual([]);
   });
@@ -107,6 +115,8 @@ describeWithTool('chromium', 'approvals page in headless Chromium', (chromiumPat
     expect(await history.locator('dl.facts').textContent()).toContain(
       'denied by local 0s ago: Revision 6 has the cart bug too; fix forward',
     );
+    expect(await history.locator('.status-label').textContent()).toBe('Denied');
+    expect(await history.locator('[data-countdown]').count()).toBe(0);
     expect((await s.api(s.tokens.alice, 'GET', `/approvals/${rollback}`)).body.status).toBe('denied');
   });
 
