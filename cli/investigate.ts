@@ -4,19 +4,12 @@
  * deterministic investigator runs (agent/investigator/).
  */
 import { Option, type Command } from 'commander';
-import {
-  investigateWithHarness,
-  type HarnessInvestigateCliOptions,
-} from '../agent/harness/investigate-harness.ts';
-import {
-  investigateLocally,
-  succeeded,
-  type LocalInvestigateCliOptions,
-} from '../agent/investigator/investigate-local.ts';
+// Types only at start-up: the investigators (and the server they start) load when the command runs.
+import type { HarnessInvestigateCliOptions } from '../agent/harness/investigate-harness.ts';
+import type { LocalInvestigateCliOptions } from '../agent/investigator/investigate-local.ts';
 import { constants as osConstants } from 'node:os';
 import { sentinelCommand } from '../agent/command-name.ts';
 import type { Investigation } from '../agent/investigator/model.ts';
-import { openInvestigationStore } from '../agent/investigator/store.ts';
 import { resolveDataDir } from '../server/data-dir.ts';
 import { runningServers, type ServerEntry } from '../server/discovery.ts';
 import { DEFAULT_SERVER_URL, serverMcpUrl } from '../server/server-url.ts';
@@ -33,8 +26,9 @@ type InvestigateCliOptions = Omit<HarnessInvestigateCliOptions, 'harness'> &
   Omit<LocalInvestigateCliOptions, 'server'> & { harness?: string };
 
 /** What an interrupted investigation leaves: what is pending, and the exact command to resume. */
-function interruptedLines(started: Investigation | undefined, dataDir: string): string {
+async function interruptedLines(started: Investigation | undefined, dataDir: string): Promise<string> {
   if (!started) return 'Stopped before the investigation started; nothing was saved.\n';
+  const { openInvestigationStore } = await import('../agent/investigator/store.ts');
   let saved = started;
   try {
     saved = openInvestigationStore(dataDir).load(started.id);
@@ -87,6 +81,7 @@ export function registerInvestigateCommand(program: Command): void {
       const defaulted = self.getOptionValueSource('server') === 'default';
       const running = defaulted ? runningServe(resolveDataDir(options.dataDir)) : undefined;
       if (harness) {
+        const { investigateWithHarness } = await import('../agent/harness/investigate-harness.ts');
         const server = running ? serverMcpUrl(running.url) : options.server;
         const result = await investigateWithHarness(symptom, { ...options, server, harness });
         if (result.status !== 'done') process.exitCode = 1;
@@ -118,6 +113,7 @@ export function registerInvestigateCommand(program: Command): void {
       }
       // Ctrl-C (or SIGTERM) stops waiting: the in-process server stops and removes its token file,
       // and the last lines say what is still pending and how to resume; exit 130 (143).
+      const { investigateLocally, succeeded } = await import('../agent/investigator/investigate-local.ts');
       const controller = new AbortController();
       let received: NodeJS.Signals | undefined;
       let started: Investigation | undefined;
@@ -139,7 +135,7 @@ export function registerInvestigateCommand(program: Command): void {
         if (!succeeded(report)) process.exitCode = 1;
       } catch (error) {
         if (!received) throw error;
-        process.stderr.write(interruptedLines(started, resolveDataDir(options.dataDir)));
+        process.stderr.write(await interruptedLines(started, resolveDataDir(options.dataDir)));
         // A prompt may still be reading stdin: end the process here rather than wait for input.
         process.exit(128 + osConstants.signals[received]);
       } finally {

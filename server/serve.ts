@@ -1,7 +1,7 @@
 /**
  * `sentinel serve`: resolves the options into a running server — over HTTP (default) or stdio.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { SentinelError } from '../tools/errors.ts';
@@ -316,6 +316,9 @@ export async function startServe(
   let unregister = () => {};
   const stop = async () => {
     unregister();
+    // This server's own login link is useless once it stops (the shared one is the data dir's).
+    if (!shared)
+      for (const credential of pluginCredentials) rmSync(join(dataDir, credential.file), { force: true });
     await server.close(); // closes the connections, which aborts the calls in flight
     await inFlight.settled({ logger });
     await plugins.close();

@@ -66,3 +66,11 @@ describe('didYouMean', () => {
     expect(didYouMean('shpo', ['shop', 'shot'])).toBe(" Did you mean 'shop' or 'shot'?");
   });
 });
+
+describe('start-up', () => {
+  it("keeps demo's --scenario default equal to the demo's own (the CLI does not load the demo to show --help)", async () => {
+    const { DEMO_SCENARIO } = await import('../../cli/demo.ts');
+    const { DEFAULT_DEMO_SCENARIO } = await import('../../agent/investigator/demo.ts');
+    expect(DEMO_SCENARIO).toBe(DEFAULT_DEMO_SCENARIO);
+  });
+});

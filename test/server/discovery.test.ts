@@ -71,6 +71,7 @@ describe('token discovery with several servers on one data directory', () => {
 
     await second.close();
     expect(existsSync(discoveryFile(data.dir, secondPort))).toBe(false);
+    expect(existsSync(join(data.dir, 'servers', `${secondPort}.login-link.url`))).toBe(false);
     expect(runningServers(data.dir).map((entry) => entry.url)).toEqual([first.url]);
 
     await first.close();
