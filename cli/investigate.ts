@@ -129,8 +129,12 @@ export function registerInvestigateCommand(program: Command): void {
         const report = await investigateLocally(
           symptom,
           { ...options, server },
-          { stdout: process.stdout, stderr: process.stderr },
-          { signal: controller.signal, onStart: (investigation) => (started = investigation) },
+          {
+            stdout: process.stdout,
+            stderr: process.stderr,
+            onStart: (investigation) => (started = investigation),
+          },
+          { signal: controller.signal },
         );
         if (!succeeded(report)) process.exitCode = 1;
       } catch (error) {

@@ -5,6 +5,7 @@
 import { sentinelCommand } from '../command-name.ts';
 import { resolveDataDir } from '../../server/index.ts';
 import { terminalPrompter, type ApprovalPrompter } from '../harness/prompter.ts';
+import type { Investigation } from './model.ts';
 import { renderMarkdown, type Report } from './report.ts';
 import { runLocalInvestigation, type LocalInvestigationOptions } from './session.ts';
 
@@ -32,6 +33,8 @@ export interface CommandIo {
   terminal?: boolean;
   prompter?: ApprovalPrompter;
   env?: NodeJS.ProcessEnv;
+  /** Told the investigation once it is saved (after the "Resume with" line). */
+  onStart?: (investigation: Investigation) => void;
 }
 
 /** Writes the report: Markdown, or one JSON object. */
@@ -63,7 +66,6 @@ export async function investigateLocally(
   const prompter = io.prompter ?? (interactive && !options.yes ? terminalPrompter() : undefined);
   try {
     const { report } = await runLocalInvestigation({
-      ...extra,
       symptom,
       namespace: options.namespace,
       deployment: options.deployment,
@@ -80,8 +82,9 @@ export async function investigateLocally(
         io.stderr.write(
           `Investigation ${investigation.id}${options.resume ? ' (resumed)' : ''}: "${investigation.symptom}" in namespace ${investigation.namespace}. Interrupted? Resume with: ${sentinelCommand()} investigate --resume ${investigation.id}\n`,
         );
-        extra.onStart?.(investigation);
+        io.onStart?.(investigation);
       },
+      ...extra,
     });
     printReport(report, options.json ?? false, io.stdout);
     return report;
