@@ -72,7 +72,10 @@ describeWithTool('chromium', 'approvals page in headless Chromium', (chromiumPat
     const loginUrl = /(http:\/\/127\.0\.0\.1:\d+\/ui\/login\?ticket=[\w-]+)/.exec(s.stderr.join(''))![1]!;
     await page.goto(loginUrl);
     expect(new URL(page.url()).pathname).toBe('/ui/approvals');
-    await expect.poll(() => page.locator('#connection').textContent()).toBe('Live updates: connected.');
+    // A cold browser on a loaded machine can take seconds to open the stream: wait for it, do not time it.
+    await expect
+      .poll(() => page.locator('#connection').textContent(), { timeout: 60_000 })
+      .toBe('Live updates: connected.');
     const rendered = item(rollback);
     expect(await rendered.locator('h3.sentence').textContent()).toBe(
       'Roll back Deployment shop/checkout from revision 7 (checkout:2.4.1) to revision 6 (checkout:2.4.0)',
@@ -86,7 +89,7 @@ describeWithTool('chromium', 'approvals page in headless Chromium', (chromiumPat
       .toMatch(/^\(in \d+ min \d\d s\)$/);
     const expires = rendered.locator('.countdown time');
     expect(await expires.getAttribute('title')).toMatch(/^\d{4}-\d\d-\d\dT.*Z \(UTC\)$/);
-    await expect.poll(() => expires.textContent()).not.toMatch(/Z$/);
+    await expect.poll(() => expires.textContent(), { timeout: 60_000 }).not.toMatch(/Z$/);
     // Icon, stylesheet, script and stream all loaded: nothing for the console to complain about.
     expect(consoleProblems).toEqual([]);
   });
