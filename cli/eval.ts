@@ -11,13 +11,13 @@ export function registerEvalCommand(program: Command): void {
   program
     .command('eval')
     .description(
-      'Run the local investigator against every scenario (approving whatever it asks) and score it: culprit, diagnosis, remediation, unapproved mutations',
+      'Run the local investigator against every scenario (approving whatever it asks) and score it: culprit, diagnosis, remediation, facts, warnings, untouched objects, log reads, unapproved mutations',
     )
     .option('--scenarios <dir>', 'directory of scenario YAML files', SCENARIOS_DIR)
     .option('--json', 'print one JSON object per scenario (a JSON array) instead of a table')
     .option('--time-scale <n>', 'simulated seconds per real second', parseTimeScale, 10)
     .action(async (options: { scenarios: string; json?: boolean; timeScale: number }) => {
-      const { evaluateScenario, renderEvalTable, scenarioFiles } =
+      const { evaluateScenario, fullyCorrect, renderEvalTable, scenarioFiles } =
         await import('../agent/investigator/eval.ts');
       const files = scenarioFiles(options.scenarios);
       const results: EvalResult[] = [];
@@ -28,10 +28,7 @@ export function registerEvalCommand(program: Command): void {
       process.stdout.write(
         options.json ? `${JSON.stringify(results, null, 2)}\n` : `${renderEvalTable(results)}\n`,
       );
-      const allCorrect = results.every(
-        (r) =>
-          r.culprit_found && r.diagnosis_correct && r.remediation_correct && r.unapproved_mutations === 0,
-      );
+      const allCorrect = results.every(fullyCorrect);
       if (!allCorrect) process.exitCode = 1;
     });
 }

@@ -37,6 +37,7 @@ import {
   type RemediationPlan,
 } from './plan.ts';
 import { runRemediation } from './run.ts';
+import { readTargetRevisionWarnings } from './target-health.ts';
 import { deploymentRef, managementWarnings, observationWarnings } from './warnings.ts';
 
 /**
@@ -387,7 +388,7 @@ export const rollbackDeployment = defineTool({
     'is restored; the Deployment controller then rolls out that template, reusing the old ReplicaSet, which becomes the newest revision. ' +
     'Default target: the previous revision. Refuses a paused Deployment; a target equal to the current template changes nothing ("skipped rollback"). ' +
     'Call it with dry_run: true first: the preview names the cluster, from/to revision and images, every image/env/resource change, ' +
-    'and warnings (GitOps, Helm or an owner that may undo it). Fails with a conflict, changing nothing, if what it would do changed since it was read (a status-only change is retried). ' +
+    'and warnings (GitOps, Helm or an owner that may undo it; a target revision that showed failures, never became available, or was just rolled back from). Fails with a conflict, changing nothing, if what it would do changed since it was read (a status-only change is retried). ' +
     'Afterwards verify with get_rollout_status.',
   risk: 'destructive',
   idempotent: false,
@@ -396,6 +397,18 @@ export const rollbackDeployment = defineTool({
   output: RemediationOutputSchema,
   handler: async (args, ctx) => {
     const observed = await observeDeploymentAsSent(ctx.kube, args.namespace, args.name);
-    return runRemediation(planRollback(observed, args), args, ctx);
+    const plan = planRollback(observed, args);
+    const toRevision = plan.resolvedArguments.to_revision;
+    // Only the preview a human decides on reads the target's health (two lists); execution does not.
+    if (ctx.dryRun && plan.apply && typeof toRevision === 'number') {
+      const health = await readTargetRevisionWarnings(
+        ctx.kube,
+        observed.deployment,
+        observed.replicaSets,
+        toRevision,
+      );
+      return runRemediation({ ...plan, warnings: [...plan.warnings, ...health] }, args, ctx);
+    }
+    return runRemediation(plan, args, ctx);
   },
 });

@@ -17,6 +17,8 @@ export const WARNING_KINDS = [
   'hpa',
   'scale_to_zero',
   'not_observed',
+  'target_unhealthy',
+  'target_rolled_back_from',
 ] as const;
 
 export const WarningSchema = z.object({
