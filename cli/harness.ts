@@ -3,13 +3,10 @@
  * agent that run Sentinel (see register.ts).
  */
 import { Option, type Command } from 'commander';
-import { DEFAULT_AGENT_SPEC_PATH, loadAgentSpec } from '../agent-spec/index.ts';
-import { harnessClient, type HarnessConnectionOptions } from '../agent/harness/connection.ts';
-import { harnessToken, harnessTokenFile } from '../agent/harness/harness-identity.ts';
+import { DEFAULT_AGENT_SPEC_PATH, loadAgentSpec } from '../agent-spec/load.ts';
+import type { HarnessConnectionOptions } from '../agent/harness/connection.ts';
 import { HARNESS_IDENTITY } from '../agent/harness/names.ts';
-import { registerWithHarness } from '../agent/harness/register.ts';
-import { createIdentityStore, defaultTokensFile, resolveDataDir } from '../server/index.ts';
-import { allTools } from '../tools/index.ts';
+import { defaultTokensFile, resolveDataDir } from '../server/data-dir.ts';
 import {
   dataDirOption,
   harnessTokenOption,
@@ -58,6 +55,20 @@ export function registerHarnessCommand(program: Command): void {
     )
     .addOption(timeoutOption())
     .action(async (options: RegisterCliOptions) => {
+      // The harness client, the identity store and the tools load when the command runs.
+      const [
+        { harnessClient },
+        { harnessToken, harnessTokenFile },
+        { registerWithHarness },
+        { createIdentityStore },
+        { allTools },
+      ] = await Promise.all([
+        import('../agent/harness/connection.ts'),
+        import('../agent/harness/harness-identity.ts'),
+        import('../agent/harness/register.ts'),
+        import('../server/identity-store.ts'),
+        import('../tools/index.ts'),
+      ]);
       const write = (line: string) => process.stdout.write(`${line}\n`);
       const spec = loadAgentSpec(options.spec);
       const issueToken = () => {

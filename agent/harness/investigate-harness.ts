@@ -3,8 +3,8 @@
  * client (the human's approver token) and the terminal prompter from the command-line options, runs
  * the investigation, and releases everything.
  */
-import { readFileSync } from 'node:fs';
 import { localTokenFile, resolveDataDir } from '../../server/index.ts';
+import { clientToken } from '../../server/client-token.ts';
 import { SentinelError } from '../../tools/errors.ts';
 import { harnessClient, type HarnessConnectionOptions } from './connection.ts';
 import { runHarnessInvestigation, type HarnessInvestigationResult } from './investigate.ts';
@@ -30,7 +30,7 @@ export async function investigateWithHarness(
   options: HarnessInvestigateCliOptions,
   io: { output?: Output; prompter?: ApprovalPrompter } = {},
 ): Promise<HarnessInvestigationResult> {
-  const token = options.token || localToken(options.dataDir);
+  const token = clientToken(options.token, resolveDataDir(options.dataDir), options.server)?.token;
   if (!token) {
     throw new SentinelError(
       'invalid_input',
@@ -54,17 +54,5 @@ export async function investigateWithHarness(
   } finally {
     prompter.close();
     await grants.close();
-  }
-}
-
-/**
- * The token `sentinel serve` generated for identity `local` (all roles) on this machine, or
- * undefined when there is none.
- */
-function localToken(dataDir: string | undefined): string | undefined {
-  try {
-    return readFileSync(localTokenFile(resolveDataDir(dataDir)), 'utf8').trim() || undefined;
-  } catch {
-    return undefined;
   }
 }

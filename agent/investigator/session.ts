@@ -3,7 +3,9 @@
  * Sentinel server as `investigator` (starting an in-process server when no URL is given), decides how
  * the human approves, runs the playbook, and returns the report.
  */
+import { sentinelCommand } from '../command-name.ts';
 import type { z } from 'zod';
+import { resolve as resolvePath } from 'node:path';
 import { SentinelError } from '../../tools/errors.ts';
 import { DeploymentNameSchema, NamespaceSchema } from '../../tools/params.ts';
 import { connectCluster, createIdentityStore, defaultTokensFile } from '../../server/index.ts';
@@ -24,6 +26,8 @@ export interface LocalInvestigationOptions {
   symptom?: string | undefined;
   namespace?: string | undefined;
   deployment?: string | undefined;
+  /** Stops waiting for a decision (Ctrl-C): the wait throws `timeout`, the investigation stays resumable. */
+  signal?: AbortSignal | undefined;
   /** The Sentinel server (MCP or base URL); absent: an in-process server. */
   server?: string | undefined;
   /** The human's token (an approver); default `<data-dir>/local.token`, or the in-process server's. */
@@ -76,7 +80,7 @@ function openOrCreate(
   if (!options.symptom?.trim()) {
     throw new SentinelError(
       'invalid_input',
-      'Say what is wrong: sentinel investigate "<symptom>" --namespace <ns>.',
+      `Say what is wrong: ${sentinelCommand()} investigate "<symptom>" --namespace <ns>.`,
       {
         field: 'symptom',
       },
@@ -95,7 +99,12 @@ function openOrCreate(
   if (options.deployment !== undefined) checkName('deployment', DeploymentNameSchema, options.deployment);
   const server: ServerTarget = options.server
     ? { kind: 'url', url: options.server }
-    : { kind: 'in-process', kubeconfig: options.kubeconfig ?? null, context: options.context ?? null };
+    : {
+        kind: 'in-process',
+        // Saved absolute: `--resume` may run from another directory.
+        kubeconfig: options.kubeconfig == null ? null : resolvePath(options.kubeconfig),
+        context: options.context ?? null,
+      };
   return newInvestigation({
     symptom: options.symptom.trim(),
     namespace: options.namespace,
@@ -151,7 +160,7 @@ export async function runLocalInvestigation(
   try {
     if (kube) local = await startLocalServer({ dataDir: options.dataDir, kube });
     const endpoints = sentinelEndpoints(local ? `${local.url}/mcp` : (target as { url: string }).url);
-    const human = options.token || local?.token || humanToken(undefined, options.dataDir);
+    const human = options.token || local?.token || humanToken(undefined, options.dataDir, endpoints.mcp.href);
     if (options.yes && !human) {
       throw new SentinelError(
         'invalid_input',
@@ -186,6 +195,7 @@ export async function runLocalInvestigation(
             progress: options.progress,
             pollMs: options.pollMs,
             howToApprove,
+            ...(options.signal && { signal: options.signal }),
           }),
         getApproval: (id) => approvals.get(id),
         save: (record) => store.save(record),
@@ -221,6 +231,6 @@ export function approvalInstructions(
   return [
     `To approve ${id} (or deny it), either:`,
     `  open ${base}/ui/approvals and sign in with ${token}, or`,
-    `  run: sentinel approvals approve ${id} --server ${base} ${tokenFlag}`,
+    `  run: ${sentinelCommand()} approvals approve ${id} --server ${base} ${tokenFlag}`,
   ].join('\n');
 }

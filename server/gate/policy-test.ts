@@ -4,6 +4,7 @@
 import { resolve } from 'node:path';
 import { allTools } from '../../tools/index.ts';
 import { SentinelError } from '../../tools/errors.ts';
+import { didYouMean } from '../../tools/format/suggest.ts';
 import { createRegistry, type ToolRegistry } from '../../tools/registry.ts';
 import { parseToolArguments } from '../arguments.ts';
 import { defaultTokensFile, resolveDataDir } from '../data-dir.ts';
@@ -60,6 +61,16 @@ export function runPolicyTest(
     });
   }
   const tool = registry.get(options.tool);
+  if (!tool) {
+    throw new SentinelError(
+      'invalid_input',
+      `Unknown tool '${options.tool}': nothing was evaluated.${didYouMean(
+        options.tool,
+        registry.tools.map((known) => known.name),
+      )} The tools are: ${registry.tools.map((known) => known.name).join(', ')}.`,
+      { field: '--tool' },
+    );
+  }
   const args = tool ? parseToolArguments(tool, raw) : (raw as Record<string, unknown>);
   let identity: Identity | undefined;
   if (options.identity !== undefined) {
