@@ -28,9 +28,9 @@ interface Manifest {
 
 const files = readdirSync(DIR).filter((file) => /\.ya?ml$/.test(file));
 const manifests: Manifest[] = files.flatMap((file) =>
-  parseAllDocuments(readFileSync(join(DIR, file), 'utf8')).map((document) => {
+  parseAllDocuments(readFileSync(join(DIR, file), 'utf8')).map((document): Manifest => {
     if (document.errors.length > 0) throw new Error(`${file}: ${document.errors[0]!.message}`);
-    return { ...(document.toJS() as Omit<Manifest, 'file'>), file };
+    return { ...(document.toJS() as Omit<Manifest, 'file'>), file } as Manifest;
   }),
 );
 
