@@ -77,7 +77,8 @@ function parseAuthority(scheme: string, authority: string): { hostname: string; 
 const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443 };
 
 const forbidden = (res: Parameters<RequestHandler>[1], message: string): void => {
-  res.status(403).json({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
+  const refused = new SentinelError('forbidden', message);
+  res.status(refused.statusCode).json(refused.toJsonRpcBody());
 };
 
 /**
