@@ -14,3 +14,10 @@ export {
   type ApiErrorBody,
   type JsonRpcErrorBody,
 } from './errors.ts';
+export {
+  fromZod,
+  zodIssueLines,
+  type FromZodOptions,
+  type ZodIssueLine,
+  type ZodIssueOptions,
+} from './zod.ts';

@@ -4,6 +4,7 @@
  * the human approves, runs the playbook, and returns the report.
  */
 import type { z } from 'zod';
+import { fromZod } from '../../core/index.ts';
 import { SentinelError } from '../../tools/errors.ts';
 import { DeploymentNameSchema, NamespaceSchema } from '../../tools/params.ts';
 import { connectCluster, createIdentityStore, defaultTokensFile } from '../../server/index.ts';
@@ -61,8 +62,9 @@ export interface LocalInvestigationResult {
 function checkName(flag: 'namespace' | 'deployment', schema: z.ZodType, value: string): void {
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
-    throw new SentinelError('invalid_input', `--${flag} '${value}': ${parsed.error.issues[0]!.message}.`, {
+    throw fromZod(parsed.error, [], {
       field: flag,
+      message: (_lines, [first]) => `--${flag} '${value}': ${first?.rule}.`,
     });
   }
 }

@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { configure } from 'safe-stable-stringify';
+import { zodIssueLines } from '../../core/index.ts';
 import { z } from 'zod';
 
 /** `prev_hash` of the first record. */
@@ -226,9 +227,9 @@ function checkRow(row: StoredRow): { record: AuditRecord } | { reason: string } 
   }
   const result = AuditRecordSchema.safeParse(value);
   if (!result.success) {
-    const issue = result.error.issues[0]!;
-    const keys = 'keys' in issue && Array.isArray(issue.keys) ? ` (${issue.keys.join(', ')})` : '';
-    return { reason: `its field ${issue.path.join('.') || '(record)'} is invalid: ${issue.message}${keys}` };
+    const [first] = zodIssueLines(result.error, [], { root: '(record)' });
+    const keys = first?.issue.code === 'unrecognized_keys' ? ` (${first.issue.keys.join(', ')})` : '';
+    return { reason: `its field ${first?.field} is invalid: ${first?.rule}${keys}` };
   }
   const canonical = canonicalJson(result.data);
   if (canonical !== row.json) {

@@ -6,6 +6,7 @@
  * `warnings` and `cluster`. A tool without dry-run support has no preview: its call is its own
  * resolution.
  */
+import { zodIssueLines } from '../../core/index.ts';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Tool } from '../../tools/define-tool.ts';
@@ -63,7 +64,7 @@ export function resolutionFromDryRun(
   if (!parsed.success) {
     throw new SentinelError(
       'internal',
-      `Tool '${tool.name}' resolved its call to arguments its own schema rejects (${parsed.error.issues[0]?.message ?? 'invalid'}).`,
+      `Tool '${tool.name}' resolved its call to arguments its own schema rejects (${zodIssueLines(parsed.error)[0]?.rule ?? 'invalid'}).`,
       { cause: parsed.error },
     );
   }

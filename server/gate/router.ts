@@ -22,6 +22,7 @@
  */
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { z } from 'zod';
+import { fromZod } from '../../core/index.ts';
 import { SentinelError, toSentinelError } from '../../tools/errors.ts';
 import { MAX_BODY_BYTES } from '../limits.ts';
 import type { Identity } from '../pipeline.ts';
@@ -44,11 +45,11 @@ export interface ApprovalsRouterOptions {
 function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
   const parsed = schema.safeParse(body ?? {});
   if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
-  const field = issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : issue.path.join('.') || '(body)';
-  const message =
-    issue.code === 'unrecognized_keys' ? `unknown field ${field}` : `${field}: ${issue.message}`;
-  throw new SentinelError('invalid_input', `Invalid request: ${message}.`, { field });
+  throw fromZod(parsed.error, [], {
+    root: '(body)',
+    unknownKeys: 'field',
+    message: (lines) => `Invalid request: ${lines}.`,
+  });
 }
 
 /** Builds the router. Mount it where the server's bearer authentication has run. */

@@ -26,7 +26,8 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
-import { SentinelError, toSentinelError } from '../../tools/errors.ts';
+import { fromZod } from '../../core/index.ts';
+import { toSentinelError } from '../../tools/errors.ts';
 import { DenyBodySchema, type ApprovalRequest } from '../gate/approval-request.ts';
 import type { ApprovalsHub } from '../gate/events.ts';
 import { hasRole, LOCAL_IDENTITY_NAME, type Identity } from '../identity.ts';
@@ -354,9 +355,7 @@ export function createUiRouter(options: UiRouterOptions): UiRouter {
   const parse = <S extends z.ZodType>(schema: S, body: unknown): z.infer<S> => {
     const parsed = schema.safeParse(body ?? {});
     if (parsed.success) return parsed.data;
-    const issue = parsed.error.issues[0]!;
-    const field = issue.path.map(String).join('.') || '(body)';
-    throw new SentinelError('invalid_input', `${field}: ${issue.message}.`, { field });
+    throw fromZod(parsed.error, [], { root: '(body)' });
   };
 
   router.post(

@@ -51,4 +51,29 @@ describe('approvals router errors', () => {
     expect(body.error.code).toBe('invalid_input');
     expect(body.error.message).toMatch(/^Invalid request body: /);
   });
+
+  it('names an unknown body field as a field, and the rule of a bad one', async () => {
+    const base = await serve(new SentinelError('internal', 'unused'));
+    const post = async (body: unknown) => {
+      const response = await fetch(`${base}/approvals/apr_1/deny`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return { status: response.status, body: (await response.json()) as { error: Record<string, string> } };
+    };
+    expect(await post({ reason: 'no', because: 'x' })).toEqual({
+      status: 422,
+      body: {
+        error: {
+          code: 'invalid_input',
+          message: 'Invalid request: because: unknown field.',
+          field: 'because',
+        },
+      },
+    });
+    const missing = await post({});
+    expect(missing.status).toBe(422);
+    expect(missing.body.error.message).toMatch(/^Invalid request: reason: /);
+  });
 });
