@@ -21,3 +21,4 @@ export {
   type ZodIssueLine,
   type ZodIssueOptions,
 } from './zod.ts';
+export { canonicalJson, digest, sha256 } from './canonical.ts';

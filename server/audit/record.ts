@@ -5,9 +5,7 @@
  * (safe-stable-stringify, deterministic and strict). Editing, removing or reordering any record
  * breaks the chain at that record; `verifyChain` finds the first break.
  */
-import { createHash } from 'node:crypto';
-import { configure } from 'safe-stable-stringify';
-import { zodIssueLines } from '../../core/index.ts';
+import { canonicalJson, digest, zodIssueLines } from '../../core/index.ts';
 import { z } from 'zod';
 
 /** `prev_hash` of the first record. */
@@ -141,12 +139,8 @@ export const AuditRecordSchema = AuditEntrySchema.extend({
 });
 export type AuditRecord = z.infer<typeof AuditRecordSchema>;
 
-const canonicalStringify = configure({ deterministic: true, strict: true, bigint: false });
-
-/** Canonical JSON text of a JSON value (sorted keys at every depth, no whitespace). */
-export function canonicalJson(value: unknown): string {
-  return canonicalStringify(value) ?? 'null';
-}
+/** Canonical JSON text (core's one canonical JSON: sorted keys at every depth, no whitespace, strict). */
+export { canonicalJson };
 
 /**
  * `record` (hash not yet set) as a reader of its stored text will see it: serialized, parsed and read
@@ -165,7 +159,7 @@ export function asReadBack(unsigned: Omit<AuditRecord, 'hash'>): Omit<AuditRecor
 /** The hash of a record: SHA-256 (hex) of the canonical JSON of everything but `hash`. */
 export function hashRecord(record: Omit<AuditRecord, 'hash'> | AuditRecord): string {
   const { hash: _ignored, ...rest } = record as AuditRecord;
-  return createHash('sha256').update(canonicalJson(rest)).digest('hex');
+  return digest(rest);
 }
 
 /** The first record that breaks the chain, and why. */
