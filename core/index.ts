@@ -22,3 +22,4 @@ export {
   type ZodIssueOptions,
 } from './zod.ts';
 export { canonicalJson, digest, sha256 } from './canonical.ts';
+export { ClusterSchema, type Cluster } from './cluster.ts';

@@ -5,7 +5,7 @@
  * (safe-stable-stringify, deterministic and strict). Editing, removing or reordering any record
  * breaks the chain at that record; `verifyChain` finds the first break.
  */
-import { canonicalJson, digest, zodIssueLines } from '../../core/index.ts';
+import { canonicalJson, ClusterSchema, digest, zodIssueLines } from '../../core/index.ts';
 import { z } from 'zod';
 
 /** `prev_hash` of the first record. */
@@ -14,7 +14,8 @@ export const GENESIS_HASH = '0'.repeat(64);
 const HashSchema = z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex characters (SHA-256)');
 
 /** `cluster` of a record: the kubeconfig context and API server URL the call went to. */
-const ClusterSchema = z.strictObject({ context: z.string(), server: z.string() });
+/** Audit records are read strictly: an unknown key in a stored cluster fails verification. */
+const StrictClusterSchema = z.strictObject(ClusterSchema.shape);
 
 /** `error` of a record: the error code and its one-line, redacted message. */
 const ErrorSchema = z.strictObject({ code: z.string(), message: z.string() });
@@ -89,7 +90,7 @@ export const AuditEntrySchema = z.strictObject({
   request_id: z.string().nullable(),
   /** Identity that made the call, or that acted on the approval request. */
   identity: z.string(),
-  cluster: ClusterSchema.nullable(),
+  cluster: StrictClusterSchema.nullable(),
   tool: z.string(),
   /** Parsed (or resolved) arguments, redacted. */
   arguments: z.record(z.string(), z.unknown()),
