@@ -16,9 +16,6 @@ import type { ApprovalPrompter } from '../harness/prompter.ts';
 import type { ApprovalsClient } from '../../server/approvals-client.ts';
 import { renderApprovalText } from '../../server/render/index.ts';
 
-/** The part of the approvals API client (server/approvals-client.ts) the investigator uses. */
-export type ApprovalsApi = Pick<ApprovalsClient, 'get' | 'approve' | 'deny'>;
-
 /** How the human decides. */
 export type DecisionMode =
   /** Approve every request at once (`--yes`, scripted runs). */
@@ -30,7 +27,8 @@ export type DecisionMode =
 
 export interface WaitOptions {
   /** The approvals API with the human's token (reading works with any valid token). */
-  approvals: ApprovalsApi;
+  /** The part of the approvals API client the investigator uses. */
+  approvals: Pick<ApprovalsClient, 'get' | 'approve' | 'deny'>;
   mode: DecisionMode;
   /** Where progress goes (stderr). */
   progress: NodeJS.WritableStream;
