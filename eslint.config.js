@@ -22,6 +22,11 @@ export default tseslint.config(
               name: '@kubernetes/client-node',
               message: 'Only the Kubernetes layer (tools/kube/) imports @kubernetes/client-node.',
             },
+            {
+              name: 'commander',
+              message:
+                'Only the command line (cli/) imports commander; libraries take plain options objects.',
+            },
           ],
         },
       ],
@@ -30,7 +35,37 @@ export default tseslint.config(
   {
     // The Kubernetes layer is the one place allowed to talk to client-node.
     files: ['tools/kube/**'],
-    rules: { 'no-restricted-imports': 'off' },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'commander',
+              message:
+                'Only the command line (cli/) imports commander; libraries take plain options objects.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The command line is the one place allowed to use commander.
+    files: ['cli/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '@kubernetes/client-node',
+              message: 'Only the Kubernetes layer (tools/kube/) imports @kubernetes/client-node.',
+            },
+          ],
+        },
+      ],
+    },
   },
   {
     files: ['test/**'],

@@ -1,9 +1,8 @@
 /**
  * Where Sentinel keeps its state (tokens.yaml, local.token, the approval store, audit log):
  * `--data-dir`, else `SENTINEL_DATA_DIR`, else `~/.sentinel`. Every subcommand that touches state
- * takes `dataDirOption()`.
+ * takes the `--data-dir` option (cli/options.ts).
  */
-import { Option } from 'commander';
 import { chmodSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -12,11 +11,6 @@ import { join, resolve } from 'node:path';
 export function resolveDataDir(flag?: string, env: NodeJS.ProcessEnv = process.env): string {
   const chosen = flag ?? (env.SENTINEL_DATA_DIR || undefined) ?? join(homedir(), '.sentinel');
   return resolve(chosen);
-}
-
-/** The shared `--data-dir <dir>` option. */
-export function dataDirOption(): Option {
-  return new Option('--data-dir <dir>', 'state directory (env SENTINEL_DATA_DIR; default ~/.sentinel)');
 }
 
 /** `<data-dir>/tokens.yaml`: identities and token hashes. */

@@ -20,7 +20,7 @@ export {
   ServeOptionsSchema,
   type ServeOptions,
 } from './config.ts';
-export { dataDirOption, defaultTokensFile, localTokenFile, resolveDataDir } from './data-dir.ts';
+export { defaultTokensFile, localTokenFile, resolveDataDir } from './data-dir.ts';
 export {
   hasRole,
   LOCAL_IDENTITY_NAME,

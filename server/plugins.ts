@@ -12,7 +12,7 @@ import type { ApprovalsHub } from './gate/events.ts';
 import type { IdentityStore } from './identity-store.ts';
 import { notifyRejected, type RejectedCallListener, type ToolCallMiddleware } from './pipeline.ts';
 import { gatePlugin } from './gate/plugin.ts';
-import { surfacesPlugin } from './surfaces.ts';
+import { oversightPlugin } from './oversight.ts';
 
 /** What a plugin may use when the server starts. */
 export interface ServerPluginContext {
@@ -26,7 +26,7 @@ export interface ServerPluginContext {
   policyFile: string | undefined;
   /** `http` or `stdio`; routes are ignored in stdio mode. */
   transport: 'http' | 'stdio';
-  /** Where the gate publishes approval events and its service, and the surfaces find them. */
+  /** Where the gate publishes approval events and its service, and the oversight plugin finds them. */
   approvals: ApprovalsHub;
 }
 
@@ -65,10 +65,10 @@ export interface Credential {
 export type ServerPlugin = (context: ServerPluginContext) => ServerPluginParts | Promise<ServerPluginParts>;
 
 /**
- * Plugins of `sentinel serve`, in order. The surfaces (metrics and audit middlewares) come first so
+ * Plugins of `sentinel serve`, in order. The oversight plugin (metrics and audit middlewares) comes first so
  * they wrap the approval gate and see held and denied calls; the gate wraps the tool handlers.
  */
-export const serverPlugins: ServerPlugin[] = [surfacesPlugin, gatePlugin];
+export const serverPlugins: ServerPlugin[] = [oversightPlugin, gatePlugin];
 
 /**
  * Starts the plugins in order; returns their middlewares and routes (in plugin order) and a `close`

@@ -5,7 +5,6 @@
  * endpoint (`http://127.0.0.1:7070/mcp`); `serverBaseUrl` and `serverMcpUrl` turn either into the
  * form a command needs.
  */
-import { InvalidArgumentError, Option } from 'commander';
 import { SentinelError } from '../tools/errors.ts';
 
 /** Where `sentinel serve` listens by default. */
@@ -41,25 +40,6 @@ export function serverBaseUrl(server: string): string {
 /** The server's MCP endpoint (`<base>/mcp`) from a base or MCP URL; throws like `serverBaseUrl`. */
 export function serverMcpUrl(server: string): string {
   return `${serverBaseUrl(server)}/mcp`;
-}
-
-/**
- * `--server <url>` read from `SENTINEL_SERVER_URL`, defaulting to `sentinel serve`'s address, and
- * normalised to the `endpoint` the command needs (`base` or `mcp`) whichever form was given. A bad
- * URL is a usage error naming the flag or the variable.
- */
-export function serverUrlOption(description: string, endpoint: 'base' | 'mcp'): Option {
-  const normalise = endpoint === 'mcp' ? serverMcpUrl : serverBaseUrl;
-  return new Option('--server <url>', description)
-    .env(SERVER_URL_ENV)
-    .default(normalise(DEFAULT_SERVER_URL))
-    .argParser((value: string) => {
-      try {
-        return normalise(value);
-      } catch (error) {
-        throw new InvalidArgumentError((error as Error).message);
-      }
-    });
 }
 
 /**

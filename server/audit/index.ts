@@ -27,7 +27,7 @@ export {
 } from './entries.ts';
 export { createAuditMiddleware, type AuditMiddlewareOptions } from './middleware.ts';
 export { auditEventListener, auditRejectionListener, auditSettledListener } from './listener.ts';
-export { parseSince, registerAuditCommands } from './cli.ts';
+export { parseSince } from './since.ts';
 export {
   appendCheckpoint,
   CHECKPOINT_FILE,

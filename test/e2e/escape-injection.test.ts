@@ -11,7 +11,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { SCENARIOS_DIR } from '../../deploy/sim/index.ts';
-import { investigateLocally } from '../../agent/investigator/command.ts';
+import { investigateLocally } from '../../agent/investigator/investigate-local.ts';
 import { pageItem } from '../../server/ui/page.ts';
 import { renderApprovalText } from '../../server/render/index.ts';
 import { approvalMessage } from '../../server/notify/slack-message.ts';

@@ -3,7 +3,7 @@
  * code. For commands that finish; long-running ones (`serve`) need a real process.
  */
 import { vi } from 'vitest';
-import { main } from '../../agent/cli.ts';
+import { main } from '../../cli/program.ts';
 
 export interface CliResult {
   code: number;

@@ -4,12 +4,8 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Command } from 'commander';
-import {
-  applyDeprecatedServerUrlEnv,
-  serverBaseUrl,
-  serverMcpUrl,
-  serverUrlOption,
-} from '../../server/server-url.ts';
+import { serverUrlOption } from '../../cli/options.ts';
+import { applyDeprecatedServerUrlEnv, serverBaseUrl, serverMcpUrl } from '../../server/server-url.ts';
 import { runCli } from '../helpers/cli.ts';
 import { tempDataDir } from '../helpers/server.ts';
 

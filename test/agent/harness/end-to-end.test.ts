@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../../agent/cli.ts';
+import { main } from '../../../cli/program.ts';
 import { startSimulator, type Simulator } from '../../../deploy/sim/index.ts';
 import { ApprovalListSchema, PendingResultMetaSchema } from '../../../server/gate/index.ts';
 import { allTools } from '../../../tools/index.ts';

@@ -13,7 +13,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../../agent/cli.ts';
+import { main } from '../../../cli/program.ts';
 import { TrueForgeClient } from '../../../agent/harness/client.ts';
 import { runHarnessInvestigation } from '../../../agent/harness/investigate.ts';
 import type { ApprovalPrompter } from '../../../agent/harness/prompter.ts';

@@ -13,7 +13,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import YAML from 'yaml';
-import { main } from '../../../agent/cli.ts';
+import { main } from '../../../cli/program.ts';
 import { TrueForgeClient } from '../../../agent/harness/client.ts';
 import { startSimulator, type Simulator } from '../../../deploy/sim/index.ts';
 import { openAuditLog } from '../../../server/audit/index.ts';

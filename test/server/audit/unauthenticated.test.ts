@@ -15,7 +15,7 @@ import {
 import { parseServeOptions } from '../../../server/config.ts';
 import { gatePlugin } from '../../../server/gate/plugin.ts';
 import { startServe } from '../../../server/serve.ts';
-import { createSurfacesPlugin } from '../../../server/surfaces.ts';
+import { createOversightPlugin } from '../../../server/oversight.ts';
 import { createRegistry } from '../../../tools/registry.ts';
 import { fixtureTools } from '../gate/fixtures/tools.ts';
 import { connectClient, tempDataDir } from '../../helpers/server.ts';
@@ -102,7 +102,7 @@ describe('a server flooded with requests without a valid token', { timeout: 120_
           kube: { configured: false, reason: 'no cluster in this test' },
           logger: pino({ level: 'silent' }),
           // A window longer than the test: everything lands in the one flushed at shutdown.
-          plugins: [createSurfacesPlugin({ unauthenticatedWindowMs: 3_600_000 }), gatePlugin],
+          plugins: [createOversightPlugin({ unauthenticatedWindowMs: 3_600_000 }), gatePlugin],
         },
       );
       const url = server.url!;

@@ -1,17 +1,12 @@
 /**
- * CLI registrar of the server area: `sentinel serve` and `sentinel tokens add|list|revoke`.
+ * `sentinel tokens add|list|revoke`: the identities (bearer tokens) the server accepts.
  */
 import { Option, type Command } from 'commander';
 import { resolve } from 'node:path';
-import { parseServeOptions } from './config.ts';
-import { dataDirOption, defaultTokensFile, resolveDataDir } from './data-dir.ts';
-import { LOCAL_IDENTITY_NAME, ROLES, type Role } from './identity.ts';
-import { createIdentityStore } from './identity-store.ts';
-
-const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
-
-const tokensFileOption = () =>
-  new Option('--tokens-file <file>', 'identities file (default <data-dir>/tokens.yaml)');
+import { defaultTokensFile, resolveDataDir } from '../server/data-dir.ts';
+import { ROLES, type Role } from '../server/identity.ts';
+import { createIdentityStore } from '../server/identity-store.ts';
+import { dataDirOption, tokensFileOption } from './options.ts';
 
 /** The identity store the `tokens` subcommands work on. */
 function storeFor(options: { dataDir?: string; tokensFile?: string }) {
@@ -22,54 +17,8 @@ function storeFor(options: { dataDir?: string; tokensFile?: string }) {
   return createIdentityStore({ tokensFile });
 }
 
-function registerServe(program: Command): void {
-  program
-    .command('serve')
-    .description(
-      'Run the MCP ops server: Streamable HTTP at /mcp on loopback (bearer token required), or stdio with --stdio.',
-    )
-    .option('--host <host>', 'address to bind; non-loopback needs --allow-remote and a token', '127.0.0.1')
-    .option('--port <port>', 'TCP port; 0 picks a free one', '7070')
-    .option(
-      '--allowed-host <host>',
-      'extra host accepted in Host/Origin headers: name (on the server port) or name:port, e.g. a proxy (repeatable)',
-      collect,
-      [],
-    )
-    .option('--token-file <file>', "file holding the startup token (identity 'local'); env SENTINEL_TOKEN")
-    .addOption(tokensFileOption())
-    .option('--allow-remote', 'allow a non-loopback --host (requires at least one token)', false)
-    .option('--tls-cert <file>', 'PEM certificate chain: serve HTTPS (with --tls-key)')
-    .option('--tls-key <file>', 'PEM private key for --tls-cert')
-    .option('--kubeconfig <file>', 'kubeconfig file (default KUBECONFIG or ~/.kube/config)')
-    .option('--context <name>', 'kubeconfig context (default: the current context)')
-    .addOption(dataDirOption())
-    .option(
-      '--policy <file>',
-      'approval policy (YAML); default: the commented policy shipped in server/gate/default-policy.yaml',
-    )
-    .option('--stdio', 'serve MCP over stdin/stdout instead of HTTP (with --identity)', false)
-    .option(
-      '--identity <name>',
-      `with --stdio: identity every call runs as ('${LOCAL_IDENTITY_NAME}' has every role)`,
-    )
-    .action(async (raw: Record<string, unknown>) => {
-      const options = parseServeOptions(raw);
-      // Loaded on demand: the MCP SDK and the Kubernetes client are not needed by `sentinel tokens`.
-      const { startServe } = await import('./serve.ts');
-      const server = await startServe(options, {
-        stderr: (text) => process.stderr.write(text),
-        terminal: process.stderr.isTTY === true,
-        env: process.env,
-      });
-      const stop = () => void server.close();
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-      await server.closed;
-    });
-}
-
-function registerTokens(program: Command): void {
+/** Adds `tokens` and its subcommands to the program. */
+export function registerTokensCommands(program: Command): void {
   const tokens = program
     .command('tokens')
     .description('Manage the identities (bearer tokens) the server accepts; only token hashes are stored.');
@@ -172,10 +121,4 @@ function registerTokens(program: Command): void {
       store.revoke(name);
       process.stdout.write(`Revoked '${name}' in ${store.tokensFile}; its token no longer authenticates.\n`);
     });
-}
-
-/** Adds `serve` and `tokens` to the program. */
-export function registerServerCommands(program: Command): void {
-  registerServe(program);
-  registerTokens(program);
 }

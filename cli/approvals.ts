@@ -7,16 +7,16 @@
 import { Option, type Command } from 'commander';
 import { existsSync, readFileSync } from 'node:fs';
 import { SentinelError } from '../tools/errors.ts';
-import { createApprovalsClient, type ApprovalsClient } from './approvals-client.ts';
-import { serverUrlOption } from './server-url.ts';
-import { dataDirOption, localTokenFile, resolveDataDir } from './data-dir.ts';
+import { createApprovalsClient, type ApprovalsClient } from '../server/approvals-client.ts';
+import { localTokenFile, resolveDataDir } from '../server/data-dir.ts';
 import {
   APPROVAL_STATUSES,
   DurationSchema,
   type ApprovalRequest,
   type ApprovalStatus,
-} from './gate/approval-request.ts';
-import { approvalSentence, renderApprovalLine, renderApprovalText } from './render/index.ts';
+} from '../server/gate/approval-request.ts';
+import { approvalSentence, renderApprovalLine, renderApprovalText } from '../server/render/index.ts';
+import { dataDirOption, serverUrlOption } from './options.ts';
 
 interface ConnectionFlags {
   server: string;

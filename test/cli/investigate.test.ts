@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../../agent/cli.ts';
+import { main } from '../../cli/program.ts';
 import { tempDataDir } from '../helpers/server.ts';
 import { captureProcessOutput } from '../helpers/capture-output.ts';
 import { FakeTrueForge, type TurnScript } from '../helpers/fake-trueforge.ts';

@@ -4,17 +4,23 @@
  * deterministic investigator runs (agent/investigator/).
  */
 import { Option, type Command } from 'commander';
-import { dataDirOption } from '../server/index.ts';
+import {
+  investigateWithHarness,
+  type HarnessInvestigateCliOptions,
+} from '../agent/harness/investigate-harness.ts';
+import {
+  investigateLocally,
+  succeeded,
+  type LocalInvestigateCliOptions,
+} from '../agent/investigator/investigate-local.ts';
 import { SentinelError } from '../tools/errors.ts';
 import {
+  dataDirOption,
   harnessTokenOption,
   harnessUrlOption,
-  serverUrlOption,
+  mcpServerUrlOption,
   timeoutOption,
-} from './harness/cli-options.ts';
-import { investigateWithHarness, type HarnessInvestigateCliOptions } from './harness/investigate-command.ts';
-import { investigateLocally, succeeded, type LocalInvestigateCliOptions } from './investigator/command.ts';
-import { addLocalInvestigateOptions } from './investigator/cli-options.ts';
+} from './options.ts';
 
 type InvestigateCliOptions = Omit<HarnessInvestigateCliOptions, 'harness'> &
   Omit<LocalInvestigateCliOptions, 'server'> & { harness?: string };
@@ -29,7 +35,7 @@ export function registerInvestigateCommand(program: Command): void {
     .addOption(harnessTokenOption())
     .option('--resume-session <session-id>', 'continue a harness session (pending approvals included)')
     .addOption(
-      serverUrlOption(
+      mcpServerUrlOption(
         'Sentinel MCP URL, for previews and approvals (local investigator: default an in-process server)',
       ),
     )
@@ -68,4 +74,20 @@ export function registerInvestigateCommand(program: Command): void {
       if (!succeeded(report)) process.exitCode = 1;
     },
   );
+}
+
+/** Adds the local investigator's options: --namespace, --deployment, --json, --resume, --kubeconfig, --context. */
+function addLocalInvestigateOptions(command: Command): Command {
+  command
+    .option('-n, --namespace <namespace>', 'namespace to investigate (local investigator)')
+    .option('--deployment <name>', 'the Deployment you suspect (default: the worst one triage finds)')
+    .option('--json', 'print the report as JSON instead of Markdown')
+    .option(
+      '--resume <investigation-id>',
+      'continue a local investigation (inv_...) after a crash or from another terminal',
+    )
+    .addOption(new Option('--kubeconfig <file>', 'kubeconfig of the cluster (in-process server only)'))
+    .addOption(new Option('--context <name>', 'kubeconfig context (in-process server only)'));
+  if (!command.options.some((option) => option.long === '--data-dir')) command.addOption(dataDirOption());
+  return command;
 }

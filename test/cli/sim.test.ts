@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { afterAll, describe, expect, it } from 'vitest';
 
-const BIN = fileURLToPath(new URL('../../../bin/sentinel.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../../bin/sentinel.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'sentinel-sim-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

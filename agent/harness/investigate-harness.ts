@@ -6,13 +6,13 @@
 import { readFileSync } from 'node:fs';
 import { localTokenFile, resolveDataDir } from '../../server/index.ts';
 import { SentinelError } from '../../tools/errors.ts';
-import { harnessClient, type HarnessCliOptions } from './cli-options.ts';
+import { harnessClient, type HarnessConnectionOptions } from './connection.ts';
 import { runHarnessInvestigation, type HarnessInvestigationResult } from './investigate.ts';
 import type { Output } from './printer.ts';
 import { terminalPrompter, type ApprovalPrompter } from './prompter.ts';
 import { SentinelServerClient } from './sentinel-server.ts';
 
-export interface HarnessInvestigateCliOptions extends HarnessCliOptions {
+export interface HarnessInvestigateCliOptions extends HarnessConnectionOptions {
   harness: string;
   /** The human's Sentinel token (an approver), for previews and grants; default: `<data-dir>/local.token`. */
   token?: string | undefined;

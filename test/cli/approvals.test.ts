@@ -9,7 +9,7 @@ import {
 } from '../../server/gate/index.ts';
 import { runCli } from '../helpers/cli.ts';
 import { connectClient, tempDataDir } from '../helpers/server.ts';
-import { startGateServer, type GateServer } from './gate/fixtures/serve.ts';
+import { startGateServer, type GateServer } from '../server/gate/fixtures/serve.ts';
 
 const checkout = { namespace: 'shop', name: 'checkout' };
 

@@ -1,20 +1,25 @@
 /**
- * The `sentinel` command line. Each area registers its own subcommands; this file only wires them
- * together, guards stdout and stderr (./terminal-guard.ts), and turns `SentinelError`s into one
+ * The `sentinel` command line. Every commander import lives in this `cli/` tree, one file per
+ * command group; the libraries behind them take plain options objects. This file only wires the
+ * groups together, guards stdout and stderr (./terminal-guard.ts), and turns `SentinelError`s into one
  * clear line on stderr and a non-zero exit code.
  */
 import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
-import { SentinelError } from '../tools/errors.ts';
-import { registerServerCommands } from '../server/cli.ts';
+import { guardTerminalOutput } from '../agent/terminal-guard.ts';
 import { applyDeprecatedServerUrlEnv } from '../server/server-url.ts';
-import { registerGateCommands } from '../server/gate/cli.ts';
-import { registerSurfacesCommands } from '../server/surfaces-cli.ts';
-import { registerHarnessCommand } from './harness/register-command.ts';
-import { registerInvestigateCommand } from './investigate-command.ts';
-import { registerSimCommand } from '../deploy/sim/cli.ts';
-import { registerInvestigatorCommands } from './investigator/commands.ts';
-import { guardTerminalOutput } from './terminal-guard.ts';
+import { SentinelError } from '../tools/errors.ts';
+import { registerApprovalsCommands } from './approvals.ts';
+import { registerAuditCommands } from './audit.ts';
+import { registerDemoCommand } from './demo.ts';
+import { registerEvalCommand } from './eval.ts';
+import { registerFreezeCommands } from './freeze.ts';
+import { registerHarnessCommand } from './harness.ts';
+import { registerInvestigateCommand } from './investigate.ts';
+import { registerPolicyCommands } from './policy.ts';
+import { registerServeCommand } from './serve.ts';
+import { registerSimCommand } from './sim.ts';
+import { registerTokensCommands } from './tokens.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
   version: string;
@@ -23,15 +28,19 @@ const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url),
 /** A module that adds subcommands to the program. */
 export type CommandRegistrar = (program: Command) => void;
 
-/** Subcommand registrars, one per area (server, simulator, investigations, ...). */
+/** Subcommand registrars, one per command group, in the order `--help` lists them. */
 const registrars: CommandRegistrar[] = [
-  registerServerCommands,
-  registerGateCommands,
+  registerServeCommand,
+  registerTokensCommands,
+  registerPolicyCommands,
+  registerFreezeCommands,
   registerHarnessCommand,
   registerInvestigateCommand,
   registerSimCommand,
-  registerSurfacesCommands,
-  registerInvestigatorCommands,
+  registerApprovalsCommands,
+  registerAuditCommands,
+  registerDemoCommand,
+  registerEvalCommand,
 ];
 
 /** Builds the program with every subcommand registered. Exported for tests. */

@@ -1,16 +1,14 @@
 /**
- * `sentinel demo` and `sentinel eval`: the local investigator against the embedded simulator.
+ * `sentinel demo`: the local investigator against the embedded simulator, end to end.
  */
 import type { Command } from 'commander';
 import { constants as osConstants } from 'node:os';
-import { parseTimeScale } from '../../deploy/sim/cli.ts';
-import { SCENARIOS_DIR } from '../../deploy/sim/index.ts';
-import { succeeded } from './command.ts';
-import { DemoInterrupted, DEFAULT_DEMO_SCENARIO, runDemo } from './demo.ts';
-import { evaluateScenario, renderEvalTable, scenarioFiles, type EvalResult } from './eval.ts';
+import { DemoInterrupted, DEFAULT_DEMO_SCENARIO, runDemo } from '../agent/investigator/demo.ts';
+import { succeeded } from '../agent/investigator/investigate-local.ts';
+import { parseTimeScale } from './options.ts';
 
-/** Adds `sentinel demo` and `sentinel eval`. */
-export function registerInvestigatorCommands(program: Command): void {
+/** Adds `sentinel demo`. */
+export function registerDemoCommand(program: Command): void {
   program
     .command('demo')
     .description(
@@ -63,30 +61,5 @@ export function registerInvestigatorCommands(program: Command): void {
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);
       }
-    });
-
-  program
-    .command('eval')
-    .description(
-      'Run the local investigator against every scenario (approving whatever it asks) and score it: culprit, diagnosis, remediation, unapproved mutations',
-    )
-    .option('--scenarios <dir>', 'directory of scenario YAML files', SCENARIOS_DIR)
-    .option('--json', 'print one JSON object per scenario (a JSON array) instead of a table')
-    .option('--time-scale <n>', 'simulated seconds per real second', parseTimeScale, 10)
-    .action(async (options: { scenarios: string; json?: boolean; timeScale: number }) => {
-      const files = scenarioFiles(options.scenarios);
-      const results: EvalResult[] = [];
-      for (const file of files) {
-        process.stderr.write(`eval: ${file}\n`);
-        results.push(await evaluateScenario(file, { timeScale: options.timeScale }));
-      }
-      process.stdout.write(
-        options.json ? `${JSON.stringify(results, null, 2)}\n` : `${renderEvalTable(results)}\n`,
-      );
-      const allCorrect = results.every(
-        (r) =>
-          r.culprit_found && r.diagnosis_correct && r.remediation_correct && r.unapproved_mutations === 0,
-      );
-      if (!allCorrect) process.exitCode = 1;
     });
 }

@@ -1,5 +1,5 @@
 /**
- * The approver surfaces and the evidence as one server plugin: Prometheus metrics (`/metrics`), the
+ * Human oversight of the server as one plugin: Prometheus metrics (`/metrics`), the
  * hash-chained audit log, webhook notifications of new approval requests, and the approvals page
  * (`/ui/approvals`, with the one-time login URL `sentinel serve` prints).
  *
@@ -36,7 +36,7 @@ import {
   type SessionStoreOptions,
 } from './ui/index.ts';
 
-export interface SurfacesOptions {
+export interface OversightOptions {
   metrics?: MetricsOptions;
   notifications?: Pick<NotifierOptions, 'timeoutMs' | 'retries' | 'minBackoffMs'>;
   sessions?: SessionStoreOptions;
@@ -78,7 +78,7 @@ function rejectionListener(
 }
 
 /** Builds the plugin (see the module comment). */
-export function createSurfacesPlugin(options: SurfacesOptions = {}): ServerPlugin {
+export function createOversightPlugin(options: OversightOptions = {}): ServerPlugin {
   return ({ dataDir, approvals, identities, logger }) => {
     const metrics = createMetrics(options.metrics);
     options.onMetrics?.(metrics);
@@ -149,4 +149,4 @@ export function createSurfacesPlugin(options: SurfacesOptions = {}): ServerPlugi
 }
 
 /** The plugin with default settings, as `sentinel serve` runs it. */
-export const surfacesPlugin: ServerPlugin = createSurfacesPlugin();
+export const oversightPlugin: ServerPlugin = createOversightPlugin();

@@ -4,9 +4,9 @@
  */
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { SentinelError } from '../../tools/errors.ts';
-import { dataDirOption, resolveDataDir } from '../data-dir.ts';
-import { durationMs, DurationSchema } from '../gate/approval-request.ts';
+import { SentinelError } from '../tools/errors.ts';
+import { resolveDataDir } from '../server/data-dir.ts';
+import { parseSince } from '../server/audit/since.ts';
 import {
   appendCheckpoint,
   CHECKPOINT_FILE,
@@ -15,30 +15,10 @@ import {
   dataDirCheckpoints,
   headCheckpoint,
   sendCheckpoint,
-} from './checkpoint.ts';
-import type { CheckpointRef } from './record.ts';
-import { openAuditLog } from './store.ts';
-
-const collect = (value: string, previous: string[] = []) => [...previous, value];
-
-/**
- * The `--since` value as an ISO 8601 UTC time: a timestamp (`2025-01-31T02:00:00Z`, any offset) or a
- * duration back from `now` (`90m`, `2h`, `7d`, as `kubectl logs --since`). Throws
- * `SentinelError('invalid_input')` naming `--since`.
- */
-export function parseSince(value: string, now: Date = new Date()): string {
-  if (DurationSchema.safeParse(value).success)
-    return new Date(now.getTime() - durationMs(value)).toISOString();
-  const time = /^\d{4}-\d{2}-\d{2}/.test(value) ? Date.parse(value) : Number.NaN;
-  if (Number.isNaN(time)) {
-    throw new SentinelError(
-      'invalid_input',
-      `--since '${value}' is neither an ISO 8601 time (2025-01-31T02:00:00Z) nor a duration (90m, 2h, 7d).`,
-      { field: '--since' },
-    );
-  }
-  return new Date(time).toISOString();
-}
+} from '../server/audit/checkpoint.ts';
+import type { CheckpointRef } from '../server/audit/record.ts';
+import { openAuditLog } from '../server/audit/store.ts';
+import { collect, dataDirOption } from './options.ts';
 
 /** Adds `audit export` and `audit verify`. */
 export function registerAuditCommands(program: Command): void {

@@ -3,22 +3,22 @@
  * agent that run Sentinel (see register.ts).
  */
 import { Option, type Command } from 'commander';
-import { DEFAULT_AGENT_SPEC_PATH, loadAgentSpec } from '../../agent-spec/index.ts';
-import { createIdentityStore, dataDirOption, defaultTokensFile, resolveDataDir } from '../../server/index.ts';
-import { allTools } from '../../tools/index.ts';
+import { DEFAULT_AGENT_SPEC_PATH, loadAgentSpec } from '../agent-spec/index.ts';
+import { harnessClient, type HarnessConnectionOptions } from '../agent/harness/connection.ts';
+import { harnessToken, harnessTokenFile } from '../agent/harness/harness-identity.ts';
+import { HARNESS_IDENTITY } from '../agent/harness/names.ts';
+import { registerWithHarness } from '../agent/harness/register.ts';
+import { createIdentityStore, defaultTokensFile, resolveDataDir } from '../server/index.ts';
+import { allTools } from '../tools/index.ts';
 import {
-  harnessClient,
+  dataDirOption,
   harnessTokenOption,
   harnessUrlOption,
-  serverUrlOption,
+  mcpServerUrlOption,
   timeoutOption,
-  type HarnessCliOptions,
-} from './cli-options.ts';
-import { harnessToken, harnessTokenFile } from './harness-identity.ts';
-import { HARNESS_IDENTITY } from './names.ts';
-import { registerWithHarness } from './register.ts';
+} from './options.ts';
 
-interface RegisterCliOptions extends HarnessCliOptions {
+interface RegisterCliOptions extends HarnessConnectionOptions {
   harness: string;
   model?: string;
   trueforgeToken?: string;
@@ -38,7 +38,7 @@ export function registerHarnessCommand(program: Command): void {
     .option('--model <name>', "model the agent runs on, as the harness names it (default: the spec's)")
     .addOption(harnessUrlOption().makeOptionMandatory())
     .addOption(harnessTokenOption())
-    .addOption(serverUrlOption('Sentinel MCP URL as the harness reaches it'))
+    .addOption(mcpServerUrlOption('Sentinel MCP URL as the harness reaches it'))
     .addOption(
       new Option(
         '--trueforge-token <token>',

@@ -8,14 +8,15 @@ import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRegistry } from '../../../tools/index.ts';
-import { createIdentityStore } from '../../../server/identity-store.ts';
-import { formatPolicyTest, requestFreeze, runPolicyTest } from '../../../server/gate/cli.ts';
-import { tempDataDir } from '../../helpers/server.ts';
-import { startGateServer, type GateServer } from './fixtures/serve.ts';
-import { fixtureTools } from './fixtures/tools.ts';
+import { createRegistry } from '../../tools/index.ts';
+import { createIdentityStore } from '../../server/identity-store.ts';
+import { requestFreeze } from '../../server/gate/freeze-client.ts';
+import { formatPolicyTest, runPolicyTest } from '../../server/gate/policy-test.ts';
+import { tempDataDir } from '../helpers/server.ts';
+import { startGateServer, type GateServer } from '../server/gate/fixtures/serve.ts';
+import { fixtureTools } from '../server/gate/fixtures/tools.ts';
 
-const BIN = fileURLToPath(new URL('../../../bin/sentinel.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../../bin/sentinel.js', import.meta.url));
 const run = promisify(execFile);
 const registry = createRegistry(fixtureTools);
 

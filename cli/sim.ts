@@ -2,27 +2,10 @@
  * CLI registrar of the simulator: `sentinel sim --scenario <name|file> [--port 0]
  * [--kubeconfig-out <file>] [--time-scale <n>] [--audit-log <file>]`. Runs until Ctrl-C (SIGINT) or SIGTERM.
  */
-import { InvalidArgumentError, Option } from 'commander';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { resolve } from 'node:path';
-import { listScenarios, startSimulator } from './index.ts';
-
-function parsePort(value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) > 65535)
-    throw new InvalidArgumentError('must be an integer from 0 to 65535.');
-  return Number(value);
-}
-
-/** Parses `--time-scale`: a number > 0 (also used by `sentinel demo` and `sentinel eval`). */
-export function parseTimeScale(value: string): number {
-  const number = Number(value);
-  if (value.trim() === '' || !Number.isFinite(number) || number <= 0) {
-    throw new InvalidArgumentError(
-      'must be a number > 0 (1 = real time, 60 = a simulated minute per second).',
-    );
-  }
-  return number;
-}
+import { listScenarios, startSimulator } from '../deploy/sim/index.ts';
+import { parsePort, parseTimeScale } from './options.ts';
 
 interface SimCommandOptions {
   scenario: string;

@@ -13,10 +13,10 @@ import {
   openAuditLog,
   parseSince,
   type AuditEntry,
-} from '../../../server/audit/index.ts';
-import { runCli } from '../../helpers/cli.ts';
-import { auditEntry } from '../../helpers/audit.ts';
-import { tempDataDir } from '../../helpers/server.ts';
+} from '../../server/audit/index.ts';
+import { runCli } from '../helpers/cli.ts';
+import { auditEntry } from '../helpers/audit.ts';
+import { tempDataDir } from '../helpers/server.ts';
 
 const entry = (time: string, tool: string): AuditEntry =>
   auditEntry({

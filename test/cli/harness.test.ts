@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import YAML from 'yaml';
-import { loadAgentSpec } from '../../../agent-spec/index.ts';
-import { main } from '../../../agent/cli.ts';
-import { hashToken } from '../../../server/index.ts';
-import { captureProcessOutput } from '../../helpers/capture-output.ts';
-import { FakeTrueForge } from '../../helpers/fake-trueforge.ts';
+import { loadAgentSpec } from '../../agent-spec/index.ts';
+import { main } from '../../cli/program.ts';
+import { hashToken } from '../../server/index.ts';
+import { captureProcessOutput } from '../helpers/capture-output.ts';
+import { FakeTrueForge } from '../helpers/fake-trueforge.ts';
 
 describe('sentinel harness register (command line)', () => {
   let harness: FakeTrueForge;

@@ -1,0 +1,40 @@
+/**
+ * `sentinel eval`: the local investigator against every scenario, scored.
+ */
+import type { Command } from 'commander';
+import {
+  evaluateScenario,
+  renderEvalTable,
+  scenarioFiles,
+  type EvalResult,
+} from '../agent/investigator/eval.ts';
+import { SCENARIOS_DIR } from '../deploy/sim/index.ts';
+import { parseTimeScale } from './options.ts';
+
+/** Adds `sentinel eval`. */
+export function registerEvalCommand(program: Command): void {
+  program
+    .command('eval')
+    .description(
+      'Run the local investigator against every scenario (approving whatever it asks) and score it: culprit, diagnosis, remediation, unapproved mutations',
+    )
+    .option('--scenarios <dir>', 'directory of scenario YAML files', SCENARIOS_DIR)
+    .option('--json', 'print one JSON object per scenario (a JSON array) instead of a table')
+    .option('--time-scale <n>', 'simulated seconds per real second', parseTimeScale, 10)
+    .action(async (options: { scenarios: string; json?: boolean; timeScale: number }) => {
+      const files = scenarioFiles(options.scenarios);
+      const results: EvalResult[] = [];
+      for (const file of files) {
+        process.stderr.write(`eval: ${file}\n`);
+        results.push(await evaluateScenario(file, { timeScale: options.timeScale }));
+      }
+      process.stdout.write(
+        options.json ? `${JSON.stringify(results, null, 2)}\n` : `${renderEvalTable(results)}\n`,
+      );
+      const allCorrect = results.every(
+        (r) =>
+          r.culprit_found && r.diagnosis_correct && r.remediation_correct && r.unapproved_mutations === 0,
+      );
+      if (!allCorrect) process.exitCode = 1;
+    });
+}

@@ -1,0 +1,50 @@
+/**
+ * `sentinel freeze on|off|status`: the change freeze on a running server (admin token).
+ */
+import { Option, type Command } from 'commander';
+import { formatFreeze, requestFreeze } from '../server/gate/freeze-client.ts';
+import { dataDirOption, serverUrlOption } from './options.ts';
+
+/** Adds `sentinel freeze on|off|status`. */
+export function registerFreezeCommands(program: Command): void {
+  const serverOption = () => serverUrlOption('Sentinel server URL (base or /mcp)', 'base');
+  const tokenOption = () =>
+    new Option('--token <token>', "an admin's bearer token (default: <data-dir>/local.token)").env(
+      'SENTINEL_TOKEN',
+    );
+  const freeze = program
+    .command('freeze')
+    .description(
+      'Freeze changes on a running server: every write/destructive call is denied; reads continue (admin).',
+    );
+  freeze
+    .command('on')
+    .description('Deny every write/destructive call with the given reason until `sentinel freeze off`.')
+    .requiredOption('--reason <text>', 'why changes are frozen; shown to every caller')
+    .addOption(serverOption())
+    .addOption(tokenOption())
+    .addOption(dataDirOption())
+    .action(async (options: { reason: string; server: string; token?: string; dataDir?: string }) => {
+      process.stdout.write(
+        formatFreeze(await requestFreeze(options, { frozen: true, reason: options.reason })),
+      );
+    });
+  freeze
+    .command('off')
+    .description('Lift the freeze.')
+    .addOption(serverOption())
+    .addOption(tokenOption())
+    .addOption(dataDirOption())
+    .action(async (options: { server: string; token?: string; dataDir?: string }) => {
+      process.stdout.write(formatFreeze(await requestFreeze(options, { frozen: false })));
+    });
+  freeze
+    .command('status')
+    .description('Show whether changes are frozen.')
+    .addOption(serverOption())
+    .addOption(tokenOption())
+    .addOption(dataDirOption())
+    .action(async (options: { server: string; token?: string; dataDir?: string }) => {
+      process.stdout.write(formatFreeze(await requestFreeze(options, undefined)));
+    });
+}

@@ -1,0 +1,92 @@
+/**
+ * Command-line options and value parsers shared by several commands: `--data-dir`, `--server`,
+ * the harness's `--harness`/`--harness-token`/`--timeout`, and the numeric parsers. Each turns a
+ * bad value into commander's usage error (exit 2) naming the flag.
+ */
+import { InvalidArgumentError, Option } from 'commander';
+import { DEFAULT_SERVER_URL, SERVER_URL_ENV, serverBaseUrl, serverMcpUrl } from '../server/server-url.ts';
+
+/** The shared `--data-dir <dir>` option (resolved by server/data-dir.ts `resolveDataDir`). */
+export function dataDirOption(): Option {
+  return new Option('--data-dir <dir>', 'state directory (env SENTINEL_DATA_DIR; default ~/.sentinel)');
+}
+
+/**
+ * `--server <url>` read from `SENTINEL_SERVER_URL`, defaulting to `sentinel serve`'s address, and
+ * normalised to the `endpoint` the command needs (`base` or `mcp`) whichever form was given. A bad
+ * URL is a usage error naming the flag or the variable.
+ */
+export function serverUrlOption(description: string, endpoint: 'base' | 'mcp'): Option {
+  const normalise = endpoint === 'mcp' ? serverMcpUrl : serverBaseUrl;
+  return new Option('--server <url>', description)
+    .env(SERVER_URL_ENV)
+    .default(normalise(DEFAULT_SERVER_URL))
+    .argParser((value: string) => {
+      try {
+        return normalise(value);
+      } catch (error) {
+        throw new InvalidArgumentError((error as Error).message);
+      }
+    });
+}
+
+/** `--harness <url>` (SENTINEL_HARNESS_URL): the TrueForge harness base URL. */
+export function harnessUrlOption(): Option {
+  return new Option('--harness <url>', 'TrueForge harness URL, e.g. http://127.0.0.1:8000').env(
+    'SENTINEL_HARNESS_URL',
+  );
+}
+
+/** `--harness-token <token>` (SENTINEL_HARNESS_TOKEN): the harness login token, when it needs one. */
+export function harnessTokenOption(): Option {
+  return new Option('--harness-token <token>', 'TrueForge harness bearer token').env(
+    'SENTINEL_HARNESS_TOKEN',
+  );
+}
+
+/** `--server <url>` (SENTINEL_SERVER_URL) as the harness commands take it: the MCP URL. */
+export function mcpServerUrlOption(description: string): Option {
+  return serverUrlOption(description, 'mcp');
+}
+
+/** `--timeout <seconds>`: deadline of each harness request (default 30). */
+export function timeoutOption(): Option {
+  return new Option('--timeout <seconds>', 'deadline of each harness request, in seconds')
+    .default(30)
+    .argParser(parseSeconds);
+}
+
+/** Parses a positive number of seconds (at most one hour). */
+export function parseSeconds(value: string): number {
+  const seconds = Number(value);
+  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600) {
+    throw new InvalidArgumentError('must be a number of seconds between 0 and 3600.');
+  }
+  return seconds;
+}
+
+/** Parses a TCP port: an integer from 0 (pick a free one) to 65535. */
+export function parsePort(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) > 65535)
+    throw new InvalidArgumentError('must be an integer from 0 to 65535.');
+  return Number(value);
+}
+
+/** Parses `--time-scale`: a number > 0 (used by `sentinel sim`, `demo` and `eval`). */
+export function parseTimeScale(value: string): number {
+  const number = Number(value);
+  if (value.trim() === '' || !Number.isFinite(number) || number <= 0) {
+    throw new InvalidArgumentError(
+      'must be a number > 0 (1 = real time, 60 = a simulated minute per second).',
+    );
+  }
+  return number;
+}
+
+/** `--tokens-file <file>`: the identities file (default `<data-dir>/tokens.yaml`). */
+export function tokensFileOption(): Option {
+  return new Option('--tokens-file <file>', 'identities file (default <data-dir>/tokens.yaml)');
+}
+
+/** Commander's collector for a repeatable option: each occurrence appends to the list. */
+export const collect = (value: string, previous: string[] = []): string[] => [...previous, value];

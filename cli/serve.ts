@@ -1,0 +1,59 @@
+/**
+ * `sentinel serve`: the MCP ops server over HTTP or stdio.
+ */
+import type { Command } from 'commander';
+import { parseServeOptions } from '../server/config.ts';
+import { LOCAL_IDENTITY_NAME } from '../server/identity.ts';
+import { collect, dataDirOption, tokensFileOption } from './options.ts';
+
+function registerServe(program: Command): void {
+  program
+    .command('serve')
+    .description(
+      'Run the MCP ops server: Streamable HTTP at /mcp on loopback (bearer token required), or stdio with --stdio.',
+    )
+    .option('--host <host>', 'address to bind; non-loopback needs --allow-remote and a token', '127.0.0.1')
+    .option('--port <port>', 'TCP port; 0 picks a free one', '7070')
+    .option(
+      '--allowed-host <host>',
+      'extra host accepted in Host/Origin headers: name (on the server port) or name:port, e.g. a proxy (repeatable)',
+      collect,
+      [],
+    )
+    .option('--token-file <file>', "file holding the startup token (identity 'local'); env SENTINEL_TOKEN")
+    .addOption(tokensFileOption())
+    .option('--allow-remote', 'allow a non-loopback --host (requires at least one token)', false)
+    .option('--tls-cert <file>', 'PEM certificate chain: serve HTTPS (with --tls-key)')
+    .option('--tls-key <file>', 'PEM private key for --tls-cert')
+    .option('--kubeconfig <file>', 'kubeconfig file (default KUBECONFIG or ~/.kube/config)')
+    .option('--context <name>', 'kubeconfig context (default: the current context)')
+    .addOption(dataDirOption())
+    .option(
+      '--policy <file>',
+      'approval policy (YAML); default: the commented policy shipped in server/gate/default-policy.yaml',
+    )
+    .option('--stdio', 'serve MCP over stdin/stdout instead of HTTP (with --identity)', false)
+    .option(
+      '--identity <name>',
+      `with --stdio: identity every call runs as ('${LOCAL_IDENTITY_NAME}' has every role)`,
+    )
+    .action(async (raw: Record<string, unknown>) => {
+      const options = parseServeOptions(raw);
+      // Loaded on demand: the MCP SDK and the Kubernetes client are not needed by `sentinel tokens`.
+      const { startServe } = await import('../server/serve.ts');
+      const server = await startServe(options, {
+        stderr: (text) => process.stderr.write(text),
+        terminal: process.stderr.isTTY === true,
+        env: process.env,
+      });
+      const stop = () => void server.close();
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      await server.closed;
+    });
+}
+
+/** Adds `serve` to the program. */
+export function registerServeCommand(program: Command): void {
+  registerServe(program);
+}

@@ -1,0 +1,74 @@
+/**
+ * The client side of the change freeze: `GET|POST|DELETE /freeze` on a running server with an
+ * admin's token, and the lines `sentinel freeze on|off|status` print.
+ */
+import { readFileSync } from 'node:fs';
+import { SentinelError } from '../../tools/errors.ts';
+import { localTokenFile, resolveDataDir } from '../data-dir.ts';
+import { serverBaseUrl } from '../server-url.ts';
+import { ApiErrorSchema, FreezeStateSchema, type FreezeState } from './approval-request.ts';
+
+/** `--token`, SENTINEL_TOKEN, else the `local` token the server generated in the data dir. */
+function tokenFor(options: { token?: string; dataDir?: string }): string {
+  if (options.token) return options.token;
+  const file = localTokenFile(resolveDataDir(options.dataDir));
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch {
+    throw new SentinelError(
+      'invalid_input',
+      `No token: give --token or SENTINEL_TOKEN (an admin's), or run the server so ${file} exists.`,
+      {
+        field: '--token',
+      },
+    );
+  }
+}
+
+/**
+ * `GET|POST|DELETE /freeze` on a running server. Throws `SentinelError` with the server's message
+ * (403 for a non-admin token) or `unavailable` when the server cannot be reached.
+ */
+export async function requestFreeze(
+  options: { server: string; token?: string; dataDir?: string },
+  change: { frozen: true; reason: string } | { frozen: false } | undefined,
+): Promise<FreezeState> {
+  const url = `${serverBaseUrl(options.server)}/freeze`;
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method: change === undefined ? 'GET' : change.frozen ? 'POST' : 'DELETE',
+      headers: {
+        authorization: `Bearer ${tokenFor(options)}`,
+        ...(change?.frozen && { 'content-type': 'application/json' }),
+      },
+      ...(change?.frozen && { body: JSON.stringify({ reason: change.reason }) }),
+      signal: AbortSignal.timeout(30_000),
+    });
+  } catch (error) {
+    throw new SentinelError(
+      'unavailable',
+      `Cannot reach the Sentinel server at ${url}: ${(error as Error).message}.`,
+      {
+        cause: error,
+      },
+    );
+  }
+  const body: unknown = await response.json().catch(() => undefined);
+  if (!response.ok) {
+    const apiError = ApiErrorSchema.safeParse(body);
+    const message = apiError.success ? apiError.data.error.message : `HTTP ${response.status}`;
+    throw new SentinelError(
+      response.status === 401 || response.status === 403 ? 'forbidden' : 'unavailable',
+      message,
+    );
+  }
+  return FreezeStateSchema.parse(body);
+}
+
+/** The freeze state as the lines `sentinel freeze` prints. */
+export function formatFreeze(state: FreezeState): string {
+  return state.frozen
+    ? `Changes are FROZEN since ${state.since} by ${state.by}: ${state.reason}\nWrite and destructive calls are denied; reads and dry runs continue.\n`
+    : 'Changes are not frozen.\n';
+}
