@@ -11,6 +11,7 @@
  *
  *   node bench/sim-startup.ts                                  # sizes 50, 500, 2000 with 3d
  *   BENCH_SIZES=2000 BENCH_HISTORY=3h node bench/sim-startup.ts
+ *   BENCH_WORKLOADS=20 node bench/sim-startup.ts               # plus 20 StatefulSets, 20 DaemonSets
  */
 import { SimulatedCluster } from '../deploy/sim/cluster.ts';
 import { generateScenario } from '../deploy/sim/scenario/generate.ts';
@@ -19,11 +20,13 @@ import { parseScenario } from '../deploy/sim/scenario/load.ts';
 const sizes = (process.env['BENCH_SIZES'] ?? '50,500,2000').split(',').map(Number);
 const history = process.env['BENCH_HISTORY'] ?? '3d';
 const replicas = Number(process.env['BENCH_REPLICAS'] ?? 25);
+/** StatefulSets and DaemonSets (as many of each) beside the Deployments. */
+const workloads = Number(process.env['BENCH_WORKLOADS'] ?? 0);
 const BUDGET_MS = 10_000;
 
 let lastMs = 0;
 for (const pods of sizes) {
-  const parsed = parseScenario(generateScenario({ pods, replicas, history }), `bench-${pods}`);
+  const parsed = parseScenario(generateScenario({ pods, replicas, history, workloads }), `bench-${pods}`);
   const started = performance.now();
   const cpu = process.cpuUsage();
   const cluster = new SimulatedCluster({ scenario: parsed, timeScale: 0 });

@@ -1,6 +1,6 @@
 /**
  * The simulated cluster without its HTTP front: clock, object store, event recorder, the
- * Deployment and ReplicaSet controllers, a garbage collector, and the scheduler/kubelet, all driven by
+ * Deployment, ReplicaSet, StatefulSet and DaemonSet controllers, a garbage collector, and the scheduler/kubelet, all driven by
  * one discrete-event loop. Building it replays the scenario's history up to t = 0, so the incident is
  * already in progress when the API starts serving.
  */
@@ -14,11 +14,13 @@ import { EventRecorder } from './controllers/events.ts';
 import { Kubelet } from './controllers/kubelet.ts';
 import type { SimNode } from './controllers/kubelet.ts';
 import { ReplicaSetController } from './controllers/replicaset.ts';
+import { StatefulSetController } from './controllers/statefulset.ts';
+import { DaemonSetController } from './controllers/daemonset.ts';
 import { fateResolver } from './scenario/fates.ts';
 import type { Scenario } from './scenario/schema.ts';
 import { resourceTypeForKind } from './resources.ts';
 import { ObjectStore } from './store.ts';
-import type { Deployment, KubeObject, ReplicaSet } from './types.ts';
+import type { KubeObject, ReplicaSet } from './types.ts';
 
 /** Kubernetes version the simulator reports (kubectl 1.32 is the client it is tested with). */
 export const SIMULATED_VERSION = { major: '1', minor: '32', gitVersion: 'v1.32.2' } as const;
@@ -46,10 +48,15 @@ export class SimulatedCluster {
   readonly garbageCollector: GarbageCollector;
   #deployments: DeploymentController;
   #replicaSets: ReplicaSetController;
+  #statefulSets: StatefulSetController;
+  #daemonSets: DaemonSetController;
   #settling = false;
   /** Deployments and ReplicaSets (`namespace/name`) whose own or dependents' state changed since their last sync. */
   #dirtyDeployments = new Set<string>();
   #dirtyReplicaSets = new Set<string>();
+  /** StatefulSets and DaemonSets (`namespace/name`) to sync, likewise. */
+  #dirtyStatefulSets = new Set<string>();
+  #dirtyDaemonSets = new Set<string>();
 
   constructor(options: ClusterOptions) {
     const { scenario } = options;
@@ -58,7 +65,7 @@ export class SimulatedCluster {
     const offsets = [
       0,
       ...scenario.objects.map((entry) => entry.at ?? 0),
-      ...scenario.deployments.flatMap((entry) => [
+      ...[...scenario.deployments, ...scenario.workloads].flatMap((entry) => [
         entry.at ?? 0,
         ...entry.changes.map((change) => change.at),
       ]),
@@ -81,6 +88,8 @@ export class SimulatedCluster {
     );
     this.#deployments = new DeploymentController(this.store, this.clock, this.recorder);
     this.#replicaSets = new ReplicaSetController(this.store, this.clock, this.recorder);
+    this.#statefulSets = new StatefulSetController(this.store, this.clock, this.recorder);
+    this.#daemonSets = new DaemonSetController(this.store, this.clock, this.recorder);
     this.clock.onStep(() => this.#settleControllers());
     this.store.subscribe((change) => this.#markDirty(change.storage, change.object));
 
@@ -92,8 +101,8 @@ export class SimulatedCluster {
         this.createObject(entry.manifest as KubeObject),
       );
     }
-    for (const entry of scenario.deployments) {
-      const manifest = entry.manifest as unknown as Deployment;
+    for (const entry of [...scenario.deployments, ...scenario.workloads]) {
+      const manifest = entry.manifest as unknown as KubeObject;
       this.clock.schedule(this.startTime + (entry.at ?? Math.min(...offsets)), () =>
         this.createObject(manifest),
       );
@@ -118,15 +127,17 @@ export class SimulatedCluster {
     return this.store.create(type.storage, object);
   }
 
-  #applyChange(manifest: Deployment, patch: Record<string, unknown>, changeCause: string | undefined): void {
+  /** A scenario change to a Deployment, StatefulSet or DaemonSet: a strategic merge patch. */
+  #applyChange(manifest: KubeObject, patch: Record<string, unknown>, changeCause: string | undefined): void {
+    const storage = resourceTypeForKind(manifest.kind ?? '')!.storage;
     const namespace = manifest.metadata.namespace ?? 'default';
-    const current = this.store.get<Deployment>('deployments', namespace, manifest.metadata.name);
+    const current = this.store.get(storage, namespace, manifest.metadata.name);
     if (!current) return;
-    const next = applyPatch(current, patch, 'application/strategic-merge-patch+json') as Deployment;
+    const next = applyPatch(current, patch, 'application/strategic-merge-patch+json') as KubeObject;
     if (changeCause)
       next.metadata.annotations = { ...next.metadata.annotations, 'kubernetes.io/change-cause': changeCause };
-    applyDefaults('deployments', next);
-    this.store.update('deployments', next);
+    applyDefaults(storage, next);
+    this.store.update(storage, next);
   }
 
   /**
@@ -147,6 +158,16 @@ export class SimulatedCluster {
     const namespace = object.metadata.namespace ?? '';
     if (storage === 'deployments') this.#dirtyDeployments.add(`${namespace}/${object.metadata.name}`);
     if (storage === 'replicasets') this.#dirtyReplicaSets.add(`${namespace}/${object.metadata.name}`);
+    if (storage === 'statefulsets') this.#dirtyStatefulSets.add(`${namespace}/${object.metadata.name}`);
+    if (storage === 'daemonsets') this.#dirtyDaemonSets.add(`${namespace}/${object.metadata.name}`);
+    if (storage === 'nodes')
+      for (const ds of this.store.peek('daemonsets'))
+        this.#dirtyDaemonSets.add(`${ds.metadata.namespace}/${ds.metadata.name}`);
+    if (storage === 'pods' || storage === 'controllerrevisions') {
+      const owner = controllerOf(object);
+      if (owner?.kind === 'StatefulSet') this.#dirtyStatefulSets.add(`${namespace}/${owner.name}`);
+      if (owner?.kind === 'DaemonSet') this.#dirtyDaemonSets.add(`${namespace}/${owner.name}`);
+    }
     if (storage === 'pods' || storage === 'replicasets') {
       const owner = controllerOf(object);
       if (owner?.kind === 'ReplicaSet') {
@@ -168,6 +189,8 @@ export class SimulatedCluster {
         if (
           this.#dirtyDeployments.size === 0 &&
           this.#dirtyReplicaSets.size === 0 &&
+          this.#dirtyStatefulSets.size === 0 &&
+          this.#dirtyDaemonSets.size === 0 &&
           !this.garbageCollector.pending
         )
           return;
@@ -184,6 +207,17 @@ export class SimulatedCluster {
           const [namespace, name] = id.split('/') as [string, string];
           const rs = this.store.peekOne<ReplicaSet>('replicasets', namespace, name);
           if (rs && !rs.metadata.deletionTimestamp) this.#replicaSets.sync(rs);
+        }
+        for (const [dirty, controller] of [
+          [this.#dirtyStatefulSets, this.#statefulSets],
+          [this.#dirtyDaemonSets, this.#daemonSets],
+        ] as const) {
+          const ids = [...dirty];
+          dirty.clear();
+          for (const id of ids) {
+            const [namespace, name] = id.split('/') as [string, string];
+            controller.sync(namespace, name);
+          }
         }
       }
     } finally {

@@ -25,7 +25,13 @@ export interface StoreChange {
 export type StoreListener = (change: StoreChange) => void;
 
 /** Storages whose objects carry `metadata.generation` (bumped when `spec` changes). */
-const GENERATION_STORAGES = new Set(['deployments', 'replicasets', 'horizontalpodautoscalers']);
+const GENERATION_STORAGES = new Set([
+  'deployments',
+  'replicasets',
+  'statefulsets',
+  'daemonsets',
+  'horizontalpodautoscalers',
+]);
 
 /** How many changes are retained for watches that resume from a resourceVersion. */
 const HISTORY_LIMIT = 10_000;

@@ -215,3 +215,88 @@ export interface CoreEvent extends KubeObject {
   reportingInstance: string;
   action?: string;
 }
+
+export interface StatefulSetUpdateStrategy {
+  type?: 'RollingUpdate' | 'OnDelete';
+  rollingUpdate?: { partition?: number; maxUnavailable?: number | string };
+}
+
+/** A PersistentVolumeClaim (stored as an object only: the simulator models no storage). */
+export interface PersistentVolumeClaim extends KubeObject {
+  spec: {
+    accessModes?: string[];
+    resources?: ResourceRequirements;
+    storageClassName?: string;
+    volumeMode?: string;
+    volumeName?: string;
+    [key: string]: unknown;
+  };
+  status?: {
+    phase?: 'Pending' | 'Bound' | 'Lost';
+    accessModes?: string[];
+    capacity?: Record<string, string>;
+  };
+}
+
+export interface StatefulSet extends KubeObject {
+  spec: {
+    replicas?: number;
+    selector: LabelSelector;
+    template: PodTemplateSpec;
+    serviceName?: string;
+    podManagementPolicy?: 'OrderedReady' | 'Parallel';
+    updateStrategy?: StatefulSetUpdateStrategy;
+    revisionHistoryLimit?: number;
+    minReadySeconds?: number;
+    volumeClaimTemplates?: PersistentVolumeClaim[];
+    persistentVolumeClaimRetentionPolicy?: {
+      whenDeleted?: 'Retain' | 'Delete';
+      whenScaled?: 'Retain' | 'Delete';
+    };
+    ordinals?: { start?: number };
+  };
+  status?: {
+    observedGeneration?: number;
+    replicas: number;
+    readyReplicas?: number;
+    currentReplicas?: number;
+    updatedReplicas?: number;
+    availableReplicas?: number;
+    currentRevision?: string;
+    updateRevision?: string;
+    collisionCount?: number;
+  };
+}
+
+export interface DaemonSetUpdateStrategy {
+  type?: 'RollingUpdate' | 'OnDelete';
+  rollingUpdate?: { maxUnavailable?: number | string; maxSurge?: number | string };
+}
+
+export interface DaemonSet extends KubeObject {
+  spec: {
+    selector: LabelSelector;
+    template: PodTemplateSpec;
+    updateStrategy?: DaemonSetUpdateStrategy;
+    minReadySeconds?: number;
+    revisionHistoryLimit?: number;
+  };
+  status?: {
+    currentNumberScheduled: number;
+    numberMisscheduled: number;
+    desiredNumberScheduled: number;
+    numberReady: number;
+    observedGeneration?: number;
+    updatedNumberScheduled?: number;
+    numberAvailable?: number;
+    numberUnavailable?: number;
+    collisionCount?: number;
+  };
+}
+
+/** apps/v1 ControllerRevision: an immutable snapshot (`data`) of a StatefulSet's or DaemonSet's template. */
+export interface ControllerRevision extends KubeObject {
+  /** The strategic merge patch `{"spec":{"template":{…,"$patch":"replace"}}}` that restores the revision. */
+  data?: Record<string, unknown>;
+  revision: number;
+}

@@ -5,7 +5,17 @@
  * sends it) compares equal to the Deployment template it was made from.
  */
 import { canonicalize } from './canonical.ts';
-import type { Container, Deployment, KubeObject, PodSpec, PodTemplateSpec, ReplicaSet } from '../types.ts';
+import type {
+  Container,
+  DaemonSet,
+  Deployment,
+  KubeObject,
+  PersistentVolumeClaim,
+  PodSpec,
+  PodTemplateSpec,
+  ReplicaSet,
+  StatefulSet,
+} from '../types.ts';
 
 function defaultContainer(container: Container): void {
   container.terminationMessagePath ??= '/dev/termination-log';
@@ -37,6 +47,12 @@ function defaultPodSpec(spec: PodSpec): void {
   if (!Array.isArray(spec.containers)) return;
   for (const container of spec.containers)
     if (container && typeof container.image === 'string') defaultContainer(container);
+}
+
+/** SetDefaults_PersistentVolumeClaimSpec: volumeMode Filesystem. */
+function defaultClaim(claim: PersistentVolumeClaim): void {
+  if (!claim.spec || typeof claim.spec !== 'object') return;
+  claim.spec.volumeMode ??= 'Filesystem';
 }
 
 function defaultTemplate(template: PodTemplateSpec | undefined): void {
@@ -96,6 +112,54 @@ function defaultFor(storage: string, object: KubeObject): void {
       if (!spec || typeof spec !== 'object') return;
       spec.replicas ??= 1;
       defaultTemplate(spec.template);
+      return;
+    }
+    case 'statefulsets': {
+      // SetDefaults_StatefulSet (pkg/apis/apps/v1/defaults.go).
+      const spec = (object as StatefulSet).spec;
+      if (!spec || typeof spec !== 'object') return;
+      spec.replicas ??= 1;
+      spec.podManagementPolicy ??= 'OrderedReady';
+      spec.updateStrategy ??= { type: 'RollingUpdate' };
+      spec.updateStrategy.type ??= 'RollingUpdate';
+      if (spec.updateStrategy.type === 'RollingUpdate') {
+        spec.updateStrategy.rollingUpdate ??= {};
+        spec.updateStrategy.rollingUpdate.partition ??= 0;
+      }
+      spec.revisionHistoryLimit ??= 10;
+      spec.persistentVolumeClaimRetentionPolicy ??= {};
+      spec.persistentVolumeClaimRetentionPolicy.whenDeleted ??= 'Retain';
+      spec.persistentVolumeClaimRetentionPolicy.whenScaled ??= 'Retain';
+      for (const claim of spec.volumeClaimTemplates ?? []) {
+        if (!claim || typeof claim !== 'object') continue;
+        claim.apiVersion ??= 'v1';
+        claim.kind ??= 'PersistentVolumeClaim';
+        defaultClaim(claim);
+        claim.status ??= { phase: 'Pending' };
+      }
+      defaultTemplate(spec.template);
+      return;
+    }
+    case 'daemonsets': {
+      // SetDefaults_DaemonSet.
+      const spec = (object as DaemonSet).spec;
+      if (!spec || typeof spec !== 'object') return;
+      spec.updateStrategy ??= { type: 'RollingUpdate' };
+      spec.updateStrategy.type ??= 'RollingUpdate';
+      if (spec.updateStrategy.type === 'RollingUpdate') {
+        spec.updateStrategy.rollingUpdate ??= {};
+        spec.updateStrategy.rollingUpdate.maxUnavailable ??= 1;
+        spec.updateStrategy.rollingUpdate.maxSurge ??= 0;
+      }
+      spec.revisionHistoryLimit ??= 10;
+      defaultTemplate(spec.template);
+      return;
+    }
+    case 'persistentvolumeclaims': {
+      const claim = object as PersistentVolumeClaim;
+      if (!claim.spec || typeof claim.spec !== 'object') return;
+      defaultClaim(claim);
+      claim.status ??= { phase: 'Pending' };
       return;
     }
     case 'pods': {

@@ -23,7 +23,11 @@ export interface DeleteOutcome {
 const NAMESPACE_CONTENTS = [
   'deployments',
   'replicasets',
+  'statefulsets',
+  'daemonsets',
+  'controllerrevisions',
   'pods',
+  'persistentvolumeclaims',
   'services',
   'events',
   'horizontalpodautoscalers',

@@ -102,12 +102,17 @@ const MAX_BODY_BYTES = 3 * 1024 * 1024;
 const STATUS_SUBRESOURCE = new Set([
   'deployments',
   'replicasets',
+  'statefulsets',
+  'daemonsets',
+  'persistentvolumeclaims',
   'pods',
   'services',
   'horizontalpodautoscalers',
   'namespaces',
   'nodes',
 ]);
+/** Storages whose create drops the status sent (`PrepareForCreate` of their registry strategy). */
+const STATUS_RESET_ON_CREATE = new Set(['deployments', 'replicasets', 'statefulsets', 'daemonsets', 'pods']);
 /** Storages whose DELETE returns the deleted object rather than a Success Status. */
 const RETURNS_DELETED_OBJECT = new Set(['pods', 'services', 'namespaces']);
 const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
@@ -730,8 +735,7 @@ export class ApiHandler {
     ] as const) {
       delete object.metadata[field];
     }
-    if (type.storage === 'deployments' || type.storage === 'replicasets' || type.storage === 'pods')
-      delete object['status'];
+    if (STATUS_RESET_ON_CREATE.has(type.storage)) delete object['status'];
     this.#checkFields(context, type, object);
     object.apiVersion = groupVersion(type);
     object.kind = type.kind;

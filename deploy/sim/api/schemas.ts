@@ -415,6 +415,12 @@ const DEFINITIONS_LIST: [string, Schema][] = [
         ),
         serviceAccount: str('DeprecatedServiceAccount is a deprecated alias for ServiceAccountName.'),
         nodeName: str('NodeName indicates in which node this pod is scheduled.'),
+        hostname: str(
+          "Specifies the hostname of the Pod If not specified, the pod's hostname will be set to a system-defined value.",
+        ),
+        subdomain: str(
+          'If specified, the fully qualified Pod hostname will be "<hostname>.<subdomain>.<pod namespace>.svc.<cluster domain>".',
+        ),
         hostNetwork: bool("Host networking requested for this pod. Use the host's network namespace."),
         schedulerName: str('If specified, the pod will be dispatched by specified scheduler.'),
         priorityClassName: str("If specified, indicates the pod's priority."),
@@ -871,6 +877,265 @@ const DEFINITIONS_LIST: [string, Schema][] = [
         ['type'],
       ),
     }),
+  ],
+  [
+    `${APPS}StatefulSet`,
+    topLevel(
+      'apps',
+      'v1',
+      'StatefulSet',
+      'StatefulSet represents a set of pods with consistent identities.',
+      {
+        spec: ref(`${APPS}StatefulSetSpec`, 'Spec defines the desired identities of pods in this set.'),
+        status: ref(
+          `${APPS}StatefulSetStatus`,
+          'Status is the current status of Pods in this StatefulSet. This data may be out of date by some window of time.',
+        ),
+      },
+    ),
+  ],
+  [
+    `${APPS}StatefulSetSpec`,
+    object(
+      'A StatefulSetSpec is the specification of a StatefulSet.',
+      {
+        replicas: i32(
+          'replicas is the desired number of replicas of the given Template. These are replicas in the sense that they are instantiations of the same Template, but individual replicas also have a consistent identity.',
+        ),
+        selector: {
+          ...LABEL_SELECTOR,
+          description:
+            "selector is a label query over pods that should match the replica count. It must match the pod template's labels.",
+        },
+        template: podTemplateSpec,
+        volumeClaimTemplates: atomicList(
+          ref(`${CORE}PersistentVolumeClaim`),
+          'volumeClaimTemplates is a list of claims that pods are allowed to reference.',
+        ),
+        serviceName: str(
+          'serviceName is the name of the service that governs this StatefulSet. This service must exist before the StatefulSet, and is responsible for the network identity of the set.',
+        ),
+        podManagementPolicy: str(
+          'podManagementPolicy controls how pods are created during initial scale up, when replacing pods on nodes, or when scaling down. The default policy is `OrderedReady`.',
+        ),
+        updateStrategy: ref(
+          `${APPS}StatefulSetUpdateStrategy`,
+          'updateStrategy indicates the StatefulSetUpdateStrategy that will be employed to update Pods in the StatefulSet when a revision is made to Template.',
+        ),
+        revisionHistoryLimit: i32(
+          "revisionHistoryLimit is the maximum number of revisions that will be maintained in the StatefulSet's revision history. The revision history consists of all revisions not represented by a currently applied StatefulSetSpec version. The default value is 10.",
+        ),
+        minReadySeconds: i32(
+          'Minimum number of seconds for which a newly created pod should be ready without any of its container crashing for it to be considered available. Defaults to 0.',
+        ),
+        persistentVolumeClaimRetentionPolicy: object(
+          'StatefulSetPersistentVolumeClaimRetentionPolicy describes the policy used for PVCs created from the StatefulSet VolumeClaimTemplates.',
+          {
+            whenDeleted: str(
+              'WhenDeleted specifies what happens to PVCs created from StatefulSet VolumeClaimTemplates when the StatefulSet is deleted. The default policy of `Retain` causes PVCs to not be affected by StatefulSet deletion.',
+            ),
+            whenScaled: str(
+              'WhenScaled specifies what happens to PVCs created from StatefulSet VolumeClaimTemplates when the StatefulSet is scaled down. The default policy of `Retain` causes PVCs to not be affected by a scaledown.',
+            ),
+          },
+        ),
+        ordinals: object(
+          'StatefulSetOrdinals describes the policy used for replica ordinal assignment in this StatefulSet.',
+          {
+            start: i32(
+              "start is the number representing the first replica's index. It may be used to number replicas from an alternate index (eg: 1-indexed) over the default 0-indexed names.",
+            ),
+          },
+        ),
+      },
+      ['selector', 'template'],
+    ),
+  ],
+  [
+    `${APPS}StatefulSetUpdateStrategy`,
+    object(
+      'StatefulSetUpdateStrategy indicates the strategy that the StatefulSet controller will use to perform updates.',
+      {
+        type: str('Type indicates the type of the StatefulSetUpdateStrategy. Default is RollingUpdate.'),
+        rollingUpdate: object(
+          'RollingUpdateStatefulSetStrategy is used to communicate parameter for RollingUpdateStatefulSetStrategyType.',
+          {
+            partition: i32(
+              'Partition indicates the ordinal at which the StatefulSet should be partitioned for updates. During a rolling update, all pods from ordinal Replicas-1 to Partition are updated. All pods from ordinal Partition-1 to 0 remain untouched.',
+            ),
+            maxUnavailable: ref(
+              'io.k8s.apimachinery.pkg.util.intstr.IntOrString',
+              'The maximum number of pods that can be unavailable during the update.',
+            ),
+          },
+        ),
+      },
+    ),
+  ],
+  [
+    `${APPS}StatefulSetStatus`,
+    object('StatefulSetStatus represents the current state of a StatefulSet.', {
+      observedGeneration: i64(
+        "observedGeneration is the most recent generation observed for this StatefulSet. It corresponds to the StatefulSet's generation, which is updated on mutation by the API Server.",
+      ),
+      replicas: i32('replicas is the number of Pods created by the StatefulSet controller.'),
+      readyReplicas: i32(
+        'readyReplicas is the number of pods created for this StatefulSet with a Ready Condition.',
+      ),
+      currentReplicas: i32(
+        'currentReplicas is the number of Pods created by the StatefulSet controller from the StatefulSet version indicated by currentRevision.',
+      ),
+      updatedReplicas: i32(
+        'updatedReplicas is the number of Pods created by the StatefulSet controller from the StatefulSet version indicated by updateRevision.',
+      ),
+      currentRevision: str(
+        'currentRevision, if not empty, indicates the version of the StatefulSet used to generate Pods in the sequence [0,currentReplicas).',
+      ),
+      updateRevision: str(
+        'updateRevision, if not empty, indicates the version of the StatefulSet used to generate Pods in the sequence [replicas-updatedReplicas,replicas)',
+      ),
+      collisionCount: i32(
+        'collisionCount is the count of hash collisions for the StatefulSet. The StatefulSet controller uses this field as a collision avoidance mechanism when it needs to create the name for the newest ControllerRevision.',
+      ),
+      availableReplicas: i32(
+        'Total number of available pods (ready for at least minReadySeconds) targeted by this statefulset.',
+      ),
+      conditions: mapList(
+        open('StatefulSetCondition describes the state of a statefulset at a certain point.'),
+        "Represents the latest available observations of a statefulset's current state.",
+        ['type'],
+      ),
+    }),
+  ],
+  [
+    `${APPS}DaemonSet`,
+    topLevel('apps', 'v1', 'DaemonSet', 'DaemonSet represents the configuration of a daemon set.', {
+      spec: ref(`${APPS}DaemonSetSpec`, 'The desired behavior of this daemon set.'),
+      status: ref(`${APPS}DaemonSetStatus`, 'The current status of this daemon set.'),
+    }),
+  ],
+  [
+    `${APPS}DaemonSetSpec`,
+    object(
+      'DaemonSetSpec is the specification of a daemon set.',
+      {
+        selector: {
+          ...LABEL_SELECTOR,
+          description:
+            "A label query over pods that are managed by the daemon set. Must match in order to be controlled. It must match the pod template's labels.",
+        },
+        template: podTemplateSpec,
+        updateStrategy: ref(
+          `${APPS}DaemonSetUpdateStrategy`,
+          'An update strategy to replace existing DaemonSet pods with new pods.',
+        ),
+        minReadySeconds: i32(
+          'The minimum number of seconds for which a newly created DaemonSet pod should be ready without any of its container crashing, for it to be considered available. Defaults to 0.',
+        ),
+        revisionHistoryLimit: i32('The number of old history to retain to allow rollback. Defaults to 10.'),
+      },
+      ['selector', 'template'],
+    ),
+  ],
+  [
+    `${APPS}DaemonSetUpdateStrategy`,
+    object('DaemonSetUpdateStrategy is a struct used to control the update strategy for a DaemonSet.', {
+      type: str('Type of daemon set update. Can be "RollingUpdate" or "OnDelete". Default is RollingUpdate.'),
+      rollingUpdate: object('Spec to control the desired behavior of daemon set rolling update.', {
+        maxUnavailable: ref(
+          'io.k8s.apimachinery.pkg.util.intstr.IntOrString',
+          'The maximum number of DaemonSet pods that can be unavailable during the update. Default value is 1.',
+        ),
+        maxSurge: ref(
+          'io.k8s.apimachinery.pkg.util.intstr.IntOrString',
+          'The maximum number of nodes with an existing available DaemonSet pod that can have an updated DaemonSet pod during during an update. Default value is 0.',
+        ),
+      }),
+    }),
+  ],
+  [
+    `${APPS}DaemonSetStatus`,
+    object('DaemonSetStatus represents the current status of a daemon set.', {
+      currentNumberScheduled: i32(
+        'The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod.',
+      ),
+      numberMisscheduled: i32(
+        'The number of nodes that are running the daemon pod, but are not supposed to run the daemon pod.',
+      ),
+      desiredNumberScheduled: i32(
+        'The total number of nodes that should be running the daemon pod (including nodes correctly running the daemon pod).',
+      ),
+      numberReady: i32(
+        'numberReady is the number of nodes that should be running the daemon pod and have one or more of the daemon pod running with a Ready Condition.',
+      ),
+      observedGeneration: i64('The most recent generation observed by the daemon set controller.'),
+      updatedNumberScheduled: i32('The total number of nodes that are running updated daemon pod'),
+      numberAvailable: i32(
+        'The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available (ready for at least spec.minReadySeconds)',
+      ),
+      numberUnavailable: i32(
+        'The number of nodes that should be running the daemon pod and have none of the daemon pod running and available (ready for at least spec.minReadySeconds)',
+      ),
+      collisionCount: i32('Count of hash collisions for the DaemonSet.'),
+      conditions: mapList(
+        open('DaemonSetCondition describes the state of a DaemonSet at a certain point.'),
+        "Represents the latest available observations of a DaemonSet's current state.",
+        ['type'],
+      ),
+    }),
+  ],
+  [
+    `${APPS}ControllerRevision`,
+    topLevel(
+      'apps',
+      'v1',
+      'ControllerRevision',
+      'ControllerRevision implements an immutable snapshot of state data. Clients are responsible for serializing and deserializing the objects that contain their internal state.',
+      {
+        data: open('Data is the serialized representation of the state.'),
+        revision: i64('Revision indicates the revision of the state represented by Data.'),
+      },
+      ['revision'],
+    ),
+  ],
+  [
+    `${CORE}PersistentVolumeClaim`,
+    topLevel(
+      '',
+      'v1',
+      'PersistentVolumeClaim',
+      "PersistentVolumeClaim is a user's request for and claim to a persistent volume",
+      {
+        spec: object(
+          'PersistentVolumeClaimSpec describes the common attributes of storage devices and allows a Source for provider-specific attributes',
+          {
+            accessModes: atomicList(
+              { type: 'string' },
+              'accessModes contains the desired access modes the volume should have.',
+            ),
+            resources: open('resources represents the minimum resources the volume should have.'),
+            storageClassName: str('storageClassName is the name of the StorageClass required by the claim.'),
+            volumeMode: str(
+              'volumeMode defines what type of volume is required by the claim. Value of Filesystem is implied when not included in claim spec.',
+            ),
+            volumeName: str(
+              'volumeName is the binding reference to the PersistentVolume backing this claim.',
+            ),
+            selector: LABEL_SELECTOR,
+            dataSource: open(
+              'dataSource field can be used to specify an existing VolumeSnapshot object or an existing PVC.',
+            ),
+            dataSourceRef: open(
+              'dataSourceRef specifies the object from which to populate the volume with data.',
+            ),
+            volumeAttributesClassName: str(
+              'volumeAttributesClassName may be used to set the VolumeAttributesClass used by this claim.',
+            ),
+          },
+        ),
+        status: open('status represents the current information/status of a persistent volume claim.'),
+      },
+    ),
   ],
   // events.k8s.io/v1
   [

@@ -6,7 +6,17 @@
  * column (wide ones at priority 1) and kubectl hides what it does not show.
  */
 import type { ResourceType } from '../resources.ts';
-import type { CoreEvent, Deployment, KubeObject, Pod, ReplicaSet } from '../types.ts';
+import type {
+  ControllerRevision,
+  CoreEvent,
+  DaemonSet,
+  Deployment,
+  KubeObject,
+  PersistentVolumeClaim,
+  Pod,
+  ReplicaSet,
+  StatefulSet,
+} from '../types.ts';
 import { formatLabelSelector } from './selectors.ts';
 import type { EventsV1Event } from './views.ts';
 import { humanDuration } from '../../../tools/format/age.ts';
@@ -107,6 +117,84 @@ function replicaSetCells(object: KubeObject, now: number): Cell[] {
     containers,
     images,
     formatLabelSelector(rs.spec.selector),
+  ];
+}
+
+/** printStatefulSet: READY is ready/desired. */
+function statefulSetCells(object: KubeObject, now: number): Cell[] {
+  const set = object as StatefulSet;
+  const [containers, images] = containersAndImages(set.spec.template);
+  return [
+    set.metadata.name,
+    `${set.status?.readyReplicas ?? 0}/${set.spec.replicas ?? 1}`,
+    age(set, now),
+    containers,
+    images,
+  ];
+}
+
+/** printDaemonSet. */
+function daemonSetCells(object: KubeObject, now: number): Cell[] {
+  const ds = object as DaemonSet;
+  const status = ds.status;
+  const [containers, images] = containersAndImages(ds.spec.template);
+  const nodeSelector = ds.spec.template.spec['nodeSelector'] as Record<string, string> | undefined;
+  const selectorText = Object.entries(nodeSelector ?? {})
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([key, value]) => `${key}=${value}`)
+    .join(',');
+  return [
+    ds.metadata.name,
+    status?.desiredNumberScheduled ?? 0,
+    status?.currentNumberScheduled ?? 0,
+    status?.numberReady ?? 0,
+    status?.updatedNumberScheduled ?? 0,
+    status?.numberAvailable ?? 0,
+    selectorText || '<none>',
+    age(ds, now),
+    containers,
+    images,
+    formatLabelSelector(ds.spec.selector),
+  ];
+}
+
+/** printControllerRevision: CONTROLLER is `<kind>.<group>/<name>`, lower-cased. */
+function controllerRevisionCells(object: KubeObject, now: number): Cell[] {
+  const revision = object as ControllerRevision;
+  const owner = revision.metadata.ownerReferences?.find((ref) => ref.controller);
+  let controller = '<none>';
+  if (owner) {
+    const group = owner.apiVersion.includes('/') ? owner.apiVersion.split('/')[0] : '';
+    controller = `${(group ? `${owner.kind}.${group}` : owner.kind).toLowerCase()}/${owner.name}`;
+  }
+  return [revision.metadata.name, controller, revision.revision, age(revision, now)];
+}
+
+const ACCESS_MODES: Record<string, string> = {
+  ReadWriteOnce: 'RWO',
+  ReadOnlyMany: 'ROX',
+  ReadWriteMany: 'RWX',
+  ReadWriteOncePod: 'RWOP',
+};
+
+/** printPersistentVolumeClaim. */
+function claimCells(object: KubeObject, now: number): Cell[] {
+  const claim = object as PersistentVolumeClaim;
+  const bound = claim.spec.volumeName !== undefined;
+  const modes = (claim.status?.accessModes ?? [])
+    .map((mode) => ACCESS_MODES[mode])
+    .filter(Boolean)
+    .join(',');
+  return [
+    claim.metadata.name,
+    claim.status?.phase ?? '',
+    claim.spec.volumeName ?? '',
+    bound ? (claim.status?.capacity?.['storage'] ?? '') : '',
+    bound ? modes : '',
+    claim.spec.storageClassName ?? '',
+    (claim.spec['volumeAttributesClassName'] as string | undefined) ?? '<unset>',
+    age(claim, now),
+    claim.spec.volumeMode ?? '<unset>',
   ];
 }
 
@@ -284,6 +372,85 @@ const PRINTERS: Record<string, Printer> = {
       column('Selector', 'string', 1),
     ],
     cells: replicaSetCells,
+  },
+  statefulsets: {
+    columns: [
+      column('Name', 'string'),
+      column('Ready', 'string', 0, '', 'Number of the pod with ready state'),
+      column('Age', 'string'),
+      column('Containers', 'string', 1),
+      column('Images', 'string', 1),
+    ],
+    cells: statefulSetCells,
+  },
+  daemonsets: {
+    columns: [
+      column('Name', 'string'),
+      column('Desired', 'integer', 0, '', 'The total number of nodes that should be running the daemon pod.'),
+      column(
+        'Current',
+        'integer',
+        0,
+        '',
+        'The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod.',
+      ),
+      column(
+        'Ready',
+        'integer',
+        0,
+        '',
+        'numberReady is the number of nodes that should be running the daemon pod and have one or more of the daemon pod running with a Ready Condition.',
+      ),
+      column('Up-to-date', 'integer', 0, '', 'The total number of nodes that are running updated daemon pod'),
+      column(
+        'Available',
+        'integer',
+        0,
+        '',
+        'The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available (ready for at least spec.minReadySeconds)',
+      ),
+      column(
+        'Node Selector',
+        'string',
+        0,
+        '',
+        'NodeSelector is a selector which must be true for the pod to fit on a node.',
+      ),
+      column('Age', 'string'),
+      column('Containers', 'string', 1),
+      column('Images', 'string', 1),
+      column('Selector', 'string', 1),
+    ],
+    cells: daemonSetCells,
+  },
+  controllerrevisions: {
+    columns: [
+      column('Name', 'string'),
+      column('Controller', 'string', 0, '', 'Controller of the object'),
+      column(
+        'Revision',
+        'integer',
+        0,
+        '',
+        'Revision indicates the revision of the state represented by Data.',
+      ),
+      column('Age', 'string'),
+    ],
+    cells: controllerRevisionCells,
+  },
+  persistentvolumeclaims: {
+    columns: [
+      column('Name', 'string'),
+      column('Status', 'string'),
+      column('Volume', 'string'),
+      column('Capacity', 'string'),
+      column('Access Modes', 'string'),
+      column('StorageClass', 'string'),
+      column('VolumeAttributesClass', 'string'),
+      column('Age', 'string'),
+      column('VolumeMode', 'string', 1),
+    ],
+    cells: claimCells,
   },
   events: {
     columns: [

@@ -5,7 +5,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { ResourceType } from '../resources.ts';
-import type { Container, Deployment, KubeObject, PodSpec } from '../types.ts';
+import type { Container, DaemonSet, Deployment, KubeObject, PodSpec, StatefulSet } from '../types.ts';
 import { labelSelectorToMatcher, matchesLabels } from './selectors.ts';
 import { invalid } from './status.ts';
 import type { StatusCause } from './status.ts';
@@ -62,6 +62,91 @@ function nonNegativeInteger(value: unknown, field: string, causes: StatusCause[]
   }
 }
 
+const WORKLOADS = new Set(['deployments', 'replicasets', 'statefulsets', 'daemonsets']);
+
+/** StatefulSet spec fields an update may change (ValidateStatefulSetUpdate). */
+const STATEFULSET_MUTABLE = new Set([
+  'replicas',
+  'ordinals',
+  'template',
+  'updateStrategy',
+  'revisionHistoryLimit',
+  'persistentVolumeClaimRetentionPolicy',
+  'minReadySeconds',
+]);
+
+function oneOf(value: unknown, allowed: readonly string[], field: string, causes: StatusCause[]): void {
+  if (value === undefined || allowed.includes(value as string)) return;
+  causes.push({
+    reason: 'FieldValueNotSupported',
+    message: `Unsupported value: ${JSON.stringify(value)}: supported values: ${allowed.map((v) => `"${v}"`).join(', ')}`,
+    field,
+  });
+}
+
+/** ValidateStatefulSetSpec / ValidateStatefulSetUpdate (pkg/apis/apps/validation), the rules clients meet. */
+function validateStatefulSet(
+  set: StatefulSet,
+  previous: KubeObject | undefined,
+  causes: StatusCause[],
+): void {
+  const spec = set.spec;
+  oneOf(spec.podManagementPolicy, ['OrderedReady', 'Parallel'], 'spec.podManagementPolicy', causes);
+  oneOf(spec.updateStrategy?.type, ['RollingUpdate', 'OnDelete'], 'spec.updateStrategy.type', causes);
+  nonNegativeInteger(spec.revisionHistoryLimit, 'spec.revisionHistoryLimit', causes);
+  nonNegativeInteger(
+    spec.updateStrategy?.rollingUpdate?.partition,
+    'spec.updateStrategy.rollingUpdate.partition',
+    causes,
+  );
+  if (spec.updateStrategy?.type === 'OnDelete' && spec.updateStrategy.rollingUpdate) {
+    causes.push({
+      reason: 'FieldValueInvalid',
+      message: `Invalid value: ${JSON.stringify(spec.updateStrategy.rollingUpdate)}: only allowed for updateStrategy 'RollingUpdate'`,
+      field: 'spec.updateStrategy.rollingUpdate',
+    });
+  }
+  for (const [index, claim] of (spec.volumeClaimTemplates ?? []).entries()) {
+    if (!claim?.metadata?.name) causes.push(required(`spec.volumeClaimTemplates[${index}].metadata.name`));
+  }
+  if (!previous) return;
+  const before = (previous as StatefulSet).spec;
+  const changed = Object.keys({ ...before, ...spec }).filter(
+    (field) =>
+      !STATEFULSET_MUTABLE.has(field) &&
+      !isDeepStrictEqual(
+        (before as Record<string, unknown>)[field],
+        (spec as Record<string, unknown>)[field],
+      ),
+  );
+  if (changed.length > 0) {
+    causes.push({
+      reason: 'FieldValueForbidden',
+      message:
+        "Forbidden: updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden",
+      field: 'spec',
+    });
+  }
+}
+
+/** ValidateDaemonSetSpec: the update strategy and its bounds. */
+function validateDaemonSet(ds: DaemonSet, causes: StatusCause[]): void {
+  const strategy = ds.spec.updateStrategy;
+  oneOf(strategy?.type, ['RollingUpdate', 'OnDelete'], 'spec.updateStrategy.type', causes);
+  nonNegativeInteger(ds.spec.revisionHistoryLimit, 'spec.revisionHistoryLimit', causes);
+  const rolling = strategy?.rollingUpdate;
+  if (strategy?.type === 'RollingUpdate' && rolling) {
+    const zero = (value: unknown) => value === 0 || value === '0%';
+    if (zero(rolling.maxUnavailable) && zero(rolling.maxSurge)) {
+      causes.push({
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: ${JSON.stringify(rolling.maxUnavailable)}: may not be 0 when \`maxSurge\` is 0`,
+        field: 'spec.updateStrategy.rollingUpdate.maxUnavailable',
+      });
+    }
+  }
+}
+
 /**
  * Validates `object` for storage `type` (and, on update, against `previous`).
  * @throws ApiError 422 listing every broken field.
@@ -90,7 +175,7 @@ export function validateObject(type: ResourceType, object: KubeObject, previous?
       causes.push(invalidValue(`metadata.${field}`, map, 'values must be strings'));
     }
   }
-  if (type.storage === 'deployments' || type.storage === 'replicasets') {
+  if (WORKLOADS.has(type.storage)) {
     const spec = (object as Deployment).spec;
     if (!spec || typeof spec !== 'object') causes.push(required('spec'));
     else {
@@ -134,6 +219,8 @@ export function validateObject(type: ResourceType, object: KubeObject, previous?
           causes.push(invalidValue('spec.paused', deployment.paused, 'must be a boolean'));
         }
       }
+      if (type.storage === 'statefulsets') validateStatefulSet(object as StatefulSet, previous, causes);
+      if (type.storage === 'daemonsets') validateDaemonSet(object as DaemonSet, causes);
       if (previous && !isDeepStrictEqual((previous as Deployment).spec.selector, selector)) {
         causes.push(invalidValue('spec.selector', selector, 'field is immutable'));
       }

@@ -1,6 +1,7 @@
 /**
  * The garbage collector (k8s.io/kubernetes/pkg/controller/garbagecollector), for the owner chain the
- * simulator models (Deployment → ReplicaSet → Pod):
+ * simulator models (Deployment → ReplicaSet → Pod; StatefulSet and DaemonSet → ControllerRevision
+ * and Pod; StatefulSet → PersistentVolumeClaim under a `Delete` retention policy):
  *
  * - Background: once an owner is gone, its dependents are deleted (Pods gracefully).
  * - Foreground: an owner being deleted with the `foregroundDeletion` finalizer has its dependents
@@ -18,7 +19,15 @@ import type { KubeObject, Pod } from '../types.ts';
 /** The finalizer of foreground cascading deletion. */
 export const FOREGROUND_FINALIZER = 'foregroundDeletion';
 /** Storages that can own or be owned here. */
-const TRACKED = new Set(['deployments', 'replicasets', 'pods']);
+const TRACKED = new Set([
+  'deployments',
+  'replicasets',
+  'statefulsets',
+  'daemonsets',
+  'controllerrevisions',
+  'pods',
+  'persistentvolumeclaims',
+]);
 
 interface Ref {
   storage: string;

@@ -15,6 +15,7 @@ import type { ContainerFate } from '../fate.ts';
 import type { ObjectStore, StoreChange } from '../store.ts';
 import type { Condition, Container, ContainerState, ContainerStatus, Pod } from '../types.ts';
 import type { EventRecorder } from './events.ts';
+import { targetNodeName } from './daemonset.ts';
 
 const KUBELET = 'kubelet';
 const SCHEDULER = { component: 'default-scheduler' };
@@ -195,7 +196,17 @@ export class Kubelet {
       this.#after(runtime, RESCHEDULE_S, () => this.#schedulePod(uid, runtime.namespace, runtime.name));
       return;
     }
-    const node = this.#nodes[this.#nextNode++ % this.#nodes.length]!;
+    // A Pod pinned to a node (spec.nodeName, or a DaemonSet's metadata.name node affinity) goes there.
+    const target = targetNodeName(pod);
+    const node = target
+      ? this.#nodes.find((candidate) => candidate.name === target)
+      : this.#nodes[this.#nextNode++ % this.#nodes.length]!;
+    if (!node) {
+      runtime.scheduledFailure = `0/${this.#nodes.length} nodes are available: ${this.#nodes.length} node(s) didn't match Pod's node affinity/selector.`;
+      this.#recorder.record(pod, 'Warning', 'FailedScheduling', runtime.scheduledFailure, SCHEDULER);
+      this.#writeStatus(runtime);
+      return;
+    }
     runtime.node = node;
     runtime.podIP = `10.244.${1 + ((this.#nextIP >> 8) % 250)}.${this.#nextIP++ % 256}`;
     runtime.startTime = this.#clock.now();

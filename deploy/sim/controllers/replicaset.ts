@@ -174,7 +174,7 @@ export class ReplicaSetController {
 }
 
 /** `qos.GetPodQOS`, simplified to the cases scenarios produce. */
-function qosClass(containers: Pod['spec']['containers']): string {
+export function qosClass(containers: Pod['spec']['containers']): string {
   const all = containers.map((container) => container.resources ?? {});
   if (all.every((resources) => !resources.limits && !resources.requests)) return 'BestEffort';
   const guaranteed = all.every(

@@ -54,6 +54,19 @@ export const DeploymentEntrySchema = z.strictObject({
   changes: z.array(DeploymentChangeSchema).default([]),
 });
 
+/**
+ * A StatefulSet or DaemonSet and its later changes (each template change is a new
+ * ControllerRevision), replayed like `deployments`.
+ */
+export const WorkloadEntrySchema = z.strictObject({
+  at: PastOffsetSchema.optional(),
+  manifest: ManifestSchema.refine(
+    (manifest) => manifest.kind === 'StatefulSet' || manifest.kind === 'DaemonSet',
+    'kind must be StatefulSet or DaemonSet',
+  ),
+  changes: z.array(DeploymentChangeSchema).default([]),
+});
+
 const LogLinesSchema = z.array(z.string()).default([]);
 
 export const FateSchema = z.discriminatedUnion('kind', [
@@ -159,6 +172,8 @@ export const ScenarioSchema = z.strictObject({
   namespaces: z.array(z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS label')).min(1),
   objects: z.array(ObjectEntrySchema).default([]),
   deployments: z.array(DeploymentEntrySchema).default([]),
+  /** StatefulSets and DaemonSets with their revision histories. */
+  workloads: z.array(WorkloadEntrySchema).default([]),
   /** Container fate rules; the first rule that matches a container wins; default: healthy. */
   fates: z.array(FateRuleSchema).default([]),
   /**

@@ -5,7 +5,15 @@
 import { describe, expect, it } from 'vitest';
 import { SimulatedCluster } from '../../../deploy/sim/cluster.ts';
 import { listScenarios, loadScenario } from '../../../deploy/sim/scenario/load.ts';
-import type { CoreEvent, Deployment, Pod, ReplicaSet } from '../../../deploy/sim/types.ts';
+import type {
+  ControllerRevision,
+  CoreEvent,
+  DaemonSet,
+  Deployment,
+  Pod,
+  ReplicaSet,
+  StatefulSet,
+} from '../../../deploy/sim/types.ts';
 
 function start(name: string) {
   const cluster = new SimulatedCluster({ scenario: loadScenario(name), timeScale: 0 });
@@ -28,14 +36,16 @@ function progressing(deployment: Deployment) {
 }
 
 describe('bundled scenarios', () => {
-  it('are the seven the demo and the end-to-end tests use', () => {
+  it('are the nine the demo and the end-to-end tests use', () => {
     expect(listScenarios()).toEqual([
       'bad-image-rollout',
+      'daemonset-bad-rollout',
       'healthy',
       'image-pull-error',
       'noisy-neighbour',
       'oom-after-limit-change',
       'paused-rollout',
+      'statefulset-bad-rollout',
       'stuck-config',
     ]);
   });
@@ -159,5 +169,72 @@ describe('bundled scenarios', () => {
     expect(checkout.spec.paused).toBe(true);
     expect(pods('checkout').filter((pod) => waiting(pod) === 'CrashLoopBackOff')).toHaveLength(2);
     expect(cluster.scenario.expected.action).toBe('refused:deployment-paused');
+  });
+
+  it('statefulset-bad-rollout: postgres-2 crash-loops at revision 3, the OrderedReady rollout is stuck; rollback to 2', () => {
+    const { cluster, pods, waiting, imageOf } = start('statefulset-bad-rollout');
+    const set = cluster.store.get<StatefulSet>('statefulsets', 'shop', 'postgres')!;
+    const revisions = cluster.store
+      .list<ControllerRevision>('controllerrevisions', 'shop')
+      .sort((a, b) => a.revision - b.revision);
+    expect(revisions.map((revision) => revision.revision)).toEqual([1, 2, 3]);
+    expect(
+      revisions.map((revision) => revision.metadata.annotations?.['kubernetes.io/change-cause']),
+    ).toEqual(['postgres 16.2', 'postgres 16.3', 'postgres 17.0']);
+    expect(set.status).toMatchObject({
+      replicas: 3,
+      readyReplicas: 2,
+      currentReplicas: 2,
+      updatedReplicas: 1,
+      currentRevision: revisions[1]!.metadata.name,
+      updateRevision: revisions[2]!.metadata.name,
+    });
+    const all = pods('postgres');
+    expect(all.map((pod) => pod.metadata.name)).toEqual(['postgres-0', 'postgres-1', 'postgres-2']);
+    expect(all.map(imageOf)).toEqual([
+      'registry.example.com/shop/postgres:16.3',
+      'registry.example.com/shop/postgres:16.3',
+      'registry.example.com/shop/postgres:17.0',
+    ]);
+    expect(waiting(all[2]!)).toBe('CrashLoopBackOff');
+    expect(all[2]!.status!.containerStatuses![0]!.restartCount).toBeGreaterThanOrEqual(5);
+    expect(cluster.store.list('persistentvolumeclaims', 'shop').map((claim) => claim.metadata.name)).toEqual([
+      'data-postgres-0',
+      'data-postgres-1',
+      'data-postgres-2',
+    ]);
+    expect(cluster.scenario.expected).toMatchObject({
+      action: 'rollback',
+      toRevision: 2,
+      culprit: { kind: 'StatefulSet', namespace: 'shop', name: 'postgres' },
+    });
+  });
+
+  it('daemonset-bad-rollout: one node’s log-shipper crash-loops at revision 2, the rollout is stuck; rollback to 1', () => {
+    const { cluster, pods, waiting, imageOf } = start('daemonset-bad-rollout');
+    const ds = cluster.store.get<DaemonSet>('daemonsets', 'shop', 'log-shipper')!;
+    expect(ds.status).toMatchObject({
+      desiredNumberScheduled: 3,
+      currentNumberScheduled: 3,
+      numberReady: 2,
+      updatedNumberScheduled: 1,
+      numberAvailable: 2,
+      numberUnavailable: 1,
+    });
+    const all = pods('log-shipper');
+    expect(all.map((pod) => pod.spec.nodeName).sort()).toEqual(['sim-worker', 'sim-worker2', 'sim-worker3']);
+    const broken = all.filter((pod) => imageOf(pod).endsWith(':3.1.4'));
+    expect(broken.map(waiting)).toEqual(['CrashLoopBackOff']);
+    expect(
+      cluster.store
+        .list<ControllerRevision>('controllerrevisions', 'shop')
+        .map((revision) => revision.revision)
+        .sort(),
+    ).toEqual([1, 2]);
+    expect(cluster.scenario.expected).toMatchObject({
+      action: 'rollback',
+      toRevision: 1,
+      culprit: { kind: 'DaemonSet', namespace: 'shop', name: 'log-shipper' },
+    });
   });
 });

@@ -155,6 +155,12 @@ describe('simulator HTTP API', () => {
       'replicasets',
       'replicasets/scale',
       'replicasets/status',
+      'statefulsets',
+      'statefulsets/scale',
+      'statefulsets/status',
+      'daemonsets',
+      'daemonsets/status',
+      'controllerrevisions',
     ]);
     const core = (await rawRequest(sim, 'GET', '/api/v1')).json as {
       resources: { name: string; shortNames?: string[] }[];
