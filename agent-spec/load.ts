@@ -6,8 +6,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { z } from 'zod';
-import { fromZod } from '../core/index.ts';
-import { SentinelError } from '../tools/errors.ts';
+import { fromZod, SentinelError } from '../core/index.ts';
 import { AgentSpecFileSchema, AgentSpecSchema, type AgentSpec, type McpServerEntry } from './schema.ts';
 
 /** The spec shipped with Sentinel. */

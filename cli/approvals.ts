@@ -6,16 +6,20 @@
  */
 import { Option, type Command } from 'commander';
 import { existsSync, readFileSync } from 'node:fs';
-import { SentinelError } from '../tools/errors.ts';
-import { createApprovalsClient, type ApprovalsClient } from '../server/approvals-client.ts';
-import { localTokenFile, resolveDataDir } from '../server/data-dir.ts';
+import { SentinelError } from '../core/index.ts';
 import {
+  createApprovalsClient,
+  type ApprovalsClient,
+  localTokenFile,
+  resolveDataDir,
   APPROVAL_STATUSES,
   DurationSchema,
   type ApprovalRequest,
   type ApprovalStatus,
-} from '../server/gate/approval-request.ts';
-import { approvalSentence, renderApprovalLine, renderApprovalText } from '../server/render/index.ts';
+  approvalSentence,
+  renderApprovalLine,
+  renderApprovalText,
+} from '../server/index.ts';
 import { dataDirOption, serverUrlOption } from './options.ts';
 
 interface ConnectionFlags {

@@ -3,8 +3,7 @@
  */
 import type { Command } from 'commander';
 import { constants as osConstants } from 'node:os';
-import { DemoInterrupted, DEFAULT_DEMO_SCENARIO, runDemo } from '../agent/investigator/demo.ts';
-import { succeeded } from '../agent/investigator/investigate-local.ts';
+import { DemoInterrupted, DEFAULT_DEMO_SCENARIO, runDemo, succeeded } from '../agent/index.ts';
 import { parseTimeScale } from './options.ts';
 
 /** Adds `sentinel demo`. */

@@ -2,13 +2,8 @@
  * `sentinel eval`: the local investigator against every scenario, scored.
  */
 import type { Command } from 'commander';
-import {
-  evaluateScenario,
-  renderEvalTable,
-  scenarioFiles,
-  type EvalResult,
-} from '../agent/investigator/eval.ts';
-import { SCENARIOS_DIR } from '../deploy/sim/index.ts';
+import { evaluateScenario, renderEvalTable, scenarioFiles, type EvalResult } from '../agent/index.ts';
+import { SCENARIOS_DIR } from '../deploy/index.ts';
 import { parseTimeScale } from './options.ts';
 
 /** Adds `sentinel eval`. */

@@ -4,10 +4,14 @@
  */
 import { Option, type Command } from 'commander';
 import { DEFAULT_AGENT_SPEC_PATH, loadAgentSpec } from '../agent-spec/index.ts';
-import { harnessClient, type HarnessConnectionOptions } from '../agent/harness/connection.ts';
-import { harnessToken, harnessTokenFile } from '../agent/harness/harness-identity.ts';
-import { HARNESS_IDENTITY } from '../agent/harness/names.ts';
-import { registerWithHarness } from '../agent/harness/register.ts';
+import {
+  harnessClient,
+  type HarnessConnectionOptions,
+  harnessToken,
+  harnessTokenFile,
+  HARNESS_IDENTITY,
+  registerWithHarness,
+} from '../agent/index.ts';
 import { createIdentityStore, defaultTokensFile, resolveDataDir } from '../server/index.ts';
 import { allTools } from '../tools/index.ts';
 import {

@@ -7,13 +7,11 @@ import { Option, type Command } from 'commander';
 import {
   investigateWithHarness,
   type HarnessInvestigateCliOptions,
-} from '../agent/harness/investigate-harness.ts';
-import {
   investigateLocally,
   succeeded,
   type LocalInvestigateCliOptions,
-} from '../agent/investigator/investigate-local.ts';
-import { SentinelError } from '../tools/errors.ts';
+} from '../agent/index.ts';
+import { SentinelError } from '../core/index.ts';
 import {
   dataDirOption,
   harnessTokenOption,

@@ -4,7 +4,7 @@
  */
 import { Option, type Command } from 'commander';
 import { resolve } from 'node:path';
-import { listScenarios, startSimulator } from '../deploy/sim/index.ts';
+import { listScenarios, startSimulator } from '../deploy/index.ts';
 import { parsePort, parseTimeScale } from './options.ts';
 
 interface SimCommandOptions {

@@ -3,9 +3,7 @@
  */
 import { Option, type Command } from 'commander';
 import { resolve } from 'node:path';
-import { defaultTokensFile, resolveDataDir } from '../server/data-dir.ts';
-import { ROLES, type Role } from '../server/identity.ts';
-import { createIdentityStore } from '../server/identity-store.ts';
+import { defaultTokensFile, resolveDataDir, ROLES, type Role, createIdentityStore } from '../server/index.ts';
 import { dataDirOption, tokensFileOption } from './options.ts';
 
 /** The identity store the `tokens` subcommands work on. */

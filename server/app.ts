@@ -8,9 +8,8 @@ import express, { type ErrorRequestHandler, type Express, type RequestHandler } 
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { allTools } from '../tools/index.ts';
-import type { KubeConnection } from '../tools/kube/types.ts';
-import { createRegistry, type ToolRegistry } from '../tools/registry.ts';
+import { allTools, type KubeConnection, createRegistry, type ToolRegistry } from '../tools/index.ts';
+import { SentinelError } from '../core/index.ts';
 import { createAuthenticate, hostAndOriginCheck } from './auth.ts';
 import type { IdentityStore } from './identity-store.ts';
 import { createLogger } from './logger.ts';
@@ -24,7 +23,6 @@ import {
   type ToolCallMiddleware,
   type ToolCallPipeline,
 } from './pipeline.ts';
-import { SentinelError } from '../tools/errors.ts';
 import { SENTINEL_VERSION } from './version.ts';
 import { MAX_BODY_BYTES } from './limits.ts';
 import { createClusterProbe, notConfigured, type ClusterProbeOptions } from './kube.ts';

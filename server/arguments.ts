@@ -7,7 +7,7 @@
  * "Invalid input: expected number, received string") is reworded as `must be a number`. Identical
  * lines are given once (a value can break several checks that share one message).
  */
-import type { Tool } from '../tools/define-tool.ts';
+import type { Tool } from '../tools/index.ts';
 import { fromZod } from '../core/index.ts';
 import { publishedInput } from './tool-input.ts';
 

@@ -9,7 +9,7 @@ import type { RequestHandler } from 'express';
 import { isIPv6 } from 'node:net';
 import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
 import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
-import { SentinelError } from '../tools/errors.ts';
+import { SentinelError } from '../core/index.ts';
 import type { Identity } from './identity.ts';
 import type { IdentityStore } from './identity-store.ts';
 

@@ -4,8 +4,7 @@
  */
 import { BlockList, isIP } from 'node:net';
 import { z } from 'zod';
-import { fromZod, type ZodIssueLine } from '../core/index.ts';
-import { SentinelError } from '../tools/errors.ts';
+import { fromZod, type ZodIssueLine, SentinelError } from '../core/index.ts';
 import { hostHeaderName, LOCALHOST_NAMES } from './auth.ts';
 
 /** Flags of `sentinel serve`, as commander delivers them (camelCase). */

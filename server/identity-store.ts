@@ -12,8 +12,7 @@ import { chmodSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync
 import { dirname } from 'node:path';
 import YAML from 'yaml';
 import { z } from 'zod';
-import { fromZod } from '../core/index.ts';
-import { SentinelError } from '../tools/errors.ts';
+import { fromZod, SentinelError } from '../core/index.ts';
 import {
   credentialOf,
   LOCAL_IDENTITY_NAME,

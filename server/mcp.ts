@@ -12,9 +12,8 @@ import {
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { Tool } from '../tools/define-tool.ts';
-import { toSentinelError } from '../tools/errors.ts';
-import type { ToolRegistry } from '../tools/registry.ts';
+import type { Tool, ToolRegistry } from '../tools/index.ts';
+import { toSentinelError } from '../core/index.ts';
 import type { Identity } from './identity.ts';
 import { publishedInput } from './tool-input.ts';
 import {

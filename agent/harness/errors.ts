@@ -2,9 +2,8 @@
  * Turns a TrueForge harness error answer into one `SentinelError` whose message quotes the harness,
  * names the request and says what to do next. Never a stack trace.
  */
-import { zodIssueLines } from '../../core/index.ts';
+import { zodIssueLines, SentinelError, type ErrorCode } from '../../core/index.ts';
 import type { z } from 'zod';
-import { SentinelError, type ErrorCode } from '../../tools/errors.ts';
 import { RequestErrorResponseSchema } from './schemas.ts';
 
 /** What to tell the user for a status, by the operation that failed; overrides the defaults. */

@@ -4,7 +4,7 @@
  * picked up again — re-subscribed after the last sequence number while it runs, or read back (state
  * and persisted events) once it has finished.
  */
-import { SentinelError } from '../../tools/errors.ts';
+import { SentinelError } from '../../core/index.ts';
 import type { TrueForgeClient } from './client.ts';
 import type { EventIndex } from './event-index.ts';
 import type { TurnPrinter } from './printer.ts';

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { localTokenFile, resolveDataDir } from '../../server/index.ts';
-import { SentinelError } from '../../tools/errors.ts';
+import { SentinelError } from '../../core/index.ts';
 import { harnessClient, type HarnessConnectionOptions } from './connection.ts';
 import { runHarnessInvestigation, type HarnessInvestigationResult } from './investigate.ts';
 import type { Output } from './printer.ts';

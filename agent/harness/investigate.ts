@@ -11,7 +11,7 @@
  * decided and not asked again.
  */
 import { SENTINEL_MCP_SERVER_NAME } from '../../agent-spec/index.ts';
-import { SentinelError } from '../../tools/errors.ts';
+import { SentinelError } from '../../core/index.ts';
 import type { TrueForgeClient } from './client.ts';
 import { approvalTurn, decidePendingCalls, type Decision } from './decisions.ts';
 import { EventIndex, textOf } from './event-index.ts';

@@ -10,7 +10,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
 import { createLogger, generateToken, parseServeOptions, startServe } from '../../server/index.ts';
-import type { KubeConnection } from '../../tools/kube/types.ts';
+import type { KubeConnection } from '../../tools/index.ts';
 
 export interface LocalServerOptions {
   dataDir: string;

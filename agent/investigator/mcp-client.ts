@@ -7,8 +7,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { SentinelError } from '../../tools/errors.ts';
-import { PendingResultMetaSchema } from '../../server/gate/approval-request.ts';
+import { SentinelError } from '../../core/index.ts';
+import { PendingResultMetaSchema } from '../../server/index.ts';
 
 /** What the investigator needs to know about a published tool. */
 export interface ToolInfo {

@@ -4,14 +4,17 @@
  * the human approves, runs the playbook, and returns the report.
  */
 import type { z } from 'zod';
-import { fromZod } from '../../core/index.ts';
-import { SentinelError } from '../../tools/errors.ts';
-import { DeploymentNameSchema, NamespaceSchema } from '../../tools/params.ts';
-import { connectCluster, createIdentityStore, defaultTokensFile } from '../../server/index.ts';
-import type { KubeConnection } from '../../tools/kube/types.ts';
+import { fromZod, SentinelError } from '../../core/index.ts';
+import { DeploymentNameSchema, NamespaceSchema, type KubeConnection } from '../../tools/index.ts';
+import {
+  createApprovalsClient,
+  serverBaseUrl,
+  connectCluster,
+  createIdentityStore,
+  defaultTokensFile,
+} from '../../server/index.ts';
 import type { ApprovalPrompter } from '../harness/prompter.ts';
 import { sentinelEndpoints } from '../harness/sentinel-server.ts';
-import { createApprovalsClient, serverBaseUrl } from '../../server/approvals-client.ts';
 import { humanToken, investigatorToken } from './identity.ts';
 import { runInvestigation } from './investigate.ts';
 import { startLocalServer, type LocalServer } from './local-server.ts';

@@ -11,8 +11,8 @@
  * Every transition is saved before the next call, so a step resumes where it stopped: held calls
  * are waited for again, approved calls are retried unless the server shows they already ran.
  */
-import type { ApprovalRequest } from '../../server/gate/approval-request.ts';
-import { SentinelError } from '../../tools/errors.ts';
+import type { ApprovalRequest } from '../../server/index.ts';
+import { SentinelError } from '../../core/index.ts';
 import type { ClassifiedResult, ToolCaller } from './mcp-client.ts';
 import type { CallRecord, CallStatus, Step } from './model.ts';
 

@@ -5,8 +5,7 @@
  */
 import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fromZod } from '../../core/index.ts';
-import { SentinelError } from '../../tools/errors.ts';
+import { fromZod, SentinelError } from '../../core/index.ts';
 import { InvestigationIdSchema, InvestigationSchema, type Investigation } from './model.ts';
 
 /** `<data-dir>/investigations`. */

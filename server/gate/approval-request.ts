@@ -18,7 +18,7 @@
 import { ClusterSchema } from '../../core/index.ts';
 import ms from 'ms';
 import { z } from 'zod';
-import { sanitizeText } from '../../tools/format/index.ts';
+import { sanitizeText } from '../../tools/index.ts';
 
 /** An ISO 8601 UTC timestamp, e.g. `2025-01-31T02:10:00.000Z`. */
 export const TimestampSchema = z.iso.datetime();

@@ -8,9 +8,8 @@
  * or, as the fallback, any `admin` — and never the identity that made the request.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Tool } from '../../tools/define-tool.ts';
-import { fromZod } from '../../core/index.ts';
-import { SentinelError } from '../../tools/errors.ts';
+import type { Tool } from '../../tools/index.ts';
+import { SentinelError, fromZod } from '../../core/index.ts';
 import type { Identity } from '../pipeline.ts';
 import {
   durationMs,

@@ -9,7 +9,7 @@
  */
 import type { ApprovalsService } from './approvals.ts';
 import type { Logger } from 'pino';
-import { SentinelError } from '../../tools/errors.ts';
+import { SentinelError } from '../../core/index.ts';
 import type { ApprovalRequest } from './approval-request.ts';
 import type { ReconcileEvidence } from './reconcile.ts';
 import type { StoredExecution } from './store/types.ts';

@@ -3,7 +3,7 @@
  * admin's token, and the lines `sentinel freeze on|off|status` print.
  */
 import { readFileSync } from 'node:fs';
-import { SentinelError } from '../../tools/errors.ts';
+import { SentinelError } from '../../core/index.ts';
 import { localTokenFile, resolveDataDir } from '../data-dir.ts';
 import { serverBaseUrl } from '../server-url.ts';
 import { ApiErrorSchema, FreezeStateSchema, type FreezeState } from './approval-request.ts';

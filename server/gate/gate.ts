@@ -13,9 +13,8 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
-import type { Tool } from '../../tools/define-tool.ts';
-import { toSentinelError } from '../../tools/errors.ts';
-import type { ToolRegistry } from '../../tools/registry.ts';
+import type { Tool, ToolRegistry } from '../../tools/index.ts';
+import { toSentinelError } from '../../core/index.ts';
 import type { ExecuteFn, ToolCall, ToolCallMiddleware } from '../pipeline.ts';
 import type { ApprovalRequest } from './approval-request.ts';
 import { approverStanding, type StandingLookup } from './approver-standing.ts';

@@ -6,11 +6,10 @@
  * `warnings` and `cluster`. A tool without dry-run support has no preview: its call is its own
  * resolution.
  */
-import { zodIssueLines } from '../../core/index.ts';
+import { zodIssueLines, SentinelError } from '../../core/index.ts';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { Tool } from '../../tools/define-tool.ts';
-import { SentinelError } from '../../tools/errors.ts';
+import type { Tool } from '../../tools/index.ts';
 import type { ApprovalPreview } from './approval-request.ts';
 import { canonicalJson, matchedArguments } from './canonical.ts';
 

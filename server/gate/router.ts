@@ -22,8 +22,7 @@
  */
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { z } from 'zod';
-import { fromZod } from '../../core/index.ts';
-import { SentinelError, toSentinelError } from '../../tools/errors.ts';
+import { fromZod, SentinelError, toSentinelError } from '../../core/index.ts';
 import { MAX_BODY_BYTES } from '../limits.ts';
 import type { Identity } from '../pipeline.ts';
 import {

@@ -26,8 +26,7 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
-import { fromZod } from '../../core/index.ts';
-import { toSentinelError } from '../../tools/errors.ts';
+import { fromZod, toSentinelError } from '../../core/index.ts';
 import { DenyBodySchema, type ApprovalRequest } from '../gate/approval-request.ts';
 import type { ApprovalsHub } from '../gate/events.ts';
 import { hasRole, LOCAL_IDENTITY_NAME, type Identity } from '../identity.ts';

@@ -7,8 +7,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
-import { fromZod, zodIssueLines } from '../../../core/index.ts';
-import { SentinelError } from '../../../tools/errors.ts';
+import { fromZod, zodIssueLines, SentinelError } from '../../../core/index.ts';
 import { ScenarioSchema } from './schema.ts';
 import type { Scenario } from './schema.ts';
 

@@ -7,10 +7,8 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { isMap, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import type { z } from 'zod';
-import { zodIssueLines } from '../../../core/index.ts';
-import { SentinelError } from '../../../tools/errors.ts';
-import type { ToolRegistry } from '../../../tools/registry.ts';
-import type { Tool } from '../../../tools/define-tool.ts';
+import { zodIssueLines, SentinelError } from '../../../core/index.ts';
+import type { ToolRegistry, Tool } from '../../../tools/index.ts';
 import { compilePolicy, type CompiledPolicy, type CompiledRule } from './evaluate.ts';
 import { PolicyFileSchema, type PolicyFile, type PolicyRule } from './schema.ts';
 
