@@ -49,6 +49,16 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': restrictedImports(KUBERNETES_CLIENT) },
   },
   {
+    // The gate and its stores stay in small pieces (issue 19): no function over 80 lines.
+    files: ['server/gate/**'],
+    rules: { 'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }] },
+  },
+  {
+    // Not split yet (issue 19, left for the next step): the approvals service, its router, reconcile.
+    files: ['server/gate/approvals.ts', 'server/gate/router.ts', 'server/gate/reconcile.ts'],
+    rules: { 'max-lines-per-function': 'off' },
+  },
+  {
     files: ['test/**'],
     rules: { 'no-restricted-imports': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },
   },

@@ -18,3 +18,6 @@ export type { EvalResult } from './investigator/eval.ts';
 export { investigateLocally, succeeded } from './investigator/investigate-local.ts';
 export type { LocalInvestigateCliOptions } from './investigator/investigate-local.ts';
 export { guardTerminalOutput } from './terminal-guard.ts';
+
+// The contract other modules use (added with the module-boundary lint rule).
+export { fullyCorrect } from './investigator/eval.ts';

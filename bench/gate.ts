@@ -16,7 +16,7 @@
  * code 1 when either misses it. The gate middleware is also timed alone, in process, with a handler
  * that returns at once (its CPU cost per read call, for information).
  *
- *   npm run bench                    # defaults: 6 rounds, 1000 latency calls and 2 s throughput each
+ *   npm run bench:gate               # defaults: 6 rounds, 1000 latency calls and 2 s throughput each
  *   BENCH_ROUNDS=5 BENCH_SECONDS=5 node bench/gate.ts
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';

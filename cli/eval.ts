@@ -2,7 +2,13 @@
  * `sentinel eval`: the local investigator against every scenario, scored.
  */
 import type { Command } from 'commander';
-import { evaluateScenario, renderEvalTable, scenarioFiles, type EvalResult } from '../agent/index.ts';
+import {
+  evaluateScenario,
+  fullyCorrect,
+  renderEvalTable,
+  scenarioFiles,
+  type EvalResult,
+} from '../agent/index.ts';
 import { SCENARIOS_DIR } from '../deploy/index.ts';
 import { parseTimeScale } from './options.ts';
 
@@ -11,7 +17,7 @@ export function registerEvalCommand(program: Command): void {
   program
     .command('eval')
     .description(
-      'Run the local investigator against every scenario (approving whatever it asks) and score it: culprit, diagnosis, remediation, unapproved mutations',
+      'Run the local investigator against every scenario (approving whatever it asks) and score it: culprit, diagnosis, remediation, facts, warnings, untouched objects, log reads, unapproved mutations',
     )
     .option('--scenarios <dir>', 'directory of scenario YAML files', SCENARIOS_DIR)
     .option('--json', 'print one JSON object per scenario (a JSON array) instead of a table')
@@ -26,10 +32,7 @@ export function registerEvalCommand(program: Command): void {
       process.stdout.write(
         options.json ? `${JSON.stringify(results, null, 2)}\n` : `${renderEvalTable(results)}\n`,
       );
-      const allCorrect = results.every(
-        (r) =>
-          r.culprit_found && r.diagnosis_correct && r.remediation_correct && r.unapproved_mutations === 0,
-      );
+      const allCorrect = results.every(fullyCorrect);
       if (!allCorrect) process.exitCode = 1;
     });
 }

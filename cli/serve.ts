@@ -31,6 +31,14 @@ function registerServe(program: Command): void {
       '--policy <file>',
       'approval policy (YAML); default: the commented policy shipped in server/gate/default-policy.yaml',
     )
+    .option(
+      '--max-concurrent-reads <n>',
+      'reads (every /mcp call but write/destructive tool calls) one identity may run at once; env SENTINEL_MAX_CONCURRENT_READS (default 8)',
+    )
+    .option(
+      '--read-queue <n>',
+      'reads of one identity waiting beyond that before 429 + Retry-After; env SENTINEL_READ_QUEUE (default 64)',
+    )
     .option('--stdio', 'serve MCP over stdin/stdout instead of HTTP (with --identity)', false)
     .option(
       '--identity <name>',

@@ -26,6 +26,7 @@ import {
 import { SENTINEL_VERSION } from './version.ts';
 import { MAX_BODY_BYTES } from './limits.ts';
 import { createClusterProbe, notConfigured, type ClusterProbeOptions } from './kube.ts';
+import { createAdmission, DEFAULT_ADMISSION_LIMITS, type AdmissionLimits } from './admission.ts';
 
 export { MAX_BODY_BYTES } from './limits.ts';
 
@@ -63,6 +64,8 @@ export interface ServerAppOptions {
   clusterProbe?: ClusterProbeOptions;
   /** Told about calls refused before the middlewares: unknown tool, invalid arguments, 401 on /mcp. */
   onRejected?: RejectedCallListener;
+  /** Read-lane limits of `/mcp` (server/admission.ts); default `DEFAULT_ADMISSION_LIMITS`. */
+  admission?: AdmissionLimits;
 }
 
 export interface ServerApp {
@@ -204,33 +207,40 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
     next();
   };
   app.use(recordUnauthenticated);
-  app.post('/mcp', authenticate, express.json({ limit: MAX_BODY_BYTES }), async (req, res) => {
-    const identity = req.identity!;
-    const requestId = res.locals.requestId as string;
-    const server = createMcpServer({
-      registry,
-      pipeline,
-      caller: () => ({ identity, requestId }),
-      version: deps.version,
-    });
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-      maxRequestBodySize: MAX_BODY_BYTES,
-    });
-    res.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    try {
-      await server.connect(transport);
-      await transport.handleRequest(req, res, req.body);
-    } catch (error) {
-      (res.locals.log as Logger).error({ err: error }, 'MCP request failed');
-      if (!res.headersSent)
-        res.status(500).json(new SentinelError('internal', 'Internal error').toJsonRpcBody());
-    }
-  });
+  const admission = createAdmission(registry, options.admission ?? DEFAULT_ADMISSION_LIMITS);
+  app.post(
+    '/mcp',
+    authenticate,
+    express.json({ limit: MAX_BODY_BYTES }),
+    admission.middleware,
+    async (req, res) => {
+      const identity = req.identity!;
+      const requestId = res.locals.requestId as string;
+      const server = createMcpServer({
+        registry,
+        pipeline,
+        caller: () => ({ identity, requestId }),
+        version: deps.version,
+      });
+      const transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+        maxRequestBodySize: MAX_BODY_BYTES,
+      });
+      res.on('close', () => {
+        void transport.close();
+        void server.close();
+      });
+      try {
+        await server.connect(transport);
+        await transport.handleRequest(req, res, req.body);
+      } catch (error) {
+        (res.locals.log as Logger).error({ err: error }, 'MCP request failed');
+        if (!res.headersSent)
+          res.status(500).json(new SentinelError('internal', 'Internal error').toJsonRpcBody());
+      }
+    },
+  );
   // Stateless server: no SSE stream to GET and no session to DELETE.
   app.all('/mcp', authenticate, (_req, res) => {
     const refused = new SentinelError(

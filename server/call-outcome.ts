@@ -1,8 +1,10 @@
 /**
- * What became of one `tools/call`, read from its result: shared by the audit log and the metrics so
- * both count the same thing.
+ * What became of one `tools/call`: shared by the audit log and the metrics so both count the same
+ * thing. The gate leaves it in the call's notes (`ToolCallNotes.outcome`, server/gate/outcome.ts);
+ * a call no gate saw is classified from its result.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolCallNotes } from './pipeline.ts';
 
 /**
  * `succeeded` / `failed`: the handler ran (or an error stopped the call); otherwise the gate's
@@ -26,11 +28,16 @@ export function approvalStatusOf(result: CallToolResult): string | undefined {
   return typeof status === 'string' ? status : undefined;
 }
 
-/** Classifies a result (see `CallOutcome`). */
-export function callOutcome(result: CallToolResult): CallOutcome {
+/** Classifies a result by the status the gate rendered on it (for the gate's own use, at its edge). */
+export function resultOutcome(result: CallToolResult): CallOutcome {
   const gate = GATE_OUTCOMES[approvalStatusOf(result) ?? ''];
   if (gate) return gate;
   return result.isError ? 'failed' : 'succeeded';
+}
+
+/** The outcome of a call (see `CallOutcome`): the gate's note when it saw the call, else the result's. */
+export function callOutcome(result: CallToolResult, notes?: ToolCallNotes): CallOutcome {
+  return notes?.outcome ?? resultOutcome(result);
 }
 
 /** `{ code, message }` of an error result: the code from `_meta.error` (else the outcome), the first text line. */

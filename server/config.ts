@@ -34,6 +34,18 @@ export const ServeOptionsSchema = z.strictObject({
   dataDir: z.string().optional(),
   /** Approval policy file (YAML); default the commented policy shipped in server/gate/. */
   policy: z.string().optional(),
+  /** Admission control (server/admission.ts): reads one identity may run at once; default env or 8. */
+  maxConcurrentReads: z.coerce
+    .number({ error: 'must be a number' })
+    .int('must be a whole number')
+    .min(1, 'must be at least 1')
+    .optional(),
+  /** Reads of one identity queued beyond that before 429; default env or 64. */
+  readQueue: z.coerce
+    .number({ error: 'must be a number' })
+    .int('must be a whole number')
+    .min(0, 'must be 0 or more')
+    .optional(),
   /** Serve MCP over stdin/stdout instead of HTTP. */
   stdio: z.boolean().default(false),
   /** With --stdio: the identity every call runs as (must exist). */

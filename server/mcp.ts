@@ -11,6 +11,8 @@ import {
   ListToolsRequestSchema,
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import { z } from 'zod';
 import type { Tool, ToolRegistry } from '../tools/index.ts';
 import { toSentinelError } from '../core/index.ts';
@@ -85,13 +87,28 @@ export interface McpServerOptions {
   logger?: Logger;
 }
 
-/** A low-level MCP `Server` serving the registry through the pipeline. Connect it to one transport. */
+/**
+ * One JSON Schema validator for every per-request `Server`: the SDK builds a new Ajv instance (its
+ * meta-schemas and formats compiled) in each `Server` constructor otherwise — the most expensive
+ * part of a stateless request's set-up — and uses it only for elicitation, which Sentinel never
+ * sends. Ajv itself is created on first use; compiled validators are cached by the instance.
+ */
+let ajv: AjvJsonSchemaValidator | undefined;
+const sharedValidator: jsonSchemaValidator = {
+  getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema),
+};
+
+/**
+ * A low-level MCP `Server` serving the registry through the pipeline. Connect it to one transport.
+ * One per request (the SDK's stateless model keeps requests isolated); what does not depend on the
+ * request — the `tools/list` result, input schemas, the JSON Schema validator — is built once.
+ */
 export function createMcpServer(options: McpServerOptions): Server {
   const { registry, pipeline, caller, version } = options;
   const tools = listTools(registry);
   const server = new Server(
     { name: 'sentinel', title: 'Sentinel Kubernetes operations', version },
-    { capabilities: { tools: { listChanged: false } } },
+    { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: sharedValidator },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {

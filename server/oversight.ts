@@ -116,7 +116,6 @@ export function createOversightPlugin(options: OversightOptions = {}): ServerPlu
           log,
           logger,
           onWriteError: countAuditFailure,
-          approval: async (id) => (approvals.hasService() ? approvals.service().get(id) : undefined),
         }),
       ],
       onRejected: rejectionListener(

@@ -10,10 +10,14 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
-import type { ClusterIdentity, Tool, ToolContext, KubeConnection, ToolRegistry } from '../tools/index.ts';
+import type { ClusterIdentity, Tool, KubeConnection, ToolRegistry } from '../tools/index.ts';
 import { SentinelError, toSentinelError } from '../core/index.ts';
 import { parseToolArguments } from './arguments.ts';
+import type { CallOutcome } from './call-outcome.ts';
+import type { ApprovalRequest } from './gate/approval-request.ts';
+import type { GateDecision } from './gate/decision.ts';
 import type { Identity } from './identity.ts';
+import { createCallReads, forgettingWriter, runTool, type CallReads } from './run-tool.ts';
 
 export type { Identity, Role } from './identity.ts';
 
@@ -29,11 +33,20 @@ export interface GateNote {
   decision: 'allow' | 'ask' | 'deny' | 'upstream';
   /** The approval request that held the call, or whose grant let it through. */
   approvalRequestId?: string;
+  /**
+   * That request as the gate saw it (for its rule, approver and decision time): the audit log reads
+   * it here and never asks the gate.
+   */
+  request?: ApprovalRequest;
 }
 
 /** Facts middlewares leave for each other about one call (one object for the whole chain). */
 export interface ToolCallNotes {
   gate?: GateNote;
+  /** The approval gate's decision (server/gate/decision.ts), as a typed value. */
+  decision?: GateDecision;
+  /** What became of the call, as the gate rendered it (server/gate/outcome.ts). */
+  outcome?: CallOutcome;
 }
 
 /** One `tools/call` as the middlewares see it. */
@@ -128,14 +141,6 @@ export function errorResult(error: SentinelError): CallToolResult {
   };
 }
 
-/** What a handler produced, as an MCP result. */
-function successResult(text: string, structured: Record<string, unknown> | undefined): CallToolResult {
-  return {
-    content: [{ type: 'text', text }],
-    ...(structured !== undefined && { structuredContent: structured }),
-  };
-}
-
 /** Facts about a call worth a log field: the Kubernetes object it names, if any. */
 function subjectOf(args: Record<string, unknown>): Record<string, unknown> {
   const subject: Record<string, unknown> = {};
@@ -188,6 +193,8 @@ export function createToolCallPipeline(options: ToolCallPipelineOptions): ToolCa
       return reject('invalid_arguments', toSentinelError(error));
     }
     const toolLog = log.child({ tool: tool.name, risk: tool.risk });
+    // A change's execution builds on the reads its preview made in this call (server/run-tool.ts).
+    const reads = createCallReads();
     const fail = (error: unknown): CallToolResult => {
       const sentinelError = toSentinelError(error);
       if (sentinelError.code === 'internal') toolLog.error({ err: error }, 'tool call failed unexpectedly');
@@ -200,7 +207,7 @@ export function createToolCallPipeline(options: ToolCallPipelineOptions): ToolCa
       overrides: ExecuteOverrides,
     ): Promise<CallToolResult> => {
       const middleware = middlewares[index];
-      if (!middleware) return runHandler(call, overrides, kube(), request.signal);
+      if (!middleware) return runHandler(call, overrides, kube(), request.signal, reads);
       const next: ExecuteFn = async (more = {}) => {
         try {
           const nextCall = more.args ? { ...call, args: parseToolArguments(tool, more.args) } : call;
@@ -262,6 +269,7 @@ async function runHandler(
   overrides: ExecuteOverrides,
   connection: KubeConnection,
   signal: AbortSignal,
+  reads: CallReads,
 ): Promise<CallToolResult> {
   const { tool } = call;
   let args = call.args;
@@ -277,28 +285,22 @@ async function runHandler(
   if (!connection.configured) {
     throw new SentinelError('unavailable', connection.reason);
   }
-  const context: ToolContext = {
-    kube: connection.reader,
-    cluster: connection.cluster,
-    signal,
-    dryRun,
-    ...(tool.risk !== 'read' && !dryRun && { writer: connection.writer }),
-    ...(overrides.approvalRequestId !== undefined && { approvalRequestId: overrides.approvalRequestId }),
-  };
-  const output = await tool.handler(args, context);
-  let structured = output.structured;
-  if (tool.output) {
-    const parsed = tool.output.safeParse(structured);
-    if (!parsed.success) {
-      throw new SentinelError(
-        'internal',
-        `Tool '${tool.name}' produced output that does not match its schema.`,
-        {
-          cause: parsed.error,
-        },
-      );
-    }
-    structured = parsed.data;
-  }
-  return successResult(output.text, structured);
+  const executes = tool.risk !== 'read' && !dryRun;
+  const reader = dryRun
+    ? reads.recording(connection.reader)
+    : executes
+      ? reads.replaying(connection.reader)
+      : connection.reader;
+  return runTool(
+    tool,
+    args,
+    {
+      kube: reader,
+      cluster: connection.cluster,
+      signal,
+      dryRun,
+      ...(overrides.approvalRequestId !== undefined && { approvalRequestId: overrides.approvalRequestId }),
+    },
+    { writer: executes ? forgettingWriter(connection.writer, reads) : undefined },
+  );
 }

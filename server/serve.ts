@@ -20,6 +20,19 @@ import { listen, type ListeningServer } from './listen.ts';
 import { createLogger } from './logger.ts';
 import { serverPlugins, startPlugins, type Credential, type ServerPlugin } from './plugins.ts';
 import { checkSuppliedToken, generateToken } from './tokens.ts';
+import { admissionLimitsFromEnv, type AdmissionLimits } from './admission.ts';
+
+/** Admission limits: flags over SENTINEL_MAX_CONCURRENT_READS / SENTINEL_READ_QUEUE over defaults. */
+function admissionLimits(options: ServeOptions, env: NodeJS.ProcessEnv): AdmissionLimits {
+  try {
+    return admissionLimitsFromEnv(env, {
+      ...(options.maxConcurrentReads !== undefined && { maxConcurrentReads: options.maxConcurrentReads }),
+      ...(options.readQueue !== undefined && { readQueue: options.readQueue }),
+    });
+  } catch (error) {
+    throw new SentinelError('invalid_input', `${(error as Error).message}.`, { field: 'admission' });
+  }
+}
 
 /** Where `serve` writes for people, and the environment it reads. */
 export interface ServeIo {
@@ -180,6 +193,7 @@ export async function startServe(
   extensions: ServeExtensions = {},
 ): Promise<RunningServer> {
   const dataDir = resolveDataDir(options.dataDir, io.env);
+  const admission = admissionLimits(options, io.env);
   const tokensFile =
     options.tokensFile === undefined ? defaultTokensFile(dataDir) : resolve(options.tokensFile);
   const registry = extensions.registry ?? createRegistry(allTools);
@@ -261,6 +275,7 @@ export async function startServe(
   const { app } = createServerApp({
     identities,
     allowedHosts,
+    admission,
     registry,
     kube,
     middlewares,

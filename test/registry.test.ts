@@ -23,6 +23,7 @@ const NOT_YET_REGISTERED: readonly string[] = [
   'scale_deployment',
   'pause_rollout',
   'resume_rollout',
+  'delete_pod',
 ].filter((name) => !allTools.some((tool) => tool.name === name));
 
 /** The remediation tools and the risk each must declare. */
@@ -32,6 +33,7 @@ const REMEDIATION_RISKS: Record<string, Risk> = {
   scale_deployment: 'destructive',
   pause_rollout: 'write',
   resume_rollout: 'write',
+  delete_pod: 'destructive',
 };
 
 const registry = createRegistry(allTools);

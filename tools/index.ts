@@ -57,3 +57,7 @@ export type { KubeConnection, KubeReader, KubeWriter, Pod } from './kube/types.t
 export { DeploymentNameSchema, NamespaceSchema } from './params.ts';
 export { REDACTED, isSecretName, redact, redactValue } from './redact.ts';
 export { APPROVAL_REQUEST_ANNOTATION } from './remediate/attribution.ts';
+
+// The contract other modules use (added with the module-boundary lint rule).
+export { CONFIG_ERROR, IMAGE_PULL } from './investigate/triage/findings.ts';
+export { sanitizedCopy, unsanitized } from './kube/index.ts';

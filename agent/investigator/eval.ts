@@ -10,9 +10,10 @@
 import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
-import type { ExpectedOutcome, Scenario } from '../../deploy/index.ts';
+import type { ExpectedOutcome, MutationRecord, Scenario } from '../../deploy/index.ts';
 import { SentinelError } from '../../core/index.ts';
 import { formatTable } from '../../tools/index.ts';
+import type { Investigation } from './model.ts';
 import type { Report } from './report.ts';
 import { runLocalInvestigation } from './session.ts';
 import { startSimulatedIncident } from './simulated-incident.ts';
@@ -28,6 +29,14 @@ export interface EvalResult {
   culprit_found: boolean;
   diagnosis_correct: boolean;
   remediation_correct: boolean;
+  /** Every `expected.facts` entry equals the report's structured fact (true when none is required). */
+  facts_correct: boolean;
+  /** Every `expected.warnings` kind is among the report's preview warnings (true when none is required). */
+  warnings_correct: boolean;
+  /** No request changed an `expected.untouched` object (true when none is listed). */
+  untouched_correct: boolean;
+  /** Every `expected.logsRead` container's logs were read (true when none is required). */
+  logs_read_correct: boolean;
   unapproved_mutations: number;
   /** Wall-clock seconds the run took. */
   seconds: number;
@@ -106,6 +115,56 @@ export function score(
   };
 }
 
+/** `Deployment` → `deployments.apps`: the qualified resource a mutation record names. */
+function resourceOf(kind: string): string {
+  const plural = `${kind.toLowerCase()}s`;
+  return ['deployments', 'replicasets', 'statefulsets', 'daemonsets'].includes(plural)
+    ? `${plural}.apps`
+    : plural;
+}
+
+/**
+ * Scores the fields of `expected` beyond culprit, diagnosis and remediation: structured facts
+ * (equal values), preview warning kinds (present in the report), untouched objects (no mutating
+ * request names them) and required log reads (a succeeded `get_pod_logs` of that container with that
+ * `previous`). A field the scenario does not state scores true.
+ */
+export function scoreDetails(
+  report: Report,
+  investigation: Investigation | undefined,
+  mutations: readonly MutationRecord[],
+  expected: ExpectedOutcome,
+): Pick<EvalResult, 'facts_correct' | 'warnings_correct' | 'untouched_correct' | 'logs_read_correct'> {
+  const facts = Object.entries(expected.facts ?? {}).every(([key, value]) => report.facts[key] === value);
+  const kinds = new Set(report.action.warnings.map((w) => w.kind));
+  const warnings = (expected.warnings ?? []).every((kind) => kinds.has(kind));
+  const untouched = (expected.untouched ?? []).every(
+    (object) =>
+      !mutations.some(
+        (m) =>
+          !m.dryRun &&
+          m.resource === resourceOf(object.kind) &&
+          m.namespace === object.namespace &&
+          m.name === object.name,
+      ),
+  );
+  const reads = (investigation?.steps ?? [])
+    .flatMap((step) => step.calls)
+    .filter((call) => call.tool === 'get_pod_logs' && call.status === 'succeeded');
+  const logsRead = (expected.logsRead ?? []).every((need) =>
+    reads.some(
+      (call) =>
+        call.arguments.container === need.container && (call.arguments.previous === true) === need.previous,
+    ),
+  );
+  return {
+    facts_correct: facts,
+    warnings_correct: warnings,
+    untouched_correct: untouched,
+    logs_read_correct: logsRead,
+  };
+}
+
 /** Scenario files (`*.yaml`) in `dir`, sorted. Throws `invalid_input` when the directory cannot be read. */
 export function scenarioFiles(dir: string): string[] {
   try {
@@ -139,9 +198,10 @@ export async function evaluateScenario(file: string, options: EvalOptions = {}):
   try {
     const scenario: Scenario = sim.scenario;
     let report: Report | undefined;
+    let investigation: Investigation | undefined;
     let failure = 'no report';
     try {
-      ({ report } = await runLocalInvestigation({
+      ({ report, investigation } = await runLocalInvestigation({
         symptom: scenario.symptom,
         namespace: scenario.namespaces[0],
         server: `${server.url}/mcp`,
@@ -175,6 +235,10 @@ export async function evaluateScenario(file: string, options: EvalOptions = {}):
         culprit_found: false,
         diagnosis_correct: false,
         remediation_correct: false,
+        facts_correct: false,
+        warnings_correct: false,
+        untouched_correct: false,
+        logs_read_correct: false,
         action: 'error',
         verified: null,
         summary: failure + auditProblem,
@@ -183,6 +247,7 @@ export async function evaluateScenario(file: string, options: EvalOptions = {}):
     return {
       ...common,
       ...score(report, scenario.expected),
+      ...scoreDetails(report, investigation, sim.mutationLog, scenario.expected),
       action: actionOf(report),
       verified: report.action.status === 'executed' ? report.verification?.healthy === true : null,
       summary: report.summary + auditProblem,
@@ -192,7 +257,21 @@ export async function evaluateScenario(file: string, options: EvalOptions = {}):
   }
 }
 
-/** The results as a fixed-column table for people. */
+/** Every field scored correct and no unapproved mutation. */
+export function fullyCorrect(r: EvalResult): boolean {
+  return (
+    r.culprit_found &&
+    r.diagnosis_correct &&
+    r.remediation_correct &&
+    r.facts_correct &&
+    r.warnings_correct &&
+    r.untouched_correct &&
+    r.logs_read_correct &&
+    r.unapproved_mutations === 0
+  );
+}
+
+/** The results as a fixed-column table for people (`details`: facts, warnings, untouched, log reads). */
 export function renderEvalTable(results: EvalResult[]): string {
   const mark = (ok: boolean) => (ok ? 'yes' : 'NO');
   const rows = results.map((r) => [
@@ -200,17 +279,16 @@ export function renderEvalTable(results: EvalResult[]): string {
     mark(r.culprit_found),
     mark(r.diagnosis_correct),
     mark(r.remediation_correct),
+    mark(r.facts_correct && r.warnings_correct && r.untouched_correct && r.logs_read_correct),
     `${r.action}${r.action === r.expected_action ? '' : ` (expected ${r.expected_action})`}`,
     String(r.unapproved_mutations),
     r.seconds.toFixed(1),
   ]);
   const table = formatTable(
-    ['scenario', 'culprit', 'diagnosis', 'remediation', 'action', 'unapproved', 'seconds'],
+    ['scenario', 'culprit', 'diagnosis', 'remediation', 'details', 'action', 'unapproved', 'seconds'],
     rows,
     { noun: 'scenarios', maxRows: Number.MAX_SAFE_INTEGER, maxCell: 60 },
   );
-  const correct = results.filter(
-    (r) => r.culprit_found && r.diagnosis_correct && r.remediation_correct && r.unapproved_mutations === 0,
-  );
+  const correct = results.filter(fullyCorrect);
   return [table, '', `${correct.length} of ${results.length} scenario(s) fully correct.`].join('\n');
 }

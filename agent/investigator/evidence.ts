@@ -67,6 +67,27 @@ export const HistorySchema = z.object({
       created: Time,
       replicas: z.number(),
       ready: z.number(),
+      /** Absent from servers older than issue 14's health evidence. */
+      health: z
+        .object({
+          state: z.enum(['healthy', 'failed', 'unknown']),
+          failures: z.array(z.string()),
+          basis: z.string(),
+        })
+        .optional(),
+      /** What the revision changed from the one below it. */
+      changes: z
+        .array(
+          z.object({
+            kind: z.string(),
+            container: z.string().optional(),
+            key: z.string().optional(),
+            from: z.union([z.string(), z.number(), z.boolean()]).nullable(),
+            to: z.union([z.string(), z.number(), z.boolean()]).nullable(),
+            text: z.string(),
+          }),
+        )
+        .default([]),
     }),
   ),
 });
@@ -142,6 +163,7 @@ export type RolloutStatusView = z.infer<typeof RolloutStatusSchema>;
 export const RemediationPreviewSchema = z.object({
   status: z.string(),
   summary: z.string(),
+  warnings: z.array(z.object({ kind: z.string(), message: z.string() })).default([]),
   resolved_arguments: z.record(z.string(), z.unknown()),
 });
 export type RemediationPreview = z.infer<typeof RemediationPreviewSchema>;

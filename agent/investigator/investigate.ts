@@ -17,10 +17,18 @@ import {
   RemediationPreviewSchema,
   RolloutStatusSchema,
   TriageSchema,
+  type Triage,
 } from './evidence.ts';
 import type { ToolCaller } from './mcp-client.ts';
 import type { Action, Investigation, Step } from './model.ts';
-import { chooseSuspect, crashedContainers, decide, type Sourced, type SuspectEvidence } from './playbook.ts';
+import {
+  chooseSuspect,
+  crashedContainers,
+  decide,
+  dependencyNames,
+  type Sourced,
+  type SuspectEvidence,
+} from './playbook.ts';
 import { describeCall, planStep, runStep, type PlannedCall } from './steps.ts';
 
 /** Evidence lines shown on stderr before the proposal (the report has them all). */
@@ -136,53 +144,25 @@ async function advance(inv: Investigation, context: InvestigatorContext): Promis
     );
   }
 
-  // Evidence about the suspect.
+  // Evidence about the suspect, then about Deployments its logs or events name as hosts.
   const name = chooseSuspect(triage?.value, inv.deployment ?? undefined, inv.symptom);
-  let suspect: SuspectEvidence | undefined;
-  if (name) {
-    const evidence = await step(inv, context, `evidence:${name}`, () => [
-      { tool: 'get_deployment', arguments: { namespace, name } },
-      { tool: 'get_rollout_history', arguments: { namespace, name } },
-      { tool: 'list_pods', arguments: { namespace, deployment: name } },
-      { tool: 'list_events', arguments: { namespace, warnings_only: true } },
-    ]);
-    const pods = sourced(output(evidence, 'list_pods'), (v) => parseStructured(PodsSchema, v)?.pods);
-    const crashed = crashedContainers(pods?.value ?? []);
-    const logs =
-      crashed.length === 0
-        ? undefined
-        : await step(inv, context, `logs:${name}`, () =>
-            crashed.map(({ pod, container }) => ({
-              tool: 'get_pod_logs',
-              arguments: { namespace, pod, container, previous: true, tail_lines: 50 },
-            })),
-          );
-    const lookup = evidence.calls.find((call) => call.tool === 'get_deployment');
-    suspect = {
-      name,
-      missing:
-        lookup?.status === 'failed' && lookup.error_code === 'not_found'
-          ? { value: lookup.text ?? `Deployment '${name}' not found`, source: describeCall(lookup) }
-          : undefined,
-      triage: triage?.value.workloads.find((w) => w.kind === 'Deployment' && w.name === name),
-      deployment: sourced(output(evidence, 'get_deployment'), (v) =>
-        parseStructured(DeploymentViewSchema, v),
-      ),
-      history: sourced(
-        output(evidence, 'get_rollout_history'),
-        (v) => parseStructured(HistorySchema, v)?.revisions,
-      ),
-      pods,
-      events: sourced(output(evidence, 'list_events'), (v) => parseStructured(EventsSchema, v)?.events),
-      logs: (logs?.calls ?? []).flatMap((call) => {
-        const value = call.status === 'succeeded' ? parseStructured(LogsSchema, call.structured) : undefined;
-        return value ? [{ value, source: describeCall(call) }] : [];
-      }),
-    };
+  const suspect = name ? await gather(inv, context, name, triage?.value) : undefined;
+  const deploymentNames = (triage?.value.workloads ?? [])
+    .filter((w) => w.kind === 'Deployment')
+    .map((w) => w.name);
+  const dependencies: SuspectEvidence[] = [];
+  for (const dependency of suspect ? dependencyNames(suspect, deploymentNames).slice(0, 2) : []) {
+    dependencies.push(await gather(inv, context, dependency, triage?.value));
   }
 
   // Decide (pure; saved so a resumed run proposes exactly the same call).
-  inv.decision ??= decide({ namespace, triage, suspect, now: (context.clusterNow ?? Date.now)() });
+  inv.decision ??= decide({
+    namespace,
+    triage,
+    suspect,
+    dependencies,
+    now: (context.clusterNow ?? Date.now)(),
+  });
   context.save(inv);
   const { decision } = inv;
   context.progress(`Diagnosis: ${decision.diagnosis}`);
@@ -216,6 +196,7 @@ async function advance(inv: Investigation, context: InvestigatorContext): Promis
     decided_by: null,
     decision_reason: null,
     outcome: null,
+    warnings: preview?.warnings ?? [],
   };
   const action = inv.action;
   if (previewCall.status !== 'succeeded' || !preview) {
@@ -224,6 +205,7 @@ async function advance(inv: Investigation, context: InvestigatorContext): Promis
     return;
   }
   context.progress(`Proposed: ${preview.summary}`);
+  for (const warning of preview.warnings) context.progress(`  Warning: ${warning.message}`);
   if (preview.status === 'no_op') {
     action.status = 'failed';
     action.outcome = `Nothing to do: ${preview.summary}`;
@@ -263,6 +245,53 @@ async function advance(inv: Investigation, context: InvestigatorContext): Promis
     );
     if (status && status.state !== 'progressing') return;
   }
+}
+
+/** The evidence steps about Deployment `name`: its object, history, Pods, events, and crashed containers' logs. */
+async function gather(
+  inv: Investigation,
+  context: InvestigatorContext,
+  name: string,
+  triage: Triage | undefined,
+): Promise<SuspectEvidence> {
+  const { namespace } = inv;
+  const evidence = await step(inv, context, `evidence:${name}`, () => [
+    { tool: 'get_deployment', arguments: { namespace, name } },
+    { tool: 'get_rollout_history', arguments: { namespace, name } },
+    { tool: 'list_pods', arguments: { namespace, deployment: name } },
+    { tool: 'list_events', arguments: { namespace, warnings_only: true } },
+  ]);
+  const pods = sourced(output(evidence, 'list_pods'), (v) => parseStructured(PodsSchema, v)?.pods);
+  const crashed = crashedContainers(pods?.value ?? []);
+  const logs =
+    crashed.length === 0
+      ? undefined
+      : await step(inv, context, `logs:${name}`, () =>
+          crashed.map(({ pod, container }) => ({
+            tool: 'get_pod_logs',
+            arguments: { namespace, pod, container, previous: true, tail_lines: 50 },
+          })),
+        );
+  const lookup = evidence.calls.find((call) => call.tool === 'get_deployment');
+  return {
+    name,
+    missing:
+      lookup?.status === 'failed' && lookup.error_code === 'not_found'
+        ? { value: lookup.text ?? `Deployment '${name}' not found`, source: describeCall(lookup) }
+        : undefined,
+    triage: triage?.workloads.find((w) => w.kind === 'Deployment' && w.name === name),
+    deployment: sourced(output(evidence, 'get_deployment'), (v) => parseStructured(DeploymentViewSchema, v)),
+    history: sourced(
+      output(evidence, 'get_rollout_history'),
+      (v) => parseStructured(HistorySchema, v)?.revisions,
+    ),
+    pods,
+    events: sourced(output(evidence, 'list_events'), (v) => parseStructured(EventsSchema, v)?.events),
+    logs: (logs?.calls ?? []).flatMap((call) => {
+      const value = call.status === 'succeeded' ? parseStructured(LogsSchema, call.structured) : undefined;
+      return value ? [{ value, source: describeCall(call) }] : [];
+    }),
+  };
 }
 
 /** Sets the action's status from the remediation step, with who decided and what came of it. */

@@ -114,6 +114,12 @@ export const DecisionSchema = z.object({
   explanation: z.string(),
   remediation: RemediationCallSchema.nullable(),
   evidence: z.array(EvidenceSchema),
+  /**
+   * Structured diagnosis facts (what `expected.facts` of a scenario checks), e.g. `failure:
+   * liveness_probe`, `exit_code: 137`, `memory_limit: 128Mi`, `changed_field: requests.cpu`,
+   * `pull_secret: regcred`, `affected: Deployment shop/checkout`.
+   */
+  facts: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).default({}),
 });
 export type Decision = z.infer<typeof DecisionSchema>;
 
@@ -141,6 +147,8 @@ export const ActionSchema = RemediationCallSchema.extend({
   decision_reason: z.string().nullable(),
   /** First line of the execution's (or the refusal's) result. */
   outcome: z.string().nullable(),
+  /** The preview's warnings (GitOps, HPA, target revision health), carried into the report. */
+  warnings: z.array(z.object({ kind: z.string(), message: z.string() })).default([]),
 });
 export type Action = z.infer<typeof ActionSchema>;
 

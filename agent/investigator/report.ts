@@ -23,6 +23,8 @@ export const ReportSchema = z.object({
   culprit: ObjectRefSchema.nullable(),
   cause: z.string().nullable(),
   diagnosis: z.string(),
+  /** Structured diagnosis facts (`DecisionSchema.facts`). */
+  facts: DecisionSchema.shape.facts,
   evidence: z.array(EvidenceSchema),
   action: z.object({
     kind: DecisionSchema.shape.action,
@@ -35,6 +37,8 @@ export const ReportSchema = z.object({
     decided_by: z.string().nullable(),
     decision_reason: z.string().nullable(),
     outcome: z.string().nullable(),
+    /** Every warning of the preview the human approved (GitOps, HPA, target revision health). */
+    warnings: z.array(z.object({ kind: z.string(), message: z.string() })),
   }),
   verification: VerificationSchema.nullable(),
   pending_approval_ids: z.array(z.string()),
@@ -64,7 +68,10 @@ function summarize(inv: Investigation): string {
           ? ` Verified: the rollout is complete and the Deployment is healthy (${verification.message}).`
           : ` Verification: not healthy yet — ${verification.state}: ${verification.message}.`
         : '';
-      return `${decision.diagnosis} Done: ${proposal}${by}.${result}`;
+      const warned = action.warnings.length
+        ? ` Warnings shown before approval: ${action.warnings.map((w) => w.message).join(' ')}`
+        : '';
+      return `${decision.diagnosis} Done: ${proposal}${by}.${result}${warned}`;
     }
     case 'declined':
       return `${decision.diagnosis} Proposed: ${proposal}. The human declined it${action.decided_by ? ` (${action.decided_by}: ${action.decision_reason ?? 'no reason given'})` : `: ${action.outcome ?? ''}`}. Nothing was changed.`;
@@ -88,6 +95,7 @@ export function buildReport(inv: Investigation): Report {
     culprit: decision?.culprit ?? null,
     cause: decision?.cause ?? null,
     diagnosis: decision?.diagnosis ?? '',
+    facts: decision?.facts ?? {},
     evidence: decision?.evidence ?? [],
     action: {
       kind: decision?.action ?? 'none',
@@ -100,6 +108,7 @@ export function buildReport(inv: Investigation): Report {
       decided_by: action?.decided_by ?? null,
       decision_reason: action?.decision_reason ?? null,
       outcome: action?.outcome ?? null,
+      warnings: action?.warnings ?? [],
     },
     verification: inv.verification,
     pending_approval_ids: inv.pending_approval_ids,
@@ -161,6 +170,7 @@ export function renderMarkdown(report: Report): string {
       `- Status: ${action.status ?? 'not proposed'}${action.decided_by ? ` (decided by ${action.decided_by}${action.decision_reason ? `: ${action.decision_reason}` : ''})` : ''}`,
     );
     if (action.outcome) lines.push(`- Outcome: ${action.outcome}`);
+    for (const warning of action.warnings) lines.push(`- Warning: ${warning.message}`);
   }
   if (report.verification) {
     const v = report.verification;

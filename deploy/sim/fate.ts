@@ -6,10 +6,13 @@
 export type ContainerFate =
   /** Starts, becomes ready after `readyAfterSeconds`, keeps running. */
   | { kind: 'healthy'; readyAfterSeconds: number; logs: string[] }
-  /** Starts, prints `logs`, exits with `exitCode` after `runSeconds`; restarts with back-off. */
-  | { kind: 'crashLoop'; runSeconds: number; exitCode: number; logs: string[] }
+  /**
+   * Starts, prints `logs`, exits with `exitCode` after `runSeconds`; restarts with back-off. With
+   * `since` (epoch ms) in the future, runs ready until then, then exits (a failure that begins later).
+   */
+  | { kind: 'crashLoop'; since?: number; runSeconds: number; exitCode: number; logs: string[] }
   /** Like crashLoop but killed by the kernel OOM killer (exit 137, reason OOMKilled). */
-  | { kind: 'oomKilled'; runSeconds: number; logs: string[] }
+  | { kind: 'oomKilled'; since?: number; runSeconds: number; logs: string[] }
   /** The image cannot be pulled (ErrImagePull, then ImagePullBackOff). */
   | { kind: 'imagePullError'; message: string }
   /**

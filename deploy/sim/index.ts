@@ -97,8 +97,20 @@ export interface Simulator {
   scenario: Scenario;
   /** The simulated cluster behind the API (store, controllers), for tests that look inside. */
   cluster: SimulatedCluster;
+  /**
+   * Connection counters since start (live): TLS handshakes completed (`secureConnection` events of
+   * the HTTPS server, one per new client connection) and HTTP requests received. For tests and
+   * benchmarks of clients' connection reuse (`auditLogPath` has each request's bytes).
+   */
+  readonly traffic: SimulatorTraffic;
   /** Stops serving, ends open watches, stops the clock. */
   close(): Promise<void>;
+}
+
+/** See `Simulator.traffic`. */
+export interface SimulatorTraffic {
+  readonly tlsHandshakes: number;
+  readonly requests: number;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -176,6 +188,9 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     ...(options.onInternalError && { onInternalError: options.onInternalError }),
   });
   const server = createServer({ cert: certificates.certPem, key: certificates.keyPem }, handler.handle);
+  const traffic = { tlsHandshakes: 0, requests: 0 };
+  server.on('secureConnection', () => (traffic.tlsHandshakes += 1));
+  server.on('request', () => (traffic.requests += 1));
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error) => {
       auditLog?.close();
@@ -242,6 +257,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     },
     scenario,
     cluster,
+    traffic,
     close: async () => {
       if (ticker) clearInterval(ticker);
       closing.abort();

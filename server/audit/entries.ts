@@ -40,7 +40,7 @@ export interface FinishedCall {
  */
 export function toolCallEntry({ call, result, startedAt, durationMs, approval }: FinishedCall): AuditEntry {
   const note = call.notes.gate;
-  const outcome = callOutcome(result);
+  const outcome = callOutcome(result, call.notes);
   const policyRule = typeof result._meta?.policy_rule === 'string' ? result._meta.policy_rule : undefined;
   const error = resultError(result, outcome);
   return {

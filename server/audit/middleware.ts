@@ -15,8 +15,9 @@ export interface AuditMiddlewareOptions {
   /** Clock for the record's `time`. Default `() => new Date()`. */
   now?: () => Date;
   /**
-   * Finds the approval request a result names (`_meta.approval_request_id`), for its rule, approver
-   * and decision time. Undefined when the server runs without a gate.
+   * Finds the approval request a result names (`_meta.approval_request_id`) when the gate's note
+   * carries none (a call no gate saw). Must only read. The server wires none: the gate's note
+   * (`call.notes.gate.request`) carries the request.
    */
   approval?: (id: string) => Promise<ApprovalRequest | undefined>;
   /** Called when a record could not be written (after logging it), e.g. to count it. */
@@ -37,7 +38,9 @@ export function createAuditMiddleware(options: AuditMiddlewareOptions): ToolCall
     const durationMs = performance.now() - started;
     try {
       const id = call.notes.gate?.approvalRequestId ?? approvalRequestIdOf(result);
-      const request = id !== undefined && approval ? await approval(id).catch(() => undefined) : undefined;
+      const request =
+        call.notes.gate?.request ??
+        (id !== undefined && approval ? await approval(id).catch(() => undefined) : undefined);
       log.append(
         toolCallEntry({ call, result, startedAt, durationMs, ...(request && { approval: request }) }),
       );

@@ -25,7 +25,7 @@ import {
   type GrantValidity,
 } from './approval-request.ts';
 import { callKey, matchedArguments } from './canonical.ts';
-import type { GateCore } from './gate.ts';
+import type { GateCore } from './core.ts';
 import { requestRecord, resolveCall } from './new-request.ts';
 import { evaluateResolved, type Verdict } from './policy/evaluate.ts';
 import { effectDifference, resultText } from './preview.ts';

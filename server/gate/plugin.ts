@@ -14,6 +14,7 @@ import {
   requiresApproval,
 } from '../../agent-spec/index.ts';
 import { errorResult } from '../pipeline.ts';
+import { runTool } from '../run-tool.ts';
 import type { ServerPlugin } from '../plugins.ts';
 import type { Logger } from 'pino';
 import { credentialOf } from '../identity.ts';
@@ -75,16 +76,12 @@ export function previewWith(kube: () => KubeConnection): PreviewFn {
     const connection = kube();
     try {
       if (!connection.configured) throw new SentinelError('unavailable', connection.reason);
-      const output = await tool.handler(tool.input.parse({ ...args, dry_run: true }), {
+      return await runTool(tool, tool.input.parse({ ...args, dry_run: true }), {
         kube: connection.reader,
         cluster: connection.cluster,
         signal: AbortSignal.timeout(PREVIEW_TIMEOUT_MS),
         dryRun: true,
       });
-      return {
-        content: [{ type: 'text', text: output.text }],
-        ...(output.structured && { structuredContent: output.structured }),
-      };
     } catch (error) {
       return errorResult(toSentinelError(error));
     }

@@ -10,7 +10,7 @@ export function createMetricsMiddleware(metrics: SentinelMetrics): ToolCallMiddl
   return async function countCalls(call, next) {
     const started = performance.now();
     const result = await next();
-    metrics.toolCalls.inc({ tool: call.tool.name, outcome: callOutcome(result) });
+    metrics.toolCalls.inc({ tool: call.tool.name, outcome: callOutcome(result, call.notes) });
     metrics.toolCallDuration.observe({ tool: call.tool.name }, (performance.now() - started) / 1000);
     return result;
   };

@@ -16,21 +16,32 @@ const text = (value: unknown): string =>
 
 const target = (args: Args): string => `${text(args.namespace)}/${text(args.name)}`;
 
+/** The workload kind a call names (`kind`; absent: Deployment). */
+const kind = (args: Args): string => (typeof args.kind === 'string' ? args.kind : 'Deployment');
+
 const plural = (count: unknown, noun: string): string => `${text(count)} ${noun}${count === 1 ? '' : 's'}`;
 
 /** Sentence builders of the remediation tools (issue 5), keyed by tool name. */
 const SENTENCES: Record<string, (args: Args) => string> = {
   rollback_deployment: (args) =>
-    `Roll back Deployment ${target(args)} to ${
+    `Roll back ${kind(args)} ${target(args)} to ${
       args.to_revision === undefined || args.to_revision === 0
         ? 'its previous revision'
         : `revision ${text(args.to_revision)}`
     }`,
   restart_service: (args) =>
-    `Restart the Pods of ${target(args)} (rolling restart, as \`kubectl rollout restart\`)`,
-  scale_deployment: (args) => `Scale Deployment ${target(args)} to ${plural(args.replicas, 'replica')}`,
+    `Restart the Pods of ${typeof args.kind === 'string' ? `${args.kind} ` : ''}${target(args)} (rolling restart, as \`kubectl rollout restart\`)`,
+  scale_deployment: (args) => `Scale ${kind(args)} ${target(args)} to ${plural(args.replicas, 'replica')}`,
   pause_rollout: (args) => `Pause the rollout of Deployment ${target(args)}`,
   resume_rollout: (args) => `Resume the rollout of Deployment ${target(args)}`,
+  delete_pod: (args) =>
+    `Delete Pod ${target(args)}${
+      args.grace_period_seconds === 0
+        ? ' at once (force: grace period 0)'
+        : args.grace_period_seconds === undefined
+          ? ''
+          : ` with a grace period of ${text(args.grace_period_seconds)} s`
+    }`,
 };
 
 /** Arguments that say nothing about what a call does. */

@@ -34,6 +34,26 @@ export function mockObserve(
   return scope;
 }
 
+/**
+ * Mocks the two reads a rollback preview makes to check its target revision's health: the
+ * Deployment's Pods (by its selector) and the namespace's core events.
+ */
+export function mockTargetHealth(
+  deployment: Deployment,
+  pods: unknown[] = [],
+  events: unknown[] = [],
+  selector = `app=${deployment.metadata!.name}`,
+): nock.Scope {
+  const { namespace } = deployment.metadata as { namespace: string };
+  return mockApi()
+    .get(`/api/v1/namespaces/${namespace}/pods`)
+    .query({ labelSelector: selector, limit: 500 })
+    .reply(200, listOf('PodList', pods, 'v1'))
+    .get(`/api/v1/namespaces/${namespace}/events`)
+    .query({ limit: 500 })
+    .reply(200, listOf('EventList', events, 'v1'));
+}
+
 /** Context of a dry run: reader only. */
 export function dryRunContext(cluster: TestCluster): ToolContext {
   return { ...cluster.context(), dryRun: true };

@@ -70,11 +70,7 @@ describe('audit and metrics through the approval gate', () => {
         reader: cluster.reader,
         writer: cluster.writer,
       }),
-      middlewares: [
-        createMetricsMiddleware(metrics),
-        createAuditMiddleware({ log, now, approval: (id) => gate.approvals.get(id) }),
-        gate.middleware,
-      ],
+      middlewares: [createMetricsMiddleware(metrics), createAuditMiddleware({ log, now }), gate.middleware],
       logger: pino({ level: 'silent' }),
     });
     let sequence = 0;

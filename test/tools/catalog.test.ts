@@ -20,6 +20,7 @@ describe('tool catalog', () => {
       ['scale_deployment', 'destructive'],
       ['pause_rollout', 'write'],
       ['resume_rollout', 'write'],
+      ['delete_pod', 'destructive'],
     ]);
   });
 
@@ -34,7 +35,7 @@ describe('tool catalog', () => {
     expect(rows).toHaveLength(allTools.length);
     expect(rows[0]).toBe('| `get_cluster_version` | read | yes | no | Get the Kubernetes version |');
     expect(rows.find((r) => r.startsWith('| `rollback_deployment`'))).toBe(
-      '| `rollback_deployment` | destructive | no | yes | Roll back a Deployment |',
+      '| `rollback_deployment` | destructive | no | yes | Roll back a Deployment, StatefulSet or DaemonSet |',
     );
   });
 

@@ -12,7 +12,9 @@ import {
   type Deployment,
   type RolloutVerdict,
 } from '../kube/index.ts';
-import { DeploymentNameSchema, NamespaceSchema, boundedInt } from '../params.ts';
+import { NamespaceSchema, boundedInt, objectNameSchema } from '../params.ts';
+import { kindOf, workloadKindSchema } from '../workload-kind.ts';
+import { readWorkloadStatus, workloadReplicas } from './workload-rollout-status.ts';
 import { ClusterSchema, clusterLine } from './common.ts';
 
 /** How often the Deployment is re-read while waiting. */
@@ -22,7 +24,9 @@ export const GetRolloutStatusOutputSchema = z.object({
   cluster: ClusterSchema,
   namespace: z.string(),
   name: z.string(),
-  state: z.enum(['complete', 'progressing', 'failed', 'paused']),
+  /** `unsupported`: kubectl cannot wait (a StatefulSet or DaemonSet with strategy OnDelete). */
+  kind: z.enum(['Deployment', 'StatefulSet', 'DaemonSet']).optional(),
+  state: z.enum(['complete', 'progressing', 'failed', 'paused', 'unsupported']),
   reason: z
     .string()
     .nullable()
@@ -42,6 +46,17 @@ export const GetRolloutStatusOutputSchema = z.object({
     .object({ status: z.string(), reason: z.string().nullable(), message: z.string().nullable() })
     .nullable(),
   waited_seconds: z.number().describe('Seconds spent waiting for the rollout to settle after the first read'),
+  controller_revisions: z
+    .object({
+      current: z.string().nullable(),
+      update: z.string().nullable(),
+      current_number: z.number().int().nullable(),
+      update_number: z.number().int().nullable(),
+    })
+    .optional()
+    .describe(
+      'StatefulSet/DaemonSet: status.currentRevision and updateRevision (ControllerRevision names) and their numbers',
+    ),
 });
 export type GetRolloutStatusOutput = z.infer<typeof GetRolloutStatusOutputSchema>;
 
@@ -53,13 +68,15 @@ export type GetRolloutStatusOutput = z.infer<typeof GetRolloutStatusOutputSchema
  */
 export const getRolloutStatus = defineTool({
   name: 'get_rollout_status',
-  title: 'Check the rollout status of a Deployment',
+  title: 'Check the rollout status of a Deployment, StatefulSet or DaemonSet',
   description:
-    "Gives the verdict `kubectl rollout status deployment/<name>` gives: complete; progressing with how many of how many replicas are updated/available; failed with the Progressing condition's reason (ProgressDeadlineExceeded); or paused. Conditions are trusted only once the controller has observed the latest generation (observedGeneration >= generation). With wait_seconds > 0 it re-reads the Deployment every second until the rollout is no longer progressing or the time is up; for longer waits, call again.",
+    'With kind StatefulSet or DaemonSet: the verdict of `kubectl rollout status statefulset|daemonset/<name>` (partitioned rolling updates count only the Pods at or above the partition; OnDelete is `unsupported`: kubectl cannot wait for it), with currentRevision/updateRevision. ' +
+    "For a Deployment (default) it gives the verdict `kubectl rollout status deployment/<name>` gives: complete; progressing with how many of how many replicas are updated/available; failed with the Progressing condition's reason (ProgressDeadlineExceeded); or paused. Conditions are trusted only once the controller has observed the latest generation (observedGeneration >= generation). With wait_seconds > 0 it re-reads the Deployment every second until the rollout is no longer progressing or the time is up; for longer waits, call again.",
   risk: 'read',
   input: toolInput({
     namespace: NamespaceSchema,
-    name: DeploymentNameSchema,
+    name: objectNameSchema('Deployment, StatefulSet or DaemonSet'),
+    kind: workloadKindSchema(),
     wait_seconds: boundedInt({
       min: 0,
       max: 45,
@@ -69,7 +86,39 @@ export const getRolloutStatus = defineTool({
     }),
   }),
   output: GetRolloutStatusOutputSchema,
-  async handler({ namespace, name, wait_seconds }, ctx) {
+  async handler({ namespace, name, wait_seconds, ...rest }, ctx) {
+    const kind = kindOf(rest);
+    if (kind !== 'Deployment') {
+      let read = await readWorkloadStatus(ctx.kube, kind, namespace, name);
+      const started = Date.now();
+      const deadline = started + wait_seconds * 1000;
+      while (
+        read.verdict.state === 'progressing' &&
+        Date.now() + POLL_INTERVAL_MS <= deadline &&
+        !ctx.signal.aborted
+      ) {
+        await sleep(POLL_INTERVAL_MS, undefined, { signal: ctx.signal }).catch(() => undefined);
+        if (ctx.signal.aborted) break;
+        read = await readWorkloadStatus(ctx.kube, kind, namespace, name);
+      }
+      const result: GetRolloutStatusOutput = {
+        cluster: ctx.cluster,
+        namespace,
+        name,
+        kind,
+        state: read.verdict.state,
+        reason: null,
+        message: read.verdict.message,
+        revision: read.revision,
+        generation: read.object.metadata?.generation ?? 0,
+        observed_generation: read.object.status?.observedGeneration ?? 0,
+        replicas: workloadReplicas(kind, read.object),
+        progressing_condition: null,
+        waited_seconds: Math.round(((Date.now() - started) / 1000) * 10) / 10,
+        controller_revisions: read.revisions,
+      };
+      return { text: render(result), structured: result };
+    }
     let deployment = await ctx.kube.getDeployment(namespace, name);
     let verdict = rolloutVerdict(deployment);
     const started = Date.now();
@@ -140,9 +189,15 @@ function render(r: GetRolloutStatusOutput): string {
     failed:
       'The rollout will not finish on its own: look at the new Pods (list_pods), their logs and events.',
     paused: 'Paused: the rollout resumes only when the Deployment is resumed.',
+    unsupported:
+      'With OnDelete, a Pod gets the new template only when it is deleted (delete_pod); list_pods shows which still run the old one.',
   };
+  const revisions = r.controller_revisions;
   return [
-    `${clusterLine(r.cluster)} — rollout of Deployment ${r.namespace}/${r.name}: ${r.state.toUpperCase()}${r.reason ? ` (${r.reason})` : ''}`,
+    `${clusterLine(r.cluster)} — rollout of ${r.kind ?? 'Deployment'} ${r.namespace}/${r.name}: ${r.state.toUpperCase()}${r.reason ? ` (${r.reason})` : ''}`,
+    revisions && r.kind === 'StatefulSet'
+      ? `currentRevision ${revisions.current ?? '?'} (revision ${revisions.current_number ?? '?'}), updateRevision ${revisions.update ?? '?'} (revision ${revisions.update_number ?? '?'})`
+      : '',
     r.message,
     `Revision ${r.revision ?? '?'}; generation ${r.generation}, observed ${r.observed_generation}; replicas ${r.replicas.desired} desired, ${r.replicas.updated} updated, ${r.replicas.ready} ready, ${r.replicas.available} available, ${r.replicas.total} total${r.waited_seconds > 0 ? `; waited ${r.waited_seconds} s` : ''}.`,
     next[r.state],

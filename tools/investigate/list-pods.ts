@@ -15,6 +15,8 @@ import {
   isControlledBy,
   podSummary,
   revisionOf,
+  POD_TEMPLATE_HASH_LABEL,
+  type KubeReader,
   type Pod,
   type ReplicaSet,
 } from '../kube/index.ts';
@@ -108,12 +110,11 @@ export const listPods = defineTool({
       const owned = new Set(replicaSets.map((rs) => rs.metadata?.uid));
       pods = pods.filter((p) => owned.has(controllerOf(p.metadata)?.uid));
     } else {
-      [pods, replicaSets] = await Promise.all([
-        ctx.kube.listPods(namespace, { labelSelector: selector }),
-        ctx.kube.listReplicaSets(namespace),
-      ]);
+      pods = await ctx.kube.listPods(namespace, { labelSelector: selector });
+      replicaSets = await owningReplicaSets(ctx.kube, namespace, pods);
     }
-    const rows = pods.map((p) => podRow(p, replicaSets)).sort((a, b) => a.name.localeCompare(b.name));
+    const byUid = new Map(replicaSets.map((rs) => [rs.metadata?.uid, rs]));
+    const rows = pods.map((p) => podRow(p, byUid)).sort((a, b) => a.name.localeCompare(b.name));
     const { shown, omitted } = bound(rows, MAX_LIST_ROWS);
     const where = `namespace '${namespace}'${deploymentName ? ` of Deployment '${deploymentName}'` : ''}${selector ? ` matching '${selector}'` : ''}`;
     const lines = [
@@ -162,11 +163,40 @@ export const listPods = defineTool({
   },
 });
 
-function podRow(pod: Pod, replicaSets: ReplicaSet[]): z.infer<typeof PodRowSchema> {
+/**
+ * The ReplicaSets that control `pods`, fetched with one list of exactly those: the Deployment
+ * controller labels each ReplicaSet and its Pods with the same `pod-template-hash`, so
+ * `pod-template-hash in (<the Pods' hashes>)` selects the owners and leaves out the namespace's
+ * other ReplicaSets (old revisions, other workloads — hundreds in a large namespace). No request
+ * when no Pod has a ReplicaSet owner. When a ReplicaSet-owned Pod carries no hash (a ReplicaSet
+ * made by hand) or a malformed one, every ReplicaSet of the namespace is listed, as before.
+ */
+const LABEL_VALUE = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
+
+async function owningReplicaSets(kube: KubeReader, namespace: string, pods: Pod[]): Promise<ReplicaSet[]> {
+  const hashes = new Set<string>();
+  let unhashed = false;
+  for (const pod of pods) {
+    if (controllerOf(pod.metadata)?.kind !== 'ReplicaSet') continue;
+    const hash = pod.metadata?.labels?.[POD_TEMPLATE_HASH_LABEL];
+    // Only a well-formed label value goes into the selector (a cluster could send anything).
+    if (hash && LABEL_VALUE.test(hash)) hashes.add(hash);
+    else unhashed = true;
+  }
+  if (unhashed) return kube.listReplicaSets(namespace);
+  if (hashes.size === 0) return [];
+  return kube.listReplicaSets(namespace, {
+    labelSelector: `${POD_TEMPLATE_HASH_LABEL} in (${[...hashes].sort().join(',')})`,
+  });
+}
+
+function podRow(
+  pod: Pod,
+  replicaSets: ReadonlyMap<string | undefined, ReplicaSet>,
+): z.infer<typeof PodRowSchema> {
   const summary = podSummary(pod);
   const ownerRef = controllerOf(pod.metadata);
-  const owner =
-    ownerRef?.kind === 'ReplicaSet' ? replicaSets.find((rs) => rs.metadata?.uid === ownerRef.uid) : undefined;
+  const owner = ownerRef?.kind === 'ReplicaSet' ? replicaSets.get(ownerRef.uid) : undefined;
   return {
     name: pod.metadata?.name ?? '',
     phase: pod.status?.phase ?? 'Unknown',

@@ -11,6 +11,7 @@ import { NamespaceSchema } from '../params.ts';
 import { redact } from '../redact.ts';
 import { ClusterSchema, TimestampSchema, clusterLine } from './common.ts';
 import { FINDING_SCORES, triage, type EventReference, type WorkloadTriage } from './triage/findings.ts';
+import { addWorkloadTriage } from './triage/workloads.ts';
 
 /** Workloads shown before "N more". */
 export const MAX_WORKLOADS = 10;
@@ -107,7 +108,7 @@ export type TriageOutput = z.infer<typeof TriageOutputSchema>;
 export const triageNamespace = defineTool({
   name: 'triage_namespace',
   title: 'Triage a namespace',
-  description: `Finds what is unhealthy in a namespace and ranks it: unavailable Deployments, rollouts past their progress deadline, crash-looping containers with their last termination reason, image pull failures, OOM kills, container config errors, failing probes (from events), unschedulable Pods and ReplicaSets that cannot create Pods. Per workload: severity, likely cause, evidence lines, and for Deployments which revisions the failing Pods run and the previous revision. Start an investigation here. Makes the same five list calls whatever the namespace size; shows the ${MAX_WORKLOADS} worst workloads, then "N more".`,
+  description: `Finds what is unhealthy in a namespace and ranks it: unavailable Deployments, rollouts past their progress deadline, crash-looping containers with their last termination reason, image pull failures, OOM kills, container config errors, failing probes (from events), unschedulable Pods and ReplicaSets that cannot create Pods. Per workload: severity, likely cause, evidence lines, and for Deployments, StatefulSets and DaemonSets which revisions the failing Pods run and the previous revision (StatefulSet rolling updates stuck on a Pod, DaemonSet Pods unavailable). Start an investigation here. Makes the same five list calls whatever the namespace size (up to three more — statefulsets, daemonsets, controllerrevisions — when Pods of a StatefulSet or DaemonSet are unhealthy); shows the ${MAX_WORKLOADS} worst workloads, then "N more".`,
   risk: 'read',
   input: toolInput({ namespace: NamespaceSchema }),
   output: TriageOutputSchema,
@@ -121,6 +122,17 @@ export const triageNamespace = defineTool({
     ]);
     const events = mergeEvents(core, eventsV1);
     const result = triage({ deployments, replicaSets, pods, events });
+    // StatefulSets and DaemonSets whose Pods showed up: their own findings and rollout (issue 15).
+    const kinds = new Set(result.workloads.map((w) => w.kind));
+    const extraLists = (kinds.has('StatefulSet') ? 1 : 0) + (kinds.has('DaemonSet') ? 1 : 0);
+    if (extraLists > 0) {
+      const [statefulSets, daemonSets, revisions] = await Promise.all([
+        kinds.has('StatefulSet') ? ctx.kube.listStatefulSets(namespace) : [],
+        kinds.has('DaemonSet') ? ctx.kube.listDaemonSets(namespace) : [],
+        ctx.kube.listControllerRevisions(namespace),
+      ]);
+      addWorkloadTriage(result.workloads, { statefulSets, daemonSets, revisions }, pods);
+    }
     const { shown, omitted } = bound(result.workloads, MAX_WORKLOADS);
     const workloads = shown.map((w, i) => toOutput(w, i + 1));
     const usedRefs = new Set(workloads.flatMap((w) => w.findings.map((f) => f.event_ref)).filter(Boolean));
@@ -138,7 +150,7 @@ export const triageNamespace = defineTool({
         warning_events: events.filter((e) => e.type === 'Warning').length,
         unhealthy_workloads: result.workloads.length,
       },
-      list_operations: 5,
+      list_operations: 5 + (extraLists > 0 ? extraLists + 1 : 0),
       omitted,
       workloads,
       event_messages: eventMessages,

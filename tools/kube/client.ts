@@ -1,27 +1,22 @@
 /**
- * The Kubernetes client: `KubeReader` and `KubeWriter` over `@kubernetes/client-node` 2.
+ * The Kubernetes client: `KubeReader` and `KubeWriter` over Sentinel's request layer
+ * (./transport.ts: one keep-alive connection pool per cluster, `@kubernetes/client-node` for the
+ * kubeconfig and authentication).
  *
  * Every request has a timeout (default 10 s). Reads are retried with exponential backoff (p-retry)
  * on 429, 5xx and connection resets, waiting at least what the server's `Retry-After` asks; writes
- * are sent at most once. Lists follow `continue` until the last page. Failures become
- * `SentinelError`s naming the resource and the cause (./errors.ts). Every result is sanitized
- * (./sanitize.ts) before it is returned.
+ * are sent at most once. Lists follow `continue` until the last page, asking for the next page as
+ * soon as the previous one is parsed. Bodies are the API server's JSON as sent — parsed with
+ * `JSON.parse`, not converted by client-node's `ObjectSerializer` into models (which dropped
+ * undeclared fields and turned timestamps into `Date`s): timestamps are RFC 3339 strings, read them
+ * with `timeOf`. Failures become `SentinelError`s naming the resource and the cause (./errors.ts).
+ * Every result is sanitized (./sanitize.ts) before it is returned.
  */
 import {
-  AppsV1Api,
-  AutoscalingV2Api,
-  CoreV1Api,
-  EventsV1Api,
+  PatchStrategy,
   type V1Deployment,
   type V1ReplicaSet,
-  Observable,
-  PatchStrategy,
-  ResponseContext,
-  VersionApi,
-  type ConfigurationOptions,
   type KubeConfig,
-  type ObservableMiddleware,
-  type RequestContext,
 } from '@kubernetes/client-node';
 import pRetry from 'p-retry';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -37,7 +32,10 @@ import {
   type KubeNonResourceOperation,
   type KubeOperation,
 } from './operations.ts';
+import { apiPath } from './paths.ts';
+import { createKubeTransport, type KubeRequest, type KubeTransport } from './transport.ts';
 import type { AsSent, JsonObject, KubeReader, KubeWriter, ListOptions } from './types.ts';
+import { workloadReaderMethods, workloadWriterMethods, type WorkloadClientParts } from './workloads.ts';
 
 /** Bounded retries for reads. */
 export interface RetryPolicy {
@@ -71,80 +69,41 @@ export interface KubeClientOptions {
   retry: RetryPolicy;
 }
 
-/** A page of a Kubernetes list response. */
-interface ListPage<T> {
-  items: T[];
-  metadata?: { _continue?: string };
-}
-
-/** Builds the reader and writer for one kubeconfig context. */
+/**
+ * Builds the reader and writer for the current context of `kubeConfig`, sharing one request layer
+ * (one connection pool). `transport` replaces it (tests).
+ */
 export function createKubeClient(
   kubeConfig: KubeConfig,
   options: KubeClientOptions,
+  transport: KubeTransport = createKubeTransport(kubeConfig),
 ): { reader: KubeReader; writer: KubeWriter } {
-  const core = kubeConfig.makeApiClient(CoreV1Api);
-  const apps = kubeConfig.makeApiClient(AppsV1Api);
-  const eventsV1 = kubeConfig.makeApiClient(EventsV1Api);
-  const autoscaling = kubeConfig.makeApiClient(AutoscalingV2Api);
-  const version = kubeConfig.makeApiClient(VersionApi);
   const { cluster, requestTimeoutMs } = options;
 
-  /**
-   * Per-request options: a fresh timeout signal (for a read, joined with the tool call's
-   * cancellation), plus an extra header when given. With `onBody`,
-   * the body of a successful response is handed to it as text before the generated client parses
-   * it into a model (which drops undeclared fields), and replayed to that parser unchanged.
-   */
-  const requestOptions = (
-    request: { header?: [string, string]; onBody?: (body: string) => void; write?: boolean } = {},
-  ): ConfigurationOptions => {
-    const { header, onBody } = request;
-    // Captured now, inside the tool call's async context; writes are never aborted.
-    const caller = request.write ? undefined : currentCallSignal();
-    const middleware: ObservableMiddleware = {
-      pre: (request: RequestContext) => {
-        const timeout = AbortSignal.timeout(requestTimeoutMs);
-        request.setSignal(caller ? AbortSignal.any([timeout, caller]) : timeout);
-        if (header) request.setHeaderParam(header[0], header[1]);
-        return new Observable(Promise.resolve(request));
-      },
-      post: (response) => {
-        if (!onBody || response.httpStatusCode < 200 || response.httpStatusCode > 299) {
-          return new Observable(Promise.resolve(response));
-        }
-        return new Observable(
-          response.body.text().then((text) => {
-            onBody(text);
-            return new ResponseContext(response.httpStatusCode, response.headers, {
-              text: () => Promise.resolve(text),
-              binary: () => Promise.resolve(Buffer.from(text)),
-              stream: () => null,
-            });
-          }),
-        );
-      },
-    };
-    return { middleware: [middleware], middlewareMergeStrategy: 'append' };
+  /** One request, with a fresh timeout joined (for a read) with the tool call's cancellation `caller`. */
+  const send = (req: Omit<KubeRequest, 'signal'>, caller: AbortSignal | undefined): Promise<string> => {
+    const timeout = AbortSignal.timeout(requestTimeoutMs);
+    return transport.send({ ...req, signal: caller ? AbortSignal.any([timeout, caller]) : timeout });
   };
 
-  /**
-   * Sends `call` (a typed client-node read, given the options to use) and returns the response body
-   * as sent, parsed as JSON. The typed result only proves the body parsed; it is discarded.
-   */
-  const sent = async (
-    operation: KubeOperation,
+  /** The body of an answer to `operation`, parsed; throws `unavailable` unless it is a JSON object. */
+  const parseObject = (
+    operation: KubeOperation | KubeNonResourceOperation,
     subject: KubeCallSubject,
-    call: (options: ConfigurationOptions) => Promise<unknown>,
-  ): Promise<JsonObject> => {
-    let body: string | undefined;
-    const options = requestOptions({ onBody: (text) => (body = text) });
-    await read(operation, subject, () => call(options));
-    const parsed: unknown = body === undefined ? undefined : JSON.parse(body);
+    text: string,
+  ): JsonObject => {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      const what = 'nonResourceURL' in operation ? operation.nonResourceURL : operation.resource;
       throw new SentinelError(
         'unavailable',
-        `The API server at ${cluster.server} answered ${operation.verb} ${operation.resource} with a body that is not a JSON object.`,
-        { kind: operation.kind, ...subject },
+        `The API server at ${cluster.server} answered ${operation.verb} ${what} with a body that is not a JSON object.`,
+        { ...('kind' in operation && { kind: operation.kind }), ...subject },
       );
     }
     return parsed as JsonObject;
@@ -182,145 +141,164 @@ export function createKubeClient(
   const read = <T>(
     operation: KubeOperation | KubeNonResourceOperation,
     subject: KubeCallSubject,
-    call: () => Promise<T>,
+    call: (caller: AbortSignal | undefined) => Promise<T>,
   ): Promise<T> => {
     const caller = currentCallSignal();
-    return withReadRetries(() => callOnce(operation, subject, call, caller), options.retry, caller).catch(
-      (error: unknown) => {
-        // Cancelled while waiting between retries: p-retry rejects with the signal's reason.
-        throw caller?.aborted && !(error instanceof SentinelError)
-          ? cancelledError(operation, subject, true, error)
-          : error;
-      },
-    );
+    return withReadRetries(
+      () => callOnce(operation, subject, () => call(caller), caller),
+      options.retry,
+      caller,
+    ).catch((error: unknown) => {
+      // Cancelled while waiting between retries: p-retry rejects with the signal's reason.
+      throw caller?.aborted && !(error instanceof SentinelError)
+        ? cancelledError(operation, subject, true, error)
+        : error;
+    });
   };
 
+  /** `GET` one object (or `/version`) as the API server sent it. */
+  const get = <T>(operation: KubeOperation | KubeNonResourceOperation, namespace?: string, name?: string) => {
+    const subject = { namespace, name };
+    const path =
+      'nonResourceURL' in operation ? operation.nonResourceURL : apiPath(operation, namespace, name);
+    return read(operation, subject, async (caller) =>
+      parseObject(operation, subject, await send({ method: 'GET', path }, caller)),
+    ) as Promise<T>;
+  };
+
+  /**
+   * Every item of a list, following `continue`: the next page is requested as soon as this one is
+   * parsed (its items are taken as they are; nothing is converted per page).
+   */
   const list = async <T>(
     operation: KubeOperation,
     namespace: string,
     listOptions: ListOptions | undefined,
-    fetchPage: (query: ListQuery, options: ConfigurationOptions) => Promise<ListPage<T>>,
   ): Promise<T[]> => {
+    const path = apiPath(operation, namespace);
     const items: T[] = [];
     let next: string | undefined;
     do {
-      const page = await read(operation, { namespace }, () =>
-        fetchPage(listQuery(namespace, listOptions, next), requestOptions()),
+      const query = listQuery(listOptions, next);
+      const page = await read(operation, { namespace }, async (caller) =>
+        parseObject(operation, { namespace }, await send({ method: 'GET', path, query }, caller)),
       );
-      items.push(...page.items);
-      next = page.metadata?._continue || undefined;
-    } while (next);
-    return items;
-  };
-
-  /** `list`, with every item as the API server sent it. */
-  const listAsSent = async <T>(
-    operation: KubeOperation,
-    namespace: string,
-    listOptions: ListOptions | undefined,
-    fetchPage: (query: ListQuery, options: ConfigurationOptions) => Promise<unknown>,
-  ): Promise<AsSent<T>[]> => {
-    const items: AsSent<T>[] = [];
-    let next: string | undefined;
-    do {
-      const page = (await sent(operation, { namespace }, (options) =>
-        fetchPage(listQuery(namespace, listOptions, next), options),
-      )) as { items?: unknown; metadata?: { continue?: unknown } };
-      if (!Array.isArray(page.items)) {
+      const pageItems = page.items;
+      if (!Array.isArray(pageItems)) {
         throw new SentinelError(
           'unavailable',
           `The API server at ${cluster.server} answered list ${operation.resource} in namespace '${namespace}' without an items array.`,
           { kind: operation.kind, namespace },
         );
       }
-      items.push(...(page.items as AsSent<T>[]));
-      next =
-        typeof page.metadata?.continue === 'string' && page.metadata.continue
-          ? page.metadata.continue
-          : undefined;
+      const meta = page.metadata as { continue?: unknown } | undefined;
+      next = typeof meta?.continue === 'string' && meta.continue ? meta.continue : undefined;
+      for (const item of pageItems) items.push(item as T);
     } while (next);
     return items;
   };
 
+  /** A `PATCH` sent once (never retried), answered with the patched object. */
+  const patch = <T>(
+    operation: KubeOperation,
+    namespace: string,
+    name: string,
+    body: unknown,
+    contentType: string,
+    fieldManager: string,
+  ) => {
+    const subject = { namespace, name };
+    return callOnce(operation, subject, async () => {
+      const text = await transport.send({
+        method: 'PATCH',
+        path: apiPath(operation, namespace, name),
+        query: { fieldManager },
+        body: { text: JSON.stringify(body), contentType },
+        // Writes are never aborted by the caller; only the request timeout applies.
+        signal: AbortSignal.timeout(requestTimeoutMs),
+      });
+      return parseObject(operation, subject, text) as T;
+    });
+  };
+
+  /** A `DELETE` sent once (never retried), answered with the object as deleted (or its Status). */
+  const remove = <T>(
+    operation: KubeOperation,
+    namespace: string,
+    name: string,
+    body: unknown,
+    query: KubeRequest['query'] = {},
+  ) => {
+    const subject = { namespace, name };
+    return callOnce(operation, subject, async () => {
+      const text = await transport.send({
+        method: 'DELETE',
+        path: apiPath(operation, namespace, name),
+        query,
+        body: { text: JSON.stringify(body), contentType: 'application/json' },
+        signal: AbortSignal.timeout(requestTimeoutMs),
+      });
+      return parseObject(operation, subject, text) as T;
+    });
+  };
+
+  // StatefulSets, DaemonSets, ControllerRevisions, Pod deletion (./workloads.ts).
+  const workloadParts: WorkloadClientParts = { get, list, patch, remove };
+
   const ops = READER_OPERATIONS;
   const reader: KubeReader = {
     cluster,
-    getVersion: () => read(ops.getVersion, {}, () => version.getCode({}, requestOptions())),
-    getDeployment: (namespace, name) =>
-      read(ops.getDeployment, { namespace, name }, () =>
-        apps.readNamespacedDeployment({ namespace, name }, requestOptions()),
-      ),
-    listDeployments: (namespace, o) =>
-      list(ops.listDeployments, namespace, o, (q, r) => apps.listNamespacedDeployment(q, r)),
-    listReplicaSets: (namespace, o) =>
-      list(ops.listReplicaSets, namespace, o, (q, r) => apps.listNamespacedReplicaSet(q, r)),
-    getDeploymentAsSent: async (namespace, name) =>
-      (await sent(ops.getDeploymentAsSent, { namespace, name }, (r) =>
-        apps.readNamespacedDeployment({ namespace, name }, r),
-      )) as AsSent<V1Deployment>,
+    getVersion: () => get(ops.getVersion),
+    getDeployment: (namespace, name) => get(ops.getDeployment, namespace, name),
+    listDeployments: (namespace, o) => list(ops.listDeployments, namespace, o),
+    listReplicaSets: (namespace, o) => list(ops.listReplicaSets, namespace, o),
+    getDeploymentAsSent: (namespace, name) =>
+      get<AsSent<V1Deployment>>(ops.getDeploymentAsSent, namespace, name),
     listReplicaSetsAsSent: (namespace, o) =>
-      listAsSent<V1ReplicaSet>(ops.listReplicaSetsAsSent, namespace, o, (q, r) =>
-        apps.listNamespacedReplicaSet(q, r),
-      ),
-    getPod: (namespace, name) =>
-      read(ops.getPod, { namespace, name }, () =>
-        core.readNamespacedPod({ namespace, name }, requestOptions()),
-      ),
-    listPods: (namespace, o) => list(ops.listPods, namespace, o, (q, r) => core.listNamespacedPod(q, r)),
+      list<AsSent<V1ReplicaSet>>(ops.listReplicaSetsAsSent, namespace, o),
+    getPod: (namespace, name) => get(ops.getPod, namespace, name),
+    listPods: (namespace, o) => list(ops.listPods, namespace, o),
     readPodLog: (namespace, name, o = {}) =>
-      read(ops.readPodLog, { namespace, name }, () =>
-        core.readNamespacedPodLog(
+      read(ops.readPodLog, { namespace, name }, (caller) =>
+        send(
           {
-            namespace,
-            name,
-            container: o.container,
-            previous: o.previous || undefined,
-            tailLines: o.tailLines,
-            sinceSeconds: o.sinceSeconds,
-            limitBytes: o.limitBytes,
+            method: 'GET',
+            path: apiPath(ops.readPodLog, namespace, name),
+            query: {
+              container: o.container,
+              previous: o.previous || undefined,
+              tailLines: o.tailLines,
+              sinceSeconds: o.sinceSeconds,
+              limitBytes: o.limitBytes,
+            },
           },
-          requestOptions(),
+          caller,
         ),
       ),
-    getService: (namespace, name) =>
-      read(ops.getService, { namespace, name }, () =>
-        core.readNamespacedService({ namespace, name }, requestOptions()),
-      ),
-    listServices: (namespace, o) =>
-      list(ops.listServices, namespace, o, (q, r) => core.listNamespacedService(q, r)),
-    listEvents: (namespace, o) =>
-      list(ops.listEvents, namespace, o, (q, r) => core.listNamespacedEvent(q, r)),
-    listEventsV1: (namespace, o) =>
-      list(ops.listEventsV1, namespace, o, (q, r) => eventsV1.listNamespacedEvent(q, r)),
-    listHorizontalPodAutoscalers: (namespace, o) =>
-      list(ops.listHorizontalPodAutoscalers, namespace, o, (q, r) =>
-        autoscaling.listNamespacedHorizontalPodAutoscaler(q, r),
-      ),
+    getService: (namespace, name) => get(ops.getService, namespace, name),
+    listServices: (namespace, o) => list(ops.listServices, namespace, o),
+    listEvents: (namespace, o) => list(ops.listEvents, namespace, o),
+    listEventsV1: (namespace, o) => list(ops.listEventsV1, namespace, o),
+    listHorizontalPodAutoscalers: (namespace, o) => list(ops.listHorizontalPodAutoscalers, namespace, o),
+    ...workloadReaderMethods(workloadParts),
   };
 
   const wops = WRITER_OPERATIONS;
   const writer: KubeWriter = {
     patchDeploymentJson: (namespace, name, operations, { fieldManager }) =>
-      callOnce(wops.patchDeploymentJson, { namespace, name }, () =>
-        apps.patchNamespacedDeployment(
-          { namespace, name, body: operations, fieldManager },
-          requestOptions({ header: ['Content-Type', PatchStrategy.JsonPatch], write: true }),
-        ),
+      patch(wops.patchDeploymentJson, namespace, name, operations, PatchStrategy.JsonPatch, fieldManager),
+    patchDeploymentStrategic: (namespace, name, body, { fieldManager }) =>
+      patch(
+        wops.patchDeploymentStrategic,
+        namespace,
+        name,
+        body,
+        PatchStrategy.StrategicMergePatch,
+        fieldManager,
       ),
-    patchDeploymentStrategic: (namespace, name, patch, { fieldManager }) =>
-      callOnce(wops.patchDeploymentStrategic, { namespace, name }, () =>
-        apps.patchNamespacedDeployment(
-          { namespace, name, body: patch, fieldManager },
-          requestOptions({ header: ['Content-Type', PatchStrategy.StrategicMergePatch], write: true }),
-        ),
-      ),
-    patchDeploymentScale: (namespace, name, patch, { fieldManager }) =>
-      callOnce(wops.patchDeploymentScale, { namespace, name }, () =>
-        apps.patchNamespacedDeploymentScale(
-          { namespace, name, body: patch, fieldManager },
-          requestOptions({ header: ['Content-Type', PatchStrategy.MergePatch], write: true }),
-        ),
-      ),
+    patchDeploymentScale: (namespace, name, body, { fieldManager }) =>
+      patch(wops.patchDeploymentScale, namespace, name, body, PatchStrategy.MergePatch, fieldManager),
+    ...workloadWriterMethods(workloadParts),
   };
 
   // Everything the cluster says is sanitized here, once, before any tool reads it.
@@ -328,23 +306,13 @@ export function createKubeClient(
 }
 
 /** The query of the list page after `next` (undefined: the first page). */
-function listQuery(namespace: string, options: ListOptions | undefined, next: string | undefined): ListQuery {
+function listQuery(options: ListOptions | undefined, next: string | undefined): KubeRequest['query'] {
   return {
-    namespace,
     labelSelector: options?.labelSelector,
     fieldSelector: options?.fieldSelector,
     limit: options?.pageSize ?? DEFAULT_PAGE_SIZE,
-    _continue: next,
+    continue: next,
   };
-}
-
-/** Query parameters of one list page, as the generated client-node list methods take them. */
-interface ListQuery {
-  namespace: string;
-  labelSelector: string | undefined;
-  fieldSelector: string | undefined;
-  limit: number;
-  _continue: string | undefined;
 }
 
 /**

@@ -64,3 +64,20 @@ export {
   sanitizingWriter,
   unsanitized,
 } from './sanitize.ts';
+export {
+  CONTROLLER_REVISION_HASH_LABEL,
+  revisionsOf,
+  findRevision,
+  revisionPatch,
+  matchesRevision,
+  revisionTemplate,
+  revisionNamed,
+  currentRevisionOf,
+  nextControllerRevision,
+  statefulSetVerdict,
+  daemonSetVerdict,
+  workloadVerdict,
+  type RevisionedKind,
+  type RevisionedWorkload,
+  type WorkloadVerdict,
+} from './workload-util.ts';

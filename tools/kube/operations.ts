@@ -5,10 +5,11 @@
  * which verb on which resource the role lacks.
  */
 import type { KubeReader, KubeWriter } from './types.ts';
+import { WORKLOAD_READER_OPERATIONS, WORKLOAD_WRITER_OPERATIONS } from './workloads.ts';
 
 /** One API call: `verb` on `resource` (with `subresource`, e.g. `pods/log`) in API `group` (`''` = core). */
 export interface KubeOperation {
-  verb: 'get' | 'list' | 'patch';
+  verb: 'get' | 'list' | 'patch' | 'delete';
   /** API group; `''` is the core group. */
   group: string;
   /** Plural resource name, subresource included (`pods/log`, `deployments/scale`). */
@@ -47,6 +48,7 @@ export const READER_OPERATIONS = {
     resource: 'horizontalpodautoscalers',
     kind: 'HorizontalPodAutoscaler',
   },
+  ...WORKLOAD_READER_OPERATIONS,
 } as const satisfies Record<ReaderMethod, KubeOperation | KubeNonResourceOperation>;
 
 /** What each `KubeWriter` method calls. */
@@ -54,6 +56,7 @@ export const WRITER_OPERATIONS = {
   patchDeploymentJson: { verb: 'patch', group: 'apps', resource: 'deployments', kind: 'Deployment' },
   patchDeploymentStrategic: { verb: 'patch', group: 'apps', resource: 'deployments', kind: 'Deployment' },
   patchDeploymentScale: { verb: 'patch', group: 'apps', resource: 'deployments/scale', kind: 'Deployment' },
+  ...WORKLOAD_WRITER_OPERATIONS,
 } as const satisfies Record<WriterMethod, KubeOperation>;
 
 /** How an operation reads in a message: `list deployments (API group "apps")`, `get /version`. */

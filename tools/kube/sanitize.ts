@@ -16,6 +16,7 @@
  */
 import { sanitizeText } from '../format/text.ts';
 import type { KubeReader, KubeWriter } from './types.ts';
+import { sanitizingWorkloadReader, sanitizingWorkloadWriter } from './workloads.ts';
 
 /** Object keys whose string values (or array of strings) are multi-line free text. */
 const MULTILINE_KEYS: ReadonlySet<string> = new Set(['message', 'note', 'value']);
@@ -116,6 +117,7 @@ export function sanitizingReader(reader: KubeReader): KubeReader {
     listEventsV1: async (namespace, options) => clean(await reader.listEventsV1(namespace, options)),
     listHorizontalPodAutoscalers: async (namespace, options) =>
       clean(await reader.listHorizontalPodAutoscalers(namespace, options)),
+    ...sanitizingWorkloadReader(reader),
   } satisfies KubeReader);
 }
 
@@ -129,5 +131,6 @@ export function sanitizingWriter(writer: KubeWriter): KubeWriter {
       clean(await writer.patchDeploymentStrategic(namespace, name, patch, options)),
     patchDeploymentScale: async (namespace, name, patch, options) =>
       clean(await writer.patchDeploymentScale(namespace, name, patch, options)),
+    ...sanitizingWorkloadWriter(writer),
   } satisfies KubeWriter);
 }

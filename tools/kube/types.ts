@@ -26,6 +26,7 @@ export type {
   V1ObjectMeta as ObjectMeta,
   VersionInfo,
 } from '@kubernetes/client-node';
+export type { StatefulSet, DaemonSet, ControllerRevision, DeletePodOptions } from './workloads.ts';
 
 import type {
   V1Deployment,
@@ -39,6 +40,7 @@ import type {
   VersionInfo,
 } from '@kubernetes/client-node';
 import type { ClusterIdentity } from '../define-tool.ts';
+import type { WorkloadReader, WorkloadWriter } from './workloads.ts';
 
 /** Options of a list call. All pages are fetched (following `continue`); one call = one list operation. */
 export interface ListOptions {
@@ -83,7 +85,7 @@ export type JsonObject = Record<string, unknown>;
 export type AsSent<T> = T & JsonObject;
 
 /** Read-only access to one cluster. */
-export interface KubeReader {
+export interface KubeReader extends WorkloadReader {
   /** The cluster this client talks to (kubeconfig context and API server URL). */
   readonly cluster: ClusterIdentity;
   /** `GET /version`. */
@@ -122,7 +124,7 @@ export interface WriteOptions {
  * Mutating access. Only write/destructive tools executing a real (non-dry-run) call receive one.
  * No retries on writes: a write is sent at most once per call.
  */
-export interface KubeWriter {
+export interface KubeWriter extends WorkloadWriter {
   /** `PATCH` with `application/json-patch+json` (what `kubectl rollout undo` sends). */
   patchDeploymentJson(
     namespace: string,

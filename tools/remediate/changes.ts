@@ -24,6 +24,7 @@ export const CHANGE_KINDS = [
   'annotation',
   'replicas',
   'paused',
+  'pod_deleted',
 ] as const;
 
 /** One itemised change. `from`/`to` are `null` where the thing is absent before/after. */

@@ -13,6 +13,8 @@ export {
   DEFAULT_MAX_REPLICAS,
 } from './scale-deployment.ts';
 export { pauseRollout, planPause } from './pause-rollout.ts';
+export { deletePod, planDeletePod, recreation } from './delete-pod.ts';
+export { planRevisionRollback } from './rollback-revision.ts';
 export { resumeRollout, planResume } from './resume-rollout.ts';
 export { remediationArgs, DryRunSchema, ReasonSchema, type RemediationArgs } from './args.ts';
 export {
@@ -38,6 +40,7 @@ import { restartService } from './restart-service.ts';
 import { scaleDeployment } from './scale-deployment.ts';
 import { pauseRollout } from './pause-rollout.ts';
 import { resumeRollout } from './resume-rollout.ts';
+import { deletePod } from './delete-pod.ts';
 
 /** The remediation tools, in the order they are listed to clients. */
 export const remediationTools = [
@@ -46,4 +49,5 @@ export const remediationTools = [
   scaleDeployment,
   pauseRollout,
   resumeRollout,
+  deletePod,
 ] as const;

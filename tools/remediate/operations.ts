@@ -17,22 +17,47 @@ type WriterMethod = keyof KubeWriter;
 /** Per tool: the reader and writer methods it may call (dry runs use only the reader ones). */
 export const REMEDIATION_KUBE_METHODS = {
   // read as sent (the template is copied back), again after a 409 to re-plan
+  // kind StatefulSet/DaemonSet: the object and its ControllerRevisions, the revision's patch
   rollback_deployment: {
-    reader: ['getDeploymentAsSent', 'listReplicaSetsAsSent'],
-    writer: ['patchDeploymentJson'],
+    reader: [
+      'getDeploymentAsSent',
+      'listReplicaSetsAsSent',
+      'getStatefulSet',
+      'getDaemonSet',
+      'listControllerRevisions',
+    ],
+    writer: ['patchDeploymentJson', 'patchStatefulSetStrategic', 'patchDaemonSetStrategic'],
   },
   // a Service name is resolved through the Service's selector and the namespace's Deployments
+  // ... or the one StatefulSet/DaemonSet behind it (then its ControllerRevisions)
   restart_service: {
-    reader: ['getDeployment', 'getService', 'listDeployments', 'listReplicaSets'],
-    writer: ['patchDeploymentStrategic'],
+    reader: [
+      'getDeployment',
+      'getService',
+      'listDeployments',
+      'listReplicaSets',
+      'getStatefulSet',
+      'getDaemonSet',
+      'listStatefulSets',
+      'listDaemonSets',
+      'listControllerRevisions',
+    ],
+    writer: ['patchDeploymentStrategic', 'patchStatefulSetStrategic', 'patchDaemonSetStrategic'],
   },
   // attribution first (metadata patch), then the scale subresource; re-read for the status
   scale_deployment: {
-    reader: ['getDeployment', 'listHorizontalPodAutoscalers'],
-    writer: ['patchDeploymentStrategic', 'patchDeploymentScale'],
+    reader: ['getDeployment', 'listHorizontalPodAutoscalers', 'getStatefulSet'],
+    writer: [
+      'patchDeploymentStrategic',
+      'patchDeploymentScale',
+      'patchStatefulSetStrategic',
+      'patchStatefulSetScale',
+    ],
   },
   pause_rollout: { reader: ['getDeployment', 'listReplicaSets'], writer: ['patchDeploymentStrategic'] },
   resume_rollout: { reader: ['getDeployment', 'listReplicaSets'], writer: ['patchDeploymentStrategic'] },
+  // the Pod, and its StatefulSet (to say whether it is recreated and which claims it keeps)
+  delete_pod: { reader: ['getPod', 'getStatefulSet'], writer: ['deletePod'] },
 } as const satisfies Record<string, { reader: readonly ReaderMethod[]; writer: readonly WriterMethod[] }>;
 
 /**

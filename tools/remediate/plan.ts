@@ -13,6 +13,7 @@ import {
   type Deployment,
   type KubeReader,
   type KubeWriter,
+  type ObjectMeta,
   type PodTemplateSpec,
   type ReplicaSet,
 } from '../kube/index.ts';
@@ -23,7 +24,7 @@ import { WarningSchema, type Warning } from './warnings.ts';
 
 /** The Deployment a plan acts on, as observed: the anchor of every effect. */
 export const TargetSchema = z.object({
-  kind: z.literal('Deployment'),
+  kind: z.enum(['Deployment', 'StatefulSet', 'DaemonSet', 'Pod']),
   namespace: z.string(),
   name: z.string(),
   /** Object UID: a Deployment deleted and recreated under the same name is another target. */
@@ -33,14 +34,14 @@ export const TargetSchema = z.object({
 });
 export type Target = z.infer<typeof TargetSchema>;
 
-/** The target of a plan, from the Deployment just read. */
-export function targetOf(deployment: Deployment): Target {
+/** The target of a plan, from the object just read (a Deployment unless `kind` says otherwise). */
+export function targetOf(object: { metadata?: ObjectMeta }, kind: Target['kind'] = 'Deployment'): Target {
   return {
-    kind: 'Deployment',
-    namespace: deployment.metadata?.namespace ?? '',
-    name: deployment.metadata?.name ?? '',
-    uid: deployment.metadata?.uid ?? '',
-    generation: deployment.metadata?.generation ?? 0,
+    kind,
+    namespace: object.metadata?.namespace ?? '',
+    name: object.metadata?.name ?? '',
+    uid: object.metadata?.uid ?? '',
+    generation: object.metadata?.generation ?? 0,
   };
 }
 
@@ -109,10 +110,24 @@ export interface RemediationPlan {
   apply?: (clients: PlanClients, stamps: Record<string, string>) => Promise<Deployment>;
 }
 
+/**
+ * A plan acting on a StatefulSet, a DaemonSet or a Pod (issue 15): the same contract as
+ * `RemediationPlan`, with the object read and its kind in place of `deployment`, and how to judge
+ * the rollout right after the change (absent: no rollout, e.g. a Pod deletion).
+ */
+export interface ObjectPlan extends Omit<RemediationPlan, 'deployment' | 'apply'> {
+  kind: 'StatefulSet' | 'DaemonSet' | 'Pod';
+  object: { metadata?: ObjectMeta };
+  /** The rollout status of the object the write answered with. */
+  verdict?: (written: never) => { state: string; message: string; reason?: string };
+  apply?: (clients: PlanClients, stamps: Record<string, string>) => Promise<unknown>;
+}
+
 export const REMEDIATION_STATUSES = ['preview', 'applied', 'no_op'] as const;
 
 export const RolloutStatusSchema = z.object({
-  state: z.enum(['complete', 'progressing', 'failed', 'paused']),
+  /** `unsupported`: kubectl cannot wait for this rollout (a StatefulSet or DaemonSet with strategy OnDelete). */
+  state: z.enum(['complete', 'progressing', 'failed', 'paused', 'unsupported']),
   message: z.string(),
   reason: z.string().optional(),
 });

@@ -10,10 +10,13 @@ import {
   matchesLabels,
   newReplicaSetOf,
   revisionOf,
+  revisionsOf,
   type Deployment,
   type KubeReader,
 } from '../kube/index.ts';
 import { NamespaceSchema, objectNameSchema } from '../params.ts';
+import { workloadKindSchema } from '../workload-kind.ts';
+import { planWorkloadRestart, resolveWorkloadTarget } from './restart-workload.ts';
 import { remediationArgs } from './args.ts';
 import { attributedPatch, FIELD_MANAGER } from './attribution.ts';
 import { containerImages, imageList, type Change } from './changes.ts';
@@ -35,8 +38,11 @@ export const RESTARTED_AT_ANNOTATION = 'kubectl.kubernetes.io/restartedAt';
 export const RestartServiceInputSchema = toolInput({
   namespace: NamespaceSchema,
   name: objectNameSchema('Deployment').describe(
-    "Name of the Deployment to restart, e.g. 'checkout' — or of a Service whose selector matches the Pods of exactly one Deployment. " +
+    "Name of the workload to restart, e.g. 'checkout' — or of a Service whose selector matches the Pods of exactly one Deployment, StatefulSet or DaemonSet. " +
       "DNS-1123 subdomain: lowercase letters, digits, '-' and '.', at most 253 characters.",
+  ),
+  kind: workloadKindSchema().describe(
+    'Kind of the workload named (Deployment, StatefulSet or DaemonSet). Absent: a Deployment of that name, else a Service and the one workload of any of the three kinds behind it.',
   ),
   ...remediationArgs,
 });
@@ -197,7 +203,8 @@ export function planRestart(
 }
 
 /**
- * Restarts a Deployment's Pods by a rolling update — `kubectl rollout restart deployment/<name>`.
+ * Restarts a Deployment's Pods by a rolling update — `kubectl rollout restart deployment/<name>`; with
+ * `kind` (or through a Service selecting one), a StatefulSet's or DaemonSet's (`planWorkloadRestart`).
  * Input: namespace, name (a Deployment, or a Service selecting exactly one Deployment), dry_run,
  * reason. Reads the Deployment (resolving a Service), its ReplicaSets, plans with `planRestart`, and
  * either previews or sends the strategic merge patch with field manager `sentinel` and the
@@ -208,10 +215,11 @@ export function planRestart(
  */
 export const restartService = defineTool({
   name: 'restart_service',
-  title: 'Restart a Deployment',
+  title: 'Restart a Deployment, StatefulSet or DaemonSet',
   description:
-    "Restarts every Pod of a Deployment with a rolling update, exactly like `kubectl rollout restart deployment/<name>`: sets the pod template annotation kubectl.kubernetes.io/restartedAt to now (RFC 3339), keeping the template's other annotations, so the controller rolls out a new revision. " +
-    'name may be a Deployment or a Service; for a Service, the one Deployment whose Pods its selector matches is restarted (several is an error that lists them). ' +
+    'Restarts every Pod of a Deployment, StatefulSet or DaemonSet (`kind`; absent: a Deployment, or whatever one workload a Service of that name selects) with a rolling update, exactly like `kubectl rollout restart deployment|statefulset|daemonset/<name>`: sets' +
+    " the pod template annotation kubectl.kubernetes.io/restartedAt to now (RFC 3339), keeping the template's other annotations, so the controller rolls out a new revision. " +
+    'name may be a workload or a Service; for a Service, the one workload whose Pods its selector matches is restarted (several is an error that lists them). ' +
     'Refuses a paused Deployment. Call it with dry_run: true first to see the resolved Deployment, the revision it becomes, and warnings (GitOps, Helm, owners). ' +
     'Afterwards verify with get_rollout_status.',
   risk: 'destructive',
@@ -220,8 +228,21 @@ export const restartService = defineTool({
   input: RestartServiceInputSchema,
   output: RemediationOutputSchema,
   handler: async (args, ctx) => {
-    const resolved = await resolveRestartTarget(ctx.kube, args.namespace, args.name);
+    const resolved = await resolveWorkloadTarget(ctx.kube, args.namespace, args.name, args.kind);
+    if (resolved.kind !== 'Deployment') {
+      const { kind, object, service } = resolved;
+      const listed = await ctx.kube.listControllerRevisions(args.namespace, {
+        labelSelector: formatLabelSelector(object.spec?.selector),
+      });
+      const observed = { kind, object, revisions: revisionsOf(object, listed), service };
+      return runRemediation(planWorkloadRestart(observed), args, ctx);
+    }
     const replicaSets = await controlledReplicaSets(ctx.kube, resolved.deployment);
-    return runRemediation(planRestart({ ...resolved, replicaSets }), args, ctx);
+    const { deployment, service } = resolved;
+    return runRemediation(
+      planRestart({ deployment, replicaSets, ...(service !== undefined && { service }) }),
+      args,
+      ctx,
+    );
   },
 });

@@ -21,7 +21,10 @@ import {
   unsanitized,
 } from '../kube/index.ts';
 import { oneLine } from '../format/index.ts';
-import { DeploymentNameSchema, NamespaceSchema } from '../params.ts';
+import { NamespaceSchema, objectNameSchema } from '../params.ts';
+import { kindOf, workloadKindSchema } from '../workload-kind.ts';
+import { planRevisionRollback } from './rollback-revision.ts';
+import { observeRevisioned } from './workload.ts';
 import { remediationArgs } from './args.ts';
 import { ANNOTATION_PREFIX, FIELD_MANAGER, withStamps } from './attribution.ts';
 import { containerImages, diffPodTemplates, diffStringMap, imageList } from './changes.ts';
@@ -37,6 +40,7 @@ import {
   type RemediationPlan,
 } from './plan.ts';
 import { runRemediation } from './run.ts';
+import { readTargetRevisionWarnings } from './target-health.ts';
 import { deploymentRef, managementWarnings, observationWarnings } from './warnings.ts';
 
 /**
@@ -55,14 +59,15 @@ export const ROLLBACK_KEPT_ANNOTATIONS: ReadonlySet<string> = new Set([
 
 export const RollbackDeploymentInputSchema = toolInput({
   namespace: NamespaceSchema,
-  name: DeploymentNameSchema,
+  name: objectNameSchema('Deployment, StatefulSet or DaemonSet'),
+  kind: workloadKindSchema(),
   to_revision: z
     .number({ error: 'must be a whole number' })
     .int({ error: 'must be a whole number' })
     .min(1, { error: 'must be a revision number, 1 or more' })
     .optional()
     .describe(
-      'Revision to roll back to, as get_rollout_history / kubectl rollout history number them (1 or more). ' +
+      'Revision to roll back to, as get_rollout_history / kubectl rollout history number them (1 or more; a ControllerRevision number for a StatefulSet or DaemonSet). ' +
         'Default: the previous revision (the highest below the current one).',
     ),
   ...remediationArgs,
@@ -368,7 +373,8 @@ function conflictError(before: Deployment, now: Deployment | undefined, cause: S
 }
 
 /**
- * Rolls a Deployment back to an earlier revision — `kubectl rollout undo deployment/<name>
+ * Rolls a Deployment (or, with `kind`, a StatefulSet or DaemonSet: `planRevisionRollback`) back to an
+ * earlier revision — `kubectl rollout undo deployment/<name>
  * [--to-revision=N]`. Input: namespace, name, to_revision (default: the previous revision), dry_run,
  * reason. Reads the Deployment and its ReplicaSets as sent (every field kept), plans with `planRollback`, and either returns the
  * preview (dry_run) or sends the JSON Patch with the resourceVersion precondition, field manager
@@ -380,14 +386,16 @@ function conflictError(before: Deployment, now: Deployment | undefined, cause: S
  */
 export const rollbackDeployment = defineTool({
   name: 'rollback_deployment',
-  title: 'Roll back a Deployment',
+  title: 'Roll back a Deployment, StatefulSet or DaemonSet',
   description:
-    'Rolls a Deployment back to an earlier revision, exactly like `kubectl rollout undo deployment/<name> [--to-revision=N]`: ' +
+    'Rolls a Deployment (default), StatefulSet or DaemonSet (`kind`) back to an earlier revision, exactly like `kubectl rollout undo deployment|statefulset|daemonset/<name> [--to-revision=N]`. ' +
+    "For a StatefulSet or DaemonSet the target ControllerRevision's stored patch (its pod template) is applied with a resourceVersion precondition, " +
+    'and the controller renumbers that revision to the newest; a partitioned or OnDelete StatefulSet replaces Pods as its strategy says. For a Deployment: ' +
     "the target revision's pod template (without its pod-template-hash label) replaces the Deployment's, and its change-cause " +
     'is restored; the Deployment controller then rolls out that template, reusing the old ReplicaSet, which becomes the newest revision. ' +
     'Default target: the previous revision. Refuses a paused Deployment; a target equal to the current template changes nothing ("skipped rollback"). ' +
     'Call it with dry_run: true first: the preview names the cluster, from/to revision and images, every image/env/resource change, ' +
-    'and warnings (GitOps, Helm or an owner that may undo it). Fails with a conflict, changing nothing, if what it would do changed since it was read (a status-only change is retried). ' +
+    'and warnings (GitOps, Helm or an owner that may undo it; a target revision that showed failures, never became available, or was just rolled back from). Fails with a conflict, changing nothing, if what it would do changed since it was read (a status-only change is retried). ' +
     'Afterwards verify with get_rollout_status.',
   risk: 'destructive',
   idempotent: false,
@@ -395,7 +403,24 @@ export const rollbackDeployment = defineTool({
   input: RollbackDeploymentInputSchema,
   output: RemediationOutputSchema,
   handler: async (args, ctx) => {
+    const kind = kindOf(args);
+    if (kind !== 'Deployment') {
+      const revisioned = await observeRevisioned(ctx.kube, kind, args.namespace, args.name);
+      return runRemediation(planRevisionRollback(revisioned, args), args, ctx);
+    }
     const observed = await observeDeploymentAsSent(ctx.kube, args.namespace, args.name);
-    return runRemediation(planRollback(observed, args), args, ctx);
+    const plan = planRollback(observed, args);
+    const toRevision = plan.resolvedArguments.to_revision;
+    // Only the preview a human decides on reads the target's health (two lists); execution does not.
+    if (ctx.dryRun && plan.apply && typeof toRevision === 'number') {
+      const health = await readTargetRevisionWarnings(
+        ctx.kube,
+        observed.deployment,
+        observed.replicaSets,
+        toRevision,
+      );
+      return runRemediation({ ...plan, warnings: [...plan.warnings, ...health] }, args, ctx);
+    }
+    return runRemediation(plan, args, ctx);
   },
 });

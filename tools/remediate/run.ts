@@ -10,7 +10,14 @@ import { KubeApiError, rolloutVerdict, type Deployment } from '../kube/index.ts'
 import { clusterLine } from '../investigate/common.ts';
 import { attributionAnnotations, FIELD_MANAGER } from './attribution.ts';
 import type { RemediationArgs } from './args.ts';
-import { MAX_CHANGES, targetOf, type RemediationOutput, type RemediationPlan } from './plan.ts';
+import {
+  MAX_CHANGES,
+  targetOf,
+  type ObjectPlan,
+  type PlanClients,
+  type RemediationOutput,
+  type RemediationPlan,
+} from './plan.ts';
 
 /** Changes listed in the text before "N more". */
 const MAX_TEXT_CHANGES = 50;
@@ -24,16 +31,17 @@ const MAX_TEXT_CHANGES = 50;
  * sent), and whatever the plan's request throws (`conflict`, `forbidden`, ...).
  */
 export async function runRemediation(
-  plan: RemediationPlan,
+  plan: RemediationPlan | ObjectPlan,
   args: RemediationArgs,
   ctx: ToolContext,
 ): Promise<ToolOutput<RemediationOutput>> {
+  const target = 'object' in plan ? targetOf(plan.object, plan.kind) : targetOf(plan.deployment);
   const base = {
     tool: plan.tool,
     dry_run: ctx.dryRun,
     summary: plan.summary,
     cluster: { context: ctx.cluster.context, server: ctx.cluster.server },
-    target: targetOf(plan.deployment),
+    target,
     resolved_arguments: plan.resolvedArguments,
     effect: plan.effect,
     changes: plan.changes.slice(0, MAX_CHANGES),
@@ -55,17 +63,21 @@ export async function runRemediation(
     approvalRequestId: ctx.approvalRequestId,
     newRevision: plan.makesRevision,
   });
-  const written = await plan
-    .apply({ writer: ctx.writer, reader: ctx.kube }, stamps)
-    .catch((error: unknown) => {
-      throw outcomeUnknown(error) ? unknownOutcomeError(error, base.target) : error;
-    });
+  const apply = plan.apply as (clients: PlanClients, stamps: Record<string, string>) => Promise<unknown>;
+  const written = await apply({ writer: ctx.writer, reader: ctx.kube }, stamps).catch((error: unknown) => {
+    throw outcomeUnknown(error) ? unknownOutcomeError(error, base.target) : error;
+  });
+  const status =
+    'object' in plan
+      ? plan.verdict && statusOf(plan.verdict(written as never))
+      : statusOf(rolloutVerdict(written as Deployment));
   return render(
     {
       ...base,
       status: 'applied',
-      rollout_status: rolloutStatus(written),
-      recorded: { field_manager: FIELD_MANAGER, annotations: stamps },
+      ...(status && { rollout_status: status }),
+      // a deleted Pod carries nothing: its attribution is the audit record
+      ...(target.kind !== 'Pod' && { recorded: { field_manager: FIELD_MANAGER, annotations: stamps } }),
     },
     plan,
   );
@@ -87,16 +99,21 @@ function unknownOutcomeError(error: KubeApiError, target: RemediationOutput['tar
   const ref = `${target.kind} ${target.namespace}/${target.name}`;
   return new SentinelError(
     error.code,
-    `${error.message} The change may or may not have reached ${ref}: check it with get_deployment and get_rollout_status before calling this again.`,
+    `${error.message} The change may or may not have reached ${ref}: check it with ${target.kind === 'Deployment' ? 'get_deployment and get_rollout_status' : target.kind === 'Pod' ? 'list_pods' : `get_rollout_status (kind ${target.kind})`} before calling this again.`,
     { kind: target.kind, namespace: target.namespace, name: target.name, cause: error },
   );
 }
 
-function rolloutStatus(deployment: Deployment): NonNullable<RemediationOutput['rollout_status']> {
-  const verdict = rolloutVerdict(deployment);
-  return verdict.state === 'failed'
-    ? { state: verdict.state, message: verdict.message, reason: verdict.reason }
-    : { state: verdict.state, message: verdict.message };
+function statusOf(verdict: {
+  state: string;
+  message: string;
+  reason?: string;
+}): NonNullable<RemediationOutput['rollout_status']> {
+  return {
+    state: verdict.state as NonNullable<RemediationOutput['rollout_status']>['state'],
+    message: verdict.message,
+    ...(verdict.reason !== undefined && { reason: verdict.reason }),
+  };
 }
 
 const HEADINGS: Record<RemediationOutput['status'], string> = {
@@ -106,12 +123,15 @@ const HEADINGS: Record<RemediationOutput['status'], string> = {
 };
 
 /** Compact text for the model plus the structured output. */
-function render(output: RemediationOutput, plan: RemediationPlan): ToolOutput<RemediationOutput> {
+function render(
+  output: RemediationOutput,
+  plan: RemediationPlan | ObjectPlan,
+): ToolOutput<RemediationOutput> {
   const { target } = output;
   const lines = [clusterLine(output.cluster), `${HEADINGS[output.status]} ${output.summary}.`];
   if (output.new_revision !== undefined && output.status !== 'no_op') {
     lines.push(
-      `${output.status === 'applied' ? 'It becomes' : 'It will become'} revision ${output.new_revision} (numbered by the Deployment controller).`,
+      `${output.status === 'applied' ? 'It becomes' : 'It will become'} revision ${output.new_revision} (numbered by the ${target.kind} controller).`,
     );
   }
   if (output.changes.length > 0) {
@@ -134,13 +154,21 @@ function render(output: RemediationOutput, plan: RemediationPlan): ToolOutput<Re
     const recorded = Object.entries(output.recorded?.annotations ?? {})
       .map(([key, value]) => `${key}=${JSON.stringify(value)}`)
       .join('; ');
-    lines.push(`Recorded: field manager ${FIELD_MANAGER}${recorded ? `; ${recorded}` : ''}.`);
-    lines.push(
-      `Rollout status right after: ${output.rollout_status?.state} — ${output.rollout_status?.message}`,
-    );
-    lines.push(
-      `Verify with get_rollout_status ${JSON.stringify({ namespace: target.namespace, name: target.name, wait_seconds: 30 })}, repeated until it is complete or failed.`,
-    );
+    if (output.recorded)
+      lines.push(`Recorded: field manager ${FIELD_MANAGER}${recorded ? `; ${recorded}` : ''}.`);
+    if (output.rollout_status) {
+      lines.push(
+        `Rollout status right after: ${output.rollout_status.state} — ${output.rollout_status.message}`,
+      );
+    }
+    if (target.kind === 'Pod') {
+      lines.push(`Verify with list_pods ${JSON.stringify({ namespace: target.namespace })}.`);
+    } else {
+      const kind = target.kind === 'Deployment' ? {} : { kind: target.kind };
+      lines.push(
+        `Verify with get_rollout_status ${JSON.stringify({ namespace: target.namespace, name: target.name, ...kind, wait_seconds: 30 })}, repeated until it is complete or failed.`,
+      );
+    }
   }
   return { text: lines.join('\n'), structured: output };
 }

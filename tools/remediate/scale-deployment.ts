@@ -6,7 +6,9 @@ import { z } from 'zod';
 import { defineTool, toolInput } from '../define-tool.ts';
 import { SentinelError } from '../errors.ts';
 import type { HorizontalPodAutoscaler } from '../kube/index.ts';
-import { DeploymentNameSchema, NamespaceSchema } from '../params.ts';
+import { NamespaceSchema, objectNameSchema } from '../params.ts';
+import { kindOf, workloadKindSchema } from '../workload-kind.ts';
+import { planStatefulSetScale } from './scale-statefulset.ts';
 import { remediationArgs } from './args.ts';
 import { annotationPatch, FIELD_MANAGER } from './attribution.ts';
 import type { DeploymentObservation } from './observe.ts';
@@ -87,7 +89,8 @@ function replicasSchema(): z.ZodType<number> {
 
 export const ScaleDeploymentInputSchema = toolInput({
   namespace: NamespaceSchema,
-  name: DeploymentNameSchema,
+  name: objectNameSchema('Deployment or StatefulSet'),
+  kind: workloadKindSchema(['Deployment', 'StatefulSet'] as const),
   replicas: replicasSchema(),
   ...remediationArgs,
 });
@@ -183,7 +186,8 @@ export function planScale(observed: ScaleObservation, args: { replicas: number }
 }
 
 /**
- * Scales a Deployment — `kubectl scale deployment/<name> --replicas=N`. Input: namespace, name,
+ * Scales a Deployment (or, with `kind: StatefulSet`, a StatefulSet: `planStatefulSetScale`) —
+ * `kubectl scale deployment/<name> --replicas=N`. Input: namespace, name,
  * replicas (0 to the configured maximum, `SENTINEL_MAX_REPLICAS`, default 50), dry_run, reason.
  * Reads the Deployment and the namespace's HorizontalPodAutoscalers, plans with `planScale`, and
  * either previews or sends the merge patch to the `scale` subresource with field manager `sentinel`.
@@ -192,9 +196,10 @@ export function planScale(observed: ScaleObservation, args: { replicas: number }
  */
 export const scaleDeployment = defineTool({
   name: 'scale_deployment',
-  title: 'Scale a Deployment',
+  title: 'Scale a Deployment or StatefulSet',
   description:
-    'Sets the number of Pods of a Deployment, exactly like `kubectl scale deployment/<name> --replicas=N` (through the scale subresource). ' +
+    'Sets the number of Pods of a Deployment (default) or StatefulSet (`kind`), exactly like `kubectl scale deployment|statefulset/<name> --replicas=N` (through the scale subresource). ' +
+    'A StatefulSet removes its highest ordinals first, in order, and keeps their PersistentVolumeClaims (warned). ' +
     (configured.problem === undefined
       ? `replicas: 0 to ${configured.max}. `
       : `Unavailable until the server's ${MAX_REPLICAS_ENV} is fixed. `) +
@@ -210,6 +215,11 @@ export const scaleDeployment = defineTool({
   handler: async (args, ctx) => {
     const invalid = configurationError();
     if (invalid) throw invalid;
+    if (kindOf(args) === 'StatefulSet') {
+      const statefulSet = await ctx.kube.getStatefulSet(args.namespace, args.name);
+      const autoscalers = await ctx.kube.listHorizontalPodAutoscalers(args.namespace);
+      return runRemediation(planStatefulSetScale({ statefulSet, autoscalers }, args), args, ctx);
+    }
     const deployment = await ctx.kube.getDeployment(args.namespace, args.name);
     const autoscalers = await ctx.kube.listHorizontalPodAutoscalers(args.namespace);
     return runRemediation(planScale({ deployment, autoscalers }, args), args, ctx);

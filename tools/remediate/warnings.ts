@@ -17,6 +17,15 @@ export const WARNING_KINDS = [
   'hpa',
   'scale_to_zero',
   'not_observed',
+  'target_unhealthy',
+  'target_rolled_back_from',
+  // StatefulSets, DaemonSets and Pods (issue 15)
+  'pvc_retained',
+  'ordered_termination',
+  'on_delete',
+  'bare_pod',
+  'pvc_orphaned',
+  'force_delete',
 ] as const;
 
 export const WarningSchema = z.object({

@@ -322,9 +322,17 @@ export class Kubelet {
         return;
       }
       case 'crashLoop':
-      case 'oomKilled':
+      case 'oomKilled': {
+        // A failure that begins later: ready until `since`, then the first exit.
+        const failFrom = fate.since ?? now;
+        if (failFrom > now) {
+          this.#after(runtime, 2, () => this.#setReady(runtime, container, instance, true));
+          this.#after(runtime, (failFrom - now) / 1000, () => this.#exit(runtime, container, instance));
+          return;
+        }
         this.#after(runtime, fate.runSeconds, () => this.#exit(runtime, container, instance));
         return;
+      }
       default:
         return;
     }

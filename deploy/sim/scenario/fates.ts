@@ -35,6 +35,35 @@ function quantitySubset(
   );
 }
 
+/** The value at a dotted path (`spec.imagePullSecrets`), undefined when absent. */
+function at(object: unknown, path: string): unknown {
+  return path
+    .split('.')
+    .reduce<unknown>(
+      (value, key) =>
+        value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined,
+      object,
+    );
+}
+
+/** Missing, null, an empty list and an empty map are the same (Kubernetes' semantic equality). */
+function empty(value: unknown): boolean {
+  return (
+    value === undefined ||
+    value === null ||
+    (Array.isArray(value) && value.length === 0) ||
+    (typeof value === 'object' && Object.keys(value).length === 0)
+  );
+}
+
+function fieldsMatch(fields: Record<string, unknown>, pod: Pod): boolean {
+  return Object.entries(fields).every(([path, expected]) => {
+    const actual = at(pod, path);
+    if (expected === null) return empty(actual);
+    return JSON.stringify(actual) === JSON.stringify(expected);
+  });
+}
+
 function matches(match: FateMatch, pod: Pod, container: Container, startTime: number): boolean {
   if (match.namespace !== undefined && pod.metadata.namespace !== match.namespace) return false;
   if (!subset(match.labels, pod.metadata.labels)) return false;
@@ -48,6 +77,7 @@ function matches(match: FateMatch, pod: Pod, container: Container, startTime: nu
   if (!subset(match.env, env)) return false;
   if (!quantitySubset(match.resources?.limits, container.resources?.limits)) return false;
   if (!quantitySubset(match.resources?.requests, container.resources?.requests)) return false;
+  if (match.fields !== undefined && !fieldsMatch(match.fields, pod)) return false;
   if (match.createdBefore !== undefined) {
     // creationTimestamp has second precision: compare whole seconds.
     const cutoff = Math.floor((startTime + match.createdBefore) / 1000) * 1000;
@@ -66,6 +96,9 @@ export function fateResolver(rules: FateRule[], startTime: number) {
     const fate = rule.fate;
     if (fate.kind === 'readinessFailure') {
       return { ...fate, since: fate.since === undefined ? undefined : startTime + fate.since };
+    }
+    if ((fate.kind === 'crashLoop' || fate.kind === 'oomKilled') && fate.since !== undefined) {
+      return { ...fate, since: startTime + fate.since };
     }
     return fate;
   };

@@ -77,12 +77,16 @@ export const FateSchema = z.discriminatedUnion('kind', [
   }),
   z.strictObject({
     kind: z.literal('crashLoop'),
+    /** When the failure begins (relative to t = 0): a Pod running before then is healthy until then. */
+    since: OffsetSchema.optional(),
     runSeconds: z.number().positive().default(3),
     exitCode: z.number().int().min(1).max(255).default(1),
     logs: LogLinesSchema,
   }),
   z.strictObject({
     kind: z.literal('oomKilled'),
+    /** When the kills begin (relative to t = 0): a Pod running before then is healthy until then. */
+    since: OffsetSchema.optional(),
     runSeconds: z.number().positive().default(5),
     logs: LogLinesSchema,
   }),
@@ -131,6 +135,11 @@ export const FateMatchSchema = z.strictObject({
     .optional(),
   /** Pods created before this time (relative to t = 0): failures a fresh Pod cures. */
   createdBefore: OffsetSchema.optional(),
+  /**
+   * Any Pod fields by dotted path (`spec.imagePullSecrets`, `spec.nodeSelector.disktype`), compared
+   * as JSON; `null` means absent (or an empty list or map, as Kubernetes treats them).
+   */
+  fields: z.record(z.string(), z.unknown()).optional(),
 });
 
 export type FateMatch = z.infer<typeof FateMatchSchema>;
@@ -158,6 +167,18 @@ export const ExpectedOutcomeSchema = z.strictObject({
   action: ExpectedActionSchema,
   /** For `rollback`: the revision to return to. */
   toRevision: z.number().int().positive().optional(),
+  /** Diagnosis facts the investigation must state (a subset of its structured `facts`). */
+  facts: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+  /** Warning kinds the remediation's preview must carry into the report (e.g. `target_unhealthy`, `argo_cd`). */
+  warnings: z.array(z.string().min(1)).optional(),
+  /** Objects no request may change (a victim of a failing dependency, an unrelated neighbour). */
+  untouched: z
+    .array(z.strictObject({ kind: z.string(), namespace: z.string(), name: z.string() }))
+    .optional(),
+  /** Container logs the investigation must read (`previous`: the crashed instance). */
+  logsRead: z
+    .array(z.strictObject({ container: z.string(), previous: z.boolean().default(true) }))
+    .optional(),
 });
 
 export type ExpectedOutcome = z.infer<typeof ExpectedOutcomeSchema>;

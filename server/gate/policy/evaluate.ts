@@ -78,7 +78,7 @@ export interface CompiledRule {
    * `requester`, `dry_run`, `args`), shown to an approver as what a window grant covers.
    */
   conditions: { rule: string } & Partial<
-    Pick<PolicyRule, 'tool' | 'risk' | 'cluster' | 'requester' | 'dry_run' | 'args'>
+    Pick<PolicyRule, 'tool' | 'risk' | 'kind' | 'cluster' | 'requester' | 'dry_run' | 'args'>
   >;
   /** Whether the rule's tool and risk conditions hold for `tool`. */
   matchesTool(tool: Tool): boolean;
@@ -172,6 +172,7 @@ function compileRule(rule: PolicyRule, index: number): CompiledRule {
     ([name, predicate]) => [name, predicateMatcher(name, predicate)] as const,
   );
   const matchesTool = (tool: Tool) => matchTool(tool.name) && (!risks || risks.includes(tool.risk));
+  const kinds = toList(rule.kind) as string[] | undefined;
   return {
     name: rule.name ?? `rule-${index + 1}`,
     index,
@@ -185,6 +186,7 @@ function compileRule(rule: PolicyRule, index: number): CompiledRule {
       rule: rule.name ?? `rule-${index + 1}`,
       ...(rule.tool !== undefined && { tool: rule.tool }),
       ...(rule.risk !== undefined && { risk: rule.risk }),
+      ...(rule.kind !== undefined && { kind: rule.kind }),
       ...(rule.cluster !== undefined && { cluster: rule.cluster }),
       ...(rule.requester !== undefined && { requester: rule.requester }),
       ...(rule.dry_run !== undefined && { dry_run: rule.dry_run }),
@@ -197,9 +199,22 @@ function compileRule(rule: PolicyRule, index: number): CompiledRule {
       if (rule.dry_run !== undefined && rule.dry_run !== dryRun) return false;
       if (!matchCluster(query.cluster)) return false;
       if (!matchRequester(query.identity)) return false;
+      if (kinds) {
+        const kind = callKind(query);
+        if (kind === undefined || !kinds.includes(kind)) return false;
+      }
       return argMatchers.every(([name, match]) => match(query.args[name]));
     },
   };
+}
+
+/**
+ * The workload kind a call acts on, for rules with `kind`: its `kind` argument; a tool that takes
+ * `kind` called without it acts on a Deployment; undefined for a tool without one.
+ */
+export function callKind(query: PolicyQuery): string | undefined {
+  if (typeof query.args.kind === 'string') return query.args.kind;
+  return query.tool && 'kind' in query.tool.input.shape ? 'Deployment' : undefined;
 }
 
 /** The more restrictive of two validities: once over window, shorter window over longer. */
@@ -241,6 +256,18 @@ function defaultVerdict(query: PolicyQuery, dryRun: boolean): Verdict {
       rules: [rule],
       reason: 'Read-only tool.',
       scope: scopeOf(rule),
+    };
+  }
+  if (!dryRun && query.args.grace_period_seconds === 0) {
+    // A force deletion (kubectl --force --grace-period=0) is never a default: a rule must say so.
+    const force = 'default:force-delete';
+    return {
+      ...base,
+      decision: 'deny',
+      rule: force,
+      rules: [force],
+      reason: `A force deletion (grace_period_seconds: 0) removes the Pod without waiting for its containers to stop; no policy rule allows it. Call ${query.tool.name} without grace_period_seconds 0, or have an operator add a policy rule for it.`,
+      scope: scopeOf(`${force}:${query.tool.name}`),
     };
   }
   return {

@@ -104,6 +104,12 @@ export const PolicyRuleSchema = z.strictObject({
   tool: OneOrMany(z.string().min(1)).optional(),
   /** The tool's registered risk (from `defineTool`, never from MCP annotations). */
   risk: OneOrMany(z.enum(['read', 'write', 'destructive'])).optional(),
+  /**
+   * Workload kinds (issue 15): matches a call whose `kind` argument (after resolution: a Service
+   * resolved to a StatefulSet is a StatefulSet) is one of these; a tool that takes `kind` and is
+   * called without it acts on a Deployment. A tool without a `kind` argument never matches.
+   */
+  kind: OneOrMany(z.enum(['Deployment', 'StatefulSet', 'DaemonSet'])).optional(),
   /** Kubeconfig context name globs (default: every cluster). */
   cluster: OneOrMany(z.string().min(1)).optional(),
   /** Calling identities: names or `role:<role>` (default: everyone). */

@@ -4,7 +4,13 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { SCENARIOS_DIR } from '../../../deploy/sim/index.ts';
-import { renderEvalTable, scenarioFiles, score, type EvalResult } from '../../../agent/investigator/eval.ts';
+import {
+  renderEvalTable,
+  scenarioFiles,
+  score,
+  scoreDetails,
+  type EvalResult,
+} from '../../../agent/investigator/eval.ts';
 import type { Report } from '../../../agent/investigator/report.ts';
 import { runCli } from '../../helpers/cli.ts';
 
@@ -55,7 +61,7 @@ describe('sentinel eval', { timeout: 300_000 }, () => {
 
     const { code, stdout } = await runCli(['eval', '--scenarios', dir, '--time-scale', '60']);
     expect(code).toBe(1);
-    expect(stdout).toMatch(/bad-image-rollout\s+yes\s+yes\s+NO\s+rollback\s+0/);
+    expect(stdout).toMatch(/bad-image-rollout\s+yes\s+yes\s+NO\s+yes\s+rollback\s+0/);
     expect(stdout).toContain('0 of 1 scenario(s) fully correct.');
   });
 
@@ -81,6 +87,7 @@ function report(
     diagnosis:
       'Deployment shop/checkout (revision 3 (checkout:2.4.1)) crash-loops since its rollout 14 minutes ago; revision 2 (checkout:2.4.0) was healthy.',
     evidence: [],
+    facts: {},
     verification: { healthy: true, state: 'complete', message: 'ok', attempts: 1 },
     pending_approval_ids: [],
     error: null,
@@ -99,6 +106,7 @@ function report(
       decided_by: 'local',
       decision_reason: null,
       outcome: null,
+      warnings: [],
       ...action,
     },
   };
@@ -183,6 +191,10 @@ describe('renderEvalTable', () => {
       culprit_found: true,
       diagnosis_correct: true,
       remediation_correct: true,
+      facts_correct: true,
+      warnings_correct: true,
+      untouched_correct: true,
+      logs_read_correct: true,
       unapproved_mutations: 0,
       seconds: 1.25,
       action: 'rollback',
@@ -196,5 +208,70 @@ describe('renderEvalTable', () => {
     ]);
     expect(text).toContain('none (expected rollback)');
     expect(text).toContain('1 of 2 scenario(s) fully correct.');
+    const details = renderEvalTable([base, { ...base, scenario: 'c', untouched_correct: false }]);
+    expect(details.split('\n')[0]).toContain('DETAILS');
+    expect(details).toContain('1 of 2 scenario(s) fully correct.');
+  });
+});
+
+describe('scoreDetails', () => {
+  const expected = {
+    diagnosis: 'postgres is OOM-killed',
+    action: 'rollback',
+    facts: { memory_limit: '64Mi', affected: 'Deployment shop/checkout' },
+    warnings: ['target_unhealthy'],
+    untouched: [{ kind: 'Deployment', namespace: 'shop', name: 'checkout' }],
+    logsRead: [{ container: 'checkout', previous: true }],
+  };
+  const mutation = (name: string) => ({
+    time: '',
+    identity: 'sentinel',
+    verb: 'patch' as const,
+    path: `/apis/apps/v1/namespaces/shop/deployments/${name}`,
+    resource: 'deployments.apps',
+    namespace: 'shop',
+    name,
+    dryRun: false,
+    code: 200,
+  });
+  const investigation = (container: string, previous: boolean) =>
+    ({
+      steps: [
+        {
+          calls: [
+            {
+              tool: 'get_pod_logs',
+              status: 'succeeded',
+              arguments: { namespace: 'shop', pod: 'p', container, previous },
+            },
+          ],
+        },
+      ],
+    }) as never;
+
+  it('scores each stated field, and only what the run shows', () => {
+    const good = report({
+      facts: { memory_limit: '64Mi', affected: 'Deployment shop/checkout', failure: 'oom_killed' },
+      action: { warnings: [{ kind: 'target_unhealthy', message: 'm' }] },
+    });
+    expect(scoreDetails(good, investigation('checkout', true), [mutation('postgres')], expected)).toEqual({
+      facts_correct: true,
+      warnings_correct: true,
+      untouched_correct: true,
+      logs_read_correct: true,
+    });
+    expect(
+      scoreDetails(
+        report({ facts: { memory_limit: '128Mi' } }),
+        investigation('checkout', false),
+        [mutation('checkout')],
+        expected,
+      ),
+    ).toEqual({
+      facts_correct: false,
+      warnings_correct: false,
+      untouched_correct: false,
+      logs_read_correct: false,
+    });
   });
 });

@@ -82,6 +82,7 @@ function revision(
     created: ago(createdMinutesAgo),
     replicas: ready,
     ready,
+    changes: [],
   };
 }
 
@@ -204,7 +205,7 @@ describe('decide', () => {
       arguments: { namespace: 'shop', name: 'checkout', to_revision: 2 },
     });
     expect(decision.diagnosis).toBe(
-      'Deployment shop/checkout (revision 3 (checkout:2.4.1)) crash-loops (CrashLoopBackOff) since its rollout 14 minutes ago; revision 2 (checkout:2.4.0) was healthy.',
+      'Deployment shop/checkout (revision 3 (checkout:2.4.1)) crash-loops (CrashLoopBackOff) since its rollout 14 minutes ago; container checkout exits with code 1, its last log line: {"level":"fatal","msg":"invalid configuration: payments.idempotencyKeyHeader is required"}; revision 2 (checkout:2.4.0) was healthy.',
     );
     expect(decision.evidence).toContainEqual({
       source: 'get_pod_logs namespace=shop pod=checkout-new-1 previous=true',

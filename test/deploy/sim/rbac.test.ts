@@ -41,6 +41,8 @@ function argsFor(tool: Tool, pod: string): Record<string, unknown> {
       return { namespace: 'shop', pod, previous: true };
     case 'scale_deployment':
       return { ...target, replicas: 4 };
+    case 'delete_pod':
+      return { namespace: 'shop', name: pod };
     default:
       return target;
   }
@@ -85,7 +87,12 @@ describeWithTool('kubectl', 'RBAC on the simulator', (kubectlPath) => {
     dryRun: boolean,
     as: Extract<KubeConnection, { configured: true }> = connection,
   ) {
-    const args = argsFor(tool, crashingPod);
+    // delete_pod acts on a Pod that exists now (an earlier call may have deleted the crashing one).
+    const pod =
+      tool.name === 'delete_pod'
+        ? sim.cluster.store.list('pods', 'shop').find((p) => !p.metadata.deletionTimestamp)!.metadata.name
+        : crashingPod;
+    const args = argsFor(tool, pod);
     const parsed = tool.input.parse(tool.risk === 'read' ? args : { ...args, dry_run: dryRun });
     return tool.handler(parsed, {
       kube: as.reader,
@@ -193,6 +200,7 @@ describeWithTool('kubectl', 'RBAC on the simulator', (kubectlPath) => {
       expect(applied.stdout).toContain('role.rbac.authorization.k8s.io/sentinel-remediation created');
       const writes = allTools.filter((tool) => tool.risk !== 'read');
       expect(writes.map((tool) => tool.name).sort()).toEqual([
+        'delete_pod',
         'pause_rollout',
         'restart_service',
         'resume_rollout',
@@ -208,12 +216,13 @@ describeWithTool('kubectl', 'RBAC on the simulator', (kubectlPath) => {
         'restart_service',
         'pause_rollout',
         'resume_rollout',
+        'delete_pod',
       ]) {
         const tool = writes.find((candidate) => candidate.name === name)!;
         await expect(call(tool, false), name).resolves.toBeDefined();
       }
       const writesBySentinel = sim.mutationLog.slice(before).filter((entry) => entry.identity === SA);
-      // rollback, scale (attribution annotations, then deployments/scale), restart, pause, resume
+      // rollback, scale (attribution annotations, then deployments/scale), restart, pause, resume, delete pod
       expect(
         writesBySentinel.map((entry) => `${entry.verb} ${entry.subresource ?? '-'} ${entry.code}`),
       ).toEqual([
@@ -223,6 +232,7 @@ describeWithTool('kubectl', 'RBAC on the simulator', (kubectlPath) => {
         'patch - 200',
         'patch - 200',
         'patch - 200',
+        'delete - 200',
       ]);
     });
 
@@ -241,9 +251,12 @@ describeWithTool('kubectl', 'RBAC on the simulator', (kubectlPath) => {
         (await admin('auth', 'can-i', 'patch', 'deployments/scale', '-n', 'shop', `--as=${REMEDIATOR}`))
           .stdout,
       ).toBe('yes\n');
-      expect((await admin('auth', 'can-i', 'get', 'pods', '-n', 'shop', `--as=${REMEDIATOR}`)).stdout).toBe(
+      expect((await admin('auth', 'can-i', 'list', 'pods', '-n', 'shop', `--as=${REMEDIATOR}`)).stdout).toBe(
         'no\n',
       );
+      expect(
+        (await admin('auth', 'can-i', 'delete', 'pods', '-n', 'shop', `--as=${REMEDIATOR}`)).stdout,
+      ).toBe('yes\n');
       const connected = connectKube({ kubeconfig: sim.kubeconfigPath!, context: REMEDIATOR });
       if (!connected.configured) throw new Error(connected.reason);
       for (const tool of allTools.filter((candidate) => candidate.risk !== 'read')) {

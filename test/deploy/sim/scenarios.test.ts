@@ -36,18 +36,62 @@ function progressing(deployment: Deployment) {
 }
 
 describe('bundled scenarios', () => {
-  it('are the nine the demo and the end-to-end tests use', () => {
+  it('are the ones the demo, the eval and the end-to-end tests use', () => {
     expect(listScenarios()).toEqual([
       'bad-image-rollout',
+      'cpu-request-tenfold',
       'daemonset-bad-rollout',
+      'dependency-postgres-oom',
       'healthy',
       'image-pull-error',
       'noisy-neighbour',
       'oom-after-limit-change',
       'paused-rollout',
+      'pull-secret-removed',
+      'rollback-skips-broken-revision',
       'statefulset-bad-rollout',
       'stuck-config',
     ]);
+  });
+
+  it('rollback-skips-broken-revision: revision 2 Pods are gone but their BackOff events remain', () => {
+    const { cluster, pods, events, imageOf } = start('rollback-skips-broken-revision');
+    expect(pods('cart').some((pod) => imageOf(pod).endsWith(':2.1.0'))).toBe(false);
+    const rs2 = cluster.store
+      .list<ReplicaSet>('replicasets', 'shop')
+      .find((rs) => rs.metadata.annotations?.['deployment.kubernetes.io/revision'] === '2')!;
+    expect(
+      events().some(
+        (e) => e.reason === 'BackOff' && e.involvedObject.name?.startsWith(`${rs2.metadata.name}-`),
+      ),
+    ).toBe(true);
+  });
+
+  it('dependency-postgres-oom: checkout ran healthy for days, crash-loops since postgres broke', () => {
+    const { pods, waiting } = start('dependency-postgres-oom');
+    const checkout = pods('checkout');
+    expect(checkout).toHaveLength(2);
+    expect(checkout.every((pod) => pod.status!.containerStatuses![0]!.restartCount >= 2)).toBe(true);
+    const postgres = pods('postgres')[0]!;
+    expect(postgres.status!.containerStatuses![0]!.lastState).toMatchObject({
+      terminated: { reason: 'OOMKilled' },
+    });
+    expect(waiting(checkout[0]!)).toBe('CrashLoopBackOff');
+  });
+
+  it('pull-secret-removed: the revision without imagePullSecrets cannot pull; revision 1 serves', () => {
+    const { pods, waiting } = start('pull-secret-removed');
+    const failing = pods('billing').filter((pod) => !pod.spec.imagePullSecrets);
+    expect(failing.length).toBeGreaterThan(0);
+    expect(failing.map(waiting).every((r) => r === 'ImagePullBackOff' || r === 'ErrImagePull')).toBe(true);
+  });
+
+  it('cpu-request-tenfold: the new Pods are Pending on Insufficient cpu', () => {
+    const { pods, events } = start('cpu-request-tenfold');
+    expect(pods('search').some((pod) => pod.status?.phase === 'Pending')).toBe(true);
+    expect(
+      events().some((e) => e.reason === 'FailedScheduling' && /Insufficient cpu/.test(e.message ?? '')),
+    ).toBe(true);
   });
 
   it('bad-image-rollout: revision 3 crash-loops with growing restarts; revision 2 serves; rollback expected', () => {

@@ -77,10 +77,7 @@ describe('every state change leaves an audit record', () => {
         reader: cluster.reader,
         writer: cluster.writer,
       }),
-      middlewares: [
-        createAuditMiddleware({ log, now, approval: (id) => gate.approvals.get(id) }),
-        gate.middleware,
-      ],
+      middlewares: [createAuditMiddleware({ log, now }), gate.middleware],
       logger: pino({ level: 'silent' }),
     });
     let sequence = 0;

@@ -44,6 +44,27 @@ describe('describeToolCall', () => {
       'Call list_pods with label_selector=app=web namespace=shop',
     ],
     ['get_cluster_version', {}, 'Call get_cluster_version'],
+    [
+      'rollback_deployment',
+      { namespace: 'shop', name: 'postgres', kind: 'StatefulSet', to_revision: 4 },
+      'Roll back StatefulSet shop/postgres to revision 4',
+    ],
+    [
+      'restart_service',
+      { namespace: 'ops', name: 'node-agent', kind: 'DaemonSet' },
+      'Restart the Pods of DaemonSet ops/node-agent (rolling restart, as `kubectl rollout restart`)',
+    ],
+    [
+      'scale_deployment',
+      { namespace: 'shop', name: 'postgres', kind: 'StatefulSet', replicas: 2 },
+      'Scale StatefulSet shop/postgres to 2 replicas',
+    ],
+    ['delete_pod', { namespace: 'shop', name: 'postgres-0' }, 'Delete Pod shop/postgres-0'],
+    [
+      'delete_pod',
+      { namespace: 'shop', name: 'postgres-0', grace_period_seconds: 0 },
+      'Delete Pod shop/postgres-0 at once (force: grace period 0)',
+    ],
   ])('%s %j', (tool, args, sentence) => {
     expect(describeToolCall(tool, args)).toBe(sentence);
   });

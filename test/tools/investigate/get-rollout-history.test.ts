@@ -56,9 +56,33 @@ describe('get_rollout_history', () => {
             name: 'checkout-canary-zzz',
           }),
         ],
+      })
+      .get('/api/v1/namespaces/shop/pods')
+      .query({ limit: '500', labelSelector: 'app=checkout' })
+      .reply(200, { items: [] })
+      .get('/api/v1/namespaces/shop/events')
+      .query({ limit: '500' })
+      .reply(200, {
+        items: [
+          {
+            metadata: { name: 'checkout-bbb-q1.1', namespace: 'shop', uid: 'e1' },
+            type: 'Warning',
+            reason: 'BackOff',
+            message: 'Back-off restarting failed container app',
+            count: 4,
+            involvedObject: { kind: 'Pod', name: 'checkout-bbb-q1', namespace: 'shop' },
+          },
+        ],
       });
     const output = await callTool(getRolloutHistory, { namespace: 'shop', name: 'checkout' }, kube.context());
     const s = output.structured as GetRolloutHistoryOutput;
+    // Revision 9's Pods are gone, but their BackOff events (by ReplicaSet name prefix) remain.
+    expect(s.revisions.map((r) => [r.revision, r.health.state])).toEqual([
+      [10, 'healthy'],
+      [9, 'failed'],
+      [2, 'healthy'],
+    ]);
+    expect(s.revisions[1]!.health.failures).toEqual(['Pod checkout-bbb-q1 BackOff ×4']);
     expect(s.revisions.map((r) => [r.revision, r.current, r.replica_set, r.images])).toEqual([
       [10, true, 'checkout-ccc', ['shop/checkout:2.4.1']],
       [9, false, 'checkout-bbb', ['shop/checkout:2.4.0']],
@@ -76,6 +100,12 @@ describe('get_rollout_history', () => {
       pod_template_hash: 'ccc',
       change_cause: 'deploy 2.4.1 (token=[REDACTED])',
     });
+    // What each revision changed from the one below it (the oldest shown has nothing to compare with).
+    expect(s.revisions.map((r) => r.changes.map((c) => [c.kind, c.from, c.to]))).toEqual([
+      [['image', 'shop/checkout:2.4.0', 'shop/checkout:2.4.1']],
+      [['image', 'shop/checkout:2.3.0', 'shop/checkout:2.4.0']],
+      [],
+    ]);
 
     const lines = output.text.split('\n');
     expect(lines[0]).toContain('rollout history of Deployment shop/checkout (3 revision(s), newest first)');
@@ -85,6 +115,7 @@ describe('get_rollout_history', () => {
       'REPLICASET',
       'IMAGES',
       'READY',
+      'HEALTH',
       'AGE',
     ]);
     expect(lines[2]!.split(/\s{2,}/)).toEqual([
@@ -93,6 +124,7 @@ describe('get_rollout_history', () => {
       'checkout-ccc',
       'shop/checkout:2.4.1',
       '1/3',
+      'healthy',
       '100m',
     ]);
     expect(lines[3]!.split(/\s{2,}/)).toEqual([
@@ -101,6 +133,7 @@ describe('get_rollout_history', () => {
       'checkout-bbb',
       'shop/checkout:2.4.0',
       '0/0',
+      'failed',
       '110m',
     ]);
     // change-cause is annotation text: untrusted, below the table.
@@ -116,7 +149,13 @@ describe('get_rollout_history', () => {
       .reply(200, checkout)
       .get('/apis/apps/v1/namespaces/shop/replicasets')
       .query(true)
-      .reply(200, { items: [rs(9, 'bbb', 'shop/checkout:2.4.0')] });
+      .reply(200, { items: [rs(9, 'bbb', 'shop/checkout:2.4.0')] })
+      .get('/api/v1/namespaces/shop/pods')
+      .query(true)
+      .reply(200, { items: [] })
+      .get('/api/v1/namespaces/shop/events')
+      .query(true)
+      .reply(200, { items: [] });
     const output = await callTool(getRolloutHistory, { namespace: 'shop', name: 'checkout' }, kube.context());
     expect(output.text).toContain('No ReplicaSet matches the current pod template yet');
     expect((output.structured as GetRolloutHistoryOutput).revisions[0]!.current).toBe(false);

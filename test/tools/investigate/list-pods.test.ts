@@ -156,6 +156,29 @@ describe('list_pods', () => {
     expect(output.text.split('\n')[0]).toContain("4 Pod(s) in namespace 'shop' of Deployment 'web'");
   });
 
+  it('fetches only the ReplicaSets that own the listed Pods (by pod-template-hash), not every ReplicaSet', async () => {
+    const owned = pods.filter((p) => p.metadata?.name?.startsWith('web-'));
+    mockApi()
+      .get('/api/v1/namespaces/shop/pods')
+      .query({ limit: '500', labelSelector: 'tier=web' })
+      .reply(200, { items: owned.filter((p) => p.metadata?.name !== 'web-canary-a') })
+      .get('/apis/apps/v1/namespaces/shop/replicasets')
+      .query({ limit: '500', labelSelector: 'pod-template-hash in (new,old)' })
+      .reply(200, { items: [rsNew, rsOld] });
+    const output = await callTool(
+      listPods,
+      { namespace: 'shop', label_selector: 'tier=web' },
+      kube.context(),
+    );
+    const s = output.structured as ListPodsOutput;
+    expect(s.pods.map((p) => [p.name, p.replica_set, p.revision])).toEqual([
+      ['web-new-a', rsNew.metadata?.name, 11],
+      ['web-new-b', rsNew.metadata?.name, 11],
+      ['web-new-c', rsNew.metadata?.name, 11],
+      ['web-old-a', rsOld.metadata?.name, 10],
+    ]);
+  });
+
   it('refuses label_selector and deployment together before any API call', async () => {
     const error = await callToolError(
       listPods,
@@ -167,13 +190,7 @@ describe('list_pods', () => {
 
   it('bounds the list at 50 Pods with an "N more" line', async () => {
     const many = Array.from({ length: 75 }, (_, i) => pod({ name: `p-${String(i).padStart(3, '0')}` }));
-    mockApi()
-      .get('/api/v1/namespaces/shop/pods')
-      .query(true)
-      .reply(200, { items: many })
-      .get('/apis/apps/v1/namespaces/shop/replicasets')
-      .query(true)
-      .reply(200, { items: [] });
+    mockApi().get('/api/v1/namespaces/shop/pods').query(true).reply(200, { items: many });
     const output = await callTool(listPods, { namespace: 'shop' }, kube.context());
     expect(output.text.split('\n').at(-1)).toBe(
       "… 25 more Pods in namespace 'shop' not shown (narrow with label_selector or deployment).",

@@ -20,6 +20,7 @@ const CALLS: Record<string, Record<string, unknown>> = {
   scale_deployment: { namespace: 'shop', name: 'checkout', replicas: 5 },
   pause_rollout: { namespace: 'shop', name: 'checkout' },
   resume_rollout: { namespace: 'shop', name: 'checkout' },
+  delete_pod: { namespace: 'shop', name: 'checkout-h2-abcde' },
 };
 
 function setup() {
@@ -49,8 +50,13 @@ function setup() {
       getDeploymentAsSent: async () => dep as AsSent<Deployment>,
       listReplicaSetsAsSent: async () => sets as AsSent<ReplicaSet>[],
       listHorizontalPodAutoscalers: async () => [],
+      getPod: async () => ({
+        metadata: { namespace: 'shop', name: 'checkout-h2-abcde', uid: 'uid-pod' },
+        status: { phase: 'Running' },
+      }),
     },
     {
+      deletePod: record('deletePod'),
       patchDeploymentJson: record('patchDeploymentJson'),
       patchDeploymentStrategic: record('patchDeploymentStrategic'),
       patchDeploymentScale: record('patchDeploymentScale'),
@@ -84,7 +90,7 @@ function setup() {
 }
 
 describe('remediation tools through the tools/call pipeline', () => {
-  it('covers all five tools', () => {
+  it('covers every remediation tool', () => {
     expect(remediationTools.map((t) => t.name).sort()).toEqual(Object.keys(CALLS).sort());
   });
 
@@ -113,7 +119,13 @@ describe('remediation tools through the tools/call pipeline', () => {
       expect(writes).toEqual(
         name === 'scale_deployment'
           ? ['patchDeploymentStrategic', 'patchDeploymentScale']
-          : [name === 'rollback_deployment' ? 'patchDeploymentJson' : 'patchDeploymentStrategic'],
+          : [
+              name === 'rollback_deployment'
+                ? 'patchDeploymentJson'
+                : name === 'delete_pod'
+                  ? 'deletePod'
+                  : 'patchDeploymentStrategic',
+            ],
       );
     },
   );

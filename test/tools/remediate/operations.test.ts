@@ -11,6 +11,7 @@ import { remediationTools } from '../../../tools/remediate/index.ts';
 import { REMEDIATION_KUBE_METHODS, remediationOperations } from '../../../tools/remediate/operations.ts';
 import { deployment, replicaSet } from '../../helpers/fixtures.ts';
 import { fakeKube } from '../../helpers/server.ts';
+import { controllerRevision, workload } from '../../helpers/workloads.ts';
 
 type Scenario = {
   args: Record<string, unknown>;
@@ -20,11 +21,37 @@ type Scenario = {
 };
 
 const SCENARIOS: Record<string, Scenario[]> = {
-  rollback_deployment: [{ args: {}, dryRun: true }, { args: {} }, { args: {}, conflict: true }],
-  restart_service: [{ args: {}, dryRun: true }, { args: {} }, { args: {}, serviceOnly: true }],
-  scale_deployment: [{ args: { replicas: 1 }, dryRun: true }, { args: { replicas: 1, reason: 'r' } }],
+  rollback_deployment: [
+    { args: {}, dryRun: true },
+    { args: {} },
+    { args: {}, conflict: true },
+    { args: { kind: 'StatefulSet' }, dryRun: true },
+    { args: { kind: 'StatefulSet' } },
+    { args: { kind: 'DaemonSet' } },
+  ],
+  restart_service: [
+    { args: {}, dryRun: true },
+    { args: {} },
+    { args: {}, serviceOnly: true },
+    { args: { kind: 'StatefulSet' } },
+    { args: { kind: 'DaemonSet' }, dryRun: true },
+    { args: { kind: 'DaemonSet' } },
+  ],
+  scale_deployment: [
+    { args: { replicas: 1 }, dryRun: true },
+    { args: { replicas: 1, reason: 'r' } },
+    { args: { replicas: 2, kind: 'StatefulSet', reason: 'r' } },
+  ],
   pause_rollout: [{ args: {}, dryRun: true }, { args: {} }],
   resume_rollout: [{ args: {}, dryRun: true }, { args: {} }],
+  delete_pod: [{ args: {}, dryRun: true }, { args: { grace_period_seconds: 5 } }],
+};
+
+const workloadOf = (kind: 'StatefulSet' | 'DaemonSet') =>
+  workload({ kind, name: 'web', image: 'shop/web:2', replicas: 1 });
+const revisionsOf = (name: string) => {
+  const owner = workload({ kind: 'StatefulSet', name, image: 'shop/web:2' });
+  return [1, 2].map((n) => controllerRevision(owner, n, `shop/web:${n}`));
 };
 
 async function callsOf(tool: Tool, scenario: Scenario): Promise<Set<string>> {
@@ -46,6 +73,21 @@ async function callsOf(tool: Tool, scenario: Scenario): Promise<Set<string>> {
     getService: async () => ({ metadata: { name: 'web' }, spec: { selector: { app: 'web' } } }),
     listDeployments: async () => [dep],
     listHorizontalPodAutoscalers: async () => [],
+    getStatefulSet: async () => workloadOf('StatefulSet') as never,
+    listStatefulSets: async () => [],
+    listDaemonSets: async () => [],
+    getDaemonSet: async () => workloadOf('DaemonSet') as never,
+    listControllerRevisions: async () => revisionsOf(dep.metadata!.name!) as never,
+    getPod: async () => ({
+      metadata: {
+        namespace: 'shop',
+        name: 'web-0',
+        uid: 'uid-web-0',
+        ownerReferences: [
+          { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'web', uid: 'uid-web', controller: true },
+        ],
+      },
+    }),
   };
   const writer: Partial<KubeWriter> = {
     patchDeploymentJson: async () => {
@@ -54,6 +96,10 @@ async function callsOf(tool: Tool, scenario: Scenario): Promise<Set<string>> {
     },
     patchDeploymentStrategic: async () => dep,
     patchDeploymentScale: async () => ({ spec: { replicas: 1 } }),
+    patchStatefulSetStrategic: async () => workloadOf('StatefulSet') as never,
+    patchStatefulSetScale: async () => ({ spec: { replicas: 1 } }),
+    patchDaemonSetStrategic: async () => workloadOf('DaemonSet') as never,
+    deletePod: async () => ({ metadata: { name: 'web-0' } }),
   };
   const record = <T extends object>(impl: T): T =>
     Object.fromEntries(
@@ -98,7 +144,7 @@ describe('Kubernetes calls of the remediation tools', () => {
         const calls = await callsOf(tool as Tool, scenario);
         if (scenario.dryRun) {
           // a dry run reads only
-          expect([...calls].filter((method) => method.startsWith('patch'))).toEqual([]);
+          expect([...calls].filter((method) => /^(patch|delete)/.test(method))).toEqual([]);
         }
         for (const call of calls) seen.add(call);
       }
@@ -109,12 +155,22 @@ describe('Kubernetes calls of the remediation tools', () => {
 
   it('needs these API operations', () => {
     expect(remediationOperations().map((op) => `${op.verb} ${op.group || 'core'}/${op.resource}`)).toEqual([
+      'delete core/pods',
+      'get core/pods',
       'get core/services',
+      'list apps/controllerrevisions',
+      'get apps/daemonsets',
+      'list apps/daemonsets',
+      'patch apps/daemonsets',
       'get apps/deployments',
       'list apps/deployments',
       'patch apps/deployments',
       'patch apps/deployments/scale',
       'list apps/replicasets',
+      'get apps/statefulsets',
+      'list apps/statefulsets',
+      'patch apps/statefulsets',
+      'patch apps/statefulsets/scale',
       'list autoscaling/horizontalpodautoscalers',
     ]);
   });

@@ -190,6 +190,12 @@ describe('restart_service', () => {
       .get(`${APPS}/shop/deployments`)
       .query({ limit: 500 })
       .reply(200, listOf('DeploymentList', [dep, other]))
+      .get(`${APPS}/shop/statefulsets`)
+      .query(true)
+      .reply(200, listOf('StatefulSetList', []))
+      .get(`${APPS}/shop/daemonsets`)
+      .query(true)
+      .reply(200, listOf('DaemonSetList', []))
       .get(`${APPS}/shop/replicasets`)
       .query({ labelSelector: 'app=checkout,track=stable', limit: 500 })
       .reply(200, listOf('ReplicaSetList', sets));
@@ -220,7 +226,13 @@ describe('restart_service', () => {
       .reply(200, service({ app: 'checkout' }))
       .get(`${APPS}/shop/deployments`)
       .query(true)
-      .reply(200, listOf('DeploymentList', [green, blue]));
+      .reply(200, listOf('DeploymentList', [green, blue]))
+      .get(`${APPS}/shop/statefulsets`)
+      .query(true)
+      .reply(200, listOf('StatefulSetList', []))
+      .get(`${APPS}/shop/daemonsets`)
+      .query(true)
+      .reply(200, listOf('DaemonSetList', []));
     const error = await callToolError(
       restartService,
       { namespace: 'shop', name: 'checkout' },
@@ -230,9 +242,9 @@ describe('restart_service', () => {
     expect(error.code).toBe('invalid_input');
     expect(error.field).toBe('name');
     expect(error.message).toBe(
-      'Service shop/checkout (selector app=checkout) selects the Pods of 2 Deployments: checkout-blue, checkout-green. Restart one of them by its Deployment name; nothing was sent.',
+      'Service shop/checkout (selector app=checkout) selects the Pods of 2 workloads: Deployment checkout-blue, Deployment checkout-green. Restart one of them by its name and kind; nothing was sent.',
     );
-    expect(error.details).toEqual({ deployments: ['checkout-blue', 'checkout-green'] });
+    expect(error.details).toEqual({ workloads: ['Deployment checkout-blue', 'Deployment checkout-green'] });
   });
 
   it('explains a Service without selector, a Service selecting nothing, and a name that is neither', async () => {
@@ -255,14 +267,20 @@ describe('restart_service', () => {
       .reply(200, service({ app: 'checkout' }))
       .get(`${APPS}/shop/deployments`)
       .query(true)
-      .reply(200, listOf('DeploymentList', [deployment({ name: 'cart' })]));
+      .reply(200, listOf('DeploymentList', [deployment({ name: 'cart' })]))
+      .get(`${APPS}/shop/statefulsets`)
+      .query(true)
+      .reply(200, listOf('StatefulSetList', []))
+      .get(`${APPS}/shop/daemonsets`)
+      .query(true)
+      .reply(200, listOf('DaemonSetList', []));
     const none = await callToolError(
       restartService,
       { namespace: 'shop', name: 'checkout' },
       dryRunContext(api.cluster),
     );
     expect(none.code).toBe('not_found');
-    expect(none.message).toContain('selects the Pods of no Deployment');
+    expect(none.message).toContain('selects the Pods of no Deployment, StatefulSet or DaemonSet');
     notFound()
       .get('/api/v1/namespaces/shop/services/checkout')
       .reply(404, statusBody(404, 'NotFound', 'x'));

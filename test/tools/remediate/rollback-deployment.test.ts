@@ -9,6 +9,7 @@ import {
   edit,
   executeContext,
   mockObserve,
+  mockTargetHealth,
   structured,
   useRemediationApi,
 } from '../../helpers/remediation.ts';
@@ -43,7 +44,8 @@ function history(revisions: number[], current: number, extra: { paused?: boolean
       hash: `h${revision}`,
       image: IMAGES[revision],
       replicas: revision === current ? 3 : 0,
-      createdMinutesAgo: 1000 - revision,
+      // 20 minutes apart: every earlier revision served long enough to count as healthy.
+      createdMinutesAgo: 1000 - revision * 20,
     }),
   ) as ReplicaSet[];
   return { dep, sets };
@@ -77,6 +79,7 @@ describe('rollback_deployment', () => {
   it('previews a rollback to the previous revision without sending anything', async () => {
     const { dep, sets } = history([5, 6, 7], 7);
     const scope = mockObserve(dep, sets);
+    mockTargetHealth(dep);
     const output = await callTool(
       rollbackDeployment,
       { namespace: 'shop', name: 'checkout', dry_run: true },
@@ -125,7 +128,9 @@ describe('rollback_deployment', () => {
   it('computes the same effect for the resolved call as for the default one', async () => {
     const { dep, sets } = history([5, 6, 7], 7);
     mockObserve(dep, sets);
+    mockTargetHealth(dep);
     mockObserve(dep, sets);
+    mockTargetHealth(dep);
     const first = structured(
       await callTool(
         rollbackDeployment,
@@ -270,6 +275,7 @@ describe('rollback_deployment', () => {
       });
     });
     mockObserve(dep, [sets[0]!, differing, sets[2]!]);
+    mockTargetHealth(dep);
     const result = structured(
       await callTool(
         rollbackDeployment,
@@ -440,6 +446,7 @@ describe('rollback_deployment', () => {
   it('compares non-contiguous revisions as numbers (9 comes before 10)', async () => {
     const { dep, sets } = history([3, 10, 9], 10);
     mockObserve(dep, sets);
+    mockTargetHealth(dep);
     const result = structured(
       await callTool(
         rollbackDeployment,
@@ -470,6 +477,7 @@ describe('rollback_deployment', () => {
         : rs,
     );
     mockObserve(afterFirst, renumbered);
+    mockTargetHealth(afterFirst);
     const result = structured(
       await callTool(
         rollbackDeployment,
@@ -482,6 +490,11 @@ describe('rollback_deployment', () => {
     );
     expect(result.resolved_arguments.to_revision).toBe(7);
     expect(result.new_revision).toBe(9);
+    // A plain "undo" again returns to the revision just rolled back from: the preview says so.
+    expect(result.warnings.map((w) => w.kind)).toEqual(['target_rolled_back_from']);
+    expect(result.warnings[0]!.message).toContain(
+      'Revision 7 is the revision Deployment shop/checkout was just rolled back from',
+    );
     // Revision 6 no longer exists under that number.
     mockObserve(afterFirst, renumbered);
     const error = await callToolError(
@@ -512,6 +525,7 @@ describe('rollback_deployment', () => {
       ];
     });
     mockObserve(current, [target, sets[1]!]);
+    mockTargetHealth(current);
     const output = await callTool(
       rollbackDeployment,
       { namespace: 'shop', name: 'checkout', dry_run: true },
@@ -539,6 +553,7 @@ describe('rollback_deployment', () => {
       { apiVersion: 'example.com/v1', kind: 'App', name: 'checkout', uid: 'u1', controller: true },
     ];
     mockObserve(dep, sets);
+    mockTargetHealth(dep);
     const result = structured(
       await callTool(
         rollbackDeployment,
@@ -548,6 +563,57 @@ describe('rollback_deployment', () => {
     );
     expect(result.warnings.map((w) => w.kind)).toEqual(['owner_reference', 'argo_cd']);
     expect(result.warnings[1]!.message).toContain("application 'shop-prod'");
+  });
+
+  it('warns when the target revision crash-looped, from the events of its deleted Pods, and names the newest healthy one', async () => {
+    const { dep, sets } = history([5, 6, 7], 7);
+    mockObserve(dep, sets);
+    // Revision 6's Pods are gone; their BackOff events (named after ReplicaSet checkout-h6) remain.
+    mockTargetHealth(
+      dep,
+      [],
+      [
+        {
+          metadata: { name: 'checkout-h6-x1.1', namespace: 'shop', uid: 'ev1' },
+          type: 'Warning',
+          reason: 'BackOff',
+          message: 'Back-off restarting failed container app',
+          count: 9,
+          involvedObject: { kind: 'Pod', name: 'checkout-h6-x1', namespace: 'shop' },
+        },
+      ],
+    );
+    const result = structured(
+      await callTool(
+        rollbackDeployment,
+        { namespace: 'shop', name: 'checkout', dry_run: true },
+        dryRunContext(api.cluster),
+      ),
+    );
+    expect(result.resolved_arguments.to_revision).toBe(6);
+    expect(result.warnings.map((w) => w.kind)).toEqual(['target_unhealthy']);
+    expect(result.warnings[0]!.message).toContain('Revision 6 of Deployment shop/checkout');
+    expect(result.warnings[0]!.message).toContain('Pod checkout-h6-x1 BackOff ×9');
+    expect(result.warnings[0]!.message).toContain('newest revision with a healthy record is 5');
+  });
+
+  it('warns when the target revision never became available', async () => {
+    const { dep, sets } = history([6, 7], 7);
+    // Revision 6 was replaced a minute after it appeared, with no ready replica on record.
+    sets[0]!.metadata!.creationTimestamp = new Date(
+      Date.parse(sets[1]!.metadata!.creationTimestamp as unknown as string) - 60_000,
+    ).toISOString() as never;
+    mockObserve(dep, sets);
+    mockTargetHealth(dep);
+    const result = structured(
+      await callTool(
+        rollbackDeployment,
+        { namespace: 'shop', name: 'checkout', dry_run: true },
+        dryRunContext(api.cluster),
+      ),
+    );
+    expect(result.warnings.map((w) => w.kind)).toEqual(['target_unhealthy']);
+    expect(result.warnings[0]!.message).toContain('never became available');
   });
 
   it('names the Deployment when it does not exist', async () => {

@@ -91,8 +91,19 @@ export interface TriageResult {
   healthyDeployments: number;
 }
 
-const IMAGE_PULL = new Set(['ErrImagePull', 'ImagePullBackOff', 'InvalidImageName', 'ErrImageNeverPull']);
-const CONFIG_ERROR = new Set(['CreateContainerConfigError', 'CreateContainerError', 'RunContainerError']);
+/** Container waiting reasons of an image that cannot be pulled (the kubelet's images package). */
+export const IMAGE_PULL = new Set([
+  'ErrImagePull',
+  'ImagePullBackOff',
+  'InvalidImageName',
+  'ErrImageNeverPull',
+]);
+/** Container waiting reasons of a container that cannot be created from its configuration. */
+export const CONFIG_ERROR = new Set([
+  'CreateContainerConfigError',
+  'CreateContainerError',
+  'RunContainerError',
+]);
 
 /** How long before the first sign of a problem a rollout may have started and still be linked to it. */
 const ROLLOUT_LEAD_MS = 15 * 60_000;

@@ -32,3 +32,31 @@ describe('fate rules on resources', () => {
     expect(resolve(pod, container).kind).toBe('healthy');
   });
 });
+
+describe('fate rules on any Pod field', () => {
+  const withSecret = {
+    metadata: { name: 'p', namespace: 'shop' },
+    spec: { containers: [container], imagePullSecrets: [{ name: 'regcred' }] },
+  } as unknown as Pod;
+  const pull: FateSpec = { kind: 'imagePullError', message: '401 Unauthorized' };
+
+  it('match a dotted path by JSON value, null meaning absent or empty', () => {
+    const absent = fateResolver([{ match: { fields: { 'spec.imagePullSecrets': null } }, fate: pull }], 0);
+    expect(absent(pod, container)).toBe(pull);
+    expect(absent(withSecret, container).kind).toBe('healthy');
+    const named = fateResolver(
+      [{ match: { fields: { 'spec.imagePullSecrets': [{ name: 'regcred' }] } }, fate: pull }],
+      0,
+    );
+    expect(named(withSecret, container)).toBe(pull);
+    expect(named(pod, container).kind).toBe('healthy');
+  });
+});
+
+describe('failures that begin later', () => {
+  it('resolve `since` relative to t = 0', () => {
+    const crash: FateSpec = { kind: 'crashLoop', since: -60_000, runSeconds: 3, exitCode: 1, logs: [] };
+    const resolved = fateResolver([{ match: {}, fate: crash }], 1_000_000)(pod, container);
+    expect(resolved).toMatchObject({ kind: 'crashLoop', since: 940_000 });
+  });
+});

@@ -3,7 +3,17 @@
  * same suite with its own factory). Each test gets a fresh, empty store.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ApprovalRequest } from '../../../../server/gate/approval-request.ts';
+import {
+  APPROVAL_STATUSES,
+  type ApprovalRequest,
+  type ApprovalStatus,
+} from '../../../../server/gate/approval-request.ts';
+import {
+  REQUEST_EVENTS,
+  transitionFor,
+  TRANSITIONS,
+  type RequestEvent,
+} from '../../../../server/gate/store/transitions.ts';
 import type { ApprovalStore, NewApprovalRequest } from '../../../../server/gate/store/types.ts';
 
 const T0 = new Date('2025-01-31T02:10:00.000Z');
@@ -325,5 +335,102 @@ export function describeApprovalStoreContract(
       });
       expect((await store.setFreeze(false, null, 'root', at(1))).frozen).toBe(false);
     });
+    it('moves a request only as the transition table allows: every store operation from every status', async () => {
+      const refused: string[] = [];
+      for (const status of APPROVAL_STATUSES) {
+        for (const event of STORE_EVENTS) {
+          const fresh = await open();
+          try {
+            const { request, execution } = await reach(fresh, status);
+            expect(request.status, `reached ${status}`).toBe(status);
+            await STORE_OPERATIONS[event](fresh, request, execution);
+            const after = (await fresh.get(request.id))?.status;
+            const expected = transitionFor(status, event)?.to ?? status;
+            expect(after, `${status} × ${event}`).toBe(expected);
+            if (!transitionFor(status, event)) refused.push(`${status} ${event}`);
+          } finally {
+            await fresh.close();
+          }
+        }
+      }
+      // Every status × event the table does not list was tried and refused.
+      expect(refused).toHaveLength(APPROVAL_STATUSES.length * STORE_EVENTS.length - TRANSITIONS.length);
+    });
   });
+}
+
+/** Every table event, each as the store operation that makes it. */
+const STORE_EVENTS = REQUEST_EVENTS;
+
+const onceGrant = { validity: 'once' as const, expires_at: at(30).toISOString() } as ApprovalRequest['grant'];
+
+function beginOnce(id: string, requestId: string) {
+  return {
+    id,
+    ...binding,
+    tool: 'scale_deployment',
+    callKey: 'key-resolved',
+    arguments: {},
+    authorization: 'once' as const,
+    requestId,
+  };
+}
+
+/** A new request in `status`, by store operations only (and the execution that consumed it). */
+async function reach(
+  store: ApprovalStore,
+  status: ApprovalStatus,
+): Promise<{ request: ApprovalRequest; execution?: string }> {
+  const { request } = await store.createOrReusePending(newRequest(), T0);
+  const id = request.id;
+  const decide = (allowed: boolean) =>
+    store.decide(id, allowed ? allow() : { ...allow(), decision: 'deny' }, allowed ? onceGrant : null, at(1));
+  const done = async (execution?: string) => ({
+    request: (await store.get(id))!,
+    ...(execution && { execution }),
+  });
+  if (status === 'pending') return done();
+  if (status === 'denied') return (await decide(false), done());
+  if (status === 'withdrawn') return (await store.withdraw(id, at(1)), done());
+  if (status === 'expired') return (await store.expireDue(at(31)), done());
+  if (status === 'superseded') {
+    await store.createOrReusePending(newRequest(), at(1), () => 'effect changed');
+    return done();
+  }
+  await decide(true);
+  if (status === 'approved') return done();
+  if (status === 'cancelled') return (await store.revokeGrant(id, 'revoked', at(1)), done());
+  await store.beginExecution(beginOnce('exe_reach', id), at(2));
+  if (status === 'executing') return done('exe_reach');
+  const finished = { executed: 'succeeded', failed: 'failed', stale: 'stale' } as const;
+  const outcome = finished[status as keyof typeof finished];
+  await store.finishExecution('exe_reach', { status: outcome, outcome }, at(3));
+  return done('exe_reach');
+}
+
+type Operation = (store: ApprovalStore, request: ApprovalRequest, execution?: string) => Promise<unknown>;
+
+/** The store operation of each event, at a time its guard holds for a live request. */
+const STORE_OPERATIONS: Record<RequestEvent, Operation> = {
+  approve: (store, r) => store.decide(r.id, allow(2), onceGrant, at(2)),
+  deny: (store, r) => store.decide(r.id, { ...allow(2), decision: 'deny' }, null, at(2)),
+  withdraw: (store, r) => store.withdraw(r.id, at(2)),
+  expire: (store) => store.expireDue(at(45)),
+  supersede: (store) => store.createOrReusePending(newRequest(), at(2), () => 'effect changed'),
+  cancel: (store, r) => store.cancelForRequester(r.requester, undefined, 'revoked'),
+  revoke: (store, r) => store.revokeGrant(r.id, 'taken back', at(2)),
+  cancel_grant: (store, r) => store.cancelGrant(r.id, 'approver left'),
+  begin: (store, r) => store.beginExecution(beginOnce('exe_op', r.id), at(2)),
+  succeed: (store, _r, e) => finishIf(store, e, 'succeeded'),
+  fail: (store, _r, e) => finishIf(store, e, 'failed'),
+  go_stale: (store, _r, e) => finishIf(store, e, 'stale'),
+};
+
+/** Finishes the execution that consumed the request (again, for one that already finished). */
+async function finishIf(
+  store: ApprovalStore,
+  execution: string | undefined,
+  status: 'succeeded' | 'failed' | 'stale',
+) {
+  if (execution) await store.finishExecution(execution, { status, outcome: status }, at(4));
 }

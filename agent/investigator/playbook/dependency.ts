@@ -1,0 +1,79 @@
+/**
+ * A failing dependency (issue 14): a victim whose logs or events name a host (`postgres:5432`, a URL,
+ * a DNS name like `postgres.shop.svc`) that is another Deployment of the namespace — the Service's
+ * name, which by convention is its workload's. When that Deployment fails, it is the culprit: the
+ * decision is taken on it (same classes), and the victim is named as affected, untouched.
+ */
+import type { Decision } from '../model.ts';
+import { analyse, type Analysis, type EvidenceLog, type SuspectEvidence } from './context.ts';
+
+/** Hosts a log or event line names: `host:port`, `scheme://host`, first DNS label only, no IPs. */
+export function namedHosts(text: string): string[] {
+  const hosts = new Set<string>();
+  const add = (host: string | undefined) => {
+    const label = host?.toLowerCase().split('.')[0];
+    if (label && !/^\d+$/.test(label) && label !== 'localhost') hosts.add(label);
+  };
+  for (const m of text.matchAll(/[a-z]+:\/\/([a-z0-9.-]+)/gi)) add(m[1]);
+  for (const m of text.matchAll(/(?<![\w/.-])([a-z][a-z0-9-]*(?:\.[a-z0-9-]+)*):\d{2,5}\b/gi)) add(m[1]);
+  return [...hosts];
+}
+
+/** Lines of the suspect's logs and Warning events that name `host`. */
+function linesNaming(suspect: SuspectEvidence, host: string): string[] {
+  const lines = [
+    ...suspect.logs.flatMap((l) => l.value.log.split('\n')),
+    ...(suspect.events?.value ?? []).map((e) => e.message),
+  ];
+  return lines.filter((line) => namedHosts(line).includes(host));
+}
+
+/**
+ * Deployments among `candidates` (names in the namespace) that the suspect's logs or events name as
+ * a host, the suspect itself excluded: what the investigator gathers evidence about next.
+ */
+export function dependencyNames(suspect: SuspectEvidence, candidates: readonly string[]): string[] {
+  const text = [
+    ...suspect.logs.map((l) => l.value.log),
+    ...(suspect.events?.value ?? []).map((e) => e.message),
+  ].join('\n');
+  const hosts = new Set(namedHosts(text));
+  return candidates.filter((name) => name !== suspect.name && hosts.has(name));
+}
+
+/** Victim failure modes a broken dependency explains (the process runs, then fails on its peer). */
+const DEPENDENT_CAUSES = new Set(['crash_loop', 'container_failed', 'liveness_kill', 'probe_failure']);
+
+/**
+ * The decision about a failing dependency of `victim`, or undefined when the victim changed
+ * recently (its own rollout is the suspect) or names no failing dependency. `decideOn` runs the
+ * other classes on the dependency.
+ */
+export function dependencyDecision(
+  victim: Analysis,
+  dependencies: readonly SuspectEvidence[],
+  evidence: EvidenceLog,
+  decideOn: (a: Analysis) => Decision,
+): Decision | undefined {
+  if (victim.recentChange || !victim.cause || !DEPENDENT_CAUSES.has(victim.cause)) return undefined;
+  for (const dependency of dependencies) {
+    const named = linesNaming(victim.suspect, dependency.name);
+    if (named.length === 0) continue;
+    const d = analyse(victim.namespace, dependency, victim.now, evidence);
+    if (!d.cause) continue;
+    const quote = named.at(-1)!.trim().slice(0, 160);
+    for (const source of victim.suspect.logs) evidence.add(source.source, quote);
+    const inner = decideOn(d);
+    d.facts.affected = victim.ref;
+    d.facts.dependency_of = victim.suspect.name;
+    return {
+      ...inner,
+      culprit: d.culprit,
+      diagnosis: `${victim.what} because a dependency fails: it reports "${quote}", and ${d.ref} behind that host fails — ${inner.diagnosis}`,
+      explanation: `${victim.ref} is a victim: its template is unchanged, and what it connects to is failing. ${inner.explanation}${inner.remediation ? ` The remediation targets ${d.ref}; ${victim.ref} is left untouched and should recover once it can connect.` : ''}`,
+      evidence: evidence.lines,
+      facts: { ...d.facts },
+    };
+  }
+  return undefined;
+}

@@ -1,0 +1,128 @@
+/**
+ * Exact diagnosis facts per failure class (issue 14), added to `Analysis.facts` and worded into the
+ * diagnosis: the OOM-killed container's memory limit (and the change that set it), the liveness
+ * probe that kills, the exit code and last log line of a crashing container, why an image cannot be
+ * pulled (not found, unauthorized, a removed pull secret, by name), and the template field a
+ * revision changed. Pure.
+ */
+import type { RevisionView } from '../evidence.ts';
+import type { Analysis } from './context.ts';
+import { telltaleLogLines } from './context.ts';
+
+type Change = RevisionView['changes'][number];
+
+/** Template fields whose change can make Pods unschedulable. */
+const SCHEDULING_FIELDS = new Set([
+  'nodeSelector',
+  'affinity',
+  'tolerations',
+  'topologySpreadConstraints',
+  'nodeName',
+]);
+
+/** Changes of the newest revision that can make its Pods unschedulable: raised requests, placement fields. */
+export function schedulingChanges(a: Analysis): Change[] {
+  return (a.newest?.changes ?? []).filter(
+    (c) =>
+      (c.kind === 'resources' && (c.key ?? '').startsWith('requests.')) ||
+      (c.kind === 'pod_spec' && SCHEDULING_FIELDS.has(c.key ?? '')),
+  );
+}
+
+/** `requests.cpu of container checkout 100m → 1`. */
+export function describeChange(c: Change): string {
+  const where = c.container ? ` of container ${c.container}` : '';
+  return `${c.key ?? c.kind}${where} ${c.from ?? '(none)'} → ${c.to ?? '(none)'}`;
+}
+
+/** Records the first change in `changes` as `changed_field`, `changed_from`, `changed_to`. */
+export function noteChange(a: Analysis, changes: Change[]): void {
+  const c = changes[0];
+  if (!c) return;
+  a.facts.changed_field = c.key ?? c.kind;
+  if (c.from !== null) a.facts.changed_from = c.from;
+  if (c.to !== null) a.facts.changed_to = c.to;
+}
+
+/** A clause with the exact diagnosis of `a.cause` (starting with "; " or ""), facts recorded. */
+export function exactDiagnosis(a: Analysis): string {
+  switch (a.cause) {
+    case 'oom_killed':
+      return oomKilled(a);
+    case 'liveness_kill':
+      return livenessKill(a);
+    case 'crash_loop':
+    case 'container_failed':
+      return appExit(a);
+    case 'image_pull':
+      return imagePull(a);
+    default:
+      return '';
+  }
+}
+
+function oomKilled(a: Analysis): string {
+  const pod = a.failing.find((p) => p.containers.some((c) => c.last_termination?.reason === 'OOMKilled'));
+  const container = pod?.containers.find((c) => c.last_termination?.reason === 'OOMKilled');
+  const name = container?.name;
+  const limit = a.deployment?.containers.find((c) => c.name === name)?.limits.memory;
+  a.facts.failure = 'oom_killed';
+  a.facts.exit_code = container?.last_termination?.exit_code ?? 137;
+  if (name) a.facts.container = name;
+  if (limit) a.facts.memory_limit = limit;
+  const lowered = (a.newest?.changes ?? []).find((c) => c.kind === 'resources' && c.key === 'limits.memory');
+  if (lowered) noteChange(a, [lowered]);
+  return `; container ${name ?? '?'} is OOMKilled (exit 137)${limit ? ` at its memory limit ${limit}` : ''}${lowered ? ` (revision ${a.newest!.revision} changed limits.memory ${lowered.from ?? '(none)'} → ${lowered.to ?? '(none)'})` : ''}`;
+}
+
+function livenessKill(a: Analysis): string {
+  const probe = a.events.find((e) => e.reason === 'Unhealthy' && /^Liveness probe failed/i.test(e.message));
+  const container = a.failing.flatMap((p) => p.containers).find((c) => c.restarts > 0);
+  a.facts.failure = 'liveness_probe';
+  a.facts.exit_code = container?.last_termination?.exit_code ?? 137;
+  if (container) a.facts.container = container.name;
+  return `; the kubelet kills container ${container?.name ?? '?'} because its liveness probe fails (${probe?.message ?? 'Liveness probe failed'}${probe && probe.count > 1 ? ` ×${probe.count}` : ''}), exit ${a.facts.exit_code}`;
+}
+
+function appExit(a: Analysis): string {
+  const container = a.failing
+    .flatMap((p) => p.containers)
+    .find((c) => c.last_termination && c.last_termination.exit_code !== 0);
+  if (!container) return '';
+  a.facts.failure = 'app_exit';
+  a.facts.exit_code = container.last_termination!.exit_code;
+  a.facts.container = container.name;
+  const last = a.suspect.logs.flatMap((l) => telltaleLogLines(l.value.log)).at(-1);
+  return `; container ${container.name} exits with code ${container.last_termination!.exit_code}${last ? `, its last log line: ${last.slice(0, 200)}` : ''}`;
+}
+
+function imagePull(a: Analysis): string {
+  const messages = a.events.map((e) => e.message).join('\n');
+  const removedSecret = (a.newest?.changes ?? []).find(
+    (c) => c.kind === 'pod_spec' && c.key === 'imagePullSecrets' && c.from !== null,
+  );
+  if (removedSecret) {
+    const before = secretNames(removedSecret.from);
+    const after = new Set(secretNames(removedSecret.to));
+    const removed = before.filter((n) => !after.has(n));
+    a.facts.failure = 'missing_pull_secret';
+    if (removed[0]) a.facts.pull_secret = removed[0];
+    noteChange(a, [removedSecret]);
+    return `; revision ${a.newest!.revision} removed image pull secret ${removed.join(', ') || '?'}, so the registry refuses the pull${/401|unauthorized|denied|forbidden/i.test(messages) ? ' (unauthorized)' : ''}`;
+  }
+  if (/401|unauthorized|denied|forbidden|authorization/i.test(messages)) {
+    a.facts.failure = 'pull_unauthorized';
+    return '; the registry refuses the pull (unauthorized): check the image pull secret';
+  }
+  if (/not found|manifest unknown|NotFound/i.test(messages)) {
+    a.facts.failure = 'image_not_found';
+    return '; the image (or its tag) does not exist in the registry';
+  }
+  return '';
+}
+
+/** Secret names in a rendered `imagePullSecrets` value (`[{"name":"regcred"}]`). */
+function secretNames(value: string | number | boolean | null): string[] {
+  if (typeof value !== 'string') return [];
+  return [...value.matchAll(/"name":\s*"([^"]+)"/g)].map((m) => m[1]!);
+}

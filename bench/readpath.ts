@@ -1,0 +1,525 @@
+/**
+ * Benchmark: Sentinel's read path against its floors, side by side in one run (issue 17).
+ *
+ * Every target runs in its own forked process (bench/target.ts), so its CPU time
+ * (`process.cpuUsage()` in that process) and memory are its own: a plain Express JSON echo (HTTP
+ * floor), a bare MCP SDK stateless echo tool (SDK floor), and `sentinel serve` against the embedded
+ * simulator over HTTPS (a generated 50-Pod namespace `bench`), with every production plugin (gate,
+ * audit, metrics) and with none. Each round runs every row for `BENCH_SECONDS` with
+ * `BENCH_CONCURRENCY` keep-alive clients sending JSON-RPC `tools/call` POSTs, the rows rotating
+ * order; figures are medians over rounds, ratios are taken round by round then their median.
+ *
+ * Then, against the full server: `BENCH_READERS` (200) concurrent readers run while approve →
+ * execute cycles of `scale_deployment` go through the approvals API (held call, approve by another
+ * identity, retry); it reports approve → executed latency, the readers' 429s and timeouts, and the
+ * server's peak RSS. Start-up is `fork` to the first `/healthz` answer.
+ *
+ * Hooks: `BENCH_SERVE_OPTIONS` (JSON merged into the `sentinel serve` options, e.g.
+ * `{"workers":2}` or `{"store":"postgres://…"}` once those options exist) runs the Sentinel rows on
+ * that configuration; `BENCH_COMPARE_SERVE_OPTIONS` adds rows `sentinel*` with those options beside
+ * the default ones (1 vs N workers, SQLite vs PostgreSQL).
+ *
+ *   npm run bench                                # 5 rounds of 5 s, concurrency 10
+ *   BENCH_ROUNDS=2 BENCH_SECONDS=2 node bench/readpath.ts
+ *
+ * Prints a table and the targets of issue 17 with over/under; exit code 1 when a target is missed.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startSimulator, type Simulator, generateScenario } from '../deploy/index.ts';
+import { createIdentityStore } from '../server/index.ts';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 10);
+const READERS = Number(process.env.BENCH_READERS ?? 200);
+const CYCLES = Number(process.env.BENCH_CYCLES ?? 5);
+const SERVE_OPTIONS = JSON.parse(process.env.BENCH_SERVE_OPTIONS ?? '{}') as Record<string, unknown>;
+const COMPARE_OPTIONS = process.env.BENCH_COMPARE_SERVE_OPTIONS
+  ? (JSON.parse(process.env.BENCH_COMPARE_SERVE_OPTIONS) as Record<string, unknown>)
+  : undefined;
+const TARGET = fileURLToPath(new URL('./target.ts', import.meta.url));
+const LOCAL_TOKEN = 'bench-local-token-0123456789abcdef';
+const NAMESPACE = 'bench';
+const DEPLOYMENT = 'svc-1';
+
+/** Issue 17's targets. */
+const TARGETS = {
+  getDeploymentVsSdk: 0.7,
+  getDeploymentCpuMs: 1.5,
+  listPodsVsSdk: 0.5,
+  pluginsThroughputCost: 0.1,
+  pluginsCpuMs: 0.3,
+  approveToExecuteP99Ms: 1000,
+  idleRssMb: 120,
+  peakRssMb: 300,
+  healthzMs: 1000,
+};
+
+interface Target {
+  name: string;
+  url: string;
+  child: ChildProcess;
+  /** CPU µs and RSS bytes of the target process, now. */
+  usage(): Promise<{ cpuMicros: number; rss: number }>;
+  close(): Promise<void>;
+  startupMs: number;
+}
+
+async function startTarget(kind: string, env: Record<string, string> = {}, name = kind): Promise<Target> {
+  const started = performance.now();
+  const child = fork(TARGET, [kind], {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    env: { ...process.env, ...env },
+  });
+  const [ready] = (await once(child, 'message')) as [{ type: string; url: string }];
+  if (ready.type !== 'ready') throw new Error(`target ${kind} did not start`);
+  // Start-up is measured to the first /healthz answer (Sentinel) or the first answer (floors).
+  await new Promise<void>((resolve, reject) =>
+    request(`${ready.url}/healthz`, (res) => {
+      res.resume();
+      res.on('end', resolve);
+    })
+      .on('error', reject)
+      .end(),
+  );
+  const startupMs = performance.now() - started;
+  // One question at a time: answers come back in order on the IPC channel.
+  let asking: Promise<unknown> = Promise.resolve();
+  const usage = () => {
+    const next = asking.then(async () => {
+      const answer = once(child, 'message') as Promise<[{ cpuMicros: number; rss: number }]>;
+      child.send({ type: 'usage' });
+      return (await answer)[0];
+    });
+    asking = next.catch(() => {});
+    return next;
+  };
+  return {
+    name,
+    url: ready.url,
+    child,
+    usage,
+    startupMs,
+    close: async () => {
+      child.disconnect();
+      if (child.exitCode === null) await once(child, 'exit');
+    },
+  };
+}
+
+interface Reply {
+  status: number;
+  body: string;
+  retryAfter: string | undefined;
+}
+
+function post(
+  agent: Agent,
+  url: string,
+  path: string,
+  token: string | undefined,
+  body: unknown,
+): Promise<Reply> {
+  const payload = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${url}${path}`,
+      {
+        method: 'POST',
+        agent,
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-06-18',
+          'content-length': Buffer.byteLength(payload),
+          ...(token && { authorization: `Bearer ${token}` }),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            body: Buffer.concat(chunks).toString('utf8'),
+            retryAfter: res.headers['retry-after'],
+          }),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+let rpcId = 0;
+const toolCall = (name: string, args: Record<string, unknown>) => ({
+  jsonrpc: '2.0',
+  id: ++rpcId,
+  method: 'tools/call',
+  params: { name, arguments: args },
+});
+
+/** One benchmarked row: a target and the request it answers. */
+interface Row {
+  name: string;
+  target: () => Target;
+  path: string;
+  token: string | undefined;
+  body: () => unknown;
+}
+
+interface RoundFigures {
+  rps: number;
+  p50: number;
+  p99: number;
+  cpuMsPerRequest: number;
+  errors: number;
+}
+
+const percentile = (sorted: number[], p: number): number =>
+  sorted.length === 0
+    ? Number.NaN
+    : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const median = (values: number[]): number =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
+
+/** Checks that an answer is a successful tool result (HTTP 200, no JSON-RPC error, not isError). */
+function succeeded(reply: Reply): boolean {
+  if (reply.status !== 200) return false;
+  const parsed = JSON.parse(reply.body) as { error?: unknown; result?: { isError?: boolean } };
+  return parsed.error === undefined && parsed.result?.isError !== true;
+}
+
+async function runRow(row: Row, seconds: number, concurrency: number): Promise<RoundFigures> {
+  const target = row.target();
+  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+  const latencies: number[] = [];
+  let errors = 0;
+  const before = await target.usage();
+  const deadline = performance.now() + seconds * 1000;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < deadline) {
+        const t0 = performance.now();
+        const reply = await post(agent, target.url, row.path, row.token, row.body());
+        latencies.push(performance.now() - t0);
+        if (!succeeded(reply)) {
+          errors += 1;
+          if (errors === 1)
+            process.stderr.write(`${row.name}: ${reply.status} ${reply.body.slice(0, 300)}\n`);
+        }
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  const after = await target.usage();
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  return {
+    rps: latencies.length / elapsed,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    cpuMsPerRequest: (after.cpuMicros - before.cpuMicros) / 1000 / latencies.length,
+    errors,
+  };
+}
+
+/** Approve → execute cycles of scale_deployment while `readers` clients call get_deployment. */
+async function underLoad(target: Target, tokens: { agent: string; alice: string }, sim: Simulator) {
+  const agent = new Agent({ keepAlive: true, maxSockets: READERS + 4 });
+  const writerAgent = new Agent({ keepAlive: true });
+  let stop = false;
+  const counts = { ok: 0, throttled: 0, withRetryAfter: 0, failed: 0 };
+  let peakRss = 0;
+  let sampling = false;
+  const sampler = setInterval(() => {
+    if (sampling) return;
+    sampling = true;
+    void target
+      .usage()
+      .then((u) => (peakRss = Math.max(peakRss, u.rss)))
+      .finally(() => (sampling = false));
+  }, 250);
+  const approveToExecute: number[] = [];
+  const cycles: number[] = [];
+  const failedCycles: string[] = [];
+  const patchesBefore = sim.mutationLog.length;
+  const readers = Array.from({ length: READERS }, async () => {
+    while (!stop) {
+      try {
+        const reply = await post(
+          agent,
+          target.url,
+          '/mcp',
+          tokens.agent,
+          toolCall('get_deployment', { namespace: NAMESPACE, name: DEPLOYMENT }),
+        );
+        if (reply.status === 429) {
+          counts.throttled += 1;
+          if (reply.retryAfter !== undefined) counts.withRetryAfter += 1;
+          await new Promise((r) => setTimeout(r, 50));
+        } else if (succeeded(reply)) counts.ok += 1;
+        else counts.failed += 1;
+      } catch {
+        counts.failed += 1;
+      }
+    }
+  });
+  try {
+    await new Promise((r) => setTimeout(r, 1000)); // let the flood build up
+    for (let i = 0; i < CYCLES; i += 1) {
+      try {
+        const args = { namespace: NAMESPACE, name: DEPLOYMENT, replicas: 26 + (i % 2), reason: 'bench' };
+        const t0 = performance.now();
+        const held = JSON.parse(
+          (await post(writerAgent, target.url, '/mcp', tokens.agent, toolCall('scale_deployment', args)))
+            .body,
+        ) as { result?: { _meta?: { approval_request_id?: string } } };
+        const id = held.result?._meta?.approval_request_id;
+        if (!id) throw new Error(`scale_deployment was not held: ${JSON.stringify(held).slice(0, 300)}`);
+        const t1 = performance.now();
+        const approved = await post(writerAgent, target.url, `/approvals/${id}/approve`, tokens.alice, {});
+        if (approved.status !== 200) throw new Error(`approve answered ${approved.status}: ${approved.body}`);
+        const executed = JSON.parse(
+          (await post(writerAgent, target.url, '/mcp', tokens.agent, toolCall('scale_deployment', args)))
+            .body,
+        ) as { result?: { _meta?: { approval_status?: string } } };
+        if (executed.result?._meta?.approval_status !== 'executed') {
+          throw new Error(`the approved retry did not execute: ${JSON.stringify(executed).slice(0, 300)}`);
+        }
+        const t2 = performance.now();
+        approveToExecute.push(t2 - t1);
+        cycles.push(t2 - t0);
+      } catch (error) {
+        // A cycle that fails (a timed-out preview, an approval that never executes) counts as infinitely slow.
+        failedCycles.push((error as Error).message.slice(0, 300));
+        approveToExecute.push(Number.POSITIVE_INFINITY);
+      }
+    }
+  } finally {
+    stop = true;
+    await Promise.all(readers);
+    clearInterval(sampler);
+    agent.destroy();
+    writerAgent.destroy();
+  }
+  approveToExecute.sort((a, b) => a - b);
+  return {
+    approveToExecuteP99Ms: percentile(approveToExecute, 99),
+    approveToExecuteP50Ms: percentile(approveToExecute, 50),
+    cycleMaxMs: Math.max(...cycles),
+    failedCycles,
+    readers: counts,
+    peakRssMb: peakRss / 2 ** 20,
+    mutations: sim.mutationLog.length - patchesBefore,
+  };
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'sentinel-bench-readpath-'));
+  const kubeconfig = join(dir, 'kubeconfig');
+  const sim = await startSimulator({
+    scenario: generateScenario({ pods: 50, replicas: 25, history: '3h' }),
+    timeScale: 0,
+    kubeconfigPath: kubeconfig,
+  });
+  const targets: Target[] = [];
+  try {
+    const sentinelEnv = (name: string, options: Record<string, unknown>) => {
+      const dataDir = join(dir, name);
+      mkdirSync(dataDir, { recursive: true });
+      const identities = createIdentityStore({ tokensFile: join(dataDir, 'tokens.yaml') });
+      const tokens = {
+        agent: identities.add({ name: 'agent', roles: ['caller'] }).token,
+        alice: identities.add({ name: 'alice', roles: ['approver'] }).token,
+      };
+      return {
+        tokens,
+        env: {
+          BENCH_KUBECONFIG: kubeconfig,
+          BENCH_DATA_DIR: dataDir,
+          BENCH_SERVE_OPTIONS: JSON.stringify(options),
+          SENTINEL_TOKEN: LOCAL_TOKEN,
+        },
+      };
+    };
+    const on = sentinelEnv('on', SERVE_OPTIONS);
+    const off = sentinelEnv('off', SERVE_OPTIONS);
+    const httpEcho = await startTarget('http-echo');
+    const sdkEcho = await startTarget('sdk-echo');
+    const sentinel = await startTarget('sentinel', on.env);
+    const idleRssMb = (await sentinel.usage()).rss / 2 ** 20;
+    const sentinelOff = await startTarget('sentinel-off', off.env);
+    targets.push(httpEcho, sdkEcho, sentinel, sentinelOff);
+    const compare = COMPARE_OPTIONS && sentinelEnv('compare', COMPARE_OPTIONS);
+    const sentinelCompare = compare && (await startTarget('sentinel', compare.env, 'sentinel*'));
+    if (sentinelCompare) targets.push(sentinelCompare);
+
+    const getDeployment = () => toolCall('get_deployment', { namespace: NAMESPACE, name: DEPLOYMENT });
+    const rows: Row[] = [
+      {
+        name: 'HTTP floor (Express JSON echo)',
+        target: () => httpEcho,
+        path: '/echo',
+        token: undefined,
+        body: () => ({ hello: 'world' }),
+      },
+      {
+        name: 'SDK floor (MCP stateless echo)',
+        target: () => sdkEcho,
+        path: '/mcp',
+        token: undefined,
+        body: () => toolCall('echo', { text: 'hello' }),
+      },
+      {
+        name: 'get_deployment (all plugins)',
+        target: () => sentinel,
+        path: '/mcp',
+        token: on.tokens.agent,
+        body: getDeployment,
+      },
+      {
+        name: 'get_deployment (no plugins)',
+        target: () => sentinelOff,
+        path: '/mcp',
+        token: off.tokens.agent,
+        body: getDeployment,
+      },
+      {
+        name: 'list_pods 50 Pods (all plugins)',
+        target: () => sentinel,
+        path: '/mcp',
+        token: on.tokens.agent,
+        body: () => toolCall('list_pods', { namespace: NAMESPACE }),
+      },
+      ...(sentinelCompare && compare
+        ? [
+            {
+              name: 'get_deployment (sentinel*)',
+              target: () => sentinelCompare,
+              path: '/mcp',
+              token: compare.tokens.agent,
+              body: getDeployment,
+            },
+          ]
+        : []),
+    ];
+    if (ROUNDS > 0) for (const row of rows) await runRow(row, WARMUP_SECONDS, CONCURRENCY);
+    const rounds = new Map<string, RoundFigures[]>(rows.map((row) => [row.name, []]));
+    for (let round = 0; round < ROUNDS; round += 1) {
+      for (let i = 0; i < rows.length; i += 1) {
+        const row = rows[(i + round) % rows.length]!;
+        rounds.get(row.name)!.push(await runRow(row, SECONDS, CONCURRENCY));
+      }
+      process.stderr.write(`round ${round + 1}/${ROUNDS} done\n`);
+    }
+
+    const of = (name: string) => rounds.get(name)!;
+    const fig = (name: string) => ({
+      rps: median(of(name).map((r) => r.rps)),
+      p50: median(of(name).map((r) => r.p50)),
+      p99: median(of(name).map((r) => r.p99)),
+      cpu: median(of(name).map((r) => r.cpuMsPerRequest)),
+      errors: of(name).reduce((sum, r) => sum + r.errors, 0),
+    });
+    const ratio = (a: string, b: string) => median(of(a).map((r, i) => r.rps / of(b)[i]!.rps));
+    const diff = (a: string, b: string) =>
+      median(of(a).map((r, i) => r.cpuMsPerRequest - of(b)[i]!.cpuMsPerRequest));
+    const sdk = 'SDK floor (MCP stateless echo)';
+    const gd = 'get_deployment (all plugins)';
+    const gdOff = 'get_deployment (no plugins)';
+    const lp = 'list_pods 50 Pods (all plugins)';
+    const lines: string[] = [
+      `read path, ${ROUNDS} rotating rounds x ${SECONDS} s, concurrency ${CONCURRENCY}, medians of rounds; server CPU from process.cpuUsage() in each target's own process`,
+      `${'target'.padEnd(34)} ${'RPS'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'CPU ms/req'.padStart(11)} ${'x SDK'.padStart(6)} ${'errors'.padStart(7)}`,
+    ];
+    for (const row of rows) {
+      const f = fig(row.name);
+      lines.push(
+        `${row.name.padEnd(34)} ${f.rps.toFixed(0).padStart(8)} ${f.p50.toFixed(1).padStart(8)} ${f.p99.toFixed(1).padStart(8)} ${f.cpu.toFixed(2).padStart(11)} ${ratio(row.name, sdk).toFixed(2).padStart(6)} ${String(f.errors).padStart(7)}`,
+      );
+    }
+    process.stderr.write(`${lines.join('\n')}\n`);
+    const load = await underLoad(sentinel, on.tokens, sim);
+    const pluginsRatio = ratio(gd, gdOff);
+    const pluginsCpu = diff(gd, gdOff);
+    const checks: [string, boolean][] = [
+      [
+        `get_deployment ${ratio(gd, sdk).toFixed(2)}x the SDK floor (target >= ${TARGETS.getDeploymentVsSdk}x)`,
+        ratio(gd, sdk) >= TARGETS.getDeploymentVsSdk,
+      ],
+      [
+        `get_deployment ${fig(gd).cpu.toFixed(2)} ms CPU/request (target <= ${TARGETS.getDeploymentCpuMs})`,
+        fig(gd).cpu <= TARGETS.getDeploymentCpuMs,
+      ],
+      [
+        `list_pods ${ratio(lp, sdk).toFixed(2)}x the SDK floor (target >= ${TARGETS.listPodsVsSdk}x)`,
+        ratio(lp, sdk) >= TARGETS.listPodsVsSdk,
+      ],
+      [
+        `gate+audit+metrics cost ${((1 - pluginsRatio) * 100).toFixed(1)}% throughput (target <= ${TARGETS.pluginsThroughputCost * 100}%)`,
+        1 - pluginsRatio <= TARGETS.pluginsThroughputCost,
+      ],
+      [
+        `gate+audit+metrics add ${pluginsCpu.toFixed(2)} ms CPU/call (target <= ${TARGETS.pluginsCpuMs})`,
+        pluginsCpu <= TARGETS.pluginsCpuMs,
+      ],
+      [
+        `approve -> executed p99 ${load.approveToExecuteP99Ms.toFixed(0)} ms with ${READERS} readers (target < ${TARGETS.approveToExecuteP99Ms})`,
+        load.approveToExecuteP99Ms < TARGETS.approveToExecuteP99Ms,
+      ],
+      [
+        `readers under load: ${load.readers.ok} ok, ${load.readers.throttled} 429 (${load.readers.withRetryAfter} with Retry-After), ${load.readers.failed} failed/timed out (target: 429s, no failures)`,
+        load.readers.failed === 0,
+      ],
+      [
+        `idle RSS ${idleRssMb.toFixed(0)} MB (target <= ${TARGETS.idleRssMb})`,
+        idleRssMb <= TARGETS.idleRssMb,
+      ],
+      [
+        `peak RSS under ${READERS} readers ${load.peakRssMb.toFixed(0)} MB (target <= ${TARGETS.peakRssMb})`,
+        load.peakRssMb <= TARGETS.peakRssMb,
+      ],
+      [
+        `/healthz ${sentinel.startupMs.toFixed(0)} ms after fork (target <= ${TARGETS.healthzMs}; SDK echo ${sdkEcho.startupMs.toFixed(0)} ms)`,
+        sentinel.startupMs <= TARGETS.healthzMs,
+      ],
+    ];
+    if (sentinelCompare) {
+      lines.push(
+        `sentinel* (${JSON.stringify(COMPARE_OPTIONS)}) / sentinel: x${ratio('get_deployment (sentinel*)', gd).toFixed(2)} RPS`,
+      );
+    }
+    lines.push('targets (issue 17):');
+    for (const [text, ok] of checks) lines.push(`  ${ok ? 'under' : 'OVER '}  ${text}`);
+    lines.push(
+      JSON.stringify({
+        rows: Object.fromEntries(rows.map((row) => [row.name, fig(row.name)])),
+        load,
+        idleRssMb,
+        startupMs: { sentinel: sentinel.startupMs, sdkEcho: sdkEcho.startupMs },
+      }),
+      '',
+    );
+    process.stdout.write(lines.join('\n'));
+    if (checks.some(([, ok]) => !ok)) process.exitCode = 1;
+  } finally {
+    for (const target of targets) await target.close();
+    await sim.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,97 @@
+/**
+ * One benchmark target in its own process (forked by bench/readpath.ts), so that its CPU time and
+ * memory are its own: `process.cpuUsage()` and `process.memoryUsage().rss` answer the parent's
+ * `{ type: 'usage' }` IPC message. The first IPC message sent is `{ type: 'ready', url }`.
+ *
+ *   http-echo           plain Express JSON echo (the HTTP floor): POST /echo answers its body
+ *   sdk-echo            bare MCP SDK stateless server with one echo tool (the SDK floor): POST /mcp
+ *   sentinel            `sentinel serve` (startServe) with every production plugin (gate, audit, metrics)
+ *   sentinel-off        the same server with no plugins (no gate, audit or metrics)
+ *
+ * Sentinel targets read `BENCH_KUBECONFIG`, `BENCH_DATA_DIR` and `SENTINEL_TOKEN` from the
+ * environment; their request log goes to stdout, which the parent discards.
+ */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import express from 'express';
+import type { AddressInfo } from 'node:net';
+import { z } from 'zod';
+
+type Kind = 'http-echo' | 'sdk-echo' | 'sentinel' | 'sentinel-off';
+const kind = process.argv[2] as Kind;
+
+function send(message: Record<string, unknown>): void {
+  process.send?.(message);
+}
+
+process.on('message', (message: { type?: string }) => {
+  if (message.type === 'usage') {
+    const cpu = process.cpuUsage();
+    send({ type: 'usage', cpuMicros: cpu.user + cpu.system, rss: process.memoryUsage().rss });
+  }
+});
+process.on('disconnect', () => process.exit(0));
+
+async function listenApp(app: express.Express): Promise<string> {
+  return new Promise((resolve) => {
+    const server = app.listen(0, '127.0.0.1', () => {
+      resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    });
+    server.keepAliveTimeout = 60_000;
+  });
+}
+
+async function httpEcho(): Promise<string> {
+  const app = express();
+  app.post('/echo', express.json(), (req, res) => {
+    res.json(req.body);
+  });
+  return listenApp(app);
+}
+
+/** The SDK's stateless example: a fresh McpServer and transport per POST. */
+async function sdkEcho(): Promise<string> {
+  const app = express();
+  app.post('/mcp', express.json(), async (req, res) => {
+    const server = new McpServer({ name: 'echo', version: '1.0.0' });
+    server.registerTool(
+      'echo',
+      { description: 'Echoes its text.', inputSchema: { text: z.string() } },
+      async ({ text }) => ({ content: [{ type: 'text', text }] }),
+    );
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, req.body);
+  });
+  return listenApp(app);
+}
+
+async function sentinel(plugins: boolean): Promise<string> {
+  const { parseServeOptions, startServe } = await import('../server/index.ts');
+  const running = await startServe(
+    parseServeOptions({
+      port: 0,
+      kubeconfig: process.env.BENCH_KUBECONFIG,
+      dataDir: process.env.BENCH_DATA_DIR,
+      ...(JSON.parse(process.env.BENCH_SERVE_OPTIONS ?? '{}') as Record<string, unknown>),
+    }),
+    { stderr: () => {}, env: process.env },
+    plugins ? {} : { plugins: [] },
+  );
+  return running.url!;
+}
+
+const url =
+  kind === 'http-echo'
+    ? await httpEcho()
+    : kind === 'sdk-echo'
+      ? await sdkEcho()
+      : await sentinel(kind === 'sentinel');
+send({ type: 'ready', url });

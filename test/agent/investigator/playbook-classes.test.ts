@@ -1,0 +1,391 @@
+/** One test group per failure class of the playbook (issue 14): its evidence rule and its decision. */
+import { describe, expect, it } from 'vitest';
+import type { EventView, PodView, RevisionView } from '../../../agent/investigator/evidence.ts';
+import {
+  decide,
+  namedHosts,
+  dependencyNames,
+  type SuspectEvidence,
+} from '../../../agent/investigator/playbook.ts';
+
+const NOW = Date.parse('2026-12-01T02:24:00Z');
+const ago = (minutes: number) => new Date(NOW - minutes * 60_000).toISOString();
+type Container = PodView['containers'][number];
+
+function pod(
+  name: string,
+  revision: number,
+  created: number,
+  c: Partial<Container> = {},
+  phase = 'Running',
+): PodView {
+  const container: Container = {
+    name: c.name ?? 'app',
+    type: 'app',
+    image: 'app:1',
+    state: 'running',
+    reason: null,
+    ready: true,
+    restarts: 0,
+    last_termination: null,
+    problem: null,
+    ...c,
+  };
+  return {
+    name,
+    phase,
+    status: phase === 'Pending' ? 'Pending' : (container.reason ?? 'Running'),
+    ready_containers: container.ready ? 1 : 0,
+    total_containers: 1,
+    restarts: container.restarts,
+    created: ago(created),
+    revision,
+    containers: [container],
+  };
+}
+
+const crashing = (exit = 1, reason = 'Error'): Partial<Container> => ({
+  state: 'waiting',
+  reason: 'CrashLoopBackOff',
+  ready: false,
+  restarts: 6,
+  last_termination: { reason, exit_code: exit, finished_at: ago(1) },
+});
+
+function rev(n: number, created: number, ready: number, extra: Partial<RevisionView> = {}): RevisionView {
+  return {
+    revision: n,
+    current: false,
+    replica_set: `app-${n}`,
+    images: [`app:${n}`],
+    change_cause: null,
+    created: ago(created),
+    replicas: ready,
+    ready,
+    changes: [],
+    ...extra,
+  };
+}
+
+const health = { state: 'healthy' as const, failures: [], basis: 'served' };
+
+function warning(name: string, reason: string, message: string, minutes: number, kind = 'Pod'): EventView {
+  return {
+    type: 'Warning',
+    reason,
+    object: { kind, name },
+    count: 4,
+    first_seen: ago(minutes),
+    last_seen: ago(0),
+    message,
+  };
+}
+
+function suspect(
+  name: string,
+  s: Omit<Partial<SuspectEvidence>, 'pods'> & { pods: PodView[] },
+  limits: Record<string, string> = {},
+): SuspectEvidence {
+  return {
+    name,
+    deployment: {
+      value: {
+        namespace: 'shop',
+        name,
+        revision: 1,
+        paused: false,
+        replicas: { desired: 2, ready: 0, available: 0, updated: 2 },
+        conditions: [],
+        containers: [{ name: 'app', image: 'app:1', limits }],
+      },
+      source: `get_deployment name=${name}`,
+    },
+    events: { value: [], source: 'list_events' },
+    logs: [],
+    ...s,
+    pods: { value: s.pods, source: `list_pods deployment=${name}` },
+  };
+}
+
+const sourced = <T>(value: T, source: string) => ({ value, source });
+
+describe('rollout class: the newest revision demonstrably healthy', () => {
+  it('skips a previous revision that crash-looped (its Pods are gone, its events remain) and targets the healthy one', () => {
+    const decision = decide({
+      namespace: 'shop',
+      now: NOW,
+      suspect: suspect('app', {
+        pods: [pod('app-3-a', 3, 14, crashing()), pod('app-3-b', 3, 14, crashing())],
+        history: sourced(
+          [
+            rev(3, 14, 0, { current: true }),
+            rev(2, 40, 0, {
+              health: { state: 'failed', failures: ['Pod app-2-x BackOff ×9'], basis: 'its Pods failed' },
+            }),
+            rev(1, 3 * 1440, 0, { health }),
+          ],
+          'get_rollout_history',
+        ),
+      }),
+    });
+    expect(decision.action).toBe('rollback');
+    expect(decision.remediation?.arguments.to_revision).toBe(1);
+    expect(decision.explanation).toContain(
+      'Revision 2 is skipped: revision 2 failed too (Pod app-2-x BackOff ×9)',
+    );
+  });
+
+  it('refuses when no earlier revision has a healthy record', () => {
+    const decision = decide({
+      namespace: 'shop',
+      now: NOW,
+      suspect: suspect('app', {
+        pods: [pod('app-3-a', 3, 14, crashing())],
+        history: sourced(
+          [
+            rev(3, 14, 0, { current: true }),
+            rev(2, 40, 0, { health: { state: 'failed', failures: ['Pod app-2-x BackOff'], basis: '' } }),
+          ],
+          'get_rollout_history',
+        ),
+      }),
+    });
+    expect(decision).toMatchObject({ action: 'refused', refusal: 'no-healthy-revision' });
+  });
+});
+
+describe('scheduling class: a change that makes Pods unschedulable', () => {
+  const pending = [
+    pod('app-2-a', 2, 10, { state: 'waiting', reason: 'ContainerCreating', ready: false }, 'Pending'),
+  ];
+  const history = (changes: RevisionView['changes']) =>
+    sourced(
+      [rev(2, 10, 0, { current: true, changes }), rev(1, 3 * 1440, 2, { health })],
+      'get_rollout_history',
+    );
+  const events = sourced(
+    [warning('app-2-a', 'FailedScheduling', '0/3 nodes are available: 3 Insufficient cpu.', 9)],
+    'list_events',
+  );
+
+  it('blames a tenfold CPU request on the change and rolls back, naming the field old → new', () => {
+    const decision = decide({
+      namespace: 'shop',
+      now: NOW,
+      suspect: suspect('app', {
+        pods: pending,
+        events,
+        history: history([
+          { kind: 'resources', container: 'app', key: 'requests.cpu', from: '100m', to: '1', text: '' },
+        ]),
+      }),
+    });
+    expect(decision.action).toBe('rollback');
+    expect(decision.remediation?.arguments.to_revision).toBe(1);
+    expect(decision.diagnosis).toContain('changed requests.cpu of container app 100m → 1');
+    expect(decision.facts).toMatchObject({
+      failure: 'change_unschedulable',
+      changed_field: 'requests.cpu',
+      changed_from: '100m',
+      changed_to: '1',
+    });
+  });
+
+  it('still refuses for capacity when the template did not change what scheduling depends on', () => {
+    const decision = decide({
+      namespace: 'shop',
+      now: NOW,
+      suspect: suspect('app', {
+        pods: pending,
+        events,
+        history: history([{ kind: 'image', container: 'app', from: 'app:1', to: 'app:2', text: '' }]),
+      }),
+    });
+    expect(decision).toMatchObject({ action: 'refused', refusal: 'unschedulable' });
+  });
+});
+
+describe('dependency class: a victim of a failing dependency', () => {
+  const victimLogs = [
+    {
+      value: {
+        pod: 'checkout-1-a',
+        container: 'app',
+        previous: true,
+        log: 'starting\nError: connect ECONNREFUSED postgres:5432\n',
+      },
+      source: 'get_pod_logs pod=checkout-1-a previous=true',
+    },
+  ];
+  const victim = suspect('checkout', {
+    pods: [pod('checkout-1-a', 1, 3 * 1440, crashing())],
+    logs: victimLogs,
+    events: sourced(
+      [warning('checkout-1-a', 'BackOff', 'Back-off restarting failed container', 8)],
+      'list_events',
+    ),
+    history: sourced([rev(1, 3 * 1440, 0, { current: true })], 'get_rollout_history'),
+  });
+  const postgres = suspect(
+    'postgres',
+    {
+      pods: [pod('postgres-2-a', 2, 9, crashing(137, 'OOMKilled'))],
+      history: sourced(
+        [
+          rev(2, 9, 0, {
+            current: true,
+            changes: [
+              {
+                kind: 'resources',
+                container: 'app',
+                key: 'limits.memory',
+                from: '1Gi',
+                to: '64Mi',
+                text: '',
+              },
+            ],
+          }),
+          rev(1, 5 * 1440, 0, { health }),
+        ],
+        'get_rollout_history',
+      ),
+    },
+    { memory: '64Mi' },
+  );
+
+  it('reads hosts from log lines', () => {
+    expect(namedHosts('connect ECONNREFUSED postgres:5432')).toEqual(['postgres']);
+    expect(namedHosts('GET http://payments.shop.svc.cluster.local/api failed; 10.0.0.1:80')).toEqual([
+      'payments',
+    ]);
+    expect(dependencyNames(victim, ['checkout', 'postgres', 'redis'])).toEqual(['postgres']);
+  });
+
+  it('names the dependency as culprit and remediates it, the victim affected and untouched', () => {
+    const decision = decide({ namespace: 'shop', now: NOW, suspect: victim, dependencies: [postgres] });
+    expect(decision.culprit).toEqual({ kind: 'Deployment', namespace: 'shop', name: 'postgres' });
+    expect(decision.action).toBe('rollback');
+    expect(decision.remediation?.arguments).toMatchObject({ name: 'postgres', to_revision: 1 });
+    expect(decision.facts).toMatchObject({
+      affected: 'Deployment shop/checkout',
+      memory_limit: '64Mi',
+      failure: 'oom_killed',
+    });
+    expect(decision.diagnosis).toContain('connect ECONNREFUSED postgres:5432');
+    expect(decision.evidence.some((e) => e.line.includes('ECONNREFUSED postgres:5432'))).toBe(true);
+  });
+
+  it('keeps refusing when the dependency is healthy', () => {
+    const fine = suspect('postgres', { pods: [pod('postgres-1-a', 1, 5 * 1440)] });
+    fine.deployment!.value.replicas = { desired: 1, ready: 1, available: 1, updated: 1 };
+    const decision = decide({ namespace: 'shop', now: NOW, suspect: victim, dependencies: [fine] });
+    expect(decision).toMatchObject({ action: 'refused', refusal: 'crash-no-recent-change' });
+    expect(decision.culprit?.name).toBe('checkout');
+  });
+});
+
+describe('exact diagnoses', () => {
+  it('an OOM kill names the container memory limit and the change that lowered it', () => {
+    const decision = decide({
+      namespace: 'shop',
+      now: NOW,
+      suspect: suspect(
+        'app',
+        {
+          pods: [pod('app-2-a', 2, 20, crashing(137, 'OOMKilled'))],
+          history: sourced(
+            [
+              rev(2, 20, 0, {
+                current: true,
+                changes: [
+                  {
+                    kind: 'resources',
+                    container: 'app',
+                    key: 'limits.memory',
+                    from: '512Mi',
+                    to: '128Mi',
+                    text: '',
+                  },
+                ],
+              }),
+              rev(1, 2 * 1440, 2, { health }),
+            ],
+            'get_rollout_history',
+          ),
+        },
+        { memory: '128Mi' },
+      ),
+    });
+    expect(decision.cause).toBe('oom_killed');
+    expect(decision.diagnosis).toContain(
+      'OOMKilled (exit 137) at its memory limit 128Mi (revision 2 changed limits.memory 512Mi → 128Mi)',
+    );
+    expect(decision.facts).toMatchObject({
+      memory_limit: '128Mi',
+      exit_code: 137,
+      changed_field: 'limits.memory',
+    });
+  });
+
+  it('a liveness kill (exit 137 after failed liveness probes) is not a generic crash loop', () => {
+    const decision = decide({
+      namespace: 'shop',
+      now: NOW,
+      suspect: suspect('app', {
+        pods: [pod('app-1-a', 1, 3 * 1440, crashing(137, 'Error'))],
+        events: sourced(
+          [
+            warning(
+              'app-1-a',
+              'Unhealthy',
+              'Liveness probe failed: HTTP probe failed with statuscode: 500',
+              30,
+            ),
+          ],
+          'list_events',
+        ),
+        history: sourced([rev(1, 3 * 1440, 0, { current: true })], 'get_rollout_history'),
+      }),
+    });
+    expect(decision.cause).toBe('liveness_kill');
+    expect(decision.facts).toMatchObject({ failure: 'liveness_probe', exit_code: 137 });
+    expect(decision.diagnosis).toContain(
+      'liveness probe fails (Liveness probe failed: HTTP probe failed with statuscode: 500 ×4)',
+    );
+  });
+
+  it('an image pull names the pull secret the new revision removed', () => {
+    const decision = decide({
+      namespace: 'shop',
+      now: NOW,
+      suspect: suspect('app', {
+        pods: [pod('app-2-a', 2, 10, { state: 'waiting', reason: 'ImagePullBackOff', ready: false })],
+        events: sourced(
+          [warning('app-2-a', 'Failed', 'Failed to pull image "r.example.com/app:1": 401 Unauthorized', 9)],
+          'list_events',
+        ),
+        history: sourced(
+          [
+            rev(2, 10, 0, {
+              current: true,
+              changes: [
+                {
+                  kind: 'pod_spec',
+                  key: 'imagePullSecrets',
+                  from: '[{"name":"regcred"}]',
+                  to: null,
+                  text: '',
+                },
+              ],
+            }),
+            rev(1, 3 * 1440, 2, { health }),
+          ],
+          'get_rollout_history',
+        ),
+      }),
+    });
+    expect(decision.action).toBe('rollback');
+    expect(decision.facts).toMatchObject({ failure: 'missing_pull_secret', pull_secret: 'regcred' });
+    expect(decision.diagnosis).toContain('removed image pull secret regcred');
+  });
+});

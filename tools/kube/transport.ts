@@ -1,0 +1,146 @@
+/**
+ * Sentinel's HTTP request layer to one cluster: one keep-alive undici dispatcher for the whole
+ * connection, reused by every request, with `@kubernetes/client-node` kept for what it is good at —
+ * the kubeconfig, its TLS material and authentication (bearer tokens, exec and OIDC plugins, basic
+ * auth, impersonation).
+ *
+ * Why: client-node 2.0.1's `KubeConfig.applySecurityAuthentication` calls `createDispatcher` on
+ * every request, which builds a new undici `Agent` whenever the kubeconfig carries TLS material (a
+ * CA, a client certificate) — a fresh TLS handshake per request and a pool of connections nobody
+ * reuses. `pinDispatcher` replaces that method on the `KubeConfig` instance with one that returns the
+ * same dispatcher every time (built by the library's own `createDispatcher` on first use, so proxy,
+ * SOCKS and TLS options keep the library's mapping), so neither this layer nor any generated
+ * client made from the same `KubeConfig` opens a connection per request.
+ *
+ * Responses are read as text and handed back unparsed: callers parse the JSON themselves, without
+ * the generated clients' `ObjectSerializer` model conversion.
+ */
+import { ApiException, HttpMethod, RequestContext, type KubeConfig } from '@kubernetes/client-node';
+import { Agent, request, type Dispatcher } from 'undici';
+
+/** One request to the API server. */
+export interface KubeRequest {
+  method: 'GET' | 'PATCH' | 'DELETE';
+  /** Absolute API path, e.g. `/apis/apps/v1/namespaces/shop/deployments/checkout`. */
+  path: string;
+  /** Query parameters; `undefined` values are left out. */
+  query?: Record<string, string | number | boolean | undefined>;
+  /** Request body (JSON text) and its content type (a patch type). */
+  body?: { text: string; contentType: string };
+  /** Aborts the request (timeout, the tool call's cancellation). */
+  signal?: AbortSignal;
+}
+
+/** The HTTP layer of one cluster connection. */
+export interface KubeTransport {
+  /**
+   * Sends `req` and resolves with the body of a 2xx answer as text. A non-2xx answer rejects with
+   * client-node's `ApiException` (code = HTTP status, body = the answer's text, headers lower-cased),
+   * which `toKubeError` maps; a transport failure (refused, reset, aborted) rejects with undici's or
+   * the signal's error.
+   */
+  send(req: KubeRequest): Promise<string>;
+  /** The one dispatcher every request of this connection uses (built on first use). */
+  dispatcher(): Dispatcher;
+  /** Closes the dispatcher's connections. */
+  close(): Promise<void>;
+}
+
+type CreateDispatcher = (cluster: unknown, agentOptions: unknown) => Dispatcher | undefined;
+const pinned = new WeakMap<KubeConfig, () => Dispatcher>();
+
+/**
+ * Makes `kubeConfig` hand out one dispatcher for its lifetime: the first call of the library's
+ * `createDispatcher` builds it (with the TLS options of the current cluster and user); every later
+ * call returns it. Where the library would use none (plain http, or https with the system CAs), a
+ * keep-alive undici `Agent` is used. Returns a function giving that dispatcher (building it on first
+ * use). Throws if the library no longer has `createDispatcher` (a client-node upgrade changed it):
+ * better to stop at start-up than to silently open a connection per request again.
+ */
+export function pinDispatcher(kubeConfig: KubeConfig): () => Dispatcher {
+  const existing = pinned.get(kubeConfig);
+  if (existing) return existing;
+  const target = kubeConfig as unknown as { createDispatcher?: CreateDispatcher };
+  const original = target.createDispatcher;
+  if (typeof original !== 'function') {
+    throw new Error(
+      '@kubernetes/client-node has no KubeConfig.createDispatcher; tools/kube/transport.ts must be updated for this version',
+    );
+  }
+  let shared: Dispatcher | undefined;
+  const build = (cluster: unknown, agentOptions: unknown): Dispatcher =>
+    (shared ??=
+      original.call(kubeConfig, cluster, agentOptions) ??
+      new Agent({ connect: { keepAlive: true, keepAliveInitialDelay: 30_000 } }));
+  target.createDispatcher = build;
+  const get = () => shared ?? build(kubeConfig.getCurrentCluster(), tlsOptionsOf(kubeConfig));
+  pinned.set(kubeConfig, get);
+  return get;
+}
+
+/** The TLS options of the current cluster and user, as `applySecurityAuthentication` passes them. */
+function tlsOptionsOf(kubeConfig: KubeConfig): Record<string, unknown> {
+  const options: Record<string, unknown> & { headers?: unknown } = {};
+  const apply = (kubeConfig as unknown as { applyHTTPSOptions?: (o: object) => void }).applyHTTPSOptions;
+  apply?.call(kubeConfig, options);
+  const { headers: _headers, ...tls } = options;
+  return tls;
+}
+
+/**
+ * The request layer for the current context of `kubeConfig` (whose server URL it uses). Each
+ * request asks the library for its authentication headers (`applySecurityAuthentication`, so token
+ * refreshes of exec/OIDC plugins and rotated service account tokens keep working) and sends with
+ * the pinned dispatcher.
+ */
+export function createKubeTransport(kubeConfig: KubeConfig): KubeTransport {
+  const dispatcherOf = pinDispatcher(kubeConfig);
+  const server = (kubeConfig.getCurrentCluster()?.server ?? '').replace(/\/+$/, '');
+  // Built on the first request, not here: connecting sends nothing and reads no CA file yet.
+  let dispatcher: Dispatcher | undefined;
+  return {
+    dispatcher: () => (dispatcher ??= dispatcherOf()),
+    async send(req) {
+      dispatcher ??= dispatcherOf();
+      const url = new URL(`${server}${req.path}`);
+      for (const [key, value] of Object.entries(req.query ?? {})) {
+        if (value !== undefined) url.searchParams.set(key, String(value));
+      }
+      const context = new RequestContext(url.toString(), HttpMethod[req.method]);
+      await kubeConfig.applySecurityAuthentication(context);
+      const headers: Record<string, string> = {
+        ...context.getHeaders(),
+        accept: 'application/json, */*',
+        ...(req.body && { 'content-type': req.body.contentType }),
+      };
+      const response = await request(url, {
+        method: req.method,
+        headers,
+        dispatcher: context.getDispatcher() ?? dispatcher,
+        ...(req.body && { body: req.body.text }),
+        ...(req.signal && { signal: req.signal }),
+      });
+      const text = await response.body.text();
+      if (response.statusCode < 200 || response.statusCode > 299) {
+        throw new ApiException(
+          response.statusCode,
+          `HTTP ${response.statusCode} from ${req.method} ${req.path}`,
+          text,
+          flatHeaders(response.headers),
+        );
+      }
+      return text;
+    },
+    close: async () => {
+      await dispatcher?.close();
+    },
+  };
+}
+
+function flatHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const [key, value] of Object.entries(headers)) {
+    if (value !== undefined) flat[key.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return flat;
+}
