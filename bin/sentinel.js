@@ -24,5 +24,5 @@ process.on('warning', (warning) => {
 const { exitQuietlyOnBrokenPipe } = await import('../agent/broken-pipe.ts');
 exitQuietlyOnBrokenPipe(process.stdout);
 exitQuietlyOnBrokenPipe(process.stderr);
-const { main } = await import('../cli/index.ts');
+const { main } = await import('../cli/program.ts');
 await main(process.argv);
