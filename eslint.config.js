@@ -54,8 +54,15 @@ export default tseslint.config(
     rules: { 'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }] },
   },
   {
-    // Not split yet (issue 19, left for the next step): the approvals service, its router, reconcile.
-    files: ['server/gate/approvals.ts', 'server/gate/router.ts', 'server/gate/reconcile.ts'],
+    // Not split yet (issue 19, left for the next step): the approvals service, its router, reconcile,
+    // the plugin's start-up and the PostgreSQL store.
+    files: [
+      'server/gate/approvals.ts',
+      'server/gate/router.ts',
+      'server/gate/reconcile.ts',
+      'server/gate/plugin.ts',
+      'server/gate/store/postgres.ts',
+    ],
     rules: { 'max-lines-per-function': 'off' },
   },
   {

@@ -21,3 +21,7 @@ export { guardTerminalOutput } from './terminal-guard.ts';
 
 // The contract other modules use (added with the module-boundary lint rule).
 export { fullyCorrect } from './investigator/eval.ts';
+
+// The contract other modules use (added with the module-boundary lint rule).
+export { sentinelCommand } from './command-name.ts';
+export type { Investigation } from './investigator/model.ts';

@@ -5,11 +5,11 @@
  * (the token `sentinel serve` generated for identity `local` on this machine).
  */
 import { Option, type Command } from 'commander';
-import { existsSync, readFileSync } from 'node:fs';
 import { SentinelError } from '../core/index.ts';
 import {
   createApprovalsClient,
   type ApprovalsClient,
+  clientToken,
   localTokenFile,
   resolveDataDir,
   APPROVAL_STATUSES,
@@ -31,9 +31,10 @@ interface ConnectionFlags {
 
 /** The token to use: `--token`/SENTINEL_TOKEN (commander resolves both), else the local token file. */
 function tokenFor(flags: ConnectionFlags): string {
-  if (flags.token) return flags.token;
-  const file = localTokenFile(resolveDataDir(flags.dataDir));
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const dataDir = resolveDataDir(flags.dataDir);
+  const found = clientToken(flags.token, dataDir, flags.server);
+  if (found) return found.token;
+  const file = localTokenFile(dataDir);
   throw new SentinelError(
     'invalid_input',
     `No token: pass --token or set SENTINEL_TOKEN (an identity with the approver role to decide; any identity to list), or run on the machine where \`sentinel serve\` wrote ${file}.`,

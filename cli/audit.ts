@@ -2,6 +2,7 @@
  * `sentinel audit export|verify|checkpoint`: read the audit log of a data directory (the server may
  * be running; SQLite's WAL lets both read while it writes), and anchor its head elsewhere.
  */
+import { sentinelCommand } from '../agent/index.ts';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { SentinelError } from '../core/index.ts';
@@ -78,7 +79,7 @@ export function registerAuditCommands(program: Command): void {
           `Audit log ${log.file}: ${report.records} records, chain intact` +
             (against.length > 0 ? `, consistent with ${against.join(' and ')}` : '') +
             `. Head hash ${report.head} ` +
-            '(keep it elsewhere to detect a truncated log later: `sentinel audit checkpoint`).\n',
+            `(keep it elsewhere to detect a truncated log later: \`${sentinelCommand()} audit checkpoint\`).\n`,
         );
       } finally {
         log.close();
@@ -106,7 +107,7 @@ export function registerAuditCommands(program: Command): void {
         if (report.broken) {
           throw new SentinelError(
             'conflict',
-            `Audit log ${log.file}: record ${report.broken.seq} breaks the chain (${report.broken.reason}); no checkpoint taken — \`sentinel audit verify\` shows the break.`,
+            `Audit log ${log.file}: record ${report.broken.seq} breaks the chain (${report.broken.reason}); no checkpoint taken — \`${sentinelCommand()} audit verify\` shows the break.`,
           );
         }
         checkpoint = headCheckpoint(log);

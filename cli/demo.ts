@@ -1,9 +1,12 @@
 /**
  * `sentinel demo`: the local investigator against the embedded simulator, end to end.
  */
+import { sentinelCommand } from '../agent/index.ts';
 import type { Command } from 'commander';
 import { constants as osConstants } from 'node:os';
-import { DemoInterrupted, DEFAULT_DEMO_SCENARIO, runDemo, succeeded } from '../agent/index.ts';
+// The demo (simulator, server, investigator) loads when the command runs.
+/** Default of `--scenario` (agent/investigator/demo.ts DEFAULT_DEMO_SCENARIO; checked equal in a test). */
+export const DEMO_SCENARIO = 'bad-image-rollout';
 import { parseTimeScale } from './options.ts';
 
 /** Adds `sentinel demo`. */
@@ -16,7 +19,7 @@ export function registerDemoCommand(program: Command): void {
     .option(
       '--scenario <name|file>',
       'incident scenario: a bundled name or a scenario YAML file',
-      DEFAULT_DEMO_SCENARIO,
+      DEMO_SCENARIO,
     )
     .option('-y, --yes', 'approve the proposed remediation without asking')
     .option('--json', 'print the report as JSON instead of Markdown')
@@ -25,6 +28,8 @@ export function registerDemoCommand(program: Command): void {
       // Ctrl-C (or SIGTERM) stops the demo cleanly: simulator and server stopped, temporary data
       // directory removed, exit 128 + the signal's number. Repeated signals (a terminal and a
       // re-executing launcher both deliver Ctrl-C) do not cut the cleanup short.
+      const { DemoInterrupted, runDemo } = await import('../agent/investigator/demo.ts');
+      const { succeeded } = await import('../agent/investigator/investigate-local.ts');
       const controller = new AbortController();
       let received: NodeJS.Signals | undefined;
       const onSignal = (signal: NodeJS.Signals) => {
@@ -52,7 +57,7 @@ export function registerDemoCommand(program: Command): void {
       } catch (error) {
         if (!(error instanceof DemoInterrupted) || !received) throw error;
         process.stderr.write(
-          'Demo stopped. Nothing is left behind: the simulated cluster, its server and their data are gone, so there is nothing to resume. Run `sentinel demo` to start again.\n',
+          `Demo stopped. Nothing is left behind: the simulated cluster, its server and their data are gone, so there is nothing to resume. Run \`${sentinelCommand()} demo\` to start again.\n`,
         );
         // A prompt may still be reading stdin: end the process here rather than wait for input.
         process.exit(128 + osConstants.signals[received]);

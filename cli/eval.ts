@@ -2,13 +2,7 @@
  * `sentinel eval`: the local investigator against every scenario, scored.
  */
 import type { Command } from 'commander';
-import {
-  evaluateScenario,
-  fullyCorrect,
-  renderEvalTable,
-  scenarioFiles,
-  type EvalResult,
-} from '../agent/index.ts';
+import type { EvalResult } from '../agent/index.ts';
 import { SCENARIOS_DIR } from '../deploy/index.ts';
 import { parseTimeScale } from './options.ts';
 
@@ -23,6 +17,8 @@ export function registerEvalCommand(program: Command): void {
     .option('--json', 'print one JSON object per scenario (a JSON array) instead of a table')
     .option('--time-scale <n>', 'simulated seconds per real second', parseTimeScale, 10)
     .action(async (options: { scenarios: string; json?: boolean; timeScale: number }) => {
+      const { evaluateScenario, fullyCorrect, renderEvalTable, scenarioFiles } =
+        await import('../agent/investigator/eval.ts');
       const files = scenarioFiles(options.scenarios);
       const results: EvalResult[] = [];
       for (const file of files) {

@@ -4,16 +4,8 @@
  */
 import { Option, type Command } from 'commander';
 import { DEFAULT_AGENT_SPEC_PATH, loadAgentSpec } from '../agent-spec/index.ts';
-import {
-  harnessClient,
-  type HarnessConnectionOptions,
-  harnessToken,
-  harnessTokenFile,
-  HARNESS_IDENTITY,
-  registerWithHarness,
-} from '../agent/index.ts';
-import { createIdentityStore, defaultTokensFile, resolveDataDir } from '../server/index.ts';
-import { allTools } from '../tools/index.ts';
+import { type HarnessConnectionOptions, HARNESS_IDENTITY } from '../agent/index.ts';
+import { defaultTokensFile, resolveDataDir } from '../server/index.ts';
 import {
   dataDirOption,
   harnessTokenOption,
@@ -62,6 +54,20 @@ export function registerHarnessCommand(program: Command): void {
     )
     .addOption(timeoutOption())
     .action(async (options: RegisterCliOptions) => {
+      // The harness client, the identity store and the tools load when the command runs.
+      const [
+        { harnessClient },
+        { harnessToken, harnessTokenFile },
+        { registerWithHarness },
+        { createIdentityStore },
+        { allTools },
+      ] = await Promise.all([
+        import('../agent/harness/connection.ts'),
+        import('../agent/harness/harness-identity.ts'),
+        import('../agent/harness/register.ts'),
+        import('../server/identity-store.ts'),
+        import('../tools/index.ts'),
+      ]);
       const write = (line: string) => process.stdout.write(`${line}\n`);
       const spec = loadAgentSpec(options.spec);
       const issueToken = () => {

@@ -4,14 +4,22 @@
  * deterministic investigator runs (agent/investigator/).
  */
 import { Option, type Command } from 'commander';
+// Types only at start-up: the investigators (and the server they start) load when the command runs.
 import {
-  investigateWithHarness,
   type HarnessInvestigateCliOptions,
-  investigateLocally,
-  succeeded,
   type LocalInvestigateCliOptions,
+  sentinelCommand,
+  type Investigation,
 } from '../agent/index.ts';
+import {
+  resolveDataDir,
+  runningServers,
+  type ServerEntry,
+  DEFAULT_SERVER_URL,
+  serverMcpUrl,
+} from '../server/index.ts';
 import { SentinelError } from '../core/index.ts';
+import { constants as osConstants } from 'node:os';
 import {
   dataDirOption,
   harnessTokenOption,
@@ -23,6 +31,33 @@ import {
 type InvestigateCliOptions = Omit<HarnessInvestigateCliOptions, 'harness'> &
   Omit<LocalInvestigateCliOptions, 'server'> & { harness?: string };
 
+/** What an interrupted investigation leaves: what is pending, and the exact command to resume. */
+async function interruptedLines(started: Investigation | undefined, dataDir: string): Promise<string> {
+  if (!started) return 'Stopped before the investigation started; nothing was saved.\n';
+  const { openInvestigationStore } = await import('../agent/investigator/store.ts');
+  let saved = started;
+  try {
+    saved = openInvestigationStore(dataDir).load(started.id);
+  } catch {
+    // the record as it started
+  }
+  const pending = saved.pending_approval_ids;
+  return [
+    pending.length > 0
+      ? `Still pending on the Sentinel server: approval request${pending.length === 1 ? '' : 's'} ${pending.join(', ')} (nothing has run; \`${sentinelCommand()} approvals show <id>\` shows one).`
+      : `Investigation ${saved.id}: nothing is pending on the server.`,
+    `Resume with: ${sentinelCommand()} investigate --resume ${saved.id}${dataDir === resolveDataDir(undefined) ? '' : ` --data-dir ${dataDir}`}`,
+    '',
+  ].join('\n');
+}
+
+/** The newest `sentinel serve` running on `dataDir` (its discovery file), or undefined. */
+function runningServe(dataDir: string): ServerEntry | undefined {
+  return runningServers(dataDir)
+    .filter((entry) => entry.kind === 'serve')
+    .at(-1);
+}
+
 /** Adds `sentinel investigate`. */
 export function registerInvestigateCommand(program: Command): void {
   const command = program
@@ -33,8 +68,9 @@ export function registerInvestigateCommand(program: Command): void {
     .addOption(harnessTokenOption())
     .option('--resume-session <session-id>', 'continue a harness session (pending approvals included)')
     .addOption(
-      mcpServerUrlOption(
-        'Sentinel MCP URL, for previews and approvals (local investigator: default an in-process server)',
+      mcpServerUrlOption('Sentinel MCP URL, for previews and approvals').default(
+        serverMcpUrl(DEFAULT_SERVER_URL),
+        'the `sentinel serve` running on this data directory (<data-dir>/servers/); else, for the local investigator, a server started in-process',
       ),
     )
     .addOption(
@@ -48,8 +84,12 @@ export function registerInvestigateCommand(program: Command): void {
   addLocalInvestigateOptions(command).action(
     async (symptom: string | undefined, options: InvestigateCliOptions, self: Command) => {
       const { harness } = options;
+      const defaulted = self.getOptionValueSource('server') === 'default';
+      const running = defaulted ? runningServe(resolveDataDir(options.dataDir)) : undefined;
       if (harness) {
-        const result = await investigateWithHarness(symptom, { ...options, harness });
+        const { investigateWithHarness } = await import('../agent/harness/investigate-harness.ts');
+        const server = running ? serverMcpUrl(running.url) : options.server;
+        const result = await investigateWithHarness(symptom, { ...options, server, harness });
         if (result.status !== 'done') process.exitCode = 1;
         return;
       }
@@ -62,14 +102,56 @@ export function registerInvestigateCommand(program: Command): void {
           },
         );
       }
-      // Without an explicit --server the local investigator starts its own server in-process.
-      const server = self.getOptionValueSource('server') === 'default' ? undefined : options.server;
-      const report = await investigateLocally(
-        symptom,
-        { ...options, server },
-        { stdout: process.stdout, stderr: process.stderr },
-      );
-      if (!succeeded(report)) process.exitCode = 1;
+      // Without --server: the `sentinel serve` running on this data directory, else (or when
+      // resuming, the server the investigation was started with) a server in-process.
+      let server: string | undefined = defaulted ? undefined : options.server;
+      if (defaulted && options.resume === undefined) {
+        if (running) {
+          server = serverMcpUrl(running.url);
+          process.stderr.write(
+            `Using the Sentinel server running at ${running.url} (pid ${running.pid}, since ${running.started}); pass --server to choose another.\n`,
+          );
+        } else {
+          process.stderr.write(
+            'No `sentinel serve` is running on this data directory: starting a Sentinel server in-process for this investigation.\n',
+          );
+        }
+      }
+      // Ctrl-C (or SIGTERM) stops waiting: the in-process server stops and removes its token file,
+      // and the last lines say what is still pending and how to resume; exit 130 (143).
+      const { investigateLocally, succeeded } = await import('../agent/investigator/investigate-local.ts');
+      const controller = new AbortController();
+      let received: NodeJS.Signals | undefined;
+      let started: Investigation | undefined;
+      const onSignal = (signal: NodeJS.Signals) => {
+        if (received) return;
+        received = signal;
+        process.stderr.write('\nInterrupted: stopping (the investigation stays saved)…\n');
+        controller.abort();
+      };
+      process.on('SIGINT', onSignal);
+      process.on('SIGTERM', onSignal);
+      try {
+        const report = await investigateLocally(
+          symptom,
+          { ...options, server },
+          {
+            stdout: process.stdout,
+            stderr: process.stderr,
+            onStart: (investigation) => (started = investigation),
+          },
+          { signal: controller.signal },
+        );
+        if (!succeeded(report)) process.exitCode = 1;
+      } catch (error) {
+        if (!received) throw error;
+        process.stderr.write(await interruptedLines(started, resolveDataDir(options.dataDir)));
+        // A prompt may still be reading stdin: end the process here rather than wait for input.
+        process.exit(128 + osConstants.signals[received]);
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
     },
   );
 }

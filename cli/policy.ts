@@ -2,7 +2,7 @@
  * `sentinel policy test`: which rule a call matches and what it decides, offline.
  */
 import type { Command } from 'commander';
-import { formatPolicyTest, runPolicyTest, type PolicyTestOptions } from '../server/index.ts';
+import type { PolicyTestOptions } from '../server/index.ts';
 import { dataDirOption, tokensFileOption } from './options.ts';
 
 /** Adds `sentinel policy test`. */
@@ -20,7 +20,9 @@ export function registerPolicyCommands(program: Command): void {
     .addOption(tokensFileOption())
     .addOption(dataDirOption())
     .option('--json', 'print the result as JSON', false)
-    .action((options: PolicyTestOptions & { json: boolean }) => {
+    .action(async (options: PolicyTestOptions & { json: boolean }) => {
+      // The tools and the policy engine load when the command runs, not at every CLI start.
+      const { formatPolicyTest, runPolicyTest } = await import('../server/gate/policy-test.ts');
       const report = runPolicyTest(options);
       process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatPolicyTest(report));
     });

@@ -43,6 +43,21 @@ const registrars: CommandRegistrar[] = [
   registerEvalCommand,
 ];
 
+/**
+ * Exit codes of every command (README "Exit codes"): 0 done (the service is healthy again, or
+ * nothing needed doing); 1 unresolved (declined, denied, reverted, still broken) or refused;
+ * 2 usage error (a bad flag or argument, named); 3 the Sentinel server or the cluster cannot be
+ * reached; 130 interrupted (Ctrl-C; 143 for SIGTERM).
+ */
+export const EXIT = { ok: 0, unresolved: 1, usage: 2, unreachable: 3, interrupted: 130 } as const;
+
+/** The exit code of a command that failed with `error`. */
+export function exitCodeOf(error: SentinelError): number {
+  if (error.code === 'invalid_input') return EXIT.usage;
+  if (error.code === 'unavailable') return EXIT.unreachable;
+  return EXIT.unresolved;
+}
+
 /** Builds the program with every subcommand registered. Exported for tests. */
 export function buildProgram(): Command {
   const program = new Command('sentinel')
@@ -68,12 +83,13 @@ export async function main(argv: string[]): Promise<void> {
     await program.parseAsync(argv);
   } catch (error) {
     if (error instanceof CommanderError) {
-      process.exitCode = error.exitCode;
+      // Help and version exit 0; every other commander error is a usage error.
+      process.exitCode = error.exitCode === 0 ? 0 : EXIT.usage;
       return;
     }
     if (error instanceof SentinelError) {
       process.stderr.write(`sentinel: ${error.message}\n`);
-      process.exitCode = error.code === 'invalid_input' ? 2 : 1;
+      process.exitCode = exitCodeOf(error);
       return;
     }
     process.stderr.write(

@@ -28,6 +28,10 @@ function registerServe(program: Command): void {
     .option('--context <name>', 'kubeconfig context (default: the current context)')
     .addOption(dataDirOption())
     .option(
+      '--store <url>',
+      'shared store for approvals and audit: postgres://user:pass@host/db (env SENTINEL_STORE_URL); default SQLite in the data dir',
+    )
+    .option(
       '--policy <file>',
       'approval policy (YAML); default: the commented policy shipped in server/gate/default-policy.yaml',
     )

@@ -4,7 +4,7 @@
  */
 import { Option, type Command } from 'commander';
 import { resolve } from 'node:path';
-import { listScenarios, startSimulator } from '../deploy/index.ts';
+import { listScenarios } from '../deploy/index.ts';
 import { parsePort, parseTimeScale } from './options.ts';
 
 interface SimCommandOptions {
@@ -36,6 +36,7 @@ export function registerSimCommand(program: Command): void {
       'append one JSON line per API request (like kube-apiserver --audit-log-path)',
     )
     .action(async (options: SimCommandOptions) => {
+      const { startSimulator } = await import('../deploy/sim/index.ts');
       const kubeconfigPath = resolve(options.kubeconfigOut);
       const sim = await startSimulator({
         scenario: options.scenario,

@@ -1,9 +1,19 @@
 /**
- * `sentinel tokens add|list|revoke`: the identities (bearer tokens) the server accepts.
+ * `sentinel tokens add|list|revoke|rotate`: the identities (bearer tokens) the server accepts.
  */
+import { sentinelCommand } from '../agent/index.ts';
+import {
+  defaultTokensFile,
+  localTokenFile,
+  resolveDataDir,
+  LOCAL_IDENTITY_NAME,
+  ROLES,
+  type Role,
+  rotateLocalToken,
+  createIdentityStore,
+} from '../server/index.ts';
 import { Option, type Command } from 'commander';
 import { resolve } from 'node:path';
-import { defaultTokensFile, resolveDataDir, ROLES, type Role, createIdentityStore } from '../server/index.ts';
 import { dataDirOption, tokensFileOption } from './options.ts';
 
 /** The identity store the `tokens` subcommands work on. */
@@ -106,7 +116,9 @@ export function registerTokensCommands(program: Command): void {
         );
       }
       if (rows.length === 0)
-        process.stdout.write('(no identities yet: `sentinel tokens add <name> --role caller`)\n');
+        process.stdout.write(
+          `(no identities yet: \`${sentinelCommand()} tokens add <name> --role caller\`)\n`,
+        );
     });
 
   tokens
@@ -118,5 +130,32 @@ export function registerTokensCommands(program: Command): void {
       const store = storeFor(options);
       store.revoke(name);
       process.stdout.write(`Revoked '${name}' in ${store.tokensFile}; its token no longer authenticates.\n`);
+    });
+
+  tokens
+    .command('rotate <name>')
+    .description(
+      "Give an identity a new token (printed alone on the last line of stdout, shown once); the old one stops working at once, also in a running server. 'local' rotates <data-dir>/local.token.",
+    )
+    .addOption(tokensFileOption())
+    .addOption(dataDirOption())
+    .action((name: string, options: { dataDir?: string; tokensFile?: string }) => {
+      if (name === LOCAL_IDENTITY_NAME) {
+        const dataDir = resolveDataDir(options.dataDir);
+        const token = rotateLocalToken(dataDir);
+        process.stderr.write(
+          `Rotated '${LOCAL_IDENTITY_NAME}': new token in ${localTokenFile(dataDir)} (0600); running servers on this data directory accept only it from now on.\n`,
+        );
+        process.stdout.write(`${token}\n`);
+        return;
+      }
+      const store = storeFor(options);
+      const { identity, token } = store.rotate(name);
+      process.stderr.write(
+        `Rotated '${identity.name}' in ${store.tokensFile}: its old token no longer authenticates. ` +
+          'Grants it gave as an approver stay valid; requests it made with the old token are cancelled. ' +
+          'Its new token follows, shown only this once:\n',
+      );
+      process.stdout.write(`${token}\n`);
     });
 }

@@ -32,6 +32,17 @@ export const ServeOptionsSchema = z.strictObject({
   kubeconfig: z.string().optional(),
   context: z.string().optional(),
   dataDir: z.string().optional(),
+  /**
+   * Where approvals and the audit log live: a `postgres://` (or `postgresql://`) URL shared by every
+   * replica; default (undefined) the SQLite files in the data directory. Env SENTINEL_STORE_URL.
+   */
+  store: z
+    .string()
+    .regex(
+      /^postgres(ql)?:\/\/\S+$/,
+      'must be a postgres:// URL (omit it for the SQLite files in the data dir)',
+    )
+    .optional(),
   /** Approval policy file (YAML); default the commented policy shipped in server/gate/. */
   policy: z.string().optional(),
   /** Admission control (server/admission.ts): reads one identity may run at once; default env or 8. */

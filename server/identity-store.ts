@@ -134,6 +134,13 @@ export interface IdentityStore {
   list(): IdentityRecord[];
   /** Removes an identity; its token stops working at once. Throws `not_found` when there is none. */
   revoke(name: string): void;
+  /**
+   * Gives an identity a new token (returned, shown once) and keeps its name, roles, settings and
+   * creation time, so grants it gave stay valid; the old token stops working at once. Throws
+   * `not_found` when there is none (and for `local`, whose token is in its own file: see
+   * server/local-token.ts).
+   */
+  rotate(name: string): { identity: Identity; token: string };
   /** The identity named `name` (`local` is built in), or undefined. */
   get(name: string): Identity | undefined;
   /** The identity whose token hash matches `token` (constant-time comparison), or undefined. */
@@ -147,12 +154,27 @@ export interface IdentityStoreOptions {
   /** The token the server started with; identity `local` with every role. */
   startupToken?: string;
   /**
+   * The file the startup token was read from (`<data-dir>/local.token`): re-read when it changes,
+   * so `sentinel tokens rotate local` takes effect in a running server at once.
+   */
+  startupTokenFile?: string;
+  /**
    * Where the startup token came from (`SENTINEL_TOKEN`, `--token-file <file>`), named in the error
    * when tokens.yaml gives the same token to an identity. Default `the startup token`.
    */
   startupTokenSource?: string;
   /** Called once per failed (re)load of tokens.yaml, with the error. */
   onLoadError?: (error: SentinelError) => void;
+}
+
+/** A file's identity and version (inode, size, mtime), or `missing`. */
+function fileStamp(file: string): string {
+  try {
+    const stat = statSync(file, { bigint: true });
+    return `${stat.ino}:${stat.size}:${stat.mtimeNs}`;
+  } catch {
+    return 'missing';
+  }
 }
 
 function toIdentity(record: IdentityRecord): Identity {
@@ -209,7 +231,21 @@ function readTokensFile(tokensFile: string): IdentityRecord[] | SentinelError {
  */
 export function createIdentityStore(options: IdentityStoreOptions): IdentityStore {
   const { tokensFile, onLoadError } = options;
-  const startupHash = options.startupToken === undefined ? undefined : hashToken(options.startupToken);
+  let startupHash = options.startupToken === undefined ? undefined : hashToken(options.startupToken);
+  let startupStamp = options.startupTokenFile === undefined ? undefined : fileStamp(options.startupTokenFile);
+  /** Picks up a rotated startup token file (an unreadable or malformed one keeps the last token). */
+  const refreshStartup = (): void => {
+    if (options.startupTokenFile === undefined) return;
+    const current = fileStamp(options.startupTokenFile);
+    if (current === startupStamp) return;
+    startupStamp = current;
+    try {
+      const text = readFileSync(options.startupTokenFile, 'utf8').trim();
+      if (text.length >= 32) startupHash = hashToken(text);
+    } catch {
+      // keep the token the server has
+    }
+  };
   const startupSource = options.startupTokenSource ?? 'the startup token';
   const local = (): Identity => ({
     ...localIdentity,
@@ -236,10 +272,11 @@ export function createIdentityStore(options: IdentityStoreOptions): IdentityStor
     records = [];
     if (current === 'missing') return;
     let result = readTokensFile(tokensFile);
+    const startup = startupHash;
     const clash =
-      startupHash === undefined || result instanceof SentinelError
+      startup === undefined || result instanceof SentinelError
         ? undefined
-        : result.find((record) => sameHash(record.token_sha256, startupHash));
+        : result.find((record) => sameHash(record.token_sha256, startup));
     if (clash) result = startupTokenClash(tokensFile, clash.name, startupSource);
     if (result instanceof SentinelError) {
       loadError = result;
@@ -329,6 +366,22 @@ export function createIdentityStore(options: IdentityStoreOptions): IdentityStor
       save(identities.filter((identity) => identity.name !== name));
     },
 
+    rotate(name) {
+      const identities = loaded();
+      const index = identities.findIndex((identity) => identity.name === name);
+      if (index === -1) {
+        throw new SentinelError(
+          'not_found',
+          `No identity named '${name}' in ${tokensFile}; \`sentinel tokens list\` shows what exists.`,
+          { field: 'name' },
+        );
+      }
+      const token = generateToken();
+      const stored = { ...identities[index]!, token_sha256: hashToken(token) };
+      save(identities.map((identity, i) => (i === index ? stored : identity)));
+      return { identity: toIdentity(stored), token };
+    },
+
     get(name) {
       if (name === LOCAL_IDENTITY_NAME) return local();
       refresh();
@@ -340,6 +393,7 @@ export function createIdentityStore(options: IdentityStoreOptions): IdentityStor
     lookupByToken(token) {
       const presented = hashToken(token);
       let found: Identity | undefined;
+      refreshStartup();
       // Compare against every hash without stopping early, so timing does not reveal a match.
       if (startupHash !== undefined && sameHash(presented, startupHash)) {
         found = local();

@@ -118,3 +118,9 @@ export {
   serverBaseUrl,
   serverMcpUrl,
 } from './server-url.ts';
+
+// The contract other modules use (added with the module-boundary lint rule).
+export { clientToken } from './client-token.ts';
+export { runningServers } from './discovery.ts';
+export type { ServerEntry } from './discovery.ts';
+export { rotateLocalToken } from './local-token.ts';

@@ -79,20 +79,29 @@ function rejectionListener(
 
 /** Builds the plugin (see the module comment). */
 export function createOversightPlugin(options: OversightOptions = {}): ServerPlugin {
-  return ({ dataDir, approvals, identities, logger }) => {
+  return async ({ dataDir, approvals, identities, logger, storeUrl }) => {
     const metrics = createMetrics(options.metrics);
     options.onMetrics?.(metrics);
     const countAuditFailure = () => metrics.auditWriteFailures.inc();
-    const log = openAuditLog(dataDir);
+    // With a PostgreSQL store the log is shared by every replica; checkpoints of its head go to the
+    // database's own backups instead of this replica's data dir.
+    const shared =
+      storeUrl === undefined
+        ? undefined
+        : await (await import('./audit/postgres.ts')).openPostgresAuditLog({ url: storeUrl, max: 4 });
+    const local = shared ? undefined : openAuditLog(dataDir);
+    const log = shared ?? local!;
     const unauthenticated = createUnauthenticatedAudit(log, {
       logger,
       onWriteError: countAuditFailure,
       ...(options.unauthenticatedWindowMs !== undefined && { windowMs: options.unauthenticatedWindowMs }),
     });
-    const checkpoints = scheduleCheckpoints(log, dataDir, {
-      logger,
-      ...(options.checkpointIntervalMs !== undefined && { intervalMs: options.checkpointIntervalMs }),
-    });
+    const checkpoints = local
+      ? scheduleCheckpoints(local, dataDir, {
+          logger,
+          ...(options.checkpointIntervalMs !== undefined && { intervalMs: options.checkpointIntervalMs }),
+        })
+      : undefined;
     let baseUrl: string | undefined;
     const notifier = createNotifier({
       identities,
@@ -140,8 +149,8 @@ export function createOversightPlugin(options: OversightOptions = {}): ServerPlu
         for (const unsubscribe of subscriptions) unsubscribe();
         await notifier.close();
         unauthenticated.close();
-        checkpoints.close(); // the head at shutdown, after the last record
-        log.close();
+        checkpoints?.close(); // the head at shutdown, after the last record
+        await log.close();
       },
     };
   };

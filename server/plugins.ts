@@ -25,6 +25,11 @@ export interface ServerPluginContext {
   policyFile: string | undefined;
   /** `http` or `stdio`; routes are ignored in stdio mode. */
   transport: 'http' | 'stdio';
+  /**
+   * `--store` / SENTINEL_STORE_URL: a `postgres://` URL the approval store and the audit log share
+   * with every other replica; undefined for the embedded SQLite files in the data directory.
+   */
+  storeUrl?: string;
   /** Where the gate publishes approval events and its service, and the oversight plugin finds them. */
   approvals: ApprovalsHub;
 }

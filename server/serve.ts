@@ -1,8 +1,8 @@
 /**
  * `sentinel serve`: resolves the options into a running server — over HTTP (default) or stdio.
  */
-import { readFileSync } from 'node:fs';
-import { basename, resolve } from 'node:path';
+import { readFileSync, rmSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { SentinelError } from '../core/index.ts';
 import { type KubeConnection, createRegistry, type ToolRegistry, allTools } from '../tools/index.ts';
@@ -18,8 +18,11 @@ import { trackInFlight } from './in-flight.ts';
 import { connectCluster } from './kube.ts';
 import { listen, type ListeningServer } from './listen.ts';
 import { createLogger } from './logger.ts';
+import { isPostgresUrl } from './postgres/url.ts';
 import { serverPlugins, startPlugins, type Credential, type ServerPlugin } from './plugins.ts';
-import { checkSuppliedToken, generateToken } from './tokens.ts';
+import { checkSuppliedToken } from './tokens.ts';
+import { registerServer, runningServers } from './discovery.ts';
+import { loadOrCreateLocalToken } from './local-token.ts';
 import { admissionLimitsFromEnv, type AdmissionLimits } from './admission.ts';
 
 /** Admission limits: flags over SENTINEL_MAX_CONCURRENT_READS / SENTINEL_READ_QUEUE over defaults. */
@@ -52,6 +55,14 @@ export interface ServeExtensions {
   kube?: KubeConnection;
   plugins?: readonly ServerPlugin[];
   logger?: Logger;
+  /**
+   * What the discovery file (server/discovery.ts) calls this server: `serve` (default), or
+   * `investigation` for an investigation's in-process server, which never takes the shared
+   * `login-link.url` of the data directory.
+   */
+  kind?: 'serve' | 'investigation';
+  /** Where the token of `local` for this server is, by port (default `<data-dir>/local.token`). */
+  tokenFile?: (port: string) => string;
 }
 
 export interface RunningServer {
@@ -127,6 +138,22 @@ function runningServer(url: string | undefined, stop: () => Promise<void>): Runn
 }
 
 /** Turns a listen failure into a message that says which flag to change. */
+/** SENTINEL_STORE_URL when set (an empty value means the default SQLite store). */
+function storeFromEnv(env: NodeJS.ProcessEnv): string | undefined {
+  const url = env.SENTINEL_STORE_URL?.trim();
+  if (!url) return undefined;
+  if (!isPostgresUrl(url)) {
+    throw new SentinelError(
+      'invalid_input',
+      'SENTINEL_STORE_URL: must be a postgres:// URL (unset it for SQLite).',
+      {
+        field: 'SENTINEL_STORE_URL',
+      },
+    );
+  }
+  return url;
+}
+
 function listenError(error: unknown, options: ServeOptions): SentinelError {
   const code = (error as NodeJS.ErrnoException).code;
   return new SentinelError(
@@ -161,7 +188,7 @@ function startupBanner(facts: {
     );
   } else if (facts.generated) {
     lines.push(
-      `Authenticate with  Authorization: Bearer <token>  — identity '${LOCAL_IDENTITY_NAME}' (all roles), a new token at every start.`,
+      `Authenticate with  Authorization: Bearer <token>  — identity '${LOCAL_IDENTITY_NAME}' (all roles), kept across restarts; \`sentinel tokens rotate local\` replaces it.`,
     );
   }
   lines.push(
@@ -202,15 +229,19 @@ export async function startServe(
     extensions.kube ?? connectCluster({ kubeconfig: options.kubeconfig, context: options.context });
   const kube = () => connection;
   const policyFile = options.policy === undefined ? undefined : resolve(options.policy);
+  const storeUrl = options.store ?? storeFromEnv(io.env);
 
   const supplied = options.stdio ? undefined : suppliedToken(options, io.env);
   const loopback = isLoopbackHost(options.host);
-  const generatedToken = options.stdio || supplied || !loopback ? undefined : generateToken();
+  const generatedToken =
+    options.stdio || supplied || !loopback ? undefined : loadOrCreateLocalToken(dataDir).token;
   const identities = createIdentityStore({
     tokensFile,
     startupToken: supplied?.token ?? generatedToken,
+    ...(generatedToken !== undefined && { startupTokenFile: localTokenFile(dataDir) }),
     ...(supplied && { startupTokenSource: supplied.source }),
-    onLoadError: (error) => logger.error({ err: error }, 'tokens file rejected'),
+    // The message only: the same error reaches the terminal as one clean line, not a stack.
+    onLoadError: (error) => logger.error({ code: error.code, reason: error.message }, 'tokens file rejected'),
   });
   const fileIdentities = identities.list(); // an invalid tokens.yaml stops the start here, with its message
   if (options.stdio) {
@@ -236,6 +267,7 @@ export async function startServe(
   const plugins = await startPlugins(extensions.plugins ?? serverPlugins, {
     dataDir,
     policyFile,
+    ...(storeUrl !== undefined && { storeUrl }),
     registry,
     identities,
     kube,
@@ -304,14 +336,28 @@ export async function startServe(
             file: basename(localTokenFile(dataDir)),
           },
         ];
+  // Another server already running on this data directory keeps its own login link: this one's
+  // goes next to its discovery file (as does every in-process investigation server's).
+  const port = new URL(server.url).port;
+  const shared = extensions.kind !== 'investigation' && runningServers(dataDir).length === 0;
+  const pluginCredentials = plugins
+    .credentials(server.url)
+    .map((credential) =>
+      shared ? credential : { ...credential, file: `servers/${port}.${credential.file}` },
+    );
+  let unregister = () => {};
   const stop = async () => {
+    unregister();
+    // This server's own login link is useless once it stops (the shared one is the data dir's).
+    if (!shared)
+      for (const credential of pluginCredentials) rmSync(join(dataDir, credential.file), { force: true });
     await server.close(); // closes the connections, which aborts the calls in flight
     await inFlight.settled({ logger });
     await plugins.close();
   };
   let credentials: string[];
   try {
-    credentials = handOverCredentials([...localToken, ...plugins.credentials(server.url)], {
+    credentials = handOverCredentials([...localToken, ...pluginCredentials], {
       dataDir,
       terminal: io.terminal === true,
       logger,
@@ -324,6 +370,17 @@ export async function startServe(
       { field: '--data-dir', cause: error },
     );
   }
+  const loginLink = pluginCredentials.find((credential) => credential.file.endsWith('login-link.url'));
+  unregister = registerServer(dataDir, {
+    url: server.url,
+    pid: process.pid,
+    started: new Date().toISOString(),
+    kind: extensions.kind ?? 'serve',
+    ...(extensions.tokenFile !== undefined
+      ? { token_file: extensions.tokenFile(port) }
+      : generatedToken !== undefined && { token_file: localTokenFile(dataDir) }),
+    ...(loginLink && { login_link_file: join(dataDir, loginLink.file) }),
+  });
   io.stderr(
     startupBanner({
       announced: plugins.announce(server.url),

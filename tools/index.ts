@@ -61,3 +61,6 @@ export { APPROVAL_REQUEST_ANNOTATION } from './remediate/attribution.ts';
 // The contract other modules use (added with the module-boundary lint rule).
 export { CONFIG_ERROR, IMAGE_PULL } from './investigate/triage/findings.ts';
 export { sanitizedCopy, unsanitized } from './kube/index.ts';
+
+// The contract other modules use (added with the module-boundary lint rule).
+export { didYouMean } from './format/suggest.ts';

@@ -4,6 +4,7 @@
  * state and persisted events, and re-subscribing to a running turn. Every method throws
  * `SentinelError` with the harness's own message on failure.
  */
+import { sentinelCommand } from '../command-name.ts';
 import { z } from 'zod';
 import { firstIssue } from './errors.ts';
 import { HarnessHttp, type HarnessConnectionOptions } from './http.ts';
@@ -129,8 +130,8 @@ export class TrueForgeClient {
       body: { agent: { name: agentName } },
       schema: dataEnvelope(SessionSchema),
       hints: {
-        404: `No agent named '${agentName}' is registered; run \`sentinel harness register\` first.`,
-        422: `Agent '${agentName}' refers to something the harness lacks (model or MCP server); run \`sentinel harness register\` again.`,
+        404: `No agent named '${agentName}' is registered; run \`${sentinelCommand()} harness register\` first.`,
+        422: `Agent '${agentName}' refers to something the harness lacks (model or MCP server); run \`${sentinelCommand()} harness register\` again.`,
       },
     });
     return body.data;

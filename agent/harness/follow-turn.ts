@@ -4,6 +4,7 @@
  * picked up again — re-subscribed after the last sequence number while it runs, or read back (state
  * and persisted events) once it has finished.
  */
+import { sentinelCommand } from '../command-name.ts';
 import { SentinelError } from '../../core/index.ts';
 import type { TrueForgeClient } from './client.ts';
 import type { EventIndex } from './event-index.ts';
@@ -68,7 +69,7 @@ export async function followTurn(
     if (!turnId) {
       throw new SentinelError(
         'unavailable',
-        `TrueForge harness closed the event stream before announcing the turn; see where the session stands with: sentinel investigate --resume-session ${sessionId}`,
+        `TrueForge harness closed the event stream before announcing the turn; see where the session stands with: ${sentinelCommand()} investigate --resume-session ${sessionId}`,
       );
     }
     const turn = await client.getTurn(sessionId, turnId);

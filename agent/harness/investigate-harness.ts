@@ -3,8 +3,7 @@
  * client (the human's approver token) and the terminal prompter from the command-line options, runs
  * the investigation, and releases everything.
  */
-import { readFileSync } from 'node:fs';
-import { localTokenFile, resolveDataDir } from '../../server/index.ts';
+import { localTokenFile, resolveDataDir, clientToken } from '../../server/index.ts';
 import { SentinelError } from '../../core/index.ts';
 import { harnessClient, type HarnessConnectionOptions } from './connection.ts';
 import { runHarnessInvestigation, type HarnessInvestigationResult } from './investigate.ts';
@@ -30,7 +29,7 @@ export async function investigateWithHarness(
   options: HarnessInvestigateCliOptions,
   io: { output?: Output; prompter?: ApprovalPrompter } = {},
 ): Promise<HarnessInvestigationResult> {
-  const token = options.token || localToken(options.dataDir);
+  const token = clientToken(options.token, resolveDataDir(options.dataDir), options.server)?.token;
   if (!token) {
     throw new SentinelError(
       'invalid_input',
@@ -54,17 +53,5 @@ export async function investigateWithHarness(
   } finally {
     prompter.close();
     await grants.close();
-  }
-}
-
-/**
- * The token `sentinel serve` generated for identity `local` (all roles) on this machine, or
- * undefined when there is none.
- */
-function localToken(dataDir: string | undefined): string | undefined {
-  try {
-    return readFileSync(localTokenFile(resolveDataDir(dataDir)), 'utf8').trim() || undefined;
-  } catch {
-    return undefined;
   }
 }

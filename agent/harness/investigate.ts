@@ -10,6 +10,7 @@
  * decided before (the session's ledger, or the server's answer for their `client_ref`) are shown as
  * decided and not asked again.
  */
+import { sentinelCommand } from '../command-name.ts';
 import { SENTINEL_MCP_SERVER_NAME } from '../../agent-spec/index.ts';
 import { SentinelError } from '../../core/index.ts';
 import type { TrueForgeClient } from './client.ts';
@@ -107,7 +108,7 @@ export async function runHarnessInvestigation(
     });
     if (!decided) {
       log(
-        `No answer; the calls stay pending. Continue with: sentinel investigate --resume-session ${sessionId}`,
+        `No answer; the calls stay pending. Continue with: ${sentinelCommand()} investigate --resume-session ${sessionId}`,
       );
       return { sessionId, turnId, status: 'pending', decisions };
     }
@@ -156,7 +157,9 @@ async function start(
     );
   }
   const session = await client.createSession(options.agentName ?? SENTINEL_AGENT_NAME);
-  log(`Session ${session.id} (continue later with: sentinel investigate --resume-session ${session.id})`);
+  log(
+    `Session ${session.id} (continue later with: ${sentinelCommand()} investigate --resume-session ${session.id})`,
+  );
   const events = client.streamTurn(session.id, { input: [{ type: 'user.message', content: symptom }] });
   return {
     sessionId: session.id,
@@ -177,7 +180,7 @@ function notTaken(error: unknown, decided: readonly Decision[], sessionId: strin
     : '';
   return new SentinelError(
     error.code,
-    `${error.message} Answer again with: sentinel investigate --resume-session ${sessionId}${kept}.`,
+    `${error.message} Answer again with: ${sentinelCommand()} investigate --resume-session ${sessionId}${kept}.`,
     { cause: error, details: error.details },
   );
 }

@@ -4,11 +4,22 @@
 import { createInterface } from 'node:readline';
 
 export interface ApprovalPrompter {
-  /** Asks a y/N question: true for y/yes, false for anything else, undefined when input ended. */
-  confirm(question: string): Promise<boolean | undefined>;
-  /** Asks a free-text question; undefined when input ended, '' when the human just pressed Enter. */
-  ask(question: string): Promise<string | undefined>;
+  /**
+   * Asks a y/N question: true for y/yes, false for anything else, undefined when input ended or
+   * `signal` withdrew the question (decided elsewhere).
+   */
+  confirm(question: string, options?: PromptOptions): Promise<boolean | undefined>;
+  /** Asks a free-text question; undefined when input ended or was withdrawn, '' for a bare Enter. */
+  ask(question: string, options?: PromptOptions): Promise<string | undefined>;
   close(): void;
+}
+
+export interface PromptOptions {
+  /**
+   * Withdraws the question: it answers undefined at once, and a line typed after that (before the
+   * next question is shown) is discarded, never taken as the answer to another question.
+   */
+  signal?: AbortSignal;
 }
 
 /**
@@ -22,20 +33,42 @@ export function terminalPrompter(
 ): ApprovalPrompter {
   let lines: AsyncIterator<string> | undefined;
   let close = () => {};
-  const ask = async (question: string): Promise<string | undefined> => {
+  /** A read of a withdrawn question still in flight: the line it gets was typed too late. */
+  let stale: Promise<IteratorResult<string>> | undefined;
+  const read = (): Promise<IteratorResult<string>> => {
     if (!lines) {
       const rl = createInterface({ input, crlfDelay: Infinity, terminal: false });
       lines = rl[Symbol.asyncIterator]();
       close = () => rl.close();
     }
+    return lines.next();
+  };
+  const ask = async (question: string, options: PromptOptions = {}): Promise<string | undefined> => {
+    if (options.signal?.aborted) return undefined;
+    if (stale) await Promise.race([stale, Promise.resolve()]); // settle a late line already typed
     output.write(question);
-    const next = await lines.next();
+    const pending = stale ?? read();
+    stale = undefined;
+    const withdrawn = new Promise<'withdrawn'>((resolveWithdrawn) =>
+      options.signal?.addEventListener('abort', () => resolveWithdrawn('withdrawn'), { once: true }),
+    );
+    const next = await Promise.race([pending, withdrawn]);
+    if (next === 'withdrawn') {
+      output.write('\n');
+      // Whatever line the engineer types next answers nothing: drop it when it comes.
+      const late = pending.then((result) => {
+        if (stale === late) stale = undefined;
+        return result;
+      });
+      stale = late;
+      return undefined;
+    }
     return next.done ? undefined : next.value;
   };
   return {
     ask,
-    async confirm(question) {
-      const answer = await ask(`${question} [y/N] `);
+    async confirm(question, options) {
+      const answer = await ask(`${question} [y/N] `, options);
       return answer === undefined ? undefined : /^\s*y(es)?\s*$/i.test(answer);
     },
     close: () => close(),

@@ -3,9 +3,9 @@
  * only — it can never approve, so no call it makes can be approved by itself) and the human's (an
  * approver token: `--token`/SENTINEL_TOKEN, else the `local` token `sentinel serve` saved).
  */
+import { clientToken, localTokenFile, type IdentityStore } from '../../server/index.ts';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { localTokenFile, type IdentityStore } from '../../server/index.ts';
 
 /** The identity every local investigation calls tools as. */
 export const INVESTIGATOR_IDENTITY = 'investigator';
@@ -49,6 +49,11 @@ export function investigatorToken(store: IdentityStore, dataDir: string): string
  * `sentinel serve` saved in the data directory, else undefined (the investigator can then only wait
  * for decisions made elsewhere).
  */
-export function humanToken(given: string | undefined, dataDir: string): string | undefined {
+export function humanToken(
+  given: string | undefined,
+  dataDir: string,
+  serverUrl?: string,
+): string | undefined {
+  if (serverUrl !== undefined) return clientToken(given, dataDir, serverUrl)?.token;
   return given || readToken(localTokenFile(dataDir));
 }

@@ -2,8 +2,10 @@
  * The local branch of `sentinel investigate` (no harness configured): runs the deterministic
  * investigator, progress on stderr, the report on stdout (Markdown, or JSON with `--json`).
  */
+import { sentinelCommand } from '../command-name.ts';
 import { resolveDataDir } from '../../server/index.ts';
 import { terminalPrompter, type ApprovalPrompter } from '../harness/prompter.ts';
+import type { Investigation } from './model.ts';
 import { renderMarkdown, type Report } from './report.ts';
 import { runLocalInvestigation, type LocalInvestigationOptions } from './session.ts';
 
@@ -31,6 +33,8 @@ export interface CommandIo {
   terminal?: boolean;
   prompter?: ApprovalPrompter;
   env?: NodeJS.ProcessEnv;
+  /** Told the investigation once it is saved (after the "Resume with" line). */
+  onStart?: (investigation: Investigation) => void;
 }
 
 /** Writes the report: Markdown, or one JSON object. */
@@ -74,10 +78,12 @@ export async function investigateLocally(
       resume: options.resume,
       prompter,
       progress: io.stderr,
-      onStart: (investigation) =>
+      onStart: (investigation) => {
         io.stderr.write(
-          `Investigation ${investigation.id}${options.resume ? ' (resumed)' : ''}: "${investigation.symptom}" in namespace ${investigation.namespace}. Interrupted? Resume with: sentinel investigate --resume ${investigation.id}\n`,
-        ),
+          `Investigation ${investigation.id}${options.resume ? ' (resumed)' : ''}: "${investigation.symptom}" in namespace ${investigation.namespace}. Interrupted? Resume with: ${sentinelCommand()} investigate --resume ${investigation.id}\n`,
+        );
+        io.onStart?.(investigation);
+      },
       ...extra,
     });
     printReport(report, options.json ?? false, io.stdout);

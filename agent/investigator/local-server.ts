@@ -3,11 +3,13 @@
  * `sentinel serve` (gate, approvals API, audit), bound to 127.0.0.1 on a free port, with a fresh
  * startup token for the human (identity `local`). While it runs, that token is also in
  * `<data-dir>/local-server-<port>.token` (0600, removed on close), so a human without a terminal to
- * answer at can approve from the approvals page or `sentinel approvals`. Its log goes to
+ * answer at can approve from the approvals page or `sentinel approvals`. Its discovery file
+ * (`<data-dir>/servers/<port>.json`) names that token file and its own login link (never the data
+ * directory's shared `local.token` or `login-link.url`). Its log goes to
  * `<data-dir>/logs/server.log` so the terminal shows only the investigation.
  */
-import { rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import pino from 'pino';
 import { createLogger, generateToken, parseServeOptions, startServe } from '../../server/index.ts';
 import type { KubeConnection } from '../../tools/index.ts';
@@ -33,11 +35,16 @@ export interface LocalServer {
   close(): Promise<void>;
 }
 
+const localServerTokenFile = (dataDir: string, port: string) => join(dataDir, `local-server-${port}.token`);
+
 /** Starts the server. Throws what `startServe` throws (`SentinelError`). */
 export async function startLocalServer(options: LocalServerOptions): Promise<LocalServer> {
   const token = generateToken();
   const logFile = join(options.dataDir, 'logs', 'server.log');
-  const logger = createLogger({ destination: pino.destination({ dest: logFile, mkdir: true, sync: true }) });
+  // Private like the rest of the data directory: the log names identities and requests.
+  mkdirSync(dirname(logFile), { recursive: true, mode: 0o700 });
+  chmodSync(dirname(logFile), 0o700);
+  const logger = createLogger({ destination: pino.destination({ dest: logFile, sync: true }) });
   const running = await startServe(
     parseServeOptions({
       host: '127.0.0.1',
@@ -47,10 +54,15 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
       ...(options.context !== undefined && { context: options.context }),
     }),
     { stderr: () => {}, env: { SENTINEL_TOKEN: token } },
-    { logger, ...(options.kube && { kube: options.kube }) },
+    {
+      logger,
+      kind: 'investigation',
+      tokenFile: (port) => localServerTokenFile(options.dataDir, port),
+      ...(options.kube && { kube: options.kube }),
+    },
   );
   const url = running.url!;
-  const tokenFile = join(options.dataDir, `local-server-${new URL(url).port}.token`);
+  const tokenFile = localServerTokenFile(options.dataDir, new URL(url).port);
   try {
     writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
   } catch (error) {

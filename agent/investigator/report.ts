@@ -3,6 +3,7 @@
  * exactly as the tools returned them, with the call that returned each), the action and its
  * verification. Markdown for people, a JSON object with `--json`.
  */
+import { sentinelCommand } from '../command-name.ts';
 import { z } from 'zod';
 import {
   ActionStatusSchema,
@@ -184,7 +185,7 @@ export function renderMarkdown(report: Report): string {
   if (report.pending_approval_ids.length > 0) {
     lines.push(
       '',
-      `Waiting for approval: ${report.pending_approval_ids.map((id) => `\`${id}\``).join(', ')}. Resume with \`sentinel investigate --resume ${report.id}\`.`,
+      `Waiting for approval: ${report.pending_approval_ids.map((id) => `\`${id}\``).join(', ')}. Resume with \`${sentinelCommand()} investigate --resume ${report.id}\`.`,
     );
   }
   return `${lines.join('\n')}\n`;

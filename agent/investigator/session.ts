@@ -3,15 +3,17 @@
  * Sentinel server as `investigator` (starting an in-process server when no URL is given), decides how
  * the human approves, runs the playbook, and returns the report.
  */
+import { sentinelCommand } from '../command-name.ts';
 import type { z } from 'zod';
+import { resolve as resolvePath } from 'node:path';
 import { fromZod, SentinelError } from '../../core/index.ts';
 import { DeploymentNameSchema, NamespaceSchema, type KubeConnection } from '../../tools/index.ts';
 import {
-  createApprovalsClient,
-  serverBaseUrl,
   connectCluster,
+  createApprovalsClient,
   createIdentityStore,
   defaultTokensFile,
+  serverBaseUrl,
 } from '../../server/index.ts';
 import type { ApprovalPrompter } from '../harness/prompter.ts';
 import { sentinelEndpoints } from '../harness/sentinel-server.ts';
@@ -28,6 +30,8 @@ export interface LocalInvestigationOptions {
   symptom?: string | undefined;
   namespace?: string | undefined;
   deployment?: string | undefined;
+  /** Stops waiting for a decision (Ctrl-C): the wait throws `timeout`, the investigation stays resumable. */
+  signal?: AbortSignal | undefined;
   /** The Sentinel server (MCP or base URL); absent: an in-process server. */
   server?: string | undefined;
   /** The human's token (an approver); default `<data-dir>/local.token`, or the in-process server's. */
@@ -81,7 +85,7 @@ function openOrCreate(
   if (!options.symptom?.trim()) {
     throw new SentinelError(
       'invalid_input',
-      'Say what is wrong: sentinel investigate "<symptom>" --namespace <ns>.',
+      `Say what is wrong: ${sentinelCommand()} investigate "<symptom>" --namespace <ns>.`,
       {
         field: 'symptom',
       },
@@ -100,7 +104,12 @@ function openOrCreate(
   if (options.deployment !== undefined) checkName('deployment', DeploymentNameSchema, options.deployment);
   const server: ServerTarget = options.server
     ? { kind: 'url', url: options.server }
-    : { kind: 'in-process', kubeconfig: options.kubeconfig ?? null, context: options.context ?? null };
+    : {
+        kind: 'in-process',
+        // Saved absolute: `--resume` may run from another directory.
+        kubeconfig: options.kubeconfig == null ? null : resolvePath(options.kubeconfig),
+        context: options.context ?? null,
+      };
   return newInvestigation({
     symptom: options.symptom.trim(),
     namespace: options.namespace,
@@ -156,7 +165,7 @@ export async function runLocalInvestigation(
   try {
     if (kube) local = await startLocalServer({ dataDir: options.dataDir, kube });
     const endpoints = sentinelEndpoints(local ? `${local.url}/mcp` : (target as { url: string }).url);
-    const human = options.token || local?.token || humanToken(undefined, options.dataDir);
+    const human = options.token || local?.token || humanToken(undefined, options.dataDir, endpoints.mcp.href);
     if (options.yes && !human) {
       throw new SentinelError(
         'invalid_input',
@@ -191,6 +200,7 @@ export async function runLocalInvestigation(
             progress: options.progress,
             pollMs: options.pollMs,
             howToApprove,
+            ...(options.signal && { signal: options.signal }),
           }),
         getApproval: (id) => approvals.get(id),
         save: (record) => store.save(record),
@@ -226,6 +236,6 @@ export function approvalInstructions(
   return [
     `To approve ${id} (or deny it), either:`,
     `  open ${base}/ui/approvals and sign in with ${token}, or`,
-    `  run: sentinel approvals approve ${id} --server ${base} ${tokenFlag}`,
+    `  run: ${sentinelCommand()} approvals approve ${id} --server ${base} ${tokenFlag}`,
   ].join('\n');
 }

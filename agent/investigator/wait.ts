@@ -123,7 +123,28 @@ async function decideHere(
       progress.write('Approving (--yes).\n');
       return await approvals.approve(request.id);
     }
-    const answer = await mode.prompter.confirm('Approve this call?');
+    // The question stands only while the request is pending: a decision on the page or with
+    // `sentinel approvals` withdraws it, and the investigation goes on with that decision.
+    const withdraw = new AbortController();
+    const interrupted = () => withdraw.abort();
+    options.signal?.addEventListener('abort', interrupted, { once: true });
+    const elsewhere = decidedElsewhere(request.id, options, withdraw.signal);
+    const answer = await Promise.race([
+      mode.prompter.confirm('Approve this call?', { signal: withdraw.signal }),
+      elsewhere,
+    ]);
+    withdraw.abort();
+    options.signal?.removeEventListener('abort', interrupted);
+    if (options.signal?.aborted) {
+      throw new SentinelError(
+        'timeout',
+        `Stopped waiting for approval request ${request.id}; it is still pending. Resume the investigation to keep waiting.`,
+      );
+    }
+    if (typeof answer === 'object') {
+      progress.write(`${decisionLine(answer)}\n`);
+      return answer;
+    }
     if (answer === undefined) return undefined;
     if (answer) return await approvals.approve(request.id);
     const reason = (await mode.prompter.ask('Reason for declining (Enter for none): '))?.trim();
@@ -134,9 +155,45 @@ async function decideHere(
       error instanceof SentinelError &&
       ['forbidden', 'conflict', 'unauthorized', 'approval_expired'].includes(error.code)
     ) {
+      const now = await approvals.get(request.id).catch(() => undefined);
+      if (now && now.status !== 'pending' && now.decision) {
+        progress.write(`${decisionLine(now)}\n`);
+        return now;
+      }
       progress.write(`Cannot decide here: ${error.message}\n`);
       return undefined;
     }
     throw error;
+  }
+}
+
+/** "Approved elsewhere by alice" / "Denied elsewhere by bob: <reason>" (or the status). */
+export function decisionLine(request: ApprovalRequest): string {
+  const { decision } = request;
+  if (!decision) return `Approval request ${request.id} is now ${request.status}.`;
+  return decision.decision === 'allow'
+    ? `Approved elsewhere by ${decision.by} (approvals page or \`sentinel approvals\`); the prompt is withdrawn.`
+    : `Denied elsewhere by ${decision.by}: ${decision.reason ?? '(no reason)'}; the prompt is withdrawn.`;
+}
+
+/**
+ * Polls request `id` while the terminal asks, and resolves with it once it is no longer pending
+ * (decided on the page, with `sentinel approvals`, expired); never resolves once `signal` aborts.
+ */
+async function decidedElsewhere(
+  id: string,
+  options: WaitOptions,
+  signal: AbortSignal,
+): Promise<ApprovalRequest> {
+  const pollMs = options.pollMs ?? 1000;
+  for (;;) {
+    try {
+      await sleep(pollMs, undefined, { signal });
+    } catch {
+      return new Promise<never>(() => {});
+    }
+    const request = await options.approvals.get(id).catch(() => undefined);
+    if (signal.aborted) return new Promise<never>(() => {});
+    if (request && request.status !== 'pending') return request;
   }
 }

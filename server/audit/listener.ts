@@ -6,60 +6,69 @@ import type { Logger } from 'pino';
 import type { ApprovalEventListener, ExecutionSettledListener } from '../gate/events.ts';
 import type { RejectedCallListener } from '../pipeline.ts';
 import { approvalEventEntry, rejectedCallEntry, settledExecutionEntry } from './entries.ts';
-import type { AuditLog } from './store.ts';
+import { appendSafely, type AuditAppender } from './async-log.ts';
 
 export function auditEventListener(
-  log: AuditLog,
+  log: AuditAppender,
   options: { logger?: Logger; now?: () => Date; onWriteError?: (error: unknown) => void } = {},
 ): ApprovalEventListener {
   const now = options.now ?? (() => new Date());
   return (event) => {
-    try {
-      const entry = approvalEventEntry(event, now());
-      if (entry) log.append(entry);
-    } catch (error) {
+    const failed = (error: unknown) => {
       options.logger?.error(
         { err: error, event: event.type, approvalRequestId: event.request.id },
         'audit record not written',
       );
       options.onWriteError?.(error);
+    };
+    try {
+      const entry = approvalEventEntry(event, now());
+      if (entry) void appendSafely(log, entry, failed);
+    } catch (error) {
+      failed(error);
     }
   };
 }
 
 /** Appends one `rejected` record per refused call; a write failure is logged and counted, never thrown. */
 export function auditRejectionListener(
-  log: AuditLog,
+  log: AuditAppender,
   options: { logger?: Logger; onWriteError?: (error: unknown) => void } = {},
 ): RejectedCallListener {
   return (rejection) => {
-    try {
-      log.append(rejectedCallEntry(rejection));
-    } catch (error) {
+    const failed = (error: unknown) => {
       options.logger?.error(
         { err: error, tool: rejection.tool, requestId: rejection.requestId },
         'audit record not written',
       );
       options.onWriteError?.(error);
+    };
+    try {
+      void appendSafely(log, rejectedCallEntry(rejection), failed);
+    } catch (error) {
+      failed(error);
     }
   };
 }
 
 /** Appends one `execution` record per execution the reconciler settled; a write failure is logged. */
 export function auditSettledListener(
-  log: AuditLog,
+  log: AuditAppender,
   options: { logger?: Logger; now?: () => Date; onWriteError?: (error: unknown) => void } = {},
 ): ExecutionSettledListener {
   const now = options.now ?? (() => new Date());
   return (event) => {
-    try {
-      log.append(settledExecutionEntry(event, now()));
-    } catch (error) {
+    const failed = (error: unknown) => {
       options.logger?.error(
         { err: error, event: event.type, executionId: event.execution.id },
         'audit record not written',
       );
       options.onWriteError?.(error);
+    };
+    try {
+      void appendSafely(log, settledExecutionEntry(event, now()), failed);
+    } catch (error) {
+      failed(error);
     }
   };
 }

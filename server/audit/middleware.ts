@@ -7,10 +7,11 @@ import type { Logger } from 'pino';
 import type { ApprovalRequest } from '../gate/approval-request.ts';
 import type { ToolCallMiddleware } from '../pipeline.ts';
 import { approvalRequestIdOf, toolCallEntry } from './entries.ts';
-import type { AuditLog } from './store.ts';
+import type { AuditAppender } from './async-log.ts';
 
 export interface AuditMiddlewareOptions {
-  log: AuditLog;
+  /** The SQLite log or the PostgreSQL one (anything with `append`). */
+  log: AuditAppender;
   logger?: Logger;
   /** Clock for the record's `time`. Default `() => new Date()`. */
   now?: () => Date;
@@ -41,7 +42,7 @@ export function createAuditMiddleware(options: AuditMiddlewareOptions): ToolCall
       const request =
         call.notes.gate?.request ??
         (id !== undefined && approval ? await approval(id).catch(() => undefined) : undefined);
-      log.append(
+      await log.append(
         toolCallEntry({ call, result, startedAt, durationMs, ...(request && { approval: request }) }),
       );
     } catch (error) {

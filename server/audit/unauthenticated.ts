@@ -8,7 +8,7 @@
 import type { Logger } from 'pino';
 import { UNAUTHENTICATED, UNREAD_TOOL } from '../pipeline.ts';
 import type { AuditEntry } from './record.ts';
-import type { AuditLog } from './store.ts';
+import { appendSafely, type AuditAppender } from './async-log.ts';
 
 /** Sources tracked per window; requests from further sources are counted under `OTHER_SOURCE`. */
 export const MAX_SOURCES = 1000;
@@ -73,7 +73,7 @@ export function unauthenticatedEntry(source: string, window: Window): AuditEntry
  * (default 60 s, unref'd timer). A failed write is logged and passed to `onWriteError`, never thrown.
  */
 export function createUnauthenticatedAudit(
-  log: Pick<AuditLog, 'append'>,
+  log: AuditAppender,
   options: { windowMs?: number; logger?: Logger; onWriteError?: (error: unknown) => void } = {},
 ): UnauthenticatedAudit {
   let windows = new Map<string, Window>();
@@ -81,11 +81,14 @@ export function createUnauthenticatedAudit(
     const closing = windows;
     windows = new Map();
     for (const [source, window] of closing) {
-      try {
-        log.append(unauthenticatedEntry(source, window));
-      } catch (error) {
+      const failed = (error: unknown) => {
         options.logger?.error({ err: error, source }, 'audit record not written');
         options.onWriteError?.(error);
+      };
+      try {
+        void appendSafely(log, unauthenticatedEntry(source, window), failed);
+      } catch (error) {
+        failed(error);
       }
     }
   };

@@ -64,7 +64,13 @@ export type ExecutionSettledListener = (event: ExecutionSettledEvent) => void;
 
 export interface ApprovalsHub {
   /** Adds a listener; returns a function that removes it. */
-  subscribe(listener: ApprovalEventListener): () => void;
+  subscribe(listener: ApprovalEventListener, options?: { remote?: boolean }): () => void;
+  /**
+   * Delivers an event that happened on another replica of a shared store (read back from it) to the
+   * listeners subscribed with `remote: true` only — live views such as the approvals page — not to
+   * those that record or notify (audit, metrics, webhooks), which the replica where it happened ran.
+   */
+  publishRemote(event: ApprovalEvent): void;
   /** Adds a listener of settled executions (`execution_settled`); returns a function that removes it. */
   subscribeSettled(listener: ExecutionSettledListener): () => void;
   /** Delivers an event to every listener; a listener that throws is logged and skipped. */
@@ -84,11 +90,25 @@ const isApprovalEvent = (event: { type: string }): event is ApprovalEvent =>
 export function createApprovalsHub(logger?: Logger): ApprovalsHub {
   const listeners = new Set<ApprovalEventListener>();
   const settledListeners = new Set<ExecutionSettledListener>();
+  const remoteListeners = new Set<ApprovalEventListener>();
   let provided: ApprovalsService | undefined;
   return {
-    subscribe(listener) {
+    subscribe(listener, options = {}) {
       listeners.add(listener);
-      return () => listeners.delete(listener);
+      if (options.remote) remoteListeners.add(listener);
+      return () => {
+        listeners.delete(listener);
+        remoteListeners.delete(listener);
+      };
+    },
+    publishRemote(event) {
+      for (const listener of remoteListeners) {
+        try {
+          listener(event);
+        } catch (error) {
+          logger?.warn({ err: error, event: event.type }, 'approval event listener failed');
+        }
+      }
     },
     subscribeSettled(listener) {
       settledListeners.add(listener);

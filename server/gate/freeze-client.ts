@@ -2,27 +2,23 @@
  * The client side of the change freeze: `GET|POST|DELETE /freeze` on a running server with an
  * admin's token, and the lines `sentinel freeze on|off|status` print.
  */
-import { readFileSync } from 'node:fs';
 import { SentinelError } from '../../core/index.ts';
+import { clientToken } from '../client-token.ts';
 import { localTokenFile, resolveDataDir } from '../data-dir.ts';
 import { serverBaseUrl } from '../server-url.ts';
 import { ApiErrorSchema, FreezeStateSchema, type FreezeState } from './approval-request.ts';
 
 /** `--token`, SENTINEL_TOKEN, else the `local` token the server generated in the data dir. */
-function tokenFor(options: { token?: string; dataDir?: string }): string {
-  if (options.token) return options.token;
-  const file = localTokenFile(resolveDataDir(options.dataDir));
-  try {
-    return readFileSync(file, 'utf8').trim();
-  } catch {
-    throw new SentinelError(
-      'invalid_input',
-      `No token: give --token or SENTINEL_TOKEN (an admin's), or run the server so ${file} exists.`,
-      {
-        field: '--token',
-      },
-    );
-  }
+function tokenFor(options: { token?: string; dataDir?: string; server: string }): string {
+  const dataDir = resolveDataDir(options.dataDir);
+  const found = clientToken(options.token, dataDir, options.server);
+  if (found) return found.token;
+  const file = localTokenFile(dataDir);
+  throw new SentinelError(
+    'invalid_input',
+    `No token: give --token or SENTINEL_TOKEN (an admin's), or run the server so ${file} exists.`,
+    { field: '--token' },
+  );
 }
 
 /**
@@ -57,11 +53,15 @@ export async function requestFreeze(
   const body: unknown = await response.json().catch(() => undefined);
   if (!response.ok) {
     const apiError = ApiErrorSchema.safeParse(body);
+    if (response.status === 401) {
+      throw new SentinelError(
+        'unauthorized',
+        `The Sentinel server at ${serverBaseUrl(options.server)} does not accept this token (HTTP 401): pass an admin's token with --token or SENTINEL_TOKEN, or run where that server keeps its local.token (--data-dir).`,
+        { field: '--token' },
+      );
+    }
     const message = apiError.success ? apiError.data.error.message : `HTTP ${response.status}`;
-    throw new SentinelError(
-      response.status === 401 || response.status === 403 ? 'forbidden' : 'unavailable',
-      message,
-    );
+    throw new SentinelError(response.status === 403 ? 'forbidden' : 'unavailable', message);
   }
   return FreezeStateSchema.parse(body);
 }

@@ -23,6 +23,9 @@ import { createGate, type PreviewFn } from './index.ts';
 import { DEFAULT_POLICY_PATH, loadPolicyFile } from './policy/load.ts';
 import { openSqliteStore } from './store/sqlite.ts';
 import { createUpstreamVerifier } from './upstream.ts';
+import { APPROVAL_EVENT_TYPES, type ApprovalEvent } from './events.ts';
+import type { EventBridge } from '../postgres/events.ts';
+import { randomUUID } from 'node:crypto';
 
 /**
  * Which tools the harness gates for a `trust_upstream_approval` identity: those the agent spec's
@@ -67,6 +70,9 @@ function readable(identities: Pick<IdentityStore, 'list'>): boolean {
   }
 }
 
+/** How often a replica on a shared store looks for executions of replicas that stopped (ms). */
+const ORPHAN_SWEEP_MS = 2_000;
+
 /** How long a preview for `POST /approvals` may take (ms). */
 const PREVIEW_TIMEOUT_MS = 30_000;
 
@@ -94,7 +100,30 @@ export const gatePlugin: ServerPlugin = async (context) => {
   const loaded = loadPolicyFile(policyFile, registry);
   for (const warning of loaded.warnings) logger.warn({ policy: policyFile }, warning);
   logger.info({ policy: policyFile, rules: loaded.policy.rules.length }, 'approval policy loaded');
-  const store = openSqliteStore({ dataDir: context.dataDir });
+  const store =
+    context.storeUrl === undefined
+      ? openSqliteStore({ dataDir: context.dataDir })
+      : // Loaded only for a PostgreSQL store: a SQLite server never loads the `pg` driver.
+        await (await import('./store/postgres.ts')).openPostgresStore({ url: context.storeUrl });
+  // A shared store: the other replicas' approval events reach this one's live views (the page).
+  let bridge: EventBridge | undefined;
+  if (context.storeUrl !== undefined) {
+    const { startEventBridge } = await import('../postgres/events.ts');
+    bridge = await startEventBridge({
+      url: context.storeUrl,
+      replica: randomUUID(),
+      logger,
+      onRemote: (note) => {
+        if (!APPROVAL_EVENT_TYPES.includes(note.type as ApprovalEvent['type'])) return;
+        store
+          .get(note.id)
+          .then((request) => {
+            if (request) approvals.publishRemote({ type: note.type as ApprovalEvent['type'], request });
+          })
+          .catch((error: unknown) => logger.warn({ err: error }, 'remote approval event not read back'));
+      },
+    });
+  }
   // The pending message links to where approvers act: the server's real address, known once it listens.
   let baseUrl: string | undefined;
   const gate = createGate({
@@ -115,13 +144,38 @@ export const gatePlugin: ServerPlugin = async (context) => {
     // trust_upstream_approval is honoured only on an allow the identity's harness shows.
     upstreamVerifier: createUpstreamVerifier(),
     // Notifications, metrics, audit and the approvals page follow the requests through the hub.
-    onEvent: (event) => approvals.publish(event),
+    onEvent: (event) => {
+      approvals.publish(event);
+      const request = (event as { request?: { id?: unknown } }).request;
+      if (bridge && typeof request?.id === 'string') bridge.notify(event.type, request.id);
+    },
   });
   approvals.provide(gate.approvals);
   const connection = kube();
   const report = await gate.reconcile(connection.configured ? connection.reader : undefined);
   if (report.applied.length + report.notApplied.length + report.unresolved.length > 0) {
     logger.warn({ ...report }, 'settled executions interrupted by the previous server run');
+  }
+  // With a shared store, executions of a replica that died are settled by a surviving one: look
+  // for orphans (the store returns only those whose replica is gone) every few seconds.
+  let orphanSweep: NodeJS.Timeout | undefined;
+  if (context.storeUrl !== undefined) {
+    let running = false;
+    orphanSweep = setInterval(() => {
+      if (running) return;
+      running = true;
+      const current = kube();
+      gate
+        .reconcile(current.configured ? current.reader : undefined)
+        .then((settled) => {
+          if (settled.applied.length + settled.notApplied.length > 0) {
+            logger.warn({ ...settled }, 'settled executions of a replica that stopped');
+          }
+        })
+        .catch((error: unknown) => logger.warn({ err: error }, 'orphaned execution sweep failed'))
+        .finally(() => (running = false));
+    }, ORPHAN_SWEEP_MS);
+    orphanSweep.unref();
   }
   const router = gate.router();
   return {
@@ -136,6 +190,10 @@ export const gatePlugin: ServerPlugin = async (context) => {
         app.use(router);
       },
     ],
-    close: () => gate.close(),
+    close: async () => {
+      clearInterval(orphanSweep);
+      await bridge?.close();
+      return gate.close();
+    },
   };
 };

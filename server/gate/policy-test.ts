@@ -2,7 +2,7 @@
  * `sentinel policy test`: which policy rule a call matches and what it decides, offline (runs nothing).
  */
 import { resolve } from 'node:path';
-import { allTools, createRegistry, type ToolRegistry } from '../../tools/index.ts';
+import { allTools, didYouMean, createRegistry, type ToolRegistry } from '../../tools/index.ts';
 import { SentinelError } from '../../core/index.ts';
 import { parseToolArguments } from '../arguments.ts';
 import { defaultTokensFile, resolveDataDir } from '../data-dir.ts';
@@ -59,6 +59,16 @@ export function runPolicyTest(
     });
   }
   const tool = registry.get(options.tool);
+  if (!tool) {
+    throw new SentinelError(
+      'invalid_input',
+      `Unknown tool '${options.tool}': nothing was evaluated.${didYouMean(
+        options.tool,
+        registry.tools.map((known) => known.name),
+      )} The tools are: ${registry.tools.map((known) => known.name).join(', ')}.`,
+      { field: '--tool' },
+    );
+  }
   const args = tool ? parseToolArguments(tool, raw) : (raw as Record<string, unknown>);
   let identity: Identity | undefined;
   if (options.identity !== undefined) {

@@ -91,7 +91,7 @@ export async function reconcileExecutions(
     }
   };
   const report: ReconcileReport = { applied: [], notApplied: [], unresolved: [] };
-  for (const execution of await store.listExecuting()) {
+  for (const execution of await (store.listOrphaned?.() ?? store.listExecuting())) {
     const target = executionTarget(execution);
     if (!reader) {
       // No cluster to ask now: leave it executing (it blocks nothing and is settled on a later start).

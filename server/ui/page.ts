@@ -124,20 +124,62 @@ function grantScope(request: ApprovalRequest, now: Date): string {
   const left = Date.parse(grant.expires_at) - now.getTime();
   const until =
     request.status === 'approved' && left > 0
-      ? `until ${grant.expires_at} (${humanDuration(left)} left)`
-      : `until ${grant.expires_at}`;
+      ? `until ${TIME_MARK} (${humanDuration(left)} left)`
+      : `until ${TIME_MARK}`;
   const covers =
     grant.validity === 'once'
       ? `this exact call, once, ${until}`
       : `every ${view.tool} call by ${view.requester} on ${view.cluster} that matches policy ${
           request.policy.rules.length === 1 ? 'rule' : 'rules'
         } ${request.policy.rules.map(clean).join(', ')}, for ${clean(grant.validity.window)}, ${until}`;
-  return `<p class="grant"><strong>Grant covers</strong> ${e(covers)}</p>`;
+  // The mark is the last occurrence (rule names come before it and could contain it).
+  const text = e(covers);
+  const at = text.lastIndexOf(TIME_MARK);
+  const html = `${text.slice(0, at)}${timeHtml(grant.expires_at)}${text.slice(at + TIME_MARK.length)}`;
+  return `<p class="grant"><strong>Grant covers</strong> ${html}</p>`;
+}
+
+/** Stands for a time in escaped text until it is replaced by its `<time>` element. */
+const TIME_MARK = '{{until}}';
+
+/**
+ * A timestamp as `<time>`: the UTC ISO value as text and on hover; the page's script shows the
+ * viewer's local time in its place (the title keeps the UTC value).
+ */
+function timeHtml(iso: string): string {
+  const value = e(iso);
+  return `<time datetime="${value}" title="${value} (UTC)">${value}</time>`;
+}
+
+/** Words for each status, so it is never told by colour alone. */
+const STATUS_LABELS: Record<ApprovalRequest['status'], string> = {
+  pending: 'Pending: waiting for a decision',
+  approved: 'Approved: waiting for the retry',
+  executing: 'Executing',
+  executed: 'Executed',
+  denied: 'Denied',
+  expired: 'Expired: never decided',
+  cancelled: 'Cancelled',
+  withdrawn: 'Withdrawn by the requester',
+  failed: 'Failed',
+  superseded: 'Superseded',
+  stale: 'Stale: the target changed, not run',
+};
+
+/** The status badge, and for a pending request a live countdown to its expiry. */
+function statusHtml(request: ApprovalRequest): string {
+  const status = e(request.status);
+  const label = e(STATUS_LABELS[request.status]);
+  const badge = `<p class="status-label status-${status}"><span>${label}</span></p>`;
+  if (request.status !== 'pending') return badge;
+  const expires = e(request.expires_at);
+  return `${badge}<p class="countdown">Expires ${timeHtml(request.expires_at)} <span data-countdown="${expires}"></span></p>`;
 }
 
 /** The list item for `request`: the rendered request, controls when pending, an error slot. */
 export function pageItem(request: ApprovalRequest, now: Date): PageItem {
   const html = [
+    statusHtml(request),
     renderApprovalHtml(request, { now }),
     grantScope(request, now),
     request.status === 'pending' ? controls(request) : '',

@@ -331,7 +331,8 @@ export function createUiRouter(options: UiRouterOptions): UiRouter {
     };
     const timer = setInterval(() => void stream.send(), REFRESH_MS);
     timer.unref();
-    const unsubscribe = approvals.subscribe(() => void stream.send());
+    // Events of other replicas too (`remote`): the page shows the shared store, wherever it changed.
+    const unsubscribe = approvals.subscribe(() => void stream.send(), { remote: true });
     streams.add(stream);
     req.on('close', () => stream.end());
     void stream.send();

@@ -120,7 +120,7 @@ describe('sentinel investigate --harness (command line)', () => {
         '--yes',
       );
       expect(output.err.trim().split('\n').at(-1)).toBe(
-        'sentinel: TrueForge harness answered 422 to POST /api/v1/sessions/session-1/turns: Send batch must resolve all pending tool calls (approve or deny each). Missing: call_ghost. The harness still waits for a decision on every pending tool call of the paused turn. Answer again with: sentinel investigate --resume-session session-1 (grants apr_0000000000000002 on the Sentinel server stay unused and are reused).',
+        'sentinel: TrueForge harness answered 422 to POST /api/v1/sessions/session-1/turns: Send batch must resolve all pending tool calls (approve or deny each). Missing: call_ghost. The harness still waits for a decision on every pending tool call of the paused turn. Answer again with: npx sentinel investigate --resume-session session-1 (grants apr_0000000000000002 on the Sentinel server stay unused and are reused).',
       );
       expect(output.err).not.toMatch(/\n\s+at /);
       expect(process.exitCode).toBe(1);

@@ -61,10 +61,10 @@ describe('sentinel policy test', () => {
       decision: 'allow',
       dryRun: true,
     });
-    expect(test('drop_database', '{}').verdict).toMatchObject({
-      decision: 'deny',
-      rule: 'default:unknown-tool',
-    });
+    // An unknown tool is a usage error (the gate would deny it; a typo should not look like a verdict).
+    expect(() => test('drop_database', '{}')).toThrow(
+      expect.objectContaining({ code: 'invalid_input', field: '--tool' }),
+    );
     const trusted = test('rollback_deployment', '{"namespace":"shop","name":"x"}', 'harness');
     expect(trusted.upstreamApproval).toBe(true);
     expect(formatPolicyTest(trusted)).toContain(
@@ -166,5 +166,14 @@ describe('sentinel freeze', () => {
     });
     expect(stdout).toBe('Changes are not frozen.\n');
     expect((await requestFreeze({ server: s.url, token: s.tokens.agent }, undefined)).frozen).toBe(false);
+  });
+
+  it('says what to do when the server does not accept the token', async () => {
+    await expect(
+      requestFreeze({ server: s.url, token: 'not-a-token-of-this-server' }, undefined),
+    ).rejects.toMatchObject({
+      code: 'unauthorized',
+      message: expect.stringMatching(/does not accept this token \(HTTP 401\).*--token or SENTINEL_TOKEN/),
+    });
   });
 });

@@ -261,6 +261,12 @@ export interface ApprovalStore {
   ): Promise<StoredExecution | undefined>;
   /** Executions still `executing` (after a crash: what reconciliation looks at). */
   listExecuting(): Promise<StoredExecution[]>;
+  /**
+   * A store shared by several processes (PostgreSQL replicas) knows which executions no live process
+   * runs any more: those, claimed for the caller to settle. Reconciliation uses it instead of
+   * `listExecuting` when present, so it never settles another live replica's running call.
+   */
+  listOrphaned?(): Promise<StoredExecution[]>;
   getFreeze(): Promise<FreezeState>;
   /** Turns the freeze on (`reason` and `by` given) or off (`frozen: false`). */
   setFreeze(frozen: boolean, reason: string | null, by: string | null, now: Date): Promise<FreezeState>;

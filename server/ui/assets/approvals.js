@@ -56,11 +56,34 @@ function countPending() {
   document.getElementById('pending-empty').hidden = count > 0;
 }
 
+// Times in the viewer's own zone (the UTC value stays on hover), and live countdowns to expiry.
+function localTimes(root) {
+  for (const time of root.querySelectorAll('time[datetime]')) {
+    if (time.dataset.local === time.dateTime) continue;
+    const date = new Date(time.dateTime);
+    if (Number.isNaN(date.getTime())) continue;
+    time.textContent = date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+    time.dataset.local = time.dateTime;
+  }
+}
+
+function countdowns() {
+  for (const span of document.querySelectorAll('[data-countdown]')) {
+    const left = Math.round((Date.parse(span.dataset.countdown) - Date.now()) / 1000);
+    const text =
+      left <= 0 ? '(expired)' : `(in ${Math.floor(left / 60)} min ${String(left % 60).padStart(2, '0')} s)`;
+    if (span.textContent !== text) span.textContent = text;
+  }
+}
+
 function render(snapshot) {
   place(lists.pending, snapshot.pending);
   place(lists.history, snapshot.history);
   countPending();
+  localTimes(document);
+  countdowns();
 }
+setInterval(countdowns, 1000);
 
 function showError(li, message) {
   const slot = li.querySelector('.error');
@@ -198,4 +221,6 @@ function connect() {
   });
 }
 
+localTimes(document);
+countdowns();
 connect();

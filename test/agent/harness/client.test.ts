@@ -228,7 +228,7 @@ describe('TrueForgeClient against the fake harness', () => {
     const missing = await failure(client.createSession('nobody'));
     expect(missing.code).toBe('not_found');
     expect(missing.message).toBe(
-      'TrueForge harness answered 404 to POST /api/v1/sessions: Agent "nobody" not found. No agent named \'nobody\' is registered; run `sentinel harness register` first.',
+      'TrueForge harness answered 404 to POST /api/v1/sessions: Agent "nobody" not found. No agent named \'nobody\' is registered; run `npx sentinel harness register` first.',
     );
 
     const taken = await failure(client.createAgent('sentinel', { model: { name: 'm' } }));

@@ -424,7 +424,7 @@ describe('sentinel investigate in harness mode (fake TrueForge)', () => {
     expect((rejected as SentinelError).message).toContain('answered 422 to POST /api/v1/sessions/session-');
     expect((rejected as SentinelError).message).toContain('Missing: call_hidden.');
     expect((rejected as SentinelError).message).toContain(
-      `Answer again with: sentinel investigate --resume-session session-`,
+      `Answer again with: npx sentinel investigate --resume-session session-`,
     );
     expect((rejected as SentinelError).message).toMatch(
       /\(grants apr_1, apr_2 on the Sentinel server stay unused and are reused\)\.$/,

@@ -3,7 +3,7 @@
  * waits for approval, and another one resuming it; the investigator's identity.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -61,6 +61,38 @@ describe('local investigations across processes', { timeout: 240_000 }, () => {
     for (const dir of scratchDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
 
+  it('on Ctrl-C says what is still pending and how to resume, leaves no token file, exits 130', async () => {
+    incident = await startIncident('bad-image-rollout');
+    const dataDir = mkdtempSync(join(tmpdir(), 'sentinel-investigate-'));
+    scratchDirs.push(dataDir);
+    child = sentinel([
+      'investigate',
+      'checkout returns 502',
+      '-n',
+      'shop',
+      '--kubeconfig',
+      incident.kubeconfig,
+      '--data-dir',
+      dataDir,
+    ]);
+    await until('the wait loop', () =>
+      child!.output().stderr.includes('Waiting for a decision') ? true : undefined,
+    );
+    child.kill('SIGINT');
+    const code = await exited(child);
+    const { stderr } = child.output();
+    expect(code, stderr).toBe(130);
+    expect(stderr).toMatch(
+      /Still pending on the Sentinel server: approval request apr_\w+ \(nothing has run/,
+    );
+    expect(stderr).toMatch(
+      new RegExp(`Resume with: npx sentinel investigate --resume inv_\\w+ --data-dir ${dataDir}`),
+    );
+    expect(readdirSync(dataDir).filter((name) => name.startsWith('local-server-'))).toEqual([]);
+    expect(existsSync(join(dataDir, 'servers')) ? readdirSync(join(dataDir, 'servers')) : []).toEqual([]);
+    expect(incident.mutations()).toEqual([]);
+  });
+
   it('resumes after the process is killed while waiting for approval, and executes the call once', async () => {
     incident = await startIncident('bad-image-rollout');
     const { dataDir } = incident;
@@ -86,7 +118,7 @@ describe('local investigations across processes', { timeout: 240_000 }, () => {
     await until('the wait loop', () =>
       child!.output().stderr.includes('Waiting for a decision') ? true : undefined,
     );
-    expect(child.output().stderr).toContain(`Resume with: sentinel investigate --resume ${waiting.id}`);
+    expect(child.output().stderr).toContain(`Resume with: npx sentinel investigate --resume ${waiting.id}`);
     child.kill('SIGKILL');
     await exited(child);
     expect(incident.mutations()).toEqual([]);
@@ -182,7 +214,7 @@ describe('local investigations across processes', { timeout: 240_000 }, () => {
         ) ?? undefined,
     );
     expect(progress.text()).toContain(
-      `  run: sentinel approvals approve ${requestId} --server ${url} --token "$(cat ${tokenFile})"\n`,
+      `  run: npx sentinel approvals approve ${requestId} --server ${url} --token "$(cat ${tokenFile})"\n`,
     );
     expect(statSync(tokenFile!).mode & 0o777).toBe(0o600);
     const approvals = createApprovalsClient({ server: url!, token: readFileSync(tokenFile!, 'utf8').trim() });
@@ -278,6 +310,8 @@ describe('local investigations across processes', { timeout: 240_000 }, () => {
 
   it('refuses --yes without a token to approve with', async () => {
     incident = await startIncident('bad-image-rollout');
+    // A server this data directory holds no token for (its discovery file gone: another machine's).
+    rmSync(join(incident.dataDir, 'servers'), { recursive: true, force: true });
     await expect(
       runLocalInvestigation({
         symptom: 'x',

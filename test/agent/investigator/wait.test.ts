@@ -1,4 +1,6 @@
+import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { terminalPrompter } from '../../../agent/harness/prompter.ts';
 import { waitForDecision } from '../../../agent/investigator/wait.ts';
 import type { ApprovalsClient } from '../../../server/approvals-client.ts';
 
@@ -38,4 +40,58 @@ describe('waitForDecision', () => {
       '\nWaiting for a decision on approval request apr_0123456789abcdef (Ctrl-C stops waiting, the request stays pending)\nApproval request apr_0123456789abcdef: approved\n',
     );
   });
+});
+
+describe('waitForDecision at a y/N prompt, decided elsewhere', () => {
+  const decision = (decision: 'allow' | 'deny', by: string, reason: string | null) => ({
+    decision,
+    by,
+    at: new Date().toISOString(),
+    reason,
+    admin_fallback: false,
+  });
+
+  it.each([
+    ['approved', decision('allow', 'alice', null), 'Approved elsewhere by alice'],
+    [
+      'denied',
+      decision('deny', 'bob', 'not during the sale'),
+      'Denied elsewhere by bob: not during the sale',
+    ],
+  ] as const)(
+    'withdraws the prompt when the request is %s on the page, and a line typed later is not an answer',
+    async (status, decided, line) => {
+      let reads = 0;
+      const api: ApprovalsApi = {
+        get: () =>
+          Promise.resolve(
+            approvalFixture({
+              status: reads++ < 2 ? 'pending' : status,
+              decision: reads > 2 ? decided : null,
+              expires_at: new Date(Date.now() + 60_000).toISOString(),
+            }),
+          ),
+        approve: () => Promise.reject(new Error('the terminal must not decide')),
+        deny: () => Promise.reject(new Error('the terminal must not decide')),
+      };
+      const input = new PassThrough();
+      const prompter = terminalPrompter(input, capture());
+      const progress = capture();
+      const result = await waitForDecision('apr_0123456789abcdef', {
+        approvals: api,
+        mode: { kind: 'prompt', prompter },
+        progress,
+        pollMs: 1,
+      });
+      expect(result.status).toBe(status);
+      expect(progress.text()).toContain(line);
+      // The engineer types after the page decided: the withdrawn question does not take it, the next does not see it.
+      input.write('y\n');
+      await new Promise((resolveTick) => setImmediate(resolveTick)); // the stream delivers the line
+      const next = prompter.ask('next question? ');
+      input.write('second\n');
+      expect(await next).toBe('second');
+      prompter.close();
+    },
+  );
 });

@@ -72,13 +72,24 @@ describeWithTool('chromium', 'approvals page in headless Chromium', (chromiumPat
     const loginUrl = /(http:\/\/127\.0\.0\.1:\d+\/ui\/login\?ticket=[\w-]+)/.exec(s.stderr.join(''))![1]!;
     await page.goto(loginUrl);
     expect(new URL(page.url()).pathname).toBe('/ui/approvals');
-    await expect.poll(() => page.locator('#connection').textContent()).toBe('Live updates: connected.');
+    // A cold browser on a loaded machine can take seconds to open the stream: wait for it, do not time it.
+    await expect
+      .poll(() => page.locator('#connection').textContent(), { timeout: 60_000 })
+      .toBe('Live updates: connected.');
     const rendered = item(rollback);
     expect(await rendered.locator('h3.sentence').textContent()).toBe(
       'Roll back Deployment shop/checkout from revision 7 (checkout:2.4.1) to revision 6 (checkout:2.4.0)',
     );
     expect(await rendered.locator('dl.facts').textContent()).toContain('Requesteragent, ');
     expect(await rendered.locator('ul.changes').textContent()).toMatch(/checkout:2\.4\.1.*checkout:2\.4\.0/);
+    // The status in words, a live countdown to expiry, the expiry in local time with UTC on hover.
+    expect(await rendered.locator('.status-label').textContent()).toBe('Pending: waiting for a decision');
+    await expect
+      .poll(() => rendered.locator('[data-countdown]').textContent())
+      .toMatch(/^\(in \d+ min \d\d s\)$/);
+    const expires = rendered.locator('.countdown time');
+    expect(await expires.getAttribute('title')).toMatch(/^\d{4}-\d\d-\d\dT.*Z \(UTC\)$/);
+    await expect.poll(() => expires.textContent(), { timeout: 60_000 }).not.toMatch(/Z$/);
     // Icon, stylesheet, script and stream all loaded: nothing for the console to complain about.
     expect(consoleProblems).toEqual([]);
   });
@@ -107,6 +118,8 @@ describeWithTool('chromium', 'approvals page in headless Chromium', (chromiumPat
     expect(await history.locator('dl.facts').textContent()).toContain(
       'denied by local 0s ago: Revision 6 has the cart bug too; fix forward',
     );
+    expect(await history.locator('.status-label').textContent()).toBe('Denied');
+    expect(await history.locator('[data-countdown]').count()).toBe(0);
     expect((await s.api(s.tokens.alice, 'GET', `/approvals/${rollback}`)).body.status).toBe('denied');
   });
 

@@ -74,10 +74,12 @@ describe('approvals page HTML', () => {
       grant: { validity: { window: '15m' }, expires_at: '2025-01-31T02:27:00.000Z' },
     });
     expect(pageItem(approved, FIXTURE_NOW).html).toContain(
-      '<p class="grant"><strong>Grant covers</strong> every scale_deployment call by investigator on context kind-sentinel, API server https://127.0.0.1:6443 that matches policy rules shop-scale, business-hours, for 15m, until 2025-01-31T02:27:00.000Z (13m left)</p>',
+      '<p class="grant"><strong>Grant covers</strong> every scale_deployment call by investigator on context kind-sentinel, API server https://127.0.0.1:6443 that matches policy rules shop-scale, business-hours, for 15m, until <time datetime="2025-01-31T02:27:00.000Z" title="2025-01-31T02:27:00.000Z (UTC)">2025-01-31T02:27:00.000Z</time> (13m left)</p>',
     );
     const ended = pageItem({ ...approved, status: 'expired' }, new Date('2025-01-31T03:00:00.000Z')).html;
-    expect(ended).toContain('for 15m, until 2025-01-31T02:27:00.000Z</p>');
+    expect(ended).toContain(
+      'for 15m, until <time datetime="2025-01-31T02:27:00.000Z" title="2025-01-31T02:27:00.000Z (UTC)">2025-01-31T02:27:00.000Z</time></p>',
+    );
   });
 
   it('shows a once grant as this exact call, and no grant line without a grant', () => {
@@ -87,7 +89,7 @@ describe('approvals page HTML', () => {
       grant: { validity: 'once', expires_at: '2025-01-31T02:42:00.000Z' },
     });
     expect(pageItem(approved, FIXTURE_NOW).html).toContain(
-      '<strong>Grant covers</strong> this exact call, once, until 2025-01-31T02:42:00.000Z (28m left)</p>',
+      '<strong>Grant covers</strong> this exact call, once, until <time datetime="2025-01-31T02:42:00.000Z" title="2025-01-31T02:42:00.000Z (UTC)">2025-01-31T02:42:00.000Z</time> (28m left)</p>',
     );
     expect(pageItem(FIXTURES.rollback_deployment, FIXTURE_NOW).html).not.toContain('class="grant"');
   });
@@ -101,5 +103,21 @@ describe('approvals page HTML', () => {
       grant: { ...grant, scope } as typeof grant,
     });
     expect(pageItem(request, FIXTURE_NOW).html).not.toContain('class="grant"');
+  });
+
+  it('labels every status in words, distinctly, and counts a pending request down to its expiry', () => {
+    const labels = new Set<string>();
+    for (const status of ['pending', 'approved', 'executed', 'denied', 'expired', 'cancelled'] as const) {
+      const { html } = pageItem(approvalFixture({ status }), FIXTURE_NOW);
+      const label = /<p class="status-label status-([a-z]+)"><span>([^<]+)<\/span><\/p>/.exec(html);
+      expect(label?.[1]).toBe(status);
+      labels.add(label![2]!);
+    }
+    expect(labels.size).toBe(6);
+    const pending = approvalFixture({ status: 'pending' });
+    expect(pageItem(pending, FIXTURE_NOW).html).toContain(
+      `<p class="countdown">Expires <time datetime="${pending.expires_at}" title="${pending.expires_at} (UTC)">${pending.expires_at}</time> <span data-countdown="${pending.expires_at}"></span></p>`,
+    );
+    expect(pageItem(approvalFixture({ status: 'denied' }), FIXTURE_NOW).html).not.toContain('countdown');
   });
 });

@@ -1,0 +1,112 @@
+/**
+ * The contract every audit log engine passes (SQLite and PostgreSQL), through `AsyncAuditLog`:
+ * a linear hash chain that survives reopening, append-only through SQL, detection of an edited or
+ * removed record, `since`, and one linear chain with concurrent appenders on several handles
+ * (processes, replicas). Each test gets a fresh, empty log.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { GENESIS_HASH, hashRecord } from '../../../server/audit/index.ts';
+import type { AsyncAuditLog } from '../../../server/audit/async-log.ts';
+import { auditEntry as entry } from '../../helpers/audit.ts';
+
+/** One empty log of an engine: open handles on it, and change it behind the log's back. */
+export interface AuditBackend {
+  /** Opens another handle on the same log (as another process or replica would). */
+  open(): Promise<AsyncAuditLog>;
+  /** Runs SQL on the log's database directly, with the append-only guard removed first. */
+  tamper(sql: string, params?: (string | number)[]): Promise<void>;
+  /** Runs SQL on the database directly (guards in place); rejects as the engine does. */
+  exec(sql: string): Promise<void>;
+  cleanup(): Promise<void>;
+}
+
+export function describeAuditLogContract(name: string, create: () => Promise<AuditBackend>): void {
+  describe(`audit log contract: ${name}`, () => {
+    let backend: AuditBackend;
+    const opened: AsyncAuditLog[] = [];
+    const open = async () => {
+      const log = await backend.open();
+      opened.push(log);
+      return log;
+    };
+    beforeEach(async () => {
+      backend = await create();
+    });
+    afterEach(async () => {
+      for (const log of opened.splice(0)) await log.close();
+      await backend.cleanup();
+    });
+
+    it('chains records across reopening: each carries the previous hash and a hash of its own content', async () => {
+      const log = await open();
+      const first = await log.append(entry());
+      const second = await log.append(entry({ time: '2025-01-31T02:11:00.000Z', tool: 'get_pod' }));
+      expect(first.seq).toBe(1);
+      expect(first.prev_hash).toBe(GENESIS_HASH);
+      expect(second.prev_hash).toBe(first.hash);
+      expect(second.hash).toBe(hashRecord(second));
+      await log.close();
+      const again = await open();
+      const third = await again.append(entry({ tool: 'get_node' }));
+      expect(third).toMatchObject({ seq: 3, prev_hash: second.hash });
+      expect((await again.records()).map((record) => record.tool)).toEqual([
+        'list_pods',
+        'get_pod',
+        'get_node',
+      ]);
+      expect(await again.head()).toEqual({ seq: 3, hash: third.hash, time: third.time });
+      expect(await again.verify()).toEqual({ records: 3, head: third.hash });
+    });
+
+    it('refuses UPDATE and DELETE through SQL', async () => {
+      const log = await open();
+      await log.append(entry());
+      await expect(backend.exec("UPDATE audit_log SET json = '{}'")).rejects.toThrow(/append-only/);
+      await expect(backend.exec('DELETE FROM audit_log')).rejects.toThrow(/append-only/);
+      expect(await log.verify()).toMatchObject({ records: 1 });
+    });
+
+    it('detects an edited record and a removed one', async () => {
+      const log = await open();
+      for (let i = 0; i < 4; i++) await log.append(entry({ tool: `tool_${i}` }));
+      const edited = (await log.records())[2]!;
+      await backend.tamper('UPDATE audit_log SET json = ? WHERE seq = 3', [
+        JSON.stringify({ ...edited, outcome: 'failed' }),
+      ]);
+      expect((await log.verify()).broken).toEqual({
+        seq: 3,
+        reason: expect.stringMatching(/does not match its hash/),
+      });
+      await backend.tamper('DELETE FROM audit_log WHERE seq = 2');
+      expect((await log.verify()).broken).toEqual({
+        seq: 3,
+        reason: expect.stringMatching(/should be record 2; a record was removed or moved/),
+      });
+    });
+
+    it('filters by time with since', async () => {
+      const log = await open();
+      await log.append(entry({ time: '2025-01-31T01:00:00.000Z' }));
+      await log.append(entry({ time: '2025-01-31T03:00:00.000Z' }));
+      expect((await log.records({ since: '2025-01-31T02:00:00.000Z' })).map((r) => r.seq)).toEqual([2]);
+      expect((await log.rows()).map((row) => row.seq)).toEqual([1, 2]);
+    });
+
+    it('keeps one linear chain with concurrent appenders on several handles, and verify passes', async () => {
+      const handles = await Promise.all([1, 2, 3].map(() => open()));
+      const written = await Promise.all(
+        Array.from({ length: 60 }, (_, i) =>
+          handles[i % handles.length]!.append(entry({ request_id: `req-${i}` })),
+        ),
+      );
+      const records = await handles[0]!.records();
+      expect(records.map((record) => record.seq)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+      for (let i = 1; i < records.length; i++) expect(records[i]!.prev_hash).toBe(records[i - 1]!.hash);
+      expect(new Set(written.map((record) => record.seq)).size).toBe(60);
+      expect(new Set(records.map((record) => record.request_id))).toEqual(
+        new Set(written.map((r) => r.request_id)),
+      );
+      expect(await handles[1]!.verify()).toEqual({ records: 60, head: records.at(-1)!.hash });
+    });
+  });
+}

@@ -1,0 +1,53 @@
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import pg from 'pg';
+import { AUDIT_FILE, openAuditLog } from '../../../server/audit/index.ts';
+import { asyncAuditLog } from '../../../server/audit/async-log.ts';
+import { openPostgresAuditLog } from '../../../server/audit/postgres.ts';
+import { describeWithPostgres } from '../../helpers/postgres.ts';
+import { tempDataDir } from '../../helpers/server.ts';
+import { describeAuditLogContract } from './contract.ts';
+
+describeAuditLogContract('SQLite', async () => {
+  const { dir, cleanup } = tempDataDir();
+  const raw = (fn: (db: DatabaseSync) => void) => {
+    const db = new DatabaseSync(join(dir, AUDIT_FILE));
+    try {
+      fn(db);
+    } finally {
+      db.close();
+    }
+  };
+  return {
+    open: async () => asyncAuditLog(openAuditLog(dir)),
+    exec: async (sql) => raw((db) => db.exec(sql)),
+    tamper: async (sql, params = []) =>
+      raw((db) => {
+        db.exec('DROP TRIGGER IF EXISTS audit_log_no_update; DROP TRIGGER IF EXISTS audit_log_no_delete;');
+        db.prepare(sql).run(...params);
+      }),
+    cleanup: async () => cleanup(),
+  };
+});
+
+describeWithPostgres('PostgreSQL audit log', (server) => {
+  describeAuditLogContract('PostgreSQL', async () => {
+    const url = await server().newDatabase();
+    const pool = new pg.Pool({ connectionString: url, max: 2 });
+    const numbered = (sql: string) => {
+      let i = 0;
+      return sql.replace(/\?/g, () => `$${(i += 1)}`);
+    };
+    return {
+      open: () => openPostgresAuditLog({ url }),
+      exec: async (sql) => {
+        await pool.query(sql);
+      },
+      tamper: async (sql, params = []) => {
+        await pool.query('ALTER TABLE audit_log DISABLE TRIGGER USER');
+        await pool.query(numbered(sql), params);
+      },
+      cleanup: () => pool.end(),
+    };
+  });
+});
