@@ -16,7 +16,7 @@
  *   DELETE /freeze                               → 200 FreezeState (admin)
  *
  * Errors: `{ error: { code, message, field? } }` with 401 (no identity), 403 (not allowed), 404
- * (unknown id), 409 (already decided), 410 (expired), 422 (invalid body). Shapes are defined in
+ * (unknown id), 409 (already decided), 410 (expired), 415 (a body that is not JSON), 422 (invalid body). Shapes are defined in
  * `approval-request.ts`.
  */
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
@@ -59,6 +59,27 @@ function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
   throw new SentinelError('invalid_input', `Invalid request: ${message}.`, { field });
 }
 
+/** Whether a request carries a body (a length other than 0, or chunked), as body-parser decides. */
+function hasBody(req: Request): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/**
+ * Refuses a body that is not JSON with 415: express.json() skips it, and the route would read an
+ * empty body — an approval sent as text would silently become a once grant.
+ */
+function requireJsonBody(req: Request, res: Response, next: NextFunction): void {
+  if (!hasBody(req) || req.is('application/json')) return next();
+  const body: ApiError = {
+    error: {
+      code: 'invalid_input',
+      message: `Invalid request: the body is sent as '${req.headers['content-type'] ?? '(no Content-Type)'}'; a request body must be JSON (Content-Type: application/json).`,
+    },
+  };
+  res.status(415).json(body);
+}
+
 /** Builds the router. Mount it where the server's bearer authentication has run. */
 export function createApprovalsRouter(
   service: ApprovalsService,
@@ -66,7 +87,7 @@ export function createApprovalsRouter(
 ): Router {
   const identityOf = options.identityOf ?? ((_req, res) => res.locals.identity as Identity | undefined);
   const router = express.Router();
-  router.use(['/approvals', '/freeze'], express.json({ limit: MAX_BODY_BYTES }));
+  router.use(['/approvals', '/freeze'], requireJsonBody, express.json({ limit: MAX_BODY_BYTES }));
 
   const handle =
     (
