@@ -80,6 +80,29 @@ function requireJsonBody(req: Request, res: Response, next: NextFunction): void 
   res.status(415).json(body);
 }
 
+/** Answers a failed request with `{ error: { code, message, field? } }` and its HTTP status. */
+function sendApiError(error: unknown, _req: Request, res: Response, next: NextFunction): void {
+  if (res.headersSent) return next(error);
+  // body-parser errors (malformed JSON, too large) carry an HTTP status of their own.
+  const httpStatus = (error as { status?: number; type?: string }).status;
+  if (typeof httpStatus === 'number' && !(error instanceof SentinelError)) {
+    const body: ApiError = {
+      error: { code: 'invalid_input', message: `Invalid request body: ${(error as Error).message}.` },
+    };
+    res.status(httpStatus).json(body);
+    return;
+  }
+  const failure = toSentinelError(error);
+  const body: ApiError = {
+    error: {
+      code: failure.code,
+      message: failure.message,
+      ...(failure.field && { field: failure.field }),
+    },
+  };
+  res.status(STATUS[failure.code] ?? 500).json(body);
+}
+
 /** Builds the router. Mount it where the server's bearer authentication has run. */
 export function createApprovalsRouter(
   service: ApprovalsService,
@@ -159,29 +182,6 @@ export function createApprovalsRouter(
     handle((_req, who) => service.setFreeze(who, false, null)),
   );
 
-  router.use(
-    ['/approvals', '/freeze'],
-    (error: unknown, _req: Request, res: Response, next: NextFunction) => {
-      if (res.headersSent) return next(error);
-      // body-parser errors (malformed JSON, too large) carry an HTTP status of their own.
-      const httpStatus = (error as { status?: number; type?: string }).status;
-      if (typeof httpStatus === 'number' && !(error instanceof SentinelError)) {
-        const body: ApiError = {
-          error: { code: 'invalid_input', message: `Invalid request body: ${(error as Error).message}.` },
-        };
-        res.status(httpStatus).json(body);
-        return;
-      }
-      const failure = toSentinelError(error);
-      const body: ApiError = {
-        error: {
-          code: failure.code,
-          message: failure.message,
-          ...(failure.field && { field: failure.field }),
-        },
-      };
-      res.status(STATUS[failure.code] ?? 500).json(body);
-    },
-  );
+  router.use(['/approvals', '/freeze'], sendApiError);
   return router;
 }
