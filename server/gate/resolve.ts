@@ -3,7 +3,7 @@
  * `POST /approvals` (approvals.ts) share, so both apply the same as-sent/as-resolved check.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Tool } from '../../tools/define-tool.ts';
+import type { Tool } from '../../tools/index.ts';
 import { callKey, matchedArguments } from './canonical.ts';
 import type { ResolvedCall } from './decision.ts';
 import { resolveCall } from './new-request.ts';
