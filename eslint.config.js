@@ -54,15 +54,8 @@ export default tseslint.config(
     rules: { 'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }] },
   },
   {
-    // Not split yet (issue 19, left for the next step): the approvals service, its router, reconcile,
-    // the plugin's start-up and the PostgreSQL store.
-    files: [
-      'server/gate/approvals.ts',
-      'server/gate/router.ts',
-      'server/gate/reconcile.ts',
-      'server/gate/plugin.ts',
-      'server/gate/store/postgres.ts',
-    ],
+    // Not split yet (issue 19, left for the next step): the PostgreSQL store.
+    files: ['server/gate/store/postgres.ts'],
     rules: { 'max-lines-per-function': 'off' },
   },
   {

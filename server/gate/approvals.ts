@@ -8,7 +8,7 @@
  * or, as the fallback, any `admin` — and never the identity that made the request.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Tool } from '../../tools/index.ts';
+import type { ClusterIdentity, Tool } from '../../tools/index.ts';
 import { SentinelError, fromZod } from '../../core/index.ts';
 import type { Identity } from '../pipeline.ts';
 import {
@@ -24,11 +24,13 @@ import {
   type FreezeState,
   type GrantValidity,
 } from './approval-request.ts';
-import { callKey, matchedArguments } from './canonical.ts';
+import { callKey } from './canonical.ts';
 import type { GateCore } from './core.ts';
-import { requestRecord, resolveCall } from './new-request.ts';
-import { evaluateResolved, type Verdict } from './policy/evaluate.ts';
+import { decide as decideCall, screen, type ResolvedCall } from './decision.ts';
+import { requestRecord } from './new-request.ts';
+import type { PolicyQuery, Verdict } from './policy/evaluate.ts';
 import { effectDifference, resultText } from './preview.ts';
+import { resolveJudged } from './resolve.ts';
 import type { TransitionResult } from './store/types.ts';
 import { approverStanding, deciderRight } from './approver-standing.ts';
 import { describeWindowGrant } from '../render/window.ts';
@@ -86,7 +88,6 @@ export interface ApprovalsOptions {
 
 export { deciderRight };
 
-/** Checks that `requested` is within `allowed` (once ⊂ any window; shorter window ⊂ longer). */
 /** A POST /approvals the policy denies: nobody can approve it. */
 function policyForbids(verdict: Verdict): SentinelError {
   const resolved = verdict.resolvedArguments
@@ -98,6 +99,7 @@ function policyForbids(verdict: Verdict): SentinelError {
   );
 }
 
+/** Checks that `requested` is within `allowed` (once ⊂ any window; shorter window ⊂ longer). */
 function checkValidity(
   requested: GrantValidity,
   allowed: GrantValidity,
@@ -199,340 +201,399 @@ function transitionOrThrow(result: TransitionResult, id: string): ApprovalReques
   }
 }
 
-export function createApprovalsService(core: GateCore, options: ApprovalsOptions = {}): ApprovalsService {
-  const { store, policy, registry } = core.options;
+/** What every operation of the service reads. */
+interface Ctx {
+  core: GateCore;
+  options: ApprovalsOptions;
+}
 
-  async function load(id: string): Promise<ApprovalRequest> {
-    await expire();
-    const request = await store.get(id);
-    if (!request) throw notFound(id);
-    return request;
+async function load(ctx: Ctx, id: string): Promise<ApprovalRequest> {
+  await expire(ctx);
+  const request = await ctx.core.options.store.get(id);
+  if (!request) throw notFound(id);
+  return request;
+}
+
+async function expire(ctx: Ctx): Promise<void> {
+  const { core } = ctx;
+  for (const request of await core.options.store.expireDue(core.now()))
+    core.emit({ type: 'approval_expired', request });
+  await reconcileIdentities(ctx);
+}
+
+async function reconcileIdentities(ctx: Ctx): Promise<ApprovalRequest[]> {
+  const find = ctx.options.findIdentity;
+  if (!find || ctx.options.identitiesReadable?.() === false) return [];
+  const cancelled: ApprovalRequest[] = [];
+  for (const live of await ctx.core.options.store.liveRequesters()) {
+    const identity = find(live.requester);
+    const current = identity?.credential ?? '';
+    if (identity && current === live.credential) continue;
+    cancelled.push(...(await cancelForRequester(ctx, live.requester, identity ? current : undefined)));
   }
+  cancelled.push(...(await cancelVoidGrants(ctx)));
+  return cancelled;
+}
 
-  async function expire(): Promise<void> {
-    for (const request of await store.expireDue(core.now())) core.emit({ type: 'approval_expired', request });
-    await reconcileIdentities();
-  }
-
-  async function reconcileIdentities(): Promise<ApprovalRequest[]> {
-    const find = options.findIdentity;
-    if (!find || options.identitiesReadable?.() === false) return [];
-    const cancelled: ApprovalRequest[] = [];
-    for (const live of await store.liveRequesters()) {
-      const identity = find(live.requester);
-      const current = identity?.credential ?? '';
-      if (identity && current === live.credential) continue;
-      const reason = identity
-        ? `identity '${live.requester}' now authenticates with a different token (removed and re-added, or rotated); what its old token requested or was granted is void`
-        : `identity '${live.requester}' was revoked`;
-      const changed = await store.cancelForRequester(live.requester, identity ? current : undefined, reason);
-      for (const request of changed) core.emit({ type: 'approval_cancelled', request });
-      if (changed.length > 0) {
-        core.options.logger?.warn(
-          { requester: live.requester, cancelled: changed.map((request) => request.id) },
-          'approval requests and grants of a revoked or re-keyed identity cancelled',
-        );
-      }
-      cancelled.push(...changed);
-    }
-    cancelled.push(...(await cancelVoidGrants()));
-    return cancelled;
-  }
-
-  /** Cancels the approved grants whose approver was revoked or lost the right to approve them. */
-  async function cancelVoidGrants(): Promise<ApprovalRequest[]> {
-    const cancelled: ApprovalRequest[] = [];
-    for (const request of await store.list({ status: 'approved', limit: 10_000 })) {
-      const standing = approverStanding(request, options);
-      if (standing.ok !== false) continue;
-      const changed = await store.cancelGrant(request.id, standing.reason);
-      if (!changed) continue;
-      core.emit({ type: 'approval_cancelled', request: changed });
-      core.options.logger?.warn(
-        { approvalRequestId: changed.id, approver: request.decision?.by },
-        'grant of a revoked approver cancelled',
-      );
-      cancelled.push(changed);
-    }
-    return cancelled;
-  }
-
-  /** `what` names the request in messages, e.g. "approval request 'apr_…'". */
-  function authorizeDecider(
-    request: Pick<ApprovalRequest, 'requester' | 'policy'>,
-    who: Identity,
-    what: string,
-  ) {
-    if (request.requester === who.name) {
-      throw new SentinelError(
-        'forbidden',
-        `Identity '${who.name}' made ${what} and cannot decide it; another approver must.`,
-      );
-    }
-    const right = deciderRight(who, request.policy);
-    if (!right) {
-      throw new SentinelError(
-        'forbidden',
-        `Identity '${who.name}' may not decide this request; the policy names ${request.policy.approvers.join(', ')} (or an admin).`,
-      );
-    }
-    return right;
-  }
-
-  /** For the self-approval refusal of `POST /approvals`: the pending request of that call, if any. */
-  async function ownCallName(requester: string, tool: string, args: Record<string, unknown>) {
-    const key = callKey(tool, args);
-    const pending = (await store.list({ requester, tool, status: 'pending' })).find(
-      (request) => callKey(tool, request.requested_arguments) === key,
+/** Cancels what a revoked (`current` undefined) or re-keyed identity requested or was granted. */
+async function cancelForRequester(
+  ctx: Ctx,
+  requester: string,
+  current: string | undefined,
+): Promise<ApprovalRequest[]> {
+  const { core } = ctx;
+  const reason =
+    current !== undefined
+      ? `identity '${requester}' now authenticates with a different token (removed and re-added, or rotated); what its old token requested or was granted is void`
+      : `identity '${requester}' was revoked`;
+  const changed = await core.options.store.cancelForRequester(requester, current, reason);
+  for (const request of changed) core.emit({ type: 'approval_cancelled', request });
+  if (changed.length > 0) {
+    core.options.logger?.warn(
+      { requester, cancelled: changed.map((request) => request.id) },
+      'approval requests and grants of a revoked or re-keyed identity cancelled',
     );
-    return pending
-      ? `approval request '${pending.id}' for this call`
-      : `this ${tool} call (POST /approvals names it as the requester; no request was created)`;
   }
+  return changed;
+}
 
-  async function decide(
-    id: string,
-    who: Identity,
-    allow: boolean,
-    reason: string | null,
-    validity: GrantValidity,
-  ) {
-    const request = await load(id);
-    const right = authorizeDecider(request, who, `approval request '${id}'`);
-    if (allow) checkValidity(validity, request.policy.validity, policy.settings);
-    const now = core.now();
-    const decided = transitionOrThrow(
-      await store.decide(
-        id,
-        {
-          decision: allow ? 'allow' : 'deny',
-          by: who.name,
-          at: now.toISOString(),
-          reason,
-          admin_fallback: right === 'fallback',
-        },
-        allow ? grantFor(request, validity, now, policy.settings.requestTtlMs) : null,
-        now,
-      ),
-      id,
+/** Cancels the approved grants whose approver was revoked or lost the right to approve them. */
+async function cancelVoidGrants(ctx: Ctx): Promise<ApprovalRequest[]> {
+  const { core } = ctx;
+  const { store } = core.options;
+  const cancelled: ApprovalRequest[] = [];
+  for (const request of await store.list({ status: 'approved', limit: 10_000 })) {
+    const standing = approverStanding(request, ctx.options);
+    if (standing.ok !== false) continue;
+    const changed = await store.cancelGrant(request.id, standing.reason);
+    if (!changed) continue;
+    core.emit({ type: 'approval_cancelled', request: changed });
+    core.options.logger?.warn(
+      { approvalRequestId: changed.id, approver: request.decision?.by },
+      'grant of a revoked approver cancelled',
     );
-    core.emit({ type: 'approval_decided', request: decided });
-    core.options.logger?.info(
-      {
-        approvalRequestId: id,
-        approver: who.name,
-        decision: allow ? 'allow' : 'deny',
-        adminFallback: right === 'fallback',
-      },
-      'approval request decided',
-    );
-    return decided;
+    cancelled.push(changed);
   }
+  return cancelled;
+}
 
-  async function createOnce(
-    who: Identity,
-    body: CreateApprovalBody,
-  ): Promise<{ answer: ApprovalRequest | ApprovalNotRequired; created: boolean }> {
-    const tool = registry.get(body.tool);
-    if (!tool) {
-      throw new SentinelError('not_found', `Tool '${body.tool}' is not registered on this server.`, {
-        field: 'tool',
-      });
-    }
-    const requester = options.findIdentity ? options.findIdentity(body.requester) : undefined;
-    if (options.findIdentity && !requester) {
-      throw new SentinelError('invalid_input', `Requester '${body.requester}' is not a known identity.`, {
-        field: 'requester',
-      });
-    }
-    const parsed = tool.input.safeParse(body.arguments);
-    if (!parsed.success) throw fromZod(parsed.error, ['arguments'], { message: (lines) => lines });
-    const args = parsed.data as Record<string, unknown>;
-    const refKey = body.client_ref && clientRefKey(body.client_ref);
-    if (refKey) {
-      const first = await store.findByClientRef(refKey);
-      if (first) return { answer: sameCallOrConflict(first, tool.name, args), created: false };
-    }
-    const cluster = options.cluster?.();
-    const query = {
-      toolName: tool.name,
-      tool,
-      args,
-      cluster: cluster?.context,
-      identity: requester ?? { name: body.requester, roles: [] },
-    };
-    const asSent = policy.evaluate(query);
-    if (asSent.decision === 'deny') throw policyForbids(asSent);
-    const preview = options.preview;
-    const resolved = preview
-      ? await resolveCall(tool, args, asSent, (dryArgs) => preview(tool, dryArgs))
-      : { resolution: { arguments: matchedArguments(args), preview: null } };
-    if ('failed' in resolved) {
-      const message =
-        resolved.failed instanceof Error ? resolved.failed.message : resultText(resolved.failed);
-      throw new SentinelError('invalid_input', `The dry run of this call fails: ${message}`, {
-        field: 'arguments',
-      });
-    }
-    // Judged like the gate judges the call: as sent and as resolved, the stricter verdict wins.
-    const verdict = evaluateResolved(policy, query, asSent, resolved.resolution.arguments);
-    if (verdict.decision === 'deny') throw policyForbids(verdict);
-    if (verdict.decision === 'allow')
-      return { answer: { approval_required: false, decision: 'allow', rule: verdict.rule }, created: true };
-    const deny = body.decision === 'deny';
-    const right = authorizeDecider(
-      { requester: body.requester, policy: verdict },
-      who,
-      await ownCallName(body.requester, tool.name, args),
-    );
-    const validity = body.validity ?? 'once';
-    if (!deny) checkValidity(validity, verdict.validity, policy.settings);
-    if (body.effect !== undefined && !deny) {
-      const difference = effectDifference(body.effect, resolved.resolution.preview?.effect ?? null);
-      if (difference !== undefined) {
-        throw new SentinelError(
-          'conflict',
-          `The call no longer does what was shown (${difference}); nothing was approved. Show the human the current preview and ask again.`,
-          { field: 'effect' },
-        );
-      }
-    }
-    const now = core.now();
-    const window = windowCoverage(policy, query, verdict, resolved.resolution.arguments);
-    const record = requestRecord({
-      requester: body.requester,
-      createdBy: who.name,
-      cluster,
-      tool,
-      args,
-      resolution: resolved.resolution,
-      verdict,
-      ...(window && { window }),
-      now,
-      requestTtlMs: policy.settings.requestTtlMs,
-      requesterCredential: requester?.credential ?? '',
-      clientRef: body.client_ref,
-      approval: {
-        decision: {
-          decision: deny ? 'deny' : 'allow',
-          by: who.name,
-          at: now.toISOString(),
-          reason: body.reason ?? null,
-          admin_fallback: right === 'fallback',
-        },
-        grant: deny
-          ? null
-          : grantFor(
-              {
-                requester: body.requester,
-                tool: tool.name,
-                cluster: cluster ?? null,
-                policy: { ...verdict, ...(window && { window }) },
-              },
-              validity,
-              now,
-              policy.settings.requestTtlMs,
-            ),
-      },
-    });
-    let request: ApprovalRequest;
-    if (refKey) {
-      const stored = await store.insertForClientRef({ ...record, clientRefKey: refKey });
-      // Another process answered the same harness tool call first: its answer stands.
-      if (!stored.created)
-        return { answer: sameCallOrConflict(stored.request, tool.name, args), created: false };
-      request = stored.request;
-    } else {
-      request = await store.insert(record);
-    }
-    core.emit({ type: 'approval_created', request });
-    core.emit({ type: 'approval_decided', request });
-    core.options.logger?.info(
-      {
-        approvalRequestId: request.id,
-        approver: who.name,
-        decision: deny ? 'deny' : 'allow',
-        ...(body.client_ref && { clientRef: body.client_ref }),
-      },
-      'approval request created decided',
-    );
-    return { answer: request, created: true };
-  }
-
-  /**
-   * The first request of a harness tool call, when `tool` and `args` are the call it answered;
-   * otherwise a `conflict` naming it (a harness tool call id stands for one call).
-   */
-  function sameCallOrConflict(
-    first: ApprovalRequest,
-    tool: string,
-    args: Record<string, unknown>,
-  ): ApprovalRequest {
-    if (first.tool === tool && callKey(tool, first.requested_arguments) === callKey(tool, args)) return first;
+/** `what` names the request in messages, e.g. "approval request 'apr_…'". */
+function authorizeDecider(
+  request: Pick<ApprovalRequest, 'requester' | 'policy'>,
+  who: Identity,
+  what: string,
+) {
+  if (request.requester === who.name) {
     throw new SentinelError(
-      'conflict',
-      `client_ref already answers ${first.client_ref ? describeClientRef(first.client_ref) : 'a harness tool call'} with approval request '${first.id}' (${first.tool} ${JSON.stringify(first.requested_arguments)}, ${first.status}); one harness tool call gets one decision, and this is another call. Nothing was created.`,
-      { field: 'client_ref' },
+      'forbidden',
+      `Identity '${who.name}' made ${what} and cannot decide it; another approver must.`,
     );
   }
+  const right = deciderRight(who, request.policy);
+  if (!right) {
+    throw new SentinelError(
+      'forbidden',
+      `Identity '${who.name}' may not decide this request; the policy names ${request.policy.approvers.join(', ')} (or an admin).`,
+    );
+  }
+  return right;
+}
 
+/** For the self-approval refusal of `POST /approvals`: the pending request of that call, if any. */
+async function ownCallName(ctx: Ctx, requester: string, tool: string, args: Record<string, unknown>) {
+  const key = callKey(tool, args);
+  const pending = (await ctx.core.options.store.list({ requester, tool, status: 'pending' })).find(
+    (request) => callKey(tool, request.requested_arguments) === key,
+  );
+  return pending
+    ? `approval request '${pending.id}' for this call`
+    : `this ${tool} call (POST /approvals names it as the requester; no request was created)`;
+}
+
+/** Approves (with `validity`) or denies a pending request. */
+async function decideRequest(
+  ctx: Ctx,
+  id: string,
+  who: Identity,
+  verdict: { allow: boolean; reason: string | null; validity: GrantValidity },
+): Promise<ApprovalRequest> {
+  const { core } = ctx;
+  const { store, policy } = core.options;
+  const { allow, reason, validity } = verdict;
+  const request = await load(ctx, id);
+  const right = authorizeDecider(request, who, `approval request '${id}'`);
+  if (allow) checkValidity(validity, request.policy.validity, policy.settings);
+  const now = core.now();
+  const decision = {
+    decision: allow ? ('allow' as const) : ('deny' as const),
+    by: who.name,
+    at: now.toISOString(),
+    reason,
+    admin_fallback: right === 'fallback',
+  };
+  const grant = allow ? grantFor(request, validity, now, policy.settings.requestTtlMs) : null;
+  const decided = transitionOrThrow(await store.decide(id, decision, grant, now), id);
+  core.emit({ type: 'approval_decided', request: decided });
+  core.options.logger?.info(
+    {
+      approvalRequestId: id,
+      approver: who.name,
+      decision: decision.decision,
+      adminFallback: decision.admin_fallback,
+    },
+    'approval request decided',
+  );
+  return decided;
+}
+
+/** The call a `POST /approvals` body names: its registered tool, requester and parsed arguments. */
+function parseCreate(ctx: Ctx, body: CreateApprovalBody) {
+  const tool = ctx.core.options.registry.get(body.tool);
+  if (!tool) {
+    throw new SentinelError('not_found', `Tool '${body.tool}' is not registered on this server.`, {
+      field: 'tool',
+    });
+  }
+  const find = ctx.options.findIdentity;
+  const requester = find ? find(body.requester) : undefined;
+  if (find && !requester) {
+    throw new SentinelError('invalid_input', `Requester '${body.requester}' is not a known identity.`, {
+      field: 'requester',
+    });
+  }
+  const parsed = tool.input.safeParse(body.arguments);
+  if (!parsed.success) throw fromZod(parsed.error, ['arguments'], { message: (lines) => lines });
+  return { tool, requester, args: parsed.data as Record<string, unknown> };
+}
+
+type Judged = Extract<ResolvedCall, { resolution: unknown }>;
+
+/**
+ * Judges the call like the MCP gate does (`screen` → `resolveJudged` → `decide`): as sent and as
+ * resolved, the stricter verdict wins. Throws `forbidden` for a call the policy denies and
+ * `invalid_input` for one whose dry run fails; its verdict says whether the policy allows it outright.
+ */
+async function judgeCreate(ctx: Ctx, query: PolicyQuery & { tool: Tool }): Promise<Judged> {
+  const { policy } = ctx.core.options;
+  const { tool } = query;
+  const asSent = policy.evaluate(query);
+  const early = screen({ registered: true, verdict: asSent, changes: true });
+  if (early) throw policyForbids(early.verdict);
+  const preview = ctx.options.preview;
+  const resolved = await resolveJudged(
+    policy,
+    query,
+    asSent,
+    preview && ((dryArgs) => preview(tool, dryArgs)),
+  );
+  const decision = decideCall(resolved, { upstream: false }, { supportsDryRun: tool.supportsDryRun });
+  if (decision.kind === 'unresolvable') {
+    const failed = decision.failed;
+    const message = failed instanceof Error ? failed.message : resultText(failed);
+    throw new SentinelError('invalid_input', `The dry run of this call fails: ${message}`, {
+      field: 'arguments',
+    });
+  }
+  if (decision.kind === 'deny') throw policyForbids(decision.verdict);
+  if ('failed' in resolved) throw new Error('judgeCreate: an unresolved call was not refused');
+  return resolved;
+}
+
+/** Refuses an approval whose `effect` (what the human was shown) is no longer what the call does. */
+function checkShownEffect(body: CreateApprovalBody, resolved: Judged): void {
+  if (body.effect === undefined || body.decision === 'deny') return;
+  const difference = effectDifference(body.effect, resolved.resolution.preview?.effect ?? null);
+  if (difference === undefined) return;
+  throw new SentinelError(
+    'conflict',
+    `The call no longer does what was shown (${difference}); nothing was approved. Show the human the current preview and ask again.`,
+    { field: 'effect' },
+  );
+}
+
+interface CreateInput {
+  who: Identity;
+  body: CreateApprovalBody;
+  tool: Tool;
+  requester: Identity | undefined;
+  args: Record<string, unknown>;
+  query: PolicyQuery & { tool: Tool };
+  cluster: ClusterIdentity | undefined;
+}
+
+/** The record of a request decided as `POST /approvals` creates it. */
+async function createdRecord(ctx: Ctx, input: CreateInput, resolved: Judged) {
+  const { policy } = ctx.core.options;
+  const { who, body, tool, args, cluster } = input;
+  const { verdict } = resolved;
+  const deny = body.decision === 'deny';
+  const right = authorizeDecider(
+    { requester: body.requester, policy: verdict },
+    who,
+    await ownCallName(ctx, body.requester, tool.name, args),
+  );
+  const validity = body.validity ?? 'once';
+  if (!deny) checkValidity(validity, verdict.validity, policy.settings);
+  checkShownEffect(body, resolved);
+  const now = ctx.core.now();
+  const window = windowCoverage(policy, input.query, verdict, resolved.resolution.arguments);
+  const decision = {
+    decision: deny ? ('deny' as const) : ('allow' as const),
+    by: who.name,
+    at: now.toISOString(),
+    reason: body.reason ?? null,
+    admin_fallback: right === 'fallback',
+  };
+  const grantOf = {
+    requester: body.requester,
+    tool: tool.name,
+    cluster: cluster ?? null,
+    policy: { ...verdict, ...(window && { window }) },
+  };
+  return requestRecord({
+    requester: body.requester,
+    createdBy: who.name,
+    cluster,
+    tool,
+    args,
+    resolution: resolved.resolution,
+    verdict,
+    ...(window && { window }),
+    now,
+    requestTtlMs: policy.settings.requestTtlMs,
+    requesterCredential: input.requester?.credential ?? '',
+    clientRef: body.client_ref,
+    approval: {
+      decision,
+      grant: deny ? null : grantFor(grantOf, validity, now, policy.settings.requestTtlMs),
+    },
+  });
+}
+
+type CreateAnswer = { answer: ApprovalRequest | ApprovalNotRequired; created: boolean };
+
+async function createOnce(ctx: Ctx, who: Identity, body: CreateApprovalBody): Promise<CreateAnswer> {
+  const { core } = ctx;
+  const { store } = core.options;
+  const { tool, requester, args } = parseCreate(ctx, body);
+  const refKey = body.client_ref && clientRefKey(body.client_ref);
+  if (refKey) {
+    const first = await store.findByClientRef(refKey);
+    if (first) return { answer: sameCallOrConflict(first, tool.name, args), created: false };
+  }
+  const cluster = ctx.options.cluster?.();
+  const identity = requester ?? { name: body.requester, roles: [] };
+  const query = { toolName: tool.name, tool, args, cluster: cluster?.context, identity };
+  const resolved = await judgeCreate(ctx, query);
+  if (resolved.verdict.decision === 'allow') {
+    const answer = { approval_required: false, decision: 'allow', rule: resolved.verdict.rule } as const;
+    return { answer, created: true };
+  }
+  const record = await createdRecord(ctx, { who, body, tool, requester, args, query, cluster }, resolved);
+  let request: ApprovalRequest;
+  if (refKey) {
+    const stored = await store.insertForClientRef({ ...record, clientRefKey: refKey });
+    // Another process answered the same harness tool call first: its answer stands.
+    if (!stored.created)
+      return { answer: sameCallOrConflict(stored.request, tool.name, args), created: false };
+    request = stored.request;
+  } else {
+    request = await store.insert(record);
+  }
+  core.emit({ type: 'approval_created', request });
+  core.emit({ type: 'approval_decided', request });
+  core.options.logger?.info(
+    {
+      approvalRequestId: request.id,
+      approver: who.name,
+      decision: body.decision === 'deny' ? 'deny' : 'allow',
+      ...(body.client_ref && { clientRef: body.client_ref }),
+    },
+    'approval request created decided',
+  );
+  return { answer: request, created: true };
+}
+
+/**
+ * The first request of a harness tool call, when `tool` and `args` are the call it answered;
+ * otherwise a `conflict` naming it (a harness tool call id stands for one call).
+ */
+function sameCallOrConflict(
+  first: ApprovalRequest,
+  tool: string,
+  args: Record<string, unknown>,
+): ApprovalRequest {
+  if (first.tool === tool && callKey(tool, first.requested_arguments) === callKey(tool, args)) return first;
+  throw new SentinelError(
+    'conflict',
+    `client_ref already answers ${first.client_ref ? describeClientRef(first.client_ref) : 'a harness tool call'} with approval request '${first.id}' (${first.tool} ${JSON.stringify(first.requested_arguments)}, ${first.status}); one harness tool call gets one decision, and this is another call. Nothing was created.`,
+    { field: 'client_ref' },
+  );
+}
+
+async function withdraw(ctx: Ctx, id: string, who: Identity): Promise<ApprovalRequest> {
+  const request = await load(ctx, id);
+  if (request.requester !== who.name) {
+    throw new SentinelError(
+      'forbidden',
+      `Only the requester '${request.requester}' can withdraw approval request '${id}'.`,
+    );
+  }
+  const withdrawn = transitionOrThrow(await ctx.core.options.store.withdraw(id, ctx.core.now()), id);
+  ctx.core.emit({ type: 'approval_withdrawn', request: withdrawn });
+  return withdrawn;
+}
+
+async function revokeGrant(ctx: Ctx, id: string, who: Identity, reason: string): Promise<ApprovalRequest> {
+  const { core } = ctx;
+  const request = await load(ctx, id);
+  authorizeDecider(request, who, `approval request '${id}'`);
+  const revoked = transitionOrThrow(
+    await core.options.store.revokeGrant(id, `grant revoked by ${who.name}: ${reason}`, core.now()),
+    id,
+  );
+  core.emit({ type: 'approval_cancelled', request: revoked });
+  core.options.logger?.info({ approvalRequestId: id, approver: who.name }, 'unused grant revoked');
+  return revoked;
+}
+
+async function setFreeze(
+  ctx: Ctx,
+  who: Identity,
+  frozen: boolean,
+  reason: string | null,
+): Promise<FreezeState> {
+  if (!who.roles.includes('admin')) {
+    throw new SentinelError(
+      'forbidden',
+      `Identity '${who.name}' is not an admin; only admins can freeze or unfreeze changes.`,
+    );
+  }
+  const { core } = ctx;
+  const state = await core.options.store.setFreeze(frozen, reason, who.name, core.now());
+  core.options.logger?.warn({ frozen, reason, by: who.name }, frozen ? 'changes frozen' : 'changes unfrozen');
+  return state;
+}
+
+/** The approvals service over the gate's store, policy and registry (see `ApprovalsService`). */
+export function createApprovalsService(core: GateCore, options: ApprovalsOptions = {}): ApprovalsService {
+  const ctx: Ctx = { core, options };
   return {
     async list({ client_ref: clientRef, ...query }) {
-      await expire();
-      return store.list({ ...query, ...(clientRef !== undefined && { clientRef }) });
+      await expire(ctx);
+      return core.options.store.list({ ...query, ...(clientRef !== undefined && { clientRef }) });
     },
-    get: load,
-    approve: (id, who, body) => decide(id, who, true, null, body.validity ?? 'once'),
-    deny: (id, who, reason) => decide(id, who, false, reason, 'once'),
-
-    async withdraw(id, who) {
-      const request = await load(id);
-      if (request.requester !== who.name) {
-        throw new SentinelError(
-          'forbidden',
-          `Only the requester '${request.requester}' can withdraw approval request '${id}'.`,
-        );
-      }
-      const withdrawn = transitionOrThrow(await store.withdraw(id, core.now()), id);
-      core.emit({ type: 'approval_withdrawn', request: withdrawn });
-      return withdrawn;
-    },
-
-    async revokeGrant(id, who, reason) {
-      const request = await load(id);
-      authorizeDecider(request, who, `approval request '${id}'`);
-      const revoked = transitionOrThrow(
-        await store.revokeGrant(id, `grant revoked by ${who.name}: ${reason}`, core.now()),
-        id,
-      );
-      core.emit({ type: 'approval_cancelled', request: revoked });
-      core.options.logger?.info({ approvalRequestId: id, approver: who.name }, 'unused grant revoked');
-      return revoked;
-    },
-
-    reconcileIdentities,
-
-    async create(who, body) {
-      return (await createOnce(who, body)).answer;
-    },
-
-    createOnce,
-
-    sweep: expire,
-    getFreeze: () => store.getFreeze(),
-    async setFreeze(who, frozen, reason) {
-      if (!who.roles.includes('admin')) {
-        throw new SentinelError(
-          'forbidden',
-          `Identity '${who.name}' is not an admin; only admins can freeze or unfreeze changes.`,
-        );
-      }
-      const state = await store.setFreeze(frozen, reason, who.name, core.now());
-      core.options.logger?.warn(
-        { frozen, reason, by: who.name },
-        frozen ? 'changes frozen' : 'changes unfrozen',
-      );
-      return state;
-    },
+    get: (id) => load(ctx, id),
+    approve: (id, who, body) =>
+      decideRequest(ctx, id, who, { allow: true, reason: null, validity: body.validity ?? 'once' }),
+    deny: (id, who, reason) => decideRequest(ctx, id, who, { allow: false, reason, validity: 'once' }),
+    withdraw: (id, who) => withdraw(ctx, id, who),
+    revokeGrant: (id, who, reason) => revokeGrant(ctx, id, who, reason),
+    reconcileIdentities: () => reconcileIdentities(ctx),
+    create: async (who, body) => (await createOnce(ctx, who, body)).answer,
+    createOnce: (who, body) => createOnce(ctx, who, body),
+    sweep: () => expire(ctx),
+    getFreeze: () => core.options.store.getFreeze(),
+    setFreeze: (who, frozen, reason) => setFreeze(ctx, who, frozen, reason),
   };
 }

@@ -50,9 +50,9 @@ import {
   noChangeResult,
   policyDeniedResult,
 } from './messages.ts';
-import { resolveCall } from './new-request.ts';
 import { gateOutcome } from './outcome.ts';
-import { evaluateResolved, type PolicyQuery, type Verdict } from './policy/evaluate.ts';
+import type { PolicyQuery, Verdict } from './policy/evaluate.ts';
+import { resolveJudged } from './resolve.ts';
 import { runUpstream } from './run-upstream.ts';
 import type { ExecutionMark } from './store/types.ts';
 
@@ -179,17 +179,10 @@ async function decideCall(
  * verdict wins, and a call that cannot be resolved is never run. Runs the dry run once per call.
  */
 async function resolve(state: GateState, gate: GateCall, asSent: Verdict): Promise<ResolvedCall> {
-  const { call, next, args, query } = gate;
-  const resolved = await resolveCall(call.tool, args, asSent, (dryArgs) =>
+  const { next, query } = gate;
+  return resolveJudged(state.core.options.policy, query, asSent, (dryArgs) =>
     next({ args: dryArgs, dryRun: true }),
   );
-  if ('failed' in resolved) return { verdict: asSent, failed: resolved.failed };
-  return {
-    verdict: evaluateResolved(state.core.options.policy, query, asSent, resolved.resolution.arguments),
-    resolution: resolved.resolution,
-    ...(resolved.preview && { preview: resolved.preview }),
-    resolvedKey: callKey(call.tool.name, resolved.resolution.arguments),
-  };
 }
 
 /** How the approver of `request` stands now (void grants are cancelled by `cancelVoid`). */

@@ -22,6 +22,7 @@ import type { IdentityStore } from '../identity-store.ts';
 import { createGate, type PreviewFn } from './index.ts';
 import { DEFAULT_POLICY_PATH, loadPolicyFile } from './policy/load.ts';
 import { openSqliteStore } from './store/sqlite.ts';
+import type { ApprovalStore } from './store/types.ts';
 import { createUpstreamVerifier } from './upstream.ts';
 import { APPROVAL_EVENT_TYPES, type ApprovalEvent } from './events.ts';
 import type { EventBridge } from '../postgres/events.ts';
@@ -94,6 +95,57 @@ export function previewWith(kube: () => KubeConnection): PreviewFn {
   };
 }
 
+/** Relays the other replicas' approval events (through PostgreSQL) to this one's live views. */
+async function bridgeEvents(
+  context: Parameters<ServerPlugin>[0],
+  store: ApprovalStore,
+): Promise<EventBridge> {
+  const { approvals, logger } = context;
+  const { startEventBridge } = await import('../postgres/events.ts');
+  return startEventBridge({
+    url: context.storeUrl!,
+    replica: randomUUID(),
+    logger,
+    onRemote: (note) => {
+      if (!APPROVAL_EVENT_TYPES.includes(note.type as ApprovalEvent['type'])) return;
+      store
+        .get(note.id)
+        .then((request) => {
+          if (request) approvals.publishRemote({ type: note.type as ApprovalEvent['type'], request });
+        })
+        .catch((error: unknown) => logger.warn({ err: error }, 'remote approval event not read back'));
+    },
+  });
+}
+
+/**
+ * With a shared store, executions of a replica that died are settled by a surviving one: looks for
+ * orphans (the store returns only those whose replica is gone) every few seconds.
+ */
+function sweepOrphans(
+  context: Parameters<ServerPlugin>[0],
+  gate: ReturnType<typeof createGate>,
+): NodeJS.Timeout {
+  const { kube, logger } = context;
+  let running = false;
+  const sweep = setInterval(() => {
+    if (running) return;
+    running = true;
+    const current = kube();
+    gate
+      .reconcile(current.configured ? current.reader : undefined)
+      .then((settled) => {
+        if (settled.applied.length + settled.notApplied.length > 0) {
+          logger.warn({ ...settled }, 'settled executions of a replica that stopped');
+        }
+      })
+      .catch((error: unknown) => logger.warn({ err: error }, 'orphaned execution sweep failed'))
+      .finally(() => (running = false));
+  }, ORPHAN_SWEEP_MS);
+  sweep.unref();
+  return sweep;
+}
+
 export const gatePlugin: ServerPlugin = async (context) => {
   const { registry, identities, kube, logger, approvals } = context;
   const policyFile = context.policyFile ?? DEFAULT_POLICY_PATH;
@@ -106,24 +158,7 @@ export const gatePlugin: ServerPlugin = async (context) => {
       : // Loaded only for a PostgreSQL store: a SQLite server never loads the `pg` driver.
         await (await import('./store/postgres.ts')).openPostgresStore({ url: context.storeUrl });
   // A shared store: the other replicas' approval events reach this one's live views (the page).
-  let bridge: EventBridge | undefined;
-  if (context.storeUrl !== undefined) {
-    const { startEventBridge } = await import('../postgres/events.ts');
-    bridge = await startEventBridge({
-      url: context.storeUrl,
-      replica: randomUUID(),
-      logger,
-      onRemote: (note) => {
-        if (!APPROVAL_EVENT_TYPES.includes(note.type as ApprovalEvent['type'])) return;
-        store
-          .get(note.id)
-          .then((request) => {
-            if (request) approvals.publishRemote({ type: note.type as ApprovalEvent['type'], request });
-          })
-          .catch((error: unknown) => logger.warn({ err: error }, 'remote approval event not read back'));
-      },
-    });
-  }
+  const bridge = context.storeUrl === undefined ? undefined : await bridgeEvents(context, store);
   // The pending message links to where approvers act: the server's real address, known once it listens.
   let baseUrl: string | undefined;
   const gate = createGate({
@@ -158,25 +193,7 @@ export const gatePlugin: ServerPlugin = async (context) => {
   }
   // With a shared store, executions of a replica that died are settled by a surviving one: look
   // for orphans (the store returns only those whose replica is gone) every few seconds.
-  let orphanSweep: NodeJS.Timeout | undefined;
-  if (context.storeUrl !== undefined) {
-    let running = false;
-    orphanSweep = setInterval(() => {
-      if (running) return;
-      running = true;
-      const current = kube();
-      gate
-        .reconcile(current.configured ? current.reader : undefined)
-        .then((settled) => {
-          if (settled.applied.length + settled.notApplied.length > 0) {
-            logger.warn({ ...settled }, 'settled executions of a replica that stopped');
-          }
-        })
-        .catch((error: unknown) => logger.warn({ err: error }, 'orphaned execution sweep failed'))
-        .finally(() => (running = false));
-    }, ORPHAN_SWEEP_MS);
-    orphanSweep.unref();
-  }
+  const orphanSweep = context.storeUrl === undefined ? undefined : sweepOrphans(context, gate);
   const router = gate.router();
   return {
     announce: (url) => {

@@ -66,6 +66,29 @@ export function executionTarget(
 }
 
 /**
+ * The approval annotation and generation the target carries now (both undefined when it is gone);
+ * undefined when the cluster cannot be read (reconciliation is postponed).
+ */
+async function readMarks(
+  reader: KubeReader,
+  target: { namespace: string; name: string },
+  executionId: string,
+  logger: Logger | undefined,
+): Promise<{ annotation?: string | undefined; generation?: number | undefined } | undefined> {
+  try {
+    const deployment = await reader.getDeployment(target.namespace, target.name);
+    return {
+      annotation: deployment.metadata?.annotations?.[APPROVAL_ANNOTATION],
+      generation: deployment.metadata?.generation,
+    };
+  } catch (error) {
+    if (error instanceof SentinelError && error.code === 'not_found') return {};
+    logger?.warn({ err: error, executionId }, 'reconciliation postponed: cluster not readable');
+    return undefined;
+  }
+}
+
+/**
  * Settles every `executing` execution in the store. Executions with no approval request id to look
  * for are marked `interrupted` with an outcome saying the result is unknown; without a cluster
  * reader nothing is settled (all `unresolved`). Never executes anything.
@@ -112,22 +135,12 @@ export async function reconcileExecutions(
       await settled(execution.id, null);
       continue;
     }
-    let annotation: string | undefined;
-    let generation: number | undefined;
-    try {
-      const deployment = await reader.getDeployment(target.namespace, target.name);
-      annotation = deployment.metadata?.annotations?.[APPROVAL_ANNOTATION];
-      generation = deployment.metadata?.generation;
-    } catch (error) {
-      if (!(error instanceof SentinelError && error.code === 'not_found')) {
-        options.logger?.warn(
-          { err: error, executionId: execution.id },
-          'reconciliation postponed: cluster not readable',
-        );
-        report.unresolved.push(execution.id);
-        continue;
-      }
+    const marks = await readMarks(reader, target, execution.id, options.logger);
+    if (!marks) {
+      report.unresolved.push(execution.id);
+      continue;
     }
+    const { annotation, generation } = marks;
     const applied =
       annotation === execution.requestId &&
       (target.generation === undefined || (generation !== undefined && generation > target.generation));

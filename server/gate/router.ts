@@ -16,8 +16,8 @@
  *   DELETE /freeze                               → 200 FreezeState (admin)
  *
  * Errors: `{ error: { code, message, field? } }` with 401 (no identity), 403 (not allowed), 404
- * (unknown id), 409 (already decided), 410 (expired), 422 (invalid body), 503 (unavailable); the
- * statuses are core's `HTTP_STATUS`. Shapes are defined in
+ * (unknown id), 409 (already decided), 410 (expired), 415 (a body that is not JSON), 422 (invalid
+ * body), 503 (unavailable); the statuses are core's `HTTP_STATUS`. Shapes are defined in
  * `approval-request.ts`.
  */
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
@@ -51,6 +51,42 @@ function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
   });
 }
 
+/** Whether a request carries a body (a length other than 0, or chunked), as body-parser decides. */
+function hasBody(req: Request): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/**
+ * Refuses a body that is not JSON with 415: express.json() skips it, and the route would read an
+ * empty body — an approval sent as text would silently become a once grant.
+ */
+function requireJsonBody(req: Request, _res: Response, next: NextFunction): void {
+  if (!hasBody(req) || req.is('application/json')) return next();
+  const type = req.headers['content-type'] ?? '(no Content-Type)';
+  next(
+    new SentinelError(
+      'invalid_input',
+      `Invalid request: the body is sent as '${type}'; a request body must be JSON (Content-Type: application/json).`,
+      { statusCode: 415 },
+    ),
+  );
+}
+
+/** Answers a failed request with `{ error: { code, message, field? } }` and its HTTP status. */
+function sendApiError(error: unknown, _req: Request, res: Response, next: NextFunction): void {
+  if (res.headersSent) return next(error);
+  // body-parser errors (malformed JSON, too large) carry an HTTP status of their own.
+  const httpStatus = (error as { status?: number; type?: string }).status;
+  const failure =
+    typeof httpStatus === 'number' && !(error instanceof SentinelError)
+      ? new SentinelError('invalid_input', `Invalid request body: ${(error as Error).message}.`, {
+          statusCode: httpStatus,
+        })
+      : toSentinelError(error);
+  res.status(failure.statusCode).json(failure.toApiBody() satisfies ApiError);
+}
+
 /** Builds the router. Mount it where the server's bearer authentication has run. */
 export function createApprovalsRouter(
   service: ApprovalsService,
@@ -58,7 +94,7 @@ export function createApprovalsRouter(
 ): Router {
   const identityOf = options.identityOf ?? ((_req, res) => res.locals.identity as Identity | undefined);
   const router = express.Router();
-  router.use(['/approvals', '/freeze'], express.json({ limit: MAX_BODY_BYTES }));
+  router.use(['/approvals', '/freeze'], requireJsonBody, express.json({ limit: MAX_BODY_BYTES }));
 
   const handle =
     (
@@ -130,20 +166,6 @@ export function createApprovalsRouter(
     handle((_req, who) => service.setFreeze(who, false, null)),
   );
 
-  router.use(
-    ['/approvals', '/freeze'],
-    (error: unknown, _req: Request, res: Response, next: NextFunction) => {
-      if (res.headersSent) return next(error);
-      // body-parser errors (malformed JSON, too large) carry an HTTP status of their own.
-      const httpStatus = (error as { status?: number; type?: string }).status;
-      const failure =
-        typeof httpStatus === 'number' && !(error instanceof SentinelError)
-          ? new SentinelError('invalid_input', `Invalid request body: ${(error as Error).message}.`, {
-              statusCode: httpStatus,
-            })
-          : toSentinelError(error);
-      res.status(failure.statusCode).json(failure.toApiBody() satisfies ApiError);
-    },
-  );
+  router.use(['/approvals', '/freeze'], sendApiError);
   return router;
 }

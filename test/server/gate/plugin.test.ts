@@ -193,6 +193,28 @@ describe('approval gate in sentinel serve, through a real MCP client over HTTP',
     expect((await s.api(s.tokens.root, 'DELETE', '/freeze')).body.frozen).toBe(false);
   });
 
+  it('approvals API: refuses a body that is not JSON (415 naming the rule), deciding nothing', async () => {
+    const held = await agent.callTool({ name: 'scale_deployment', arguments: { ...checkout, replicas: 14 } });
+    const id = PendingResultMetaSchema.parse(held._meta).approval_request_id;
+    // Sent as text, the window would be ignored and a once grant given: refused instead.
+    const response = await fetch(`${s.url}/approvals/${id}/approve`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${s.tokens.alice}`, 'content-type': 'text/plain' },
+      body: JSON.stringify({ validity: { window: '5m' } }),
+    });
+    expect(response.status).toBe(415);
+    expect(await response.json()).toEqual({
+      error: {
+        code: 'invalid_input',
+        message:
+          "Invalid request: the body is sent as 'text/plain'; a request body must be JSON (Content-Type: application/json).",
+      },
+    });
+    expect((await s.api(s.tokens.alice, 'GET', `/approvals/${id}`)).body).toMatchObject({
+      status: 'pending',
+    });
+  });
+
   it('approvals API: caps deny reasons, revokes an unused grant, and refuses a pre-approval whose effect changed', async () => {
     const held = await agent.callTool({ name: 'scale_deployment', arguments: { ...checkout, replicas: 13 } });
     const id = PendingResultMetaSchema.parse(held._meta).approval_request_id;
