@@ -314,6 +314,13 @@ describe('local investigator against the simulator', { timeout: 240_000 }, () =>
       ...args,
     ]);
 
+  it('rejects a --settle-seconds that is not a whole number of seconds, naming the flag (exit 2)', async () => {
+    const { code, stderr } = await runCli(['investigate', 'x', '-n', 'shop', '--settle-seconds', '1.5']);
+    expect(code).toBe(2);
+    expect(stderr).toContain('--settle-seconds');
+    expect(stderr).toContain('must be a whole number of seconds from 0 to 3600');
+  });
+
   it('reports a namespace that does not exist as not found (not healthy) and exits non-zero', async () => {
     incident = await startIncident('bad-image-rollout');
     const { code, stdout, stderr } = await investigateCli('--namespace', 'nope', '--json');
