@@ -6,8 +6,8 @@
  * process or another one.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { SentinelError, toSentinelError } from '../../tools/errors.ts';
-import type { ApprovalRequest } from '../../server/gate/approval-request.ts';
+import { SentinelError, toSentinelError } from '../../core/index.ts';
+import type { ApprovalRequest } from '../../server/index.ts';
 import {
   DeploymentViewSchema,
   EventsSchema,
