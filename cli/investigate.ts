@@ -3,7 +3,7 @@
  * SENTINEL_HARNESS_URL) the TrueForge harness runs the agent (agent/harness/); without it, the local
  * deterministic investigator runs (agent/investigator/).
  */
-import { Option, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 // Types only at start-up: the investigators (and the server they start) load when the command runs.
 import {
   type HarnessInvestigateCliOptions,
@@ -163,6 +163,11 @@ function addLocalInvestigateOptions(command: Command): Command {
     .option('--deployment <name>', 'the Deployment you suspect (default: the worst one triage finds)')
     .option('--json', 'print the report as JSON instead of Markdown')
     .option(
+      '--settle-seconds <seconds>',
+      'after the rollout, how long the approved template must hold before the incident counts as resolved (default 60; 0 skips)',
+      parseSettleSeconds,
+    )
+    .option(
       '--resume <investigation-id>',
       'continue a local investigation (inv_...) after a crash or from another terminal',
     )
@@ -170,4 +175,12 @@ function addLocalInvestigateOptions(command: Command): Command {
     .addOption(new Option('--context <name>', 'kubeconfig context (in-process server only)'));
   if (!command.options.some((option) => option.long === '--data-dir')) command.addOption(dataDirOption());
   return command;
+}
+
+/** `--settle-seconds`: a whole number of seconds from 0 (skip the settle window) to 3600. */
+function parseSettleSeconds(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) > 3600) {
+    throw new InvalidArgumentError('must be a whole number of seconds from 0 to 3600.');
+  }
+  return Number(value);
 }

@@ -74,7 +74,8 @@ export function actionOf(report: Report): string {
  * - diagnosis: the right culprit, the expected one-line diagnosis names the failure mode the
  *   investigator found, and every revision it names the investigator's diagnosis names too;
  * - remediation: the expected action (and `toRevision`), and a remediation that was expected ran
- *   and was verified healthy.
+ *   and was verified healthy — or, with `expected.verification.state: reverted`, was reported
+ *   reverted (by `revertedBy`) in the settle window.
  */
 export function score(
   report: Report,
@@ -105,9 +106,16 @@ export function score(
     actionOf(report) === expected.action &&
     (expected.toRevision === undefined || toRevision === expected.toRevision);
   const remediates = expected.action === 'rollback' || expected.action === 'restart';
+  // Verified as expected: healthy by default; `expected.verification` can require a revert instead.
+  const verification = report.verification;
+  const verifiedAsExpected =
+    expected.verification?.state === 'reverted'
+      ? verification?.state === 'reverted' &&
+        (expected.verification.revertedBy === undefined ||
+          verification.reverted_by === expected.verification.revertedBy)
+      : verification?.healthy === true;
   const remediationCorrect =
-    actionMatches &&
-    (!remediates || (report.action.status === 'executed' && report.verification?.healthy === true));
+    actionMatches && (!remediates || (report.action.status === 'executed' && verifiedAsExpected));
   return {
     culprit_found: culpritFound,
     diagnosis_correct: diagnosisCorrect,

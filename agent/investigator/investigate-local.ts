@@ -22,6 +22,8 @@ export interface LocalInvestigateCliOptions {
   yes?: boolean | undefined;
   json?: boolean | undefined;
   resume?: string | undefined;
+  /** `--settle-seconds`: how long the approved template must hold after the rollout (default 60). */
+  settleSeconds?: number | undefined;
 }
 
 export interface CommandIo {
@@ -76,6 +78,7 @@ export async function investigateLocally(
       context: options.context,
       yes: options.yes,
       resume: options.resume,
+      ...(options.settleSeconds !== undefined && { settleSeconds: options.settleSeconds }),
       prompter,
       progress: io.stderr,
       onStart: (investigation) => {

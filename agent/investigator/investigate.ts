@@ -5,6 +5,7 @@
  * every transition, so `run` continues any saved investigation from where it stopped — in this
  * process or another one.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { SentinelError, toSentinelError } from '../../core/index.ts';
 import type { ApprovalRequest } from '../../server/index.ts';
 import {
@@ -29,6 +30,7 @@ import {
   type Sourced,
   type SuspectEvidence,
 } from './playbook.ts';
+import { findRevert, revertLine, TemplateViewSchema } from './settle.ts';
 import { describeCall, planStep, runStep, type PlannedCall } from './steps.ts';
 
 /** Evidence lines shown on stderr before the proposal (the report has them all). */
@@ -52,6 +54,12 @@ export interface InvestigatorContext {
   verifyAttempts?: number;
   /** `wait_seconds` of each verification poll (default 15; the tool allows 0-45). */
   verifyWaitSeconds?: number;
+  /** Cluster-time seconds the approved template is watched after the rollout completes (default 60; 0 skips). */
+  settleSeconds?: number;
+  /** `get_deployment` checks spread over the settle window (default 6). */
+  settleChecks?: number;
+  /** Wall-clock ms between looks at `clusterNow` while waiting for the next check (default 500). */
+  settleTickMs?: number;
 }
 
 /**
@@ -243,8 +251,57 @@ async function advance(inv: Investigation, context: InvestigatorContext): Promis
     context.progress(
       `Verification ${attempt}/${attempts}: ${inv.verification.state} — ${inv.verification.message}`,
     );
-    if (status && status.state !== 'progressing') return;
+    if (status && status.state !== 'progressing') break;
   }
+  if (inv.verification?.healthy) await settle(inv, context, String(remediation.arguments.name));
+}
+
+/**
+ * The settle window: the template the completed rollout left is the approved state; `settleChecks`
+ * `get_deployment` calls over `settleSeconds` of cluster time compare the live template with it. A
+ * change ends verification `reverted` (not healthy), naming the field manager and time.
+ */
+async function settle(inv: Investigation, context: InvestigatorContext, name: string): Promise<void> {
+  const seconds = context.settleSeconds ?? 60;
+  const checks = Math.max(1, context.settleChecks ?? 6);
+  if (seconds <= 0) return;
+  const now = context.clusterNow ?? Date.now;
+  const tickMs = context.settleTickMs ?? 500;
+  const look = async (index: number) => {
+    const s = await step(inv, context, `settle:${index}`, () => [
+      { tool: 'get_deployment', arguments: { namespace: inv.namespace, name } },
+    ]);
+    return parseStructured(TemplateViewSchema, s.calls[0]?.structured);
+  };
+  const approved = await look(0);
+  if (!approved) return;
+  const start = now();
+  context.progress(
+    `Watching Deployment ${inv.namespace}/${name} for ${seconds}s: the approved template must hold.`,
+  );
+  for (let index = 1; index <= checks; index++) {
+    const due = start + (seconds * 1000 * index) / checks;
+    while (now() < due) await sleep(tickMs);
+    const current = await look(index);
+    const revert = current && findRevert(approved, current);
+    if (revert) {
+      inv.verification = {
+        ...inv.verification!,
+        healthy: false,
+        state: 'reverted',
+        message: revertLine(revert),
+        reverted_by: revert.manager,
+        reverted_at: revert.time,
+        settle_seconds: Math.round((now() - start) / 1000),
+      };
+      context.save(inv);
+      context.progress(`Verification: ${revertLine(revert)}`);
+      return;
+    }
+  }
+  inv.verification = { ...inv.verification!, settle_seconds: seconds };
+  context.save(inv);
+  context.progress(`The approved template held for ${seconds}s.`);
 }
 
 /** The evidence steps about Deployment `name`: its object, history, Pods, events, and crashed containers' logs. */

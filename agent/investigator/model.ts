@@ -152,12 +152,20 @@ export const ActionSchema = RemediationCallSchema.extend({
 });
 export type Action = z.infer<typeof ActionSchema>;
 
-/** `get_rollout_status` after the remediation, polled until settled or out of attempts. */
+/**
+ * `get_rollout_status` after the remediation, polled until settled or out of attempts, then the
+ * settle window: `state` `reverted` (not healthy) when another field manager changed the template.
+ */
 export const VerificationSchema = z.object({
   healthy: z.boolean(),
   state: z.string(),
   message: z.string(),
   attempts: z.number().int(),
+  /** Set when another field manager changed the approved template during the settle window. */
+  reverted_by: z.string().optional(),
+  reverted_at: z.string().nullable().optional(),
+  /** Seconds (cluster time) the approved template was watched after the rollout completed. */
+  settle_seconds: z.number().optional(),
 });
 export type Verification = z.infer<typeof VerificationSchema>;
 

@@ -65,9 +65,11 @@ function summarize(inv: Investigation): string {
         ? ` after ${action.decided_by} approved it (${action.approval_request_id})`
         : '';
       const result = verification
-        ? verification.healthy
-          ? ` Verified: the rollout is complete and the Deployment is healthy (${verification.message}).`
-          : ` Verification: not healthy yet — ${verification.state}: ${verification.message}.`
+        ? verification.state === 'reverted'
+          ? ` Verification: REVERTED — the rollout completed, then the approved template was ${verification.message}; the incident is not resolved.`
+          : verification.healthy
+            ? ` Verified: the rollout is complete and the Deployment is healthy (${verification.message}).`
+            : ` Verification: not healthy yet — ${verification.state}: ${verification.message}.`
         : '';
       const warned = action.warnings.length
         ? ` Warnings shown before approval: ${action.warnings.map((w) => w.message).join(' ')}`

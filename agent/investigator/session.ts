@@ -54,6 +54,8 @@ export interface LocalInvestigationOptions {
   /** Verification: polls and `wait_seconds` per poll (defaults 8 and 15). */
   verifyAttempts?: number;
   verifyWaitSeconds?: number;
+  /** Cluster-time seconds the approved template must hold after the rollout (default 60; 0 skips). */
+  settleSeconds?: number;
   /** Epoch ms "now" as the cluster sees it (simulated clusters have their own clock). */
   clusterNow?: () => number;
   /** Called once the investigation has an id (before any call), e.g. to print how to resume. */
@@ -208,6 +210,7 @@ export async function runLocalInvestigation(
         ...(options.clusterNow && { clusterNow: options.clusterNow }),
         ...(options.verifyAttempts !== undefined && { verifyAttempts: options.verifyAttempts }),
         ...(options.verifyWaitSeconds !== undefined && { verifyWaitSeconds: options.verifyWaitSeconds }),
+        ...(options.settleSeconds !== undefined && { settleSeconds: options.settleSeconds }),
       });
     } finally {
       await caller.close();

@@ -16,6 +16,7 @@ import type { SimNode } from './controllers/kubelet.ts';
 import { ReplicaSetController } from './controllers/replicaset.ts';
 import { StatefulSetController } from './controllers/statefulset.ts';
 import { DaemonSetController } from './controllers/daemonset.ts';
+import { TemplateReconciler } from './controllers/reconciler.ts';
 import { fateResolver } from './scenario/fates.ts';
 import type { Scenario } from './scenario/schema.ts';
 import { resourceTypeForKind } from './resources.ts';
@@ -115,6 +116,15 @@ export class SimulatedCluster {
     // Replay the history: the incident is in progress at t = 0.
     this.clock.runUntil(this.startTime);
     this.#settleControllers();
+    // GitOps reconcilers hold the template live at t = 0 as their desired state.
+    for (const { namespace, deployment, fieldManager, afterSeconds } of scenario.reconcilers) {
+      new TemplateReconciler(this.store, this.clock, {
+        namespace,
+        name: deployment,
+        fieldManager,
+        afterSeconds,
+      }).start();
+    }
   }
 
   /** Creates a scenario object with API defaults (history replay; not an API request). */

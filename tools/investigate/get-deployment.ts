@@ -70,6 +70,12 @@ export const GetDeploymentOutputSchema = z.object({
   labels: z.record(z.string(), z.string()),
   annotations: z.record(z.string(), z.string()).describe('Untrusted text from the cluster; redacted'),
   redactions: z.number().int().describe('Secret values removed by the redactor'),
+  template_managers: z
+    .array(z.object({ manager: z.string(), operation: z.string(), time: TimestampSchema }))
+    .describe(
+      'Field managers owning fields of the Pod template (from managedFields), newest write first: who last changed it (Argo CD, Flux, Helm, kubectl, sentinel)',
+    )
+    .optional(),
 });
 export type GetDeploymentOutput = z.infer<typeof GetDeploymentOutputSchema>;
 
@@ -132,7 +138,23 @@ function describe(d: Deployment): Detail {
     init_containers: (spec?.template.spec?.initContainers ?? []).map(containerSpec),
     labels: d.metadata?.labels ?? {},
     annotations,
+    template_managers: templateManagers(d),
   };
+}
+
+/** managedFields entries that own something under `spec.template`, newest `time` first. */
+function templateManagers(d: Deployment): NonNullable<Detail['template_managers']> {
+  return (d.metadata?.managedFields ?? [])
+    .filter((entry) => {
+      const fields = entry.fieldsV1 as Record<string, Record<string, unknown> | undefined> | undefined;
+      return fields?.['f:spec']?.['f:template'] !== undefined;
+    })
+    .map((entry) => ({
+      manager: entry.manager ?? '',
+      operation: entry.operation ?? '',
+      time: isoTime(entry.time as string | Date | undefined),
+    }))
+    .sort((a, b) => (b.time ?? '').localeCompare(a.time ?? ''));
 }
 
 function containerSpec(c: Container): z.infer<typeof ContainerSpecSchema> {

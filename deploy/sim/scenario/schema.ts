@@ -179,6 +179,10 @@ export const ExpectedOutcomeSchema = z.strictObject({
   logsRead: z
     .array(z.strictObject({ container: z.string(), previous: z.boolean().default(true) }))
     .optional(),
+  /** How verification must end: `reverted` with the field manager that reverted the approved state. */
+  verification: z
+    .strictObject({ state: z.enum(['healthy', 'reverted']), revertedBy: z.string().min(1).optional() })
+    .optional(),
 });
 
 export type ExpectedOutcome = z.infer<typeof ExpectedOutcomeSchema>;
@@ -197,6 +201,20 @@ export const ScenarioSchema = z.strictObject({
   workloads: z.array(WorkloadEntrySchema).default([]),
   /** Container fate rules; the first rule that matches a container wins; default: healthy. */
   fates: z.array(FateRuleSchema).default([]),
+  /**
+   * GitOps reconcilers: each records its Deployment's pod template at t = 0 and re-applies it
+   * `afterSeconds` after any change, under its own field manager (managedFields show it).
+   */
+  reconcilers: z
+    .array(
+      z.strictObject({
+        namespace: z.string().min(1),
+        deployment: z.string().min(1),
+        fieldManager: z.string().min(1),
+        afterSeconds: z.number().min(0).default(30),
+      }),
+    )
+    .default([]),
   /**
    * API users besides `sim-admin`, each with a kubeconfig context of its name (token generated).
    * Authorised by the Roles and bindings among `objects` (e.g. `system:serviceaccount:sentinel:sentinel`

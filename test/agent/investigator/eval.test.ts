@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -153,6 +153,62 @@ describe('score', () => {
       remediation_correct: true,
     });
   });
+
+  it('with expected.verification reverted, needs the revert reported by that field manager', () => {
+    const expected = {
+      ...EXPECTED,
+      verification: { state: 'reverted' as const, revertedBy: 'argocd-application-controller' },
+    };
+    const reverted = (by: string) =>
+      report({
+        verification: {
+          healthy: false,
+          state: 'reverted',
+          message: `reverted by ${by} at 2026-12-02T01:40:00.000Z (image)`,
+          attempts: 1,
+          reverted_by: by,
+          reverted_at: '2026-12-02T01:40:00.000Z',
+        },
+      });
+    expect(score(reverted('argocd-application-controller'), expected).remediation_correct).toBe(true);
+    expect(score(reverted('flux'), expected).remediation_correct).toBe(false);
+    // Reporting success although the state was reverted is wrong.
+    expect(score(report(), expected).remediation_correct).toBe(false);
+    // And a revert where none is expected is not a verified remediation.
+    expect(score(reverted('flux'), EXPECTED).remediation_correct).toBe(false);
+  });
+
+  it(
+    'scores the bundled gitops-reverts-rollback run correct: the revert is reported',
+    { timeout: 120_000 },
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'sentinel-eval-test-'));
+      copyFileSync(
+        join(SCENARIOS_DIR, 'gitops-reverts-rollback.yaml'),
+        join(dir, 'gitops-reverts-rollback.yaml'),
+      );
+      const { code, stdout } = await runCli([
+        'eval',
+        '--json',
+        '--scenarios',
+        dir,
+        '--time-scale',
+        '60',
+      ]).finally(() => rmSync(dir, { recursive: true, force: true }));
+      const [result] = JSON.parse(stdout) as EvalResult[];
+      expect(result, result?.summary).toMatchObject({
+        scenario: 'gitops-reverts-rollback',
+        culprit_found: true,
+        diagnosis_correct: true,
+        remediation_correct: true,
+        action: 'rollback',
+        verified: false,
+        unapproved_mutations: 0,
+      });
+      expect(result!.summary).toContain('reverted by argocd-application-controller');
+      expect(code).toBe(0);
+    },
+  );
 
   it('matches refusals by reason and a healthy namespace by its absent culprit', () => {
     const paused = {

@@ -11,6 +11,7 @@ import {
   type LocalInvestigationOptions,
 } from '../../../agent/investigator/session.ts';
 import { renderMarkdown, type Report } from '../../../agent/investigator/report.ts';
+import { succeeded } from '../../../agent/investigator/investigate-local.ts';
 import { runCli } from '../../helpers/cli.ts';
 import { capture, startIncident, type Incident } from '../../helpers/incident.ts';
 
@@ -156,7 +157,8 @@ describe('local investigator against the simulator', { timeout: 240_000 }, () =>
     });
     expect(JSON.stringify(changes[0]!.patch)).toContain(request.id);
 
-    // The transcript: triage, evidence, logs, preview, the held-then-approved call, verification.
+    // The transcript: triage, evidence, logs, preview, the held-then-approved call, verification,
+    // then the settle window (the approved template, then six checks that it holds).
     expect(investigation.steps.map((s) => s.name)).toEqual([
       'triage',
       'evidence:checkout',
@@ -164,6 +166,7 @@ describe('local investigator against the simulator', { timeout: 240_000 }, () =>
       'preview',
       'remediate',
       'verify:1',
+      ...Array.from({ length: 7 }, (_, index) => `settle:${index}`),
     ]);
     expect(investigation.pending_approval_ids).toEqual([]);
     expect(progress).toContain('Evidence:');
@@ -258,6 +261,36 @@ describe('local investigator against the simulator', { timeout: 240_000 }, () =>
     expect(incident.mutations()).toHaveLength(1);
   });
 
+  it('reports an approved rollback that a GitOps controller reverts as reverted, not healthy (exit 1)', async () => {
+    incident = await startIncident('gitops-reverts-rollback');
+    const { investigation, report, progress } = await investigate({ yes: true });
+    expect(report.action).toMatchObject({
+      kind: 'rollback',
+      call: { arguments: { to_revision: 2 } },
+      status: 'executed',
+    });
+    expect(report.verification).toMatchObject({
+      healthy: false,
+      state: 'reverted',
+      reverted_by: 'argocd-application-controller',
+    });
+    expect(report.verification?.message).toMatch(
+      /^reverted by argocd-application-controller at \d{4}-\d\d-\d\dT[\d:.]+Z \(container checkout image \S+:2\.4\.0 → \S+:2\.4\.1\)$/,
+    );
+    expect(report.summary).toContain('REVERTED');
+    expect(progress).toContain('Verification: reverted by argocd-application-controller');
+    expect(succeeded(report)).toBe(false);
+    // The rollback completed first: the settle window's baseline is the approved template.
+    expect(investigation.steps.map((s) => s.name)).toContain('settle:0');
+  });
+
+  it('keeps an approved rollback healthy when nothing changes it in the settle window', async () => {
+    incident = await startIncident('bad-image-rollout');
+    const { report } = await investigate({ yes: true, settleSeconds: 30 });
+    expect(report.verification).toMatchObject({ healthy: true, state: 'complete', settle_seconds: 30 });
+    expect(succeeded(report)).toBe(true);
+  });
+
   it('proposes nothing for a healthy namespace', async () => {
     incident = await startIncident(checkoutScenario('healthy', [], []));
     const { report, investigation } = await investigate({ yes: true });
@@ -280,6 +313,13 @@ describe('local investigator against the simulator', { timeout: 240_000 }, () =>
       incident!.dataDir,
       ...args,
     ]);
+
+  it('rejects a --settle-seconds that is not a whole number of seconds, naming the flag (exit 2)', async () => {
+    const { code, stderr } = await runCli(['investigate', 'x', '-n', 'shop', '--settle-seconds', '1.5']);
+    expect(code).toBe(2);
+    expect(stderr).toContain('--settle-seconds');
+    expect(stderr).toContain('must be a whole number of seconds from 0 to 3600');
+  });
 
   it('reports a namespace that does not exist as not found (not healthy) and exits non-zero', async () => {
     incident = await startIncident('bad-image-rollout');

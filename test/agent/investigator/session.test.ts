@@ -130,6 +130,8 @@ describe('local investigations across processes', { timeout: 240_000 }, () => {
       'investigate',
       '--resume',
       waiting.id,
+      '--settle-seconds',
+      '0',
       '--server',
       mcp,
       '--data-dir',
@@ -205,6 +207,7 @@ describe('local investigations across processes', { timeout: 240_000 }, () => {
       progress,
       pollMs: 50,
       verifyWaitSeconds: 5,
+      clusterNow: () => incident!.sim.clock.now(),
     });
     const [, requestId, url, tokenFile] = await until(
       'the instructions',

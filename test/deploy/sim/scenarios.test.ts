@@ -42,6 +42,7 @@ describe('bundled scenarios', () => {
       'cpu-request-tenfold',
       'daemonset-bad-rollout',
       'dependency-postgres-oom',
+      'gitops-reverts-rollback',
       'healthy',
       'image-pull-error',
       'noisy-neighbour',

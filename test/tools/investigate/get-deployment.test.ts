@@ -130,6 +130,40 @@ describe('get_deployment', () => {
     );
   });
 
+  it('names the field managers of the Pod template, newest write first', async () => {
+    const d = checkout();
+    d.metadata.managedFields = [
+      {
+        manager: 'kube-controller-manager',
+        operation: 'Update',
+        time: '2026-12-01T10:00:00Z',
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:status': {} },
+      },
+      {
+        manager: 'sentinel',
+        operation: 'Update',
+        time: '2026-12-01T10:05:00Z',
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:spec': { 'f:template': {} } },
+      },
+      {
+        manager: 'argocd-application-controller',
+        operation: 'Update',
+        time: '2026-12-01T10:06:00Z',
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:spec': { 'f:template': { 'f:spec': {} } } },
+      },
+    ];
+    mockApi().get(path).reply(200, d);
+    const output = await callTool(getDeployment, { namespace: 'shop', name: 'checkout' }, kube.context());
+    const s = output.structured as GetDeploymentOutput;
+    expect(s.template_managers).toEqual([
+      { manager: 'argocd-application-controller', operation: 'Update', time: '2026-12-01T10:06:00.000Z' },
+      { manager: 'sentinel', operation: 'Update', time: '2026-12-01T10:05:00.000Z' },
+    ]);
+  });
+
   it('not found names the Deployment and what to do next', async () => {
     mockApi()
       .get(path)
