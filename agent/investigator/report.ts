@@ -66,7 +66,7 @@ function summarize(inv: Investigation): string {
         : '';
       const result = verification
         ? verification.healthy
-          ? ` Verified: the rollout is complete and the Deployment is healthy (${verification.message}).`
+          ? ` Verified: the rollout is complete and the ${decision.culprit?.kind ?? 'Deployment'} is healthy (${verification.message}).`
           : ` Verification: not healthy yet — ${verification.state}: ${verification.message}.`
         : '';
       const warned = action.warnings.length
