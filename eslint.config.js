@@ -4,6 +4,27 @@ import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 import globals from 'globals';
 
+const KUBERNETES_CLIENT = {
+  name: '@kubernetes/client-node',
+  message: 'Only the Kubernetes layer (tools/kube/) imports @kubernetes/client-node.',
+};
+const COMMANDER = {
+  name: 'commander',
+  message: 'Only the command line (cli/) imports commander; libraries take plain options objects.',
+};
+/**
+ * Module boundaries: a top-level module's index.ts is its contract. A relative import that climbs
+ * into another top-level module must name that module's index.ts (`../tools/index.ts`); imports
+ * inside a module stay free, and test/ may import deep.
+ */
+const DEEP_IMPORT = {
+  regex: '^(\\.\\./)+(tools|server|agent|agent-spec|deploy|core|cli|bench)/(?!index\\.ts$).+',
+  message:
+    "Import another top-level module through its index.ts (e.g. '../tools/index.ts'); export what you need there. docs/DESIGN.md lists each module's contract.",
+};
+/** The `no-restricted-imports` rule with these forbidden paths and the module-boundary pattern. */
+const restrictedImports = (...paths) => ['error', { paths, patterns: [DEEP_IMPORT] }];
+
 export default tseslint.config(
   { ignores: ['node_modules/', '.tools/', 'test-results/', 'coverage/'] },
   js.configs.recommended,
@@ -14,58 +35,18 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: [
-            {
-              name: '@kubernetes/client-node',
-              message: 'Only the Kubernetes layer (tools/kube/) imports @kubernetes/client-node.',
-            },
-            {
-              name: 'commander',
-              message:
-                'Only the command line (cli/) imports commander; libraries take plain options objects.',
-            },
-          ],
-        },
-      ],
+      'no-restricted-imports': restrictedImports(KUBERNETES_CLIENT, COMMANDER),
     },
   },
   {
     // The Kubernetes layer is the one place allowed to talk to client-node.
     files: ['tools/kube/**'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: [
-            {
-              name: 'commander',
-              message:
-                'Only the command line (cli/) imports commander; libraries take plain options objects.',
-            },
-          ],
-        },
-      ],
-    },
+    rules: { 'no-restricted-imports': restrictedImports(COMMANDER) },
   },
   {
     // The command line is the one place allowed to use commander.
     files: ['cli/**'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: [
-            {
-              name: '@kubernetes/client-node',
-              message: 'Only the Kubernetes layer (tools/kube/) imports @kubernetes/client-node.',
-            },
-          ],
-        },
-      ],
-    },
+    rules: { 'no-restricted-imports': restrictedImports(KUBERNETES_CLIENT) },
   },
   {
     // The gate and its stores stay in small pieces (issue 19): no function over 80 lines.

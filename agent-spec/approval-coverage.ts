@@ -4,7 +4,7 @@
  * gated if annotations are lost in transit), and every literal name must be a real write/destructive
  * tool.
  */
-import type { Tool } from '../tools/define-tool.ts';
+import type { Tool } from '../tools/index.ts';
 import type { McpServerEntry } from './schema.ts';
 import { literalToolNames, requiresApproval } from './selectors.ts';
 

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { z } from 'zod';
-import { SentinelError } from '../tools/errors.ts';
+import { fromZod, SentinelError } from '../core/index.ts';
 import { AgentSpecFileSchema, AgentSpecSchema, type AgentSpec, type McpServerEntry } from './schema.ts';
 
 /** The spec shipped with Sentinel. */
@@ -16,11 +16,7 @@ export const DEFAULT_AGENT_SPEC_PATH = fileURLToPath(new URL('./sentinel.agent.j
 export const SENTINEL_MCP_SERVER_NAME = 'sentinel';
 
 function invalid(path: string, error: z.ZodError): SentinelError {
-  const issue = error.issues[0]!;
-  const field = issue.path.map(String).join('.') || '(root)';
-  const detail =
-    issue.code === 'unrecognized_keys' ? `unknown key(s) ${issue.keys.join(', ')}` : issue.message;
-  return new SentinelError('invalid_input', `Agent spec ${path}: ${field}: ${detail}.`, { field });
+  return fromZod(error, [], { unknownKeys: 'keys', message: (lines) => `Agent spec ${path}: ${lines}.` });
 }
 
 function readText(path: string, what: string): string {

@@ -25,19 +25,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { createServerApp } from '../server/app.ts';
-import { createApprovalsHub } from '../server/gate/events.ts';
-import { gatePlugin } from '../server/gate/plugin.ts';
-import { createIdentityStore } from '../server/identity-store.ts';
-import { listen } from '../server/listen.ts';
 import {
+  createServerApp,
+  createApprovalsHub,
+  gatePlugin,
+  createIdentityStore,
+  listen,
   serverPlugins,
   startPlugins,
   type ServerPluginContext,
   type ServerPluginParts,
-} from '../server/plugins.ts';
+} from '../server/index.ts';
+import type { KubeConnection, KubeReader, KubeWriter } from '../tools/index.ts';
 import { allTools, createRegistry } from '../tools/index.ts';
-import type { KubeConnection, KubeReader, KubeWriter } from '../tools/kube/types.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const LATENCY_CALLS = Number(process.env.BENCH_LATENCY_CALLS ?? 1000);

@@ -31,9 +31,8 @@ import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startSimulator, type Simulator } from '../deploy/sim/index.ts';
-import { generateScenario } from '../deploy/sim/scenario/generate.ts';
-import { createIdentityStore } from '../server/identity-store.ts';
+import { startSimulator, type Simulator, generateScenario } from '../deploy/index.ts';
+import { createIdentityStore } from '../server/index.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);

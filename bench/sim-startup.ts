@@ -13,9 +13,7 @@
  *   BENCH_SIZES=2000 BENCH_HISTORY=3h node bench/sim-startup.ts
  *   BENCH_WORKLOADS=20 node bench/sim-startup.ts               # plus 20 StatefulSets, 20 DaemonSets
  */
-import { SimulatedCluster } from '../deploy/sim/cluster.ts';
-import { generateScenario } from '../deploy/sim/scenario/generate.ts';
-import { parseScenario } from '../deploy/sim/scenario/load.ts';
+import { SimulatedCluster, generateScenario, parseScenario } from '../deploy/index.ts';
 
 const sizes = (process.env['BENCH_SIZES'] ?? '50,500,2000').split(',').map(Number);
 const history = process.env['BENCH_HISTORY'] ?? '3d';

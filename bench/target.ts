@@ -74,8 +74,7 @@ async function sdkEcho(): Promise<string> {
 }
 
 async function sentinel(plugins: boolean): Promise<string> {
-  const { parseServeOptions } = await import('../server/config.ts');
-  const { startServe } = await import('../server/serve.ts');
+  const { parseServeOptions, startServe } = await import('../server/index.ts');
   const running = await startServe(
     parseServeOptions({
       port: 0,

@@ -5,17 +5,21 @@
  * (the token `sentinel serve` generated for identity `local` on this machine).
  */
 import { Option, type Command } from 'commander';
-import { SentinelError } from '../tools/errors.ts';
-import { createApprovalsClient, type ApprovalsClient } from '../server/approvals-client.ts';
-import { clientToken } from '../server/client-token.ts';
-import { localTokenFile, resolveDataDir } from '../server/data-dir.ts';
+import { SentinelError } from '../core/index.ts';
 import {
+  createApprovalsClient,
+  type ApprovalsClient,
+  clientToken,
+  localTokenFile,
+  resolveDataDir,
   APPROVAL_STATUSES,
   DurationSchema,
   type ApprovalRequest,
   type ApprovalStatus,
-} from '../server/gate/approval-request.ts';
-import { approvalSentence, renderApprovalLine, renderApprovalText } from '../server/render/index.ts';
+  approvalSentence,
+  renderApprovalLine,
+  renderApprovalText,
+} from '../server/index.ts';
 import { dataDirOption, serverUrlOption } from './options.ts';
 
 interface ConnectionFlags {

@@ -2,13 +2,13 @@
  * `sentinel audit export|verify|checkpoint`: read the audit log of a data directory (the server may
  * be running; SQLite's WAL lets both read while it writes), and anchor its head elsewhere.
  */
-import { sentinelCommand } from '../agent/command-name.ts';
+import { sentinelCommand } from '../agent/index.ts';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { SentinelError } from '../tools/errors.ts';
-import { resolveDataDir } from '../server/data-dir.ts';
-import { parseSince } from '../server/audit/since.ts';
+import { SentinelError } from '../core/index.ts';
 import {
+  resolveDataDir,
+  parseSince,
   appendCheckpoint,
   CHECKPOINT_FILE,
   checkpointLine,
@@ -16,9 +16,9 @@ import {
   dataDirCheckpoints,
   headCheckpoint,
   sendCheckpoint,
-} from '../server/audit/checkpoint.ts';
-import type { CheckpointRef } from '../server/audit/record.ts';
-import { openAuditLog } from '../server/audit/store.ts';
+  type CheckpointRef,
+  openAuditLog,
+} from '../server/index.ts';
 import { collect, dataDirOption } from './options.ts';
 
 /** Adds `audit export` and `audit verify`. */

@@ -2,8 +2,8 @@
  * `sentinel eval`: the local investigator against every scenario, scored.
  */
 import type { Command } from 'commander';
-import type { EvalResult } from '../agent/investigator/eval.ts';
-import { SCENARIOS_DIR } from '../deploy/sim/scenario/load.ts';
+import type { EvalResult } from '../agent/index.ts';
+import { SCENARIOS_DIR } from '../deploy/index.ts';
 import { parseTimeScale } from './options.ts';
 
 /** Adds `sentinel eval`. */

@@ -2,7 +2,7 @@
  * `sentinel freeze on|off|status`: the change freeze on a running server (admin token).
  */
 import { Option, type Command } from 'commander';
-import { formatFreeze, requestFreeze } from '../server/gate/freeze-client.ts';
+import { formatFreeze, requestFreeze } from '../server/index.ts';
 import { dataDirOption, serverUrlOption } from './options.ts';
 
 /** Adds `sentinel freeze on|off|status`. */

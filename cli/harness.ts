@@ -3,10 +3,9 @@
  * agent that run Sentinel (see register.ts).
  */
 import { Option, type Command } from 'commander';
-import { DEFAULT_AGENT_SPEC_PATH, loadAgentSpec } from '../agent-spec/load.ts';
-import type { HarnessConnectionOptions } from '../agent/harness/connection.ts';
-import { HARNESS_IDENTITY } from '../agent/harness/names.ts';
-import { defaultTokensFile, resolveDataDir } from '../server/data-dir.ts';
+import { DEFAULT_AGENT_SPEC_PATH, loadAgentSpec } from '../agent-spec/index.ts';
+import { type HarnessConnectionOptions, HARNESS_IDENTITY } from '../agent/index.ts';
+import { defaultTokensFile, resolveDataDir } from '../server/index.ts';
 import {
   dataDirOption,
   harnessTokenOption,

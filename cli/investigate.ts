@@ -5,15 +5,21 @@
  */
 import { Option, type Command } from 'commander';
 // Types only at start-up: the investigators (and the server they start) load when the command runs.
-import type { HarnessInvestigateCliOptions } from '../agent/harness/investigate-harness.ts';
-import type { LocalInvestigateCliOptions } from '../agent/investigator/investigate-local.ts';
+import {
+  type HarnessInvestigateCliOptions,
+  type LocalInvestigateCliOptions,
+  sentinelCommand,
+  type Investigation,
+} from '../agent/index.ts';
+import {
+  resolveDataDir,
+  runningServers,
+  type ServerEntry,
+  DEFAULT_SERVER_URL,
+  serverMcpUrl,
+} from '../server/index.ts';
+import { SentinelError } from '../core/index.ts';
 import { constants as osConstants } from 'node:os';
-import { sentinelCommand } from '../agent/command-name.ts';
-import type { Investigation } from '../agent/investigator/model.ts';
-import { resolveDataDir } from '../server/data-dir.ts';
-import { runningServers, type ServerEntry } from '../server/discovery.ts';
-import { DEFAULT_SERVER_URL, serverMcpUrl } from '../server/server-url.ts';
-import { SentinelError } from '../tools/errors.ts';
 import {
   dataDirOption,
   harnessTokenOption,

@@ -4,7 +4,7 @@
  * bad value into commander's usage error (exit 2) naming the flag.
  */
 import { InvalidArgumentError, Option } from 'commander';
-import { DEFAULT_SERVER_URL, SERVER_URL_ENV, serverBaseUrl, serverMcpUrl } from '../server/server-url.ts';
+import { DEFAULT_SERVER_URL, SERVER_URL_ENV, serverBaseUrl, serverMcpUrl } from '../server/index.ts';
 
 /** The shared `--data-dir <dir>` option (resolved by server/data-dir.ts `resolveDataDir`). */
 export function dataDirOption(): Option {

@@ -2,7 +2,7 @@
  * `sentinel policy test`: which rule a call matches and what it decides, offline.
  */
 import type { Command } from 'commander';
-import type { PolicyTestOptions } from '../server/gate/policy-test.ts';
+import type { PolicyTestOptions } from '../server/index.ts';
 import { dataDirOption, tokensFileOption } from './options.ts';
 
 /** Adds `sentinel policy test`. */

@@ -6,9 +6,9 @@
  */
 import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
-import { guardTerminalOutput } from '../agent/terminal-guard.ts';
-import { applyDeprecatedServerUrlEnv } from '../server/server-url.ts';
-import { SentinelError } from '../tools/errors.ts';
+import { guardTerminalOutput } from '../agent/index.ts';
+import { applyDeprecatedServerUrlEnv } from '../server/index.ts';
+import { SentinelError } from '../core/index.ts';
 import { registerApprovalsCommands } from './approvals.ts';
 import { registerAuditCommands } from './audit.ts';
 import { registerDemoCommand } from './demo.ts';

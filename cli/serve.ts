@@ -2,8 +2,7 @@
  * `sentinel serve`: the MCP ops server over HTTP or stdio.
  */
 import type { Command } from 'commander';
-import { parseServeOptions } from '../server/config.ts';
-import { LOCAL_IDENTITY_NAME } from '../server/identity.ts';
+import { parseServeOptions, LOCAL_IDENTITY_NAME } from '../server/index.ts';
 import { collect, dataDirOption, tokensFileOption } from './options.ts';
 
 function registerServe(program: Command): void {
@@ -52,7 +51,7 @@ function registerServe(program: Command): void {
     .action(async (raw: Record<string, unknown>) => {
       const options = parseServeOptions(raw);
       // Loaded on demand: the MCP SDK and the Kubernetes client are not needed by `sentinel tokens`.
-      const { startServe } = await import('../server/serve.ts');
+      const { startServe } = await import('../server/index.ts');
       const server = await startServe(options, {
         stderr: (text) => process.stderr.write(text),
         terminal: process.stderr.isTTY === true,

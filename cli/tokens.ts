@@ -1,13 +1,19 @@
 /**
  * `sentinel tokens add|list|revoke|rotate`: the identities (bearer tokens) the server accepts.
  */
-import { sentinelCommand } from '../agent/command-name.ts';
+import { sentinelCommand } from '../agent/index.ts';
+import {
+  defaultTokensFile,
+  localTokenFile,
+  resolveDataDir,
+  LOCAL_IDENTITY_NAME,
+  ROLES,
+  type Role,
+  rotateLocalToken,
+  createIdentityStore,
+} from '../server/index.ts';
 import { Option, type Command } from 'commander';
 import { resolve } from 'node:path';
-import { defaultTokensFile, localTokenFile, resolveDataDir } from '../server/data-dir.ts';
-import { LOCAL_IDENTITY_NAME, ROLES, type Role } from '../server/identity.ts';
-import { rotateLocalToken } from '../server/local-token.ts';
-import { createIdentityStore } from '../server/identity-store.ts';
 import { dataDirOption, tokensFileOption } from './options.ts';
 
 /** The identity store the `tokens` subcommands work on. */

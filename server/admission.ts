@@ -9,7 +9,7 @@
  * reads, whoever floods. The limit is per identity, so one busy caller cannot starve another's reads.
  */
 import type { Request, RequestHandler } from 'express';
-import type { ToolRegistry } from '../tools/registry.ts';
+import type { ToolRegistry } from '../tools/index.ts';
 
 /** Limits of the read lane, per identity. */
 export interface AdmissionLimits {

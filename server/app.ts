@@ -8,9 +8,8 @@ import express, { type ErrorRequestHandler, type Express, type RequestHandler } 
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { allTools } from '../tools/index.ts';
-import type { KubeConnection } from '../tools/kube/types.ts';
-import { createRegistry, type ToolRegistry } from '../tools/registry.ts';
+import { allTools, type KubeConnection, createRegistry, type ToolRegistry } from '../tools/index.ts';
+import { SentinelError } from '../core/index.ts';
 import { createAuthenticate, hostAndOriginCheck } from './auth.ts';
 import type { IdentityStore } from './identity-store.ts';
 import { createLogger } from './logger.ts';
@@ -24,7 +23,6 @@ import {
   type ToolCallMiddleware,
   type ToolCallPipeline,
 } from './pipeline.ts';
-import { SentinelError } from '../tools/errors.ts';
 import { SENTINEL_VERSION } from './version.ts';
 import { MAX_BODY_BYTES } from './limits.ts';
 import { createClusterProbe, notConfigured, type ClusterProbeOptions } from './kube.ts';
@@ -75,9 +73,27 @@ export interface ServerApp {
   deps: ServerDeps;
 }
 
-/** A JSON-RPC error response body with no request id (the request could not be read). */
-function jsonRpcError(code: number, message: string): Record<string, unknown> {
-  return { jsonrpc: '2.0', error: { code, message }, id: null };
+/**
+ * A body-parser or Express error as the SentinelError it is answered with: a body too large is 413
+ * and a body that is not JSON 400 (JSON-RPC Parse error), another 4xx Invalid request, anything else
+ * internal.
+ */
+function transportError(error: { type?: string; status?: number }): SentinelError {
+  if (error.type === 'entity.too.large') {
+    return new SentinelError('invalid_input', `Request body exceeds ${MAX_BODY_BYTES} bytes (1 MiB).`, {
+      statusCode: 413,
+    });
+  }
+  if (error.type === 'entity.parse.failed') {
+    return new SentinelError('invalid_input', 'Parse error: the request body is not valid JSON.', {
+      statusCode: 400,
+      jsonRpcCode: -32700,
+    });
+  }
+  if (typeof error.status === 'number' && error.status >= 400 && error.status < 500) {
+    return new SentinelError('invalid_input', 'Invalid request.', { statusCode: error.status });
+  }
+  return new SentinelError('internal', 'Internal error');
 }
 
 /** Request id, a child logger, and one log line per request when it finishes. */
@@ -220,56 +236,40 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
         await transport.handleRequest(req, res, req.body);
       } catch (error) {
         (res.locals.log as Logger).error({ err: error }, 'MCP request failed');
-        if (!res.headersSent) res.status(500).json(jsonRpcError(-32603, 'Internal error'));
+        if (!res.headersSent)
+          res.status(500).json(new SentinelError('internal', 'Internal error').toJsonRpcBody());
       }
     },
   );
   // Stateless server: no SSE stream to GET and no session to DELETE.
   app.all('/mcp', authenticate, (_req, res) => {
-    res
-      .status(405)
-      .set('Allow', 'POST')
-      .json(
-        jsonRpcError(
-          -32000,
-          'Method not allowed: this server is stateless; send JSON-RPC requests with POST.',
-        ),
-      );
+    const refused = new SentinelError(
+      'invalid_input',
+      'Method not allowed: this server is stateless; send JSON-RPC requests with POST.',
+      { statusCode: 405, jsonRpcCode: -32000 },
+    );
+    res.status(refused.statusCode).set('Allow', 'POST').json(refused.toJsonRpcBody());
   });
 
   for (const mount of options.extraRoutes ?? []) mount(app, deps);
 
   // Outside /mcp (whose errors are JSON-RPC), errors have the approvals API's shape:
-  // `{"error": {"code", "message"}}` (ApiErrorSchema).
-  const apiError = (code: string, message: string) => ({ error: { code, message } });
+  // `{"error": {"code", "message"}}` (ApiErrorSchema); both bodies come from the SentinelError.
   app.use((req, res) => {
-    res
-      .status(404)
-      .json(
-        apiError(
-          'not_found',
-          `No route ${req.method} ${req.path}; the MCP endpoint is POST /mcp (health: GET /healthz).`,
-        ),
-      );
+    const missing = new SentinelError(
+      'not_found',
+      `No route ${req.method} ${req.path}; the MCP endpoint is POST /mcp (health: GET /healthz).`,
+    );
+    res.status(missing.statusCode).json(missing.toApiBody());
   });
   const onError: ErrorRequestHandler = (error: { type?: string; status?: number }, req, res, next) => {
     if (res.headersSent) {
       next(error);
       return;
     }
-    const mcp = req.path === '/mcp';
-    const reply = (status: number, rpcCode: number, code: string, message: string) =>
-      res.status(status).json(mcp ? jsonRpcError(rpcCode, message) : apiError(code, message));
-    if (error.type === 'entity.too.large') {
-      reply(413, -32600, 'invalid_input', `Request body exceeds ${MAX_BODY_BYTES} bytes (1 MiB).`);
-    } else if (error.type === 'entity.parse.failed') {
-      reply(400, -32700, 'invalid_input', 'Parse error: the request body is not valid JSON.');
-    } else if (typeof error.status === 'number' && error.status >= 400 && error.status < 500) {
-      reply(error.status, -32600, 'invalid_input', 'Invalid request.');
-    } else {
-      (res.locals.log as Logger).error({ err: error }, 'request failed');
-      reply(500, -32603, 'internal', 'Internal error');
-    }
+    const failure = transportError(error);
+    if (failure.code === 'internal') (res.locals.log as Logger).error({ err: error }, 'request failed');
+    res.status(failure.statusCode).json(req.path === '/mcp' ? failure.toJsonRpcBody() : failure.toApiBody());
   };
   app.use(onError);
   return { app, deps };

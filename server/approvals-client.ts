@@ -6,7 +6,7 @@
  * server's own code and message (e.g. `forbidden`: "… cannot decide a request it made").
  */
 import { z } from 'zod';
-import { SentinelError, type ErrorCode } from '../tools/errors.ts';
+import { SentinelError, type ErrorCode } from '../core/index.ts';
 import {
   ApiErrorSchema,
   ApprovalListSchema,

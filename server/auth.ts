@@ -9,7 +9,7 @@ import type { RequestHandler } from 'express';
 import { isIPv6 } from 'node:net';
 import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
 import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
-import { SentinelError } from '../tools/errors.ts';
+import { SentinelError } from '../core/index.ts';
 import type { Identity } from './identity.ts';
 import type { IdentityStore } from './identity-store.ts';
 
@@ -77,7 +77,8 @@ function parseAuthority(scheme: string, authority: string): { hostname: string; 
 const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443 };
 
 const forbidden = (res: Parameters<RequestHandler>[1], message: string): void => {
-  res.status(403).json({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
+  const refused = new SentinelError('forbidden', message);
+  res.status(refused.statusCode).json(refused.toJsonRpcBody());
 };
 
 /**

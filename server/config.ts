@@ -4,7 +4,7 @@
  */
 import { BlockList, isIP } from 'node:net';
 import { z } from 'zod';
-import { SentinelError } from '../tools/errors.ts';
+import { fromZod, type ZodIssueLine, SentinelError } from '../core/index.ts';
 import { hostHeaderName, LOCALHOST_NAMES } from './auth.ts';
 
 /** Flags of `sentinel serve`, as commander delivers them (camelCase). */
@@ -68,10 +68,13 @@ export type ServeOptions = z.infer<typeof ServeOptionsSchema>;
 export function parseServeOptions(raw: Record<string, unknown>): ServeOptions {
   const parsed = ServeOptionsSchema.safeParse(raw);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const key = String(issue.path[0] ?? '');
-    const flag = `--${key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
-    throw new SentinelError('invalid_input', `${flag}: ${issue.message}.`, { field: flag });
+    // Named as the flag the user typed: `tlsCert` → `--tls-cert`.
+    const flagOf = (line: ZodIssueLine) =>
+      `--${String(line.issue.path[0] ?? '').replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
+    throw fromZod(parsed.error, [], {
+      field: flagOf,
+      message: (_lines, [first]) => `${first ? flagOf(first) : '--'}: ${first?.rule}.`,
+    });
   }
   const options = parsed.data;
   if ((options.tlsCert === undefined) !== (options.tlsKey === undefined)) {

@@ -12,7 +12,7 @@ import { chmodSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync
 import { dirname } from 'node:path';
 import YAML from 'yaml';
 import { z } from 'zod';
-import { SentinelError } from '../tools/errors.ts';
+import { fromZod, SentinelError } from '../core/index.ts';
 import {
   credentialOf,
   LOCAL_IDENTITY_NAME,
@@ -187,16 +187,6 @@ function toIdentity(record: IdentityRecord): Identity {
   };
 }
 
-/** Formats the first zod issue as `field: rule`. */
-function describeIssues(error: z.ZodError): { field: string; text: string } {
-  const issue = error.issues[0];
-  const field = issue?.path.map(String).join('.') || '(file)';
-  return {
-    field,
-    text: error.issues.map((i) => `${i.path.map(String).join('.') || '(file)'}: ${i.message}`).join('; '),
-  };
-}
-
 /**
  * The error for an identity in tokens.yaml whose token is the server's startup token: that token
  * would authenticate as `local` (every role), so the identity — an agent, say — could approve its
@@ -227,9 +217,10 @@ function readTokensFile(tokensFile: string): IdentityRecord[] | SentinelError {
   }
   const parsed = TokensFileSchema.safeParse(content ?? {});
   if (parsed.success) return parsed.data.identities;
-  const { field, text } = describeIssues(parsed.error);
-  return new SentinelError('invalid_input', `${tokensFile} is invalid: ${text}. Fix or remove the entry.`, {
-    field,
+  return fromZod(parsed.error, [], {
+    root: '(file)',
+    all: true,
+    message: (lines) => `${tokensFile} is invalid: ${lines}. Fix or remove the entry.`,
   });
 }
 
@@ -327,8 +318,11 @@ export function createIdentityStore(options: IdentityStoreOptions): IdentityStor
         ...(input.webhook !== undefined && { webhook: input.webhook }),
       });
       if (!record.success) {
-        const { field, text } = describeIssues(record.error);
-        throw new SentinelError('invalid_input', `Cannot add identity '${input.name}': ${text}.`, { field });
+        throw fromZod(record.error, [], {
+          root: '(file)',
+          all: true,
+          message: (lines) => `Cannot add identity '${input.name}': ${lines}.`,
+        });
       }
       if (input.trustUpstreamApproval && !input.upstreamHarness) {
         throw new SentinelError(

@@ -64,3 +64,63 @@ export {
 } from './plugins.ts';
 export { startServe, type RunningServer, type ServeExtensions, type ServeIo } from './serve.ts';
 export { generateToken, hashToken, sameHash } from './tokens.ts';
+
+// The contract other modules use (added with the module-boundary lint rule).
+export { createApprovalsClient } from './approvals-client.ts';
+export type { ApprovalsClient } from './approvals-client.ts';
+export {
+  CHECKPOINT_FILE,
+  appendCheckpoint,
+  checkpointLine,
+  checkpointsFromOption,
+  dataDirCheckpoints,
+  headCheckpoint,
+  sendCheckpoint,
+} from './audit/checkpoint.ts';
+export { AuditRecordSchema } from './audit/index.ts';
+export type { AuditLog, AuditRecord } from './audit/index.ts';
+export type { CheckpointRef } from './audit/record.ts';
+export { parseSince } from './audit/since.ts';
+export { openAuditLog } from './audit/store.ts';
+export {
+  APPROVAL_STATUSES,
+  DurationSchema,
+  PendingResultMetaSchema,
+  clientRefKey,
+  describeClientRef,
+} from './gate/approval-request.ts';
+export type {
+  ApprovalNotRequired,
+  ApprovalRequest,
+  ApprovalStatus,
+  ClientRef,
+} from './gate/approval-request.ts';
+export { matchedArguments } from './gate/canonical.ts';
+export { createApprovalsHub } from './gate/events.ts';
+export { formatFreeze, requestFreeze } from './gate/freeze-client.ts';
+export { gatePlugin } from './gate/plugin.ts';
+export { formatPolicyTest, runPolicyTest } from './gate/policy-test.ts';
+export type { PolicyTestOptions } from './gate/policy-test.ts';
+export { startPlugins } from './plugins.ts';
+export {
+  approvalSentence,
+  describeChange,
+  describeToolCall,
+  describeWarning,
+  formatArguments,
+  renderApprovalLine,
+  renderApprovalText,
+} from './render/index.ts';
+export {
+  DEFAULT_SERVER_URL,
+  SERVER_URL_ENV,
+  applyDeprecatedServerUrlEnv,
+  serverBaseUrl,
+  serverMcpUrl,
+} from './server-url.ts';
+
+// The contract other modules use (added with the module-boundary lint rule).
+export { clientToken } from './client-token.ts';
+export { runningServers } from './discovery.ts';
+export type { ServerEntry } from './discovery.ts';
+export { rotateLocalToken } from './local-token.ts';

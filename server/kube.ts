@@ -4,8 +4,8 @@
  * bounded reachability probe behind /healthz and /readyz.
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { toSentinelError } from '../tools/errors.ts';
-import { connectKube, type KubeConnection } from '../tools/kube/index.ts';
+import { toSentinelError } from '../core/index.ts';
+import { connectKube, type KubeConnection } from '../tools/index.ts';
 
 /** The default of an embedded server given no connection: no cluster, and how to configure one. */
 export function notConfigured(): KubeConnection {

@@ -3,7 +3,7 @@
  * Authorization headers and anything named like a token are redacted wherever they appear.
  */
 import pino, { type DestinationStream, type Logger } from 'pino';
-import { sanitizeText } from '../tools/format/text.ts';
+import { sanitizeText } from '../tools/index.ts';
 
 /** Paths pino censors in every log line. */
 export const REDACTED_LOG_PATHS = [

@@ -14,9 +14,8 @@ import {
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import { z } from 'zod';
-import type { Tool } from '../tools/define-tool.ts';
-import { toSentinelError } from '../tools/errors.ts';
-import type { ToolRegistry } from '../tools/registry.ts';
+import type { Tool, ToolRegistry } from '../tools/index.ts';
+import { toSentinelError } from '../core/index.ts';
 import type { Identity } from './identity.ts';
 import { publishedInput } from './tool-input.ts';
 import {

@@ -10,10 +10,8 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
-import type { ClusterIdentity, Tool } from '../tools/define-tool.ts';
-import { SentinelError, toSentinelError } from '../tools/errors.ts';
-import type { KubeConnection } from '../tools/kube/types.ts';
-import type { ToolRegistry } from '../tools/registry.ts';
+import type { ClusterIdentity, Tool, KubeConnection, ToolRegistry } from '../tools/index.ts';
+import { SentinelError, toSentinelError } from '../core/index.ts';
 import { parseToolArguments } from './arguments.ts';
 import type { CallOutcome } from './call-outcome.ts';
 import type { ApprovalRequest } from './gate/approval-request.ts';

@@ -5,8 +5,7 @@
  * Host/Origin checks (use `deps.authenticate` for bearer auth).
  */
 import type { Logger } from 'pino';
-import type { KubeConnection } from '../tools/kube/types.ts';
-import type { ToolRegistry } from '../tools/registry.ts';
+import type { KubeConnection, ToolRegistry } from '../tools/index.ts';
 import type { RouteMounter } from './app.ts';
 import type { ApprovalsHub } from './gate/events.ts';
 import type { IdentityStore } from './identity-store.ts';

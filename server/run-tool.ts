@@ -10,10 +10,15 @@
  * precondition (the rollback's `resourceVersion`) and any read after a write goes to the cluster.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Tool, ToolContext } from '../tools/define-tool.ts';
-import { SentinelError } from '../tools/errors.ts';
-import { sanitizedCopy, unsanitized } from '../tools/kube/index.ts';
-import type { KubeReader, KubeWriter } from '../tools/kube/types.ts';
+import {
+  type Tool,
+  type ToolContext,
+  sanitizedCopy,
+  unsanitized,
+  type KubeReader,
+  type KubeWriter,
+} from '../tools/index.ts';
+import { SentinelError } from '../core/index.ts';
 
 /**
  * Runs `tool`'s handler on `args` (already parsed by the tool's schema) with `context`, handing it

@@ -4,10 +4,8 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { Logger } from 'pino';
-import { SentinelError } from '../tools/errors.ts';
-import { allTools } from '../tools/index.ts';
-import type { KubeConnection } from '../tools/kube/types.ts';
-import { createRegistry, type ToolRegistry } from '../tools/registry.ts';
+import { SentinelError } from '../core/index.ts';
+import { type KubeConnection, createRegistry, type ToolRegistry, allTools } from '../tools/index.ts';
 import { createServerApp } from './app.ts';
 import { createApprovalsHub } from './gate/events.ts';
 import { handOverCredentials } from './credentials.ts';

@@ -5,9 +5,8 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { SentinelError } from '../tools/errors.ts';
-import type { KubeConnection } from '../tools/kube/types.ts';
-import type { ToolRegistry } from '../tools/registry.ts';
+import { SentinelError } from '../core/index.ts';
+import type { KubeConnection, ToolRegistry } from '../tools/index.ts';
 import { LOCAL_IDENTITY_NAME } from './identity.ts';
 import type { IdentityStore } from './identity-store.ts';
 import { createMcpServer } from './mcp.ts';

@@ -2,7 +2,7 @@
  * Bearer tokens: generation, hashing, constant-time comparison. Only SHA-256 hashes are ever stored.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { SentinelError } from '../tools/errors.ts';
+import { SentinelError } from '../core/index.ts';
 
 /** Prefix of generated tokens, so secret scanners and people recognise them. */
 export const TOKEN_PREFIX = 'snt_';

@@ -5,7 +5,7 @@
  * arguments and strips it before the handler runs (server/gate/gate.ts).
  */
 import { z } from 'zod';
-import type { StrictObjectSchema, Tool } from '../tools/define-tool.ts';
+import type { StrictObjectSchema, Tool } from '../tools/index.ts';
 
 /** The gate-owned optional argument of every write/destructive tool. */
 export const IdempotencyKeySchema = z

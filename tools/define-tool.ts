@@ -6,6 +6,7 @@
  * (`dryrun`, `to_revison`) is an error instead of being silently dropped — a dropped `dry_run` would
  * turn a preview into a change.
  */
+import type { Cluster } from '../core/index.ts';
 import { z } from 'zod';
 import { SentinelError } from './errors.ts';
 import { withCallSignal } from './kube/cancellation.ts';
@@ -26,12 +27,8 @@ export interface ToolAnnotations {
 }
 
 /** The cluster a call runs against; goes into every tool result and every approval. */
-export interface ClusterIdentity {
-  /** kubeconfig context name (`in-cluster` inside a Pod). */
-  context: string;
-  /** API server URL. */
-  server: string;
-}
+/** kubeconfig context name (`in-cluster` inside a Pod) and API server URL: core's `Cluster`. */
+export type ClusterIdentity = Cluster;
 
 /** What a handler returns: compact text for the model, structured content for programs. */
 export interface ToolOutput<O = Record<string, unknown>> {

@@ -40,3 +40,27 @@ export const allTools: readonly Tool[] = [
   listEvents,
   ...remediationTools,
 ];
+
+// The contract other modules use (added with the module-boundary lint rule).
+export type { StrictObjectSchema } from './define-tool.ts';
+export { bound, formatTable, humanDuration, moreLine, oneLine, sanitizeText } from './format/index.ts';
+export { connectKube } from './kube/index.ts';
+export {
+  LabelSelectorSyntaxError,
+  formatLabelSelector,
+  matchesLabels,
+  parseLabelSelector,
+} from './kube/label-selector.ts';
+export type { LabelRequirement } from './kube/label-selector.ts';
+export { podSummary } from './kube/pod-status.ts';
+export type { KubeConnection, KubeReader, KubeWriter, Pod } from './kube/types.ts';
+export { DeploymentNameSchema, NamespaceSchema } from './params.ts';
+export { REDACTED, isSecretName, redact, redactValue } from './redact.ts';
+export { APPROVAL_REQUEST_ANNOTATION } from './remediate/attribution.ts';
+
+// The contract other modules use (added with the module-boundary lint rule).
+export { CONFIG_ERROR, IMAGE_PULL } from './investigate/triage/findings.ts';
+export { sanitizedCopy, unsanitized } from './kube/index.ts';
+
+// The contract other modules use (added with the module-boundary lint rule).
+export { didYouMean } from './format/suggest.ts';

@@ -28,7 +28,7 @@ import {
   type TurnEvent,
 } from './schemas.ts';
 import { readTurnEvents, type StreamedEvent } from './sse.ts';
-import { SentinelError } from '../../tools/errors.ts';
+import { SentinelError } from '../../core/index.ts';
 
 const TURN_INPUT_HINTS = {
   400: 'One turn carries either a user message or approval decisions, never both.',

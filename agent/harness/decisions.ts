@@ -9,7 +9,7 @@
  * why, so the harness never runs a call the server would hold, and every pending call is still
  * resolved in one batch (a live harness rejects partial batches with 422).
  */
-import { toSentinelError } from '../../tools/errors.ts';
+import { toSentinelError } from '../../core/index.ts';
 import type { LedgerEntry, SessionLedger } from './ledger.ts';
 import type { PendingCall } from './pending.ts';
 import type { ApprovalPrompter } from './prompter.ts';

@@ -2,8 +2,8 @@
  * Turns a TrueForge harness error answer into one `SentinelError` whose message quotes the harness,
  * names the request and says what to do next. Never a stack trace.
  */
+import { zodIssueLines, SentinelError, type ErrorCode } from '../../core/index.ts';
 import type { z } from 'zod';
-import { SentinelError, type ErrorCode } from '../../tools/errors.ts';
 import { RequestErrorResponseSchema } from './schemas.ts';
 
 /** What to tell the user for a status, by the operation that failed; overrides the defaults. */
@@ -103,6 +103,6 @@ function causeMessage(error: Error): string | undefined {
 
 /** The first problem zod found, as its field path (or `whole` when at the root) and message. */
 export function firstIssue(error: z.ZodError, whole: string): { field: string; message: string } {
-  const issue = error.issues[0];
-  return { field: issue?.path.join('.') || whole, message: issue?.message ?? 'invalid' };
+  const [first] = zodIssueLines(error, [], { root: whole });
+  return { field: first?.field ?? whole, message: first?.rule ?? 'invalid' };
 }

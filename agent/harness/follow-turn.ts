@@ -5,7 +5,7 @@
  * and persisted events) once it has finished.
  */
 import { sentinelCommand } from '../command-name.ts';
-import { SentinelError } from '../../tools/errors.ts';
+import { SentinelError } from '../../core/index.ts';
 import type { TrueForgeClient } from './client.ts';
 import type { EventIndex } from './event-index.ts';
 import type { TurnPrinter } from './printer.ts';

@@ -11,8 +11,8 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { IdentityStore } from '../../server/index.ts';
-import { hashToken, sameHash } from '../../server/tokens.ts';
-import { SentinelError } from '../../tools/errors.ts';
+import { hashToken, sameHash } from '../../server/index.ts';
+import { SentinelError } from '../../core/index.ts';
 import { HARNESS_IDENTITY } from './names.ts';
 
 /** `<data-dir>/trueforge.token`: the connector's token, written by `sentinel harness register`. */

@@ -3,9 +3,8 @@
  * client (the human's approver token) and the terminal prompter from the command-line options, runs
  * the investigation, and releases everything.
  */
-import { localTokenFile, resolveDataDir } from '../../server/index.ts';
-import { clientToken } from '../../server/client-token.ts';
-import { SentinelError } from '../../tools/errors.ts';
+import { localTokenFile, resolveDataDir, clientToken } from '../../server/index.ts';
+import { SentinelError } from '../../core/index.ts';
 import { harnessClient, type HarnessConnectionOptions } from './connection.ts';
 import { runHarnessInvestigation, type HarnessInvestigationResult } from './investigate.ts';
 import type { Output } from './printer.ts';

@@ -12,7 +12,7 @@
  */
 import { sentinelCommand } from '../command-name.ts';
 import { SENTINEL_MCP_SERVER_NAME } from '../../agent-spec/index.ts';
-import { SentinelError } from '../../tools/errors.ts';
+import { SentinelError } from '../../core/index.ts';
 import type { TrueForgeClient } from './client.ts';
 import { approvalTurn, decidePendingCalls, type Decision } from './decisions.ts';
 import { EventIndex, textOf } from './event-index.ts';

@@ -4,7 +4,7 @@
  * the name and arguments are in the merged `model.message` with that `source_event_id`. When the
  * index does not hold it (a reload, a dropped stream), the turn's persisted events are read back once.
  */
-import { SentinelError } from '../../tools/errors.ts';
+import { SentinelError } from '../../core/index.ts';
 import type { EventIndex } from './event-index.ts';
 import type { ToolApprovalRequiredEvent, ToolCall, TurnEvent, TurnState } from './schemas.ts';
 

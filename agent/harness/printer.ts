@@ -4,8 +4,7 @@
  * pauses, subagent threads). Lines from a subagent thread are prefixed with its thread id. Tool
  * activity is redacted and kept to one line each.
  */
-import { oneLine, sanitizeText } from '../../tools/format/index.ts';
-import { redact } from '../../tools/redact.ts';
+import { oneLine, sanitizeText, redact } from '../../tools/index.ts';
 import { textOf, type EventIndex } from './event-index.ts';
 import { isEvent, type ModelMessageEvent, type TurnEvent } from './schemas.ts';
 

@@ -15,8 +15,8 @@ import {
   sentinelServerEntry,
   type AgentSpec,
 } from '../../agent-spec/index.ts';
-import type { Tool } from '../../tools/define-tool.ts';
-import { SentinelError } from '../../tools/errors.ts';
+import type { Tool } from '../../tools/index.ts';
+import { SentinelError } from '../../core/index.ts';
 import type { TrueForgeClient } from './client.ts';
 import { SENTINEL_AGENT_NAME } from './names.ts';
 import type { Agent, McpServerManifest } from './schemas.ts';

@@ -6,16 +6,16 @@
  * arguments in words; then the cluster, the previewed changes and the warnings. Everything shown is
  * redacted and single-line.
  */
-import { describeClientRef, type ClientRef } from '../../server/gate/approval-request.ts';
 import {
+  describeClientRef,
+  type ClientRef,
   approvalSentence,
   describeChange,
   describeToolCall,
   describeWarning,
   formatArguments,
-} from '../../server/render/index.ts';
-import { bound, moreLine, oneLine } from '../../tools/format/index.ts';
-import { redact } from '../../tools/redact.ts';
+} from '../../server/index.ts';
+import { bound, moreLine, oneLine, redact } from '../../tools/index.ts';
 import type { PendingCall } from './pending.ts';
 import type { PreviewLike } from './server-grants.ts';
 

@@ -5,14 +5,16 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { createApprovalsClient, serverBaseUrl, type ApprovalsClient } from '../../server/approvals-client.ts';
 import {
+  createApprovalsClient,
+  serverBaseUrl,
+  type ApprovalsClient,
   clientRefKey,
   type ApprovalNotRequired,
   type ApprovalRequest,
-} from '../../server/gate/approval-request.ts';
-import { canonicalJson, matchedArguments } from '../../server/gate/canonical.ts';
-import { SentinelError } from '../../tools/errors.ts';
+  matchedArguments,
+} from '../../server/index.ts';
+import { canonicalJson, SentinelError } from '../../core/index.ts';
 import { HARNESS_IDENTITY } from './names.ts';
 import type {
   ClientRef,

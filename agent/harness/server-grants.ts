@@ -5,7 +5,7 @@
  * this grant is what lets the harness's identical call through, once.
  */
 
-import type { ClientRef } from '../../server/gate/approval-request.ts';
+import type { ClientRef } from '../../server/index.ts';
 
 export type { ClientRef };
 

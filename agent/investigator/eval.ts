@@ -10,10 +10,10 @@
 import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
-import type { ExpectedOutcome, MutationRecord, Scenario } from '../../deploy/sim/index.ts';
+import type { ExpectedOutcome, MutationRecord, Scenario } from '../../deploy/index.ts';
+import { SentinelError } from '../../core/index.ts';
+import { formatTable } from '../../tools/index.ts';
 import type { Investigation } from './model.ts';
-import { SentinelError } from '../../tools/errors.ts';
-import { formatTable } from '../../tools/format/index.ts';
 import type { Report } from './report.ts';
 import { runLocalInvestigation } from './session.ts';
 import { startSimulatedIncident } from './simulated-incident.ts';

@@ -3,10 +3,9 @@
  * only — it can never approve, so no call it makes can be approved by itself) and the human's (an
  * approver token: `--token`/SENTINEL_TOKEN, else the `local` token `sentinel serve` saved).
  */
-import { clientToken } from '../../server/client-token.ts';
+import { clientToken, localTokenFile, type IdentityStore } from '../../server/index.ts';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { localTokenFile, type IdentityStore } from '../../server/index.ts';
 
 /** The identity every local investigation calls tools as. */
 export const INVESTIGATOR_IDENTITY = 'investigator';

@@ -5,8 +5,8 @@
  * every transition, so `run` continues any saved investigation from where it stopped — in this
  * process or another one.
  */
-import { SentinelError, toSentinelError } from '../../tools/errors.ts';
-import type { ApprovalRequest } from '../../server/gate/approval-request.ts';
+import { SentinelError, toSentinelError } from '../../core/index.ts';
+import type { ApprovalRequest } from '../../server/index.ts';
 import {
   DeploymentViewSchema,
   EventsSchema,

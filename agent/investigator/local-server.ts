@@ -12,7 +12,7 @@ import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import pino from 'pino';
 import { createLogger, generateToken, parseServeOptions, startServe } from '../../server/index.ts';
-import type { KubeConnection } from '../../tools/kube/types.ts';
+import type { KubeConnection } from '../../tools/index.ts';
 
 export interface LocalServerOptions {
   dataDir: string;

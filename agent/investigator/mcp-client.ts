@@ -7,8 +7,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { SentinelError } from '../../tools/errors.ts';
-import { PendingResultMetaSchema } from '../../server/gate/approval-request.ts';
+import { SentinelError } from '../../core/index.ts';
+import { PendingResultMetaSchema } from '../../server/index.ts';
 
 /** What the investigator needs to know about a published tool. */
 export interface ToolInfo {
@@ -27,7 +27,7 @@ export interface ToolInfo {
  * - `declined`: the policy or a human denied this exact call (nothing ran);
  * - `stale` / `frozen` / `in_progress` / `replayed`: the gate did not run it for that reason.
  */
-export type CallOutcome =
+export type ClassifiedResult =
   | {
       kind: 'result' | 'error';
       text: string;
@@ -46,7 +46,7 @@ export type CallOutcome =
 /** Calls tools on the Sentinel server. */
 export interface ToolCaller {
   tools(): Promise<Map<string, ToolInfo>>;
-  call(tool: string, args: Record<string, unknown>): Promise<CallOutcome>;
+  call(tool: string, args: Record<string, unknown>): Promise<ClassifiedResult>;
   close(): Promise<void>;
 }
 
@@ -59,7 +59,7 @@ export function resultText(result: Pick<CallToolResult, 'content'>): string {
 }
 
 /** Classifies a `tools/call` result by the gate's `_meta.approval_status`. */
-export function classifyResult(result: CallToolResult): CallOutcome {
+export function classifyResult(result: CallToolResult): ClassifiedResult {
   const text = resultText(result);
   const meta = (result._meta ?? {}) as Record<string, unknown>;
   const requestId = typeof meta.approval_request_id === 'string' ? meta.approval_request_id : null;

@@ -6,13 +6,17 @@
 import { sentinelCommand } from '../command-name.ts';
 import type { z } from 'zod';
 import { resolve as resolvePath } from 'node:path';
-import { SentinelError } from '../../tools/errors.ts';
-import { DeploymentNameSchema, NamespaceSchema } from '../../tools/params.ts';
-import { connectCluster, createIdentityStore, defaultTokensFile } from '../../server/index.ts';
-import type { KubeConnection } from '../../tools/kube/types.ts';
+import { fromZod, SentinelError } from '../../core/index.ts';
+import { DeploymentNameSchema, NamespaceSchema, type KubeConnection } from '../../tools/index.ts';
+import {
+  connectCluster,
+  createApprovalsClient,
+  createIdentityStore,
+  defaultTokensFile,
+  serverBaseUrl,
+} from '../../server/index.ts';
 import type { ApprovalPrompter } from '../harness/prompter.ts';
 import { sentinelEndpoints } from '../harness/sentinel-server.ts';
-import { createApprovalsClient, serverBaseUrl } from '../../server/approvals-client.ts';
 import { humanToken, investigatorToken } from './identity.ts';
 import { runInvestigation } from './investigate.ts';
 import { startLocalServer, type LocalServer } from './local-server.ts';
@@ -65,8 +69,9 @@ export interface LocalInvestigationResult {
 function checkName(flag: 'namespace' | 'deployment', schema: z.ZodType, value: string): void {
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
-    throw new SentinelError('invalid_input', `--${flag} '${value}': ${parsed.error.issues[0]!.message}.`, {
+    throw fromZod(parsed.error, [], {
       field: flag,
+      message: (_lines, [first]) => `--${flag} '${value}': ${first?.rule}.`,
     });
   }
 }

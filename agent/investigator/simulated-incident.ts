@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startSimulator, type Simulator } from '../../deploy/sim/index.ts';
+import { startSimulator, type Simulator } from '../../deploy/index.ts';
 import { startLocalServer, type LocalServer } from './local-server.ts';
 
 export interface SimulatedIncident {

@@ -11,9 +11,9 @@
  * Every transition is saved before the next call, so a step resumes where it stopped: held calls
  * are waited for again, approved calls are retried unless the server shows they already ran.
  */
-import type { ApprovalRequest } from '../../server/gate/approval-request.ts';
-import { SentinelError } from '../../tools/errors.ts';
-import type { CallOutcome, ToolCaller } from './mcp-client.ts';
+import type { ApprovalRequest } from '../../server/index.ts';
+import { SentinelError } from '../../core/index.ts';
+import type { ClassifiedResult, ToolCaller } from './mcp-client.ts';
 import type { CallRecord, CallStatus, Step } from './model.ts';
 
 /** A call as the playbook plans it. */
@@ -78,7 +78,7 @@ export async function planStep(
 }
 
 /** Records an answer on a call record. */
-function record(call: CallRecord, outcome: CallOutcome): CallStatus {
+function record(call: CallRecord, outcome: ClassifiedResult): CallStatus {
   call.text =
     outcome.text.length > MAX_TRANSCRIPT_TEXT
       ? `${outcome.text.slice(0, MAX_TRANSCRIPT_TEXT)}…`
@@ -86,7 +86,7 @@ function record(call: CallRecord, outcome: CallOutcome): CallStatus {
   call.structured = 'structured' in outcome ? outcome.structured : null;
   call.error_code = 'errorCode' in outcome ? outcome.errorCode : null;
   if (outcome.requestId) call.approval_request_id = outcome.requestId;
-  const status: Record<CallOutcome['kind'], CallStatus> = {
+  const status: Record<ClassifiedResult['kind'], CallStatus> = {
     result: 'succeeded',
     error: 'failed',
     held: 'held',

@@ -5,7 +5,7 @@
  */
 import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SentinelError } from '../../tools/errors.ts';
+import { fromZod, SentinelError } from '../../core/index.ts';
 import { InvestigationIdSchema, InvestigationSchema, type Investigation } from './model.ts';
 
 /** `<data-dir>/investigations`. */
@@ -46,8 +46,9 @@ export function openInvestigationStore(
     load(id) {
       const parsedId = InvestigationIdSchema.safeParse(id);
       if (!parsedId.success) {
-        throw new SentinelError('invalid_input', `--resume '${id}': ${parsedId.error.issues[0]!.message}.`, {
+        throw fromZod(parsedId.error, [], {
           field: 'resume',
+          message: (_lines, [first]) => `--resume '${id}': ${first?.rule}.`,
         });
       }
       let text: string;
@@ -76,12 +77,10 @@ export function openInvestigationStore(
       }
       const parsed = InvestigationSchema.safeParse(json);
       if (!parsed.success) {
-        const issue = parsed.error.issues[0]!;
-        throw new SentinelError(
-          'invalid_input',
-          `${file(id)} is not a valid investigation (${issue.path.join('.') || '(root)'}: ${issue.message}); it cannot be resumed.`,
-          { field: 'resume' },
-        );
+        throw fromZod(parsed.error, [], {
+          field: 'resume',
+          message: (lines) => `${file(id)} is not a valid investigation (${lines}); it cannot be resumed.`,
+        });
       }
       return parsed.data;
     },

@@ -11,14 +11,9 @@
  * the same approval (the at-most-once failure) is counted, as is any change with no approved
  * execution behind it.
  */
-import type { MutationRecord } from '../../deploy/sim/index.ts';
-import {
-  AuditRecordSchema,
-  openAuditLog,
-  type AuditLog,
-  type AuditRecord,
-} from '../../server/audit/index.ts';
-import { APPROVAL_REQUEST_ANNOTATION } from '../../tools/remediate/index.ts';
+import type { MutationRecord } from '../../deploy/index.ts';
+import { AuditRecordSchema, openAuditLog, type AuditLog, type AuditRecord } from '../../server/index.ts';
+import { APPROVAL_REQUEST_ANNOTATION } from '../../tools/index.ts';
 
 /** One call a human approved and the server executed successfully, from its audit record. */
 export interface ApprovedExecution {

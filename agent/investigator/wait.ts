@@ -8,16 +8,11 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import yoctoSpinner from 'yocto-spinner';
-import { oneLine } from '../../tools/format/index.ts';
+import { oneLine } from '../../tools/index.ts';
+import { SentinelError } from '../../core/index.ts';
+import { type ApprovalRequest, type ApprovalsClient, renderApprovalText } from '../../server/index.ts';
 import { unguarded } from '../terminal-guard.ts';
-import { SentinelError } from '../../tools/errors.ts';
-import type { ApprovalRequest } from '../../server/gate/approval-request.ts';
 import type { ApprovalPrompter } from '../harness/prompter.ts';
-import type { ApprovalsClient } from '../../server/approvals-client.ts';
-import { renderApprovalText } from '../../server/render/index.ts';
-
-/** The part of the approvals API client (server/approvals-client.ts) the investigator uses. */
-export type ApprovalsApi = Pick<ApprovalsClient, 'get' | 'approve' | 'deny'>;
 
 /** How the human decides. */
 export type DecisionMode =
@@ -30,7 +25,8 @@ export type DecisionMode =
 
 export interface WaitOptions {
   /** The approvals API with the human's token (reading works with any valid token). */
-  approvals: ApprovalsApi;
+  /** The part of the approvals API client the investigator uses. */
+  approvals: Pick<ApprovalsClient, 'get' | 'approve' | 'deny'>;
   mode: DecisionMode;
   /** Where progress goes (stderr). */
   progress: NodeJS.WritableStream;

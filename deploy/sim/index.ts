@@ -17,7 +17,7 @@ import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { SentinelError } from '../../tools/errors.ts';
+import { SentinelError } from '../../core/index.ts';
 import { AuditLog } from './api/audit-log.ts';
 import { ApiHandler } from './api/handler.ts';
 import type { MutationRecord, SimIdentity } from './api/handler.ts';

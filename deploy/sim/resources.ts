@@ -28,6 +28,22 @@ export interface ResourceType {
 
 const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
+/** autoscaling/v2 HorizontalPodAutoscaler; v1 is the same resource and storage. */
+const HORIZONTAL_POD_AUTOSCALER: ResourceType = {
+  group: 'autoscaling',
+  version: 'v2',
+  plural: 'horizontalpodautoscalers',
+  singular: 'horizontalpodautoscaler',
+  kind: 'HorizontalPodAutoscaler',
+  namespaced: true,
+  verbs: ALL_VERBS,
+  shortNames: ['hpa'],
+  categories: ['all'],
+  subresources: ['status'],
+  fieldLabels: [],
+  storage: 'horizontalpodautoscalers',
+};
+
 export const RESOURCE_TYPES: readonly ResourceType[] = [
   {
     group: '',
@@ -222,35 +238,9 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
     ],
     storage: 'events',
   },
-  {
-    group: 'autoscaling',
-    version: 'v2',
-    plural: 'horizontalpodautoscalers',
-    singular: 'horizontalpodautoscaler',
-    kind: 'HorizontalPodAutoscaler',
-    namespaced: true,
-    verbs: ALL_VERBS,
-    shortNames: ['hpa'],
-    categories: ['all'],
-    subresources: ['status'],
-    fieldLabels: [],
-    storage: 'horizontalpodautoscalers',
-  },
-  {
-    // The same storage through the older version (kubectl autoscale creates autoscaling/v1).
-    group: 'autoscaling',
-    version: 'v1',
-    plural: 'horizontalpodautoscalers',
-    singular: 'horizontalpodautoscaler',
-    kind: 'HorizontalPodAutoscaler',
-    namespaced: true,
-    verbs: ALL_VERBS,
-    shortNames: ['hpa'],
-    categories: ['all'],
-    subresources: ['status'],
-    fieldLabels: [],
-    storage: 'horizontalpodautoscalers',
-  },
+  HORIZONTAL_POD_AUTOSCALER,
+  // The same storage through the older version (kubectl autoscale creates autoscaling/v1).
+  { ...HORIZONTAL_POD_AUTOSCALER, version: 'v1' },
   {
     group: '',
     version: 'v1',

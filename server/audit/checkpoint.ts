@@ -15,7 +15,7 @@ import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { SentinelError } from '../../tools/errors.ts';
+import { SentinelError } from '../../core/index.ts';
 import { canonicalJson, GENESIS_HASH, type CheckpointRef } from './record.ts';
 import type { AuditLog } from './store.ts';
 

@@ -4,8 +4,7 @@
  * redacted before they are stored.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { oneLine } from '../../tools/format/index.ts';
-import { redact, redactValue } from '../../tools/redact.ts';
+import { oneLine, redact, redactValue } from '../../tools/index.ts';
 import { callOutcome, resultError } from '../call-outcome.ts';
 import type { ApprovalRequest } from '../gate/approval-request.ts';
 import type { ApprovalEvent, ExecutionSettledEvent } from '../gate/events.ts';

@@ -5,8 +5,7 @@
  * (safe-stable-stringify, deterministic and strict). Editing, removing or reordering any record
  * breaks the chain at that record; `verifyChain` finds the first break.
  */
-import { createHash } from 'node:crypto';
-import { configure } from 'safe-stable-stringify';
+import { canonicalJson, ClusterSchema, digest, zodIssueLines } from '../../core/index.ts';
 import { z } from 'zod';
 
 /** `prev_hash` of the first record. */
@@ -15,7 +14,8 @@ export const GENESIS_HASH = '0'.repeat(64);
 const HashSchema = z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex characters (SHA-256)');
 
 /** `cluster` of a record: the kubeconfig context and API server URL the call went to. */
-const ClusterSchema = z.strictObject({ context: z.string(), server: z.string() });
+/** Audit records are read strictly: an unknown key in a stored cluster fails verification. */
+const StrictClusterSchema = z.strictObject(ClusterSchema.shape);
 
 /** `error` of a record: the error code and its one-line, redacted message. */
 const ErrorSchema = z.strictObject({ code: z.string(), message: z.string() });
@@ -90,7 +90,7 @@ export const AuditEntrySchema = z.strictObject({
   request_id: z.string().nullable(),
   /** Identity that made the call, or that acted on the approval request. */
   identity: z.string(),
-  cluster: ClusterSchema.nullable(),
+  cluster: StrictClusterSchema.nullable(),
   tool: z.string(),
   /** Parsed (or resolved) arguments, redacted. */
   arguments: z.record(z.string(), z.unknown()),
@@ -140,12 +140,8 @@ export const AuditRecordSchema = AuditEntrySchema.extend({
 });
 export type AuditRecord = z.infer<typeof AuditRecordSchema>;
 
-const canonicalStringify = configure({ deterministic: true, strict: true, bigint: false });
-
-/** Canonical JSON text of a JSON value (sorted keys at every depth, no whitespace). */
-export function canonicalJson(value: unknown): string {
-  return canonicalStringify(value) ?? 'null';
-}
+/** Canonical JSON text (core's one canonical JSON: sorted keys at every depth, no whitespace, strict). */
+export { canonicalJson };
 
 /**
  * `record` (hash not yet set) as a reader of its stored text will see it: serialized, parsed and read
@@ -164,7 +160,7 @@ export function asReadBack(unsigned: Omit<AuditRecord, 'hash'>): Omit<AuditRecor
 /** The hash of a record: SHA-256 (hex) of the canonical JSON of everything but `hash`. */
 export function hashRecord(record: Omit<AuditRecord, 'hash'> | AuditRecord): string {
   const { hash: _ignored, ...rest } = record as AuditRecord;
-  return createHash('sha256').update(canonicalJson(rest)).digest('hex');
+  return digest(rest);
 }
 
 /** The first record that breaks the chain, and why. */
@@ -226,9 +222,9 @@ function checkRow(row: StoredRow): { record: AuditRecord } | { reason: string } 
   }
   const result = AuditRecordSchema.safeParse(value);
   if (!result.success) {
-    const issue = result.error.issues[0]!;
-    const keys = 'keys' in issue && Array.isArray(issue.keys) ? ` (${issue.keys.join(', ')})` : '';
-    return { reason: `its field ${issue.path.join('.') || '(record)'} is invalid: ${issue.message}${keys}` };
+    const [first] = zodIssueLines(result.error, [], { root: '(record)' });
+    const keys = first?.issue.code === 'unrecognized_keys' ? ` (${first.issue.keys.join(', ')})` : '';
+    return { reason: `its field ${first?.field} is invalid: ${first?.rule}${keys}` };
   }
   const canonical = canonicalJson(result.data);
   if (canonical !== row.json) {

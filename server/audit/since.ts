@@ -1,7 +1,7 @@
 /**
  * `--since` of `sentinel audit export`: a time or a duration back from now, as an ISO 8601 UTC time.
  */
-import { SentinelError } from '../../tools/errors.ts';
+import { SentinelError } from '../../core/index.ts';
 import { durationMs, DurationSchema } from '../gate/approval-request.ts';
 
 /**

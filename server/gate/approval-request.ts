@@ -15,9 +15,10 @@
  * A `window` grant stays `approved` while its window lasts; every call it lets through is listed in
  * `executions`.
  */
+import { ClusterSchema } from '../../core/index.ts';
 import ms from 'ms';
 import { z } from 'zod';
-import { sanitizeText } from '../../tools/format/index.ts';
+import { sanitizeText } from '../../tools/index.ts';
 
 /** An ISO 8601 UTC timestamp, e.g. `2025-01-31T02:10:00.000Z`. */
 export const TimestampSchema = z.iso.datetime();
@@ -65,8 +66,8 @@ export const GrantValiditySchema = z.union([
 ]);
 export type GrantValidity = z.infer<typeof GrantValiditySchema>;
 
-/** The cluster a call runs against (kubeconfig context and API server URL). */
-export const ClusterSchema = z.object({ context: z.string(), server: z.string() });
+/** The cluster a call runs against (kubeconfig context and API server URL): core's one schema. */
+export { ClusterSchema };
 
 /**
  * What the human is shown: the tool's dry-run preview, captured when the request was created.

@@ -8,8 +8,8 @@
  * or, as the fallback, any `admin` — and never the identity that made the request.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Tool } from '../../tools/define-tool.ts';
-import { SentinelError } from '../../tools/errors.ts';
+import type { Tool } from '../../tools/index.ts';
+import { SentinelError, fromZod } from '../../core/index.ts';
 import type { Identity } from '../pipeline.ts';
 import {
   durationMs,
@@ -346,11 +346,7 @@ export function createApprovalsService(core: GateCore, options: ApprovalsOptions
       });
     }
     const parsed = tool.input.safeParse(body.arguments);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      const field = ['arguments', ...issue.path].join('.');
-      throw new SentinelError('invalid_input', `${field}: ${issue.message}`, { field });
-    }
+    if (!parsed.success) throw fromZod(parsed.error, ['arguments'], { message: (lines) => lines });
     const args = parsed.data as Record<string, unknown>;
     const refKey = body.client_ref && clientRefKey(body.client_ref);
     if (refKey) {

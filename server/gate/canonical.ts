@@ -3,11 +3,11 @@
  * (defaults applied) without the arguments that are never matched — `reason` (free text, recorded
  * only), `idempotency_key` (owned by the gate) and `dry_run: false` (a real call is the same call
  * whether or not it spells out the default; `dry_run: true` stays, so a preview never matches a real call) —
- * serialised as JSON with object keys sorted (safe-stable-stringify, strict: no NaN, functions or
- * circular values) and hashed.
+ * serialised as core's canonical JSON (keys sorted, strict) and hashed.
  */
-import { configure } from 'safe-stable-stringify';
-import { createHash } from 'node:crypto';
+import { canonicalJson, sha256 } from '../../core/index.ts';
+
+export { canonicalJson, sha256 };
 
 /** Arguments recorded with a call but never part of its identity. */
 export const UNMATCHED_ARGUMENTS: readonly string[] = ['reason', 'idempotency_key'];
@@ -23,19 +23,7 @@ export function matchedArguments(args: Record<string, unknown>): Record<string, 
   return out;
 }
 
-const stableStringify = configure({ deterministic: true, strict: true, bigint: false });
-
-/** Canonical JSON text of a JSON value: object keys sorted at every depth, no whitespace. */
-export function canonicalJson(value: unknown): string {
-  return stableStringify(value) ?? 'null';
-}
-
 /** sha256 hex of the canonical call `{tool, arguments}`. */
 export function callKey(tool: string, args: Record<string, unknown>): string {
   return sha256(canonicalJson({ tool, arguments: matchedArguments(args) }));
-}
-
-/** sha256 hex digest of a string. */
-export function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
 }

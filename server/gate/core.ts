@@ -4,8 +4,7 @@
  * key the upstream replay window compares.
  */
 import type { Logger } from 'pino';
-import type { Tool } from '../../tools/define-tool.ts';
-import type { ToolRegistry } from '../../tools/registry.ts';
+import type { Tool, ToolRegistry } from '../../tools/index.ts';
 import type { ToolCall } from '../pipeline.ts';
 import type { StandingLookup } from './approver-standing.ts';
 import { canonicalJson, sha256 } from './canonical.ts';

@@ -7,10 +7,10 @@
  * (events other than the ones below are ignored) — and (2) provides its approvals service with
  * `hub.provide(service)`. Surfaces subscribe to events and call `hub.service()` at request time.
  */
+import type { ApprovalsService } from './approvals.ts';
 import type { Logger } from 'pino';
-import { SentinelError } from '../../tools/errors.ts';
-import type { Identity } from '../identity.ts';
-import type { ApprovalListQuery, ApprovalRequest, ApproveBody } from './approval-request.ts';
+import { SentinelError } from '../../core/index.ts';
+import type { ApprovalRequest } from './approval-request.ts';
 import type { ReconcileEvidence } from './reconcile.ts';
 import type { StoredExecution } from './store/types.ts';
 
@@ -62,20 +62,6 @@ export interface ExecutionSettledEvent {
 
 export type ExecutionSettledListener = (event: ExecutionSettledEvent) => void;
 
-/**
- * What the surfaces need of the gate's approvals service (the gate's `ApprovalsService` satisfies
- * it). Methods throw `SentinelError`: `not_found`, `forbidden` (e.g. deciding one's own request),
- * `conflict` (already decided), `approval_expired`, `invalid_input`.
- */
-export interface ApprovalsApi {
-  /** Newest first. */
-  list(query: ApprovalListQuery): Promise<ApprovalRequest[]>;
-  get(id: string): Promise<ApprovalRequest>;
-  approve(id: string, approver: Identity, body: ApproveBody): Promise<ApprovalRequest>;
-  deny(id: string, approver: Identity, reason: string): Promise<ApprovalRequest>;
-  withdraw(id: string, requester: Identity): Promise<ApprovalRequest>;
-}
-
 export interface ApprovalsHub {
   /** Adds a listener; returns a function that removes it. */
   subscribe(listener: ApprovalEventListener, options?: { remote?: boolean }): () => void;
@@ -90,9 +76,9 @@ export interface ApprovalsHub {
   /** Delivers an event to every listener; a listener that throws is logged and skipped. */
   publish(event: { type: string }): void;
   /** Called once by the gate plugin when it starts. */
-  provide(service: ApprovalsApi): void;
+  provide(service: ApprovalsService): void;
   /** The gate's service; throws `SentinelError('unavailable')` when the server runs without a gate. */
-  service(): ApprovalsApi;
+  service(): ApprovalsService;
   /** Whether a gate provided its service. */
   hasService(): boolean;
 }
@@ -105,7 +91,7 @@ export function createApprovalsHub(logger?: Logger): ApprovalsHub {
   const listeners = new Set<ApprovalEventListener>();
   const settledListeners = new Set<ExecutionSettledListener>();
   const remoteListeners = new Set<ApprovalEventListener>();
-  let provided: ApprovalsApi | undefined;
+  let provided: ApprovalsService | undefined;
   return {
     subscribe(listener, options = {}) {
       listeners.add(listener);

@@ -5,7 +5,7 @@
  * one runs in this process wait for its result (`coalesce`).
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { toSentinelError } from '../../tools/errors.ts';
+import { toSentinelError } from '../../core/index.ts';
 import type { ExecuteFn, ToolCall } from '../pipeline.ts';
 import type { ApprovalRequest } from './approval-request.ts';
 import { bindingOf, type GateCore } from './core.ts';

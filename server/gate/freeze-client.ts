@@ -2,7 +2,7 @@
  * The client side of the change freeze: `GET|POST|DELETE /freeze` on a running server with an
  * admin's token, and the lines `sentinel freeze on|off|status` print.
  */
-import { SentinelError } from '../../tools/errors.ts';
+import { SentinelError } from '../../core/index.ts';
 import { clientToken } from '../client-token.ts';
 import { localTokenFile, resolveDataDir } from '../data-dir.ts';
 import { serverBaseUrl } from '../server-url.ts';

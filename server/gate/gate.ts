@@ -16,7 +16,7 @@
  * its own resolution (stale → not executed), and executes the resolved call once.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Tool } from '../../tools/define-tool.ts';
+import type { Tool } from '../../tools/index.ts';
 import type { ExecuteFn, ToolCall, ToolCallMiddleware } from '../pipeline.ts';
 import type { ApprovalRequest } from './approval-request.ts';
 import { approverStanding } from './approver-standing.ts';

@@ -3,7 +3,7 @@
  * resolution, and answers the pending result. A call whose preview shows nothing to do is not held.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Tool } from '../../tools/define-tool.ts';
+import type { Tool } from '../../tools/index.ts';
 import type { ToolCall } from '../pipeline.ts';
 import type { GateCore } from './core.ts';
 import type { ResolvedCall } from './decision.ts';

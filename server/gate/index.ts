@@ -8,7 +8,7 @@
  * gate reads it from the parsed arguments and strips it before the handler runs.
  */
 import type { Router } from 'express';
-import type { KubeReader } from '../../tools/kube/types.ts';
+import type { KubeReader } from '../../tools/index.ts';
 import type { ToolCallMiddleware } from '../pipeline.ts';
 import { createApprovalsService, type ApprovalsOptions, type ApprovalsService } from './approvals.ts';
 import { createGateCore, createGateMiddleware, type GateOptions } from './gate.ts';

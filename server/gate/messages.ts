@@ -4,7 +4,7 @@
  * the server does not validate gate results against the tool's output schema.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ErrorCode } from '../../tools/errors.ts';
+import type { ErrorCode } from '../../core/index.ts';
 import type { ApprovalRequest, FreezeState, ResultApprovalStatus } from './approval-request.ts';
 import type { StoredExecution } from './store/types.ts';
 import type { Verdict } from './policy/evaluate.ts';

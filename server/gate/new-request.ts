@@ -3,8 +3,8 @@
  * and building the approval request record with the keys retries are matched by.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ClusterIdentity, Tool } from '../../tools/define-tool.ts';
-import { toSentinelError } from '../../tools/errors.ts';
+import type { ClusterIdentity, Tool } from '../../tools/index.ts';
+import { toSentinelError } from '../../core/index.ts';
 import type {
   ApprovalDecision,
   ApprovalGrant,

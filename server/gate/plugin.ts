@@ -5,14 +5,17 @@
  * `tools/call` middleware and the approvals API (behind bearer authentication).
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Tool } from '../../tools/define-tool.ts';
-import { SentinelError, toSentinelError } from '../../tools/errors.ts';
-import type { KubeConnection } from '../../tools/kube/types.ts';
+import type { Tool, KubeConnection } from '../../tools/index.ts';
+import { SentinelError, toSentinelError } from '../../core/index.ts';
+import {
+  loadAgentSpec,
+  sentinelServerEntry,
+  DEFAULT_REQUIRE_APPROVAL_FOR_TOOLS,
+  requiresApproval,
+} from '../../agent-spec/index.ts';
 import { errorResult } from '../pipeline.ts';
 import { runTool } from '../run-tool.ts';
 import type { ServerPlugin } from '../plugins.ts';
-import { loadAgentSpec, sentinelServerEntry } from '../../agent-spec/load.ts';
-import { DEFAULT_REQUIRE_APPROVAL_FOR_TOOLS, requiresApproval } from '../../agent-spec/selectors.ts';
 import type { Logger } from 'pino';
 import { credentialOf } from '../identity.ts';
 import type { IdentityStore } from '../identity-store.ts';

@@ -2,10 +2,8 @@
  * `sentinel policy test`: which policy rule a call matches and what it decides, offline (runs nothing).
  */
 import { resolve } from 'node:path';
-import { allTools } from '../../tools/index.ts';
-import { SentinelError } from '../../tools/errors.ts';
-import { didYouMean } from '../../tools/format/suggest.ts';
-import { createRegistry, type ToolRegistry } from '../../tools/registry.ts';
+import { allTools, didYouMean, createRegistry, type ToolRegistry } from '../../tools/index.ts';
+import { SentinelError } from '../../core/index.ts';
 import { parseToolArguments } from '../arguments.ts';
 import { defaultTokensFile, resolveDataDir } from '../data-dir.ts';
 import type { Identity } from '../identity.ts';

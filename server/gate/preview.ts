@@ -6,10 +6,10 @@
  * `warnings` and `cluster`. A tool without dry-run support has no preview: its call is its own
  * resolution.
  */
+import { zodIssueLines, SentinelError } from '../../core/index.ts';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { Tool } from '../../tools/define-tool.ts';
-import { SentinelError } from '../../tools/errors.ts';
+import type { Tool } from '../../tools/index.ts';
 import type { ApprovalPreview } from './approval-request.ts';
 import { canonicalJson, matchedArguments } from './canonical.ts';
 
@@ -63,7 +63,7 @@ export function resolutionFromDryRun(
   if (!parsed.success) {
     throw new SentinelError(
       'internal',
-      `Tool '${tool.name}' resolved its call to arguments its own schema rejects (${parsed.error.issues[0]?.message ?? 'invalid'}).`,
+      `Tool '${tool.name}' resolved its call to arguments its own schema rejects (${zodIssueLines(parsed.error)[0]?.rule ?? 'invalid'}).`,
       { cause: parsed.error },
     );
   }

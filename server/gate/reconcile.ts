@@ -12,9 +12,8 @@
  * `tools/call`).
  */
 import type { Logger } from 'pino';
-import { SentinelError } from '../../tools/errors.ts';
-import type { KubeReader } from '../../tools/kube/types.ts';
-import { APPROVAL_REQUEST_ANNOTATION } from '../../tools/remediate/attribution.ts';
+import { SentinelError } from '../../core/index.ts';
+import { type KubeReader, APPROVAL_REQUEST_ANNOTATION } from '../../tools/index.ts';
 import type { ApprovalStore, StoredExecution } from './store/types.ts';
 
 /** The annotation remediation tools stamp on the Deployment they change (defined with them). */

@@ -16,12 +16,13 @@
  *   DELETE /freeze                               → 200 FreezeState (admin)
  *
  * Errors: `{ error: { code, message, field? } }` with 401 (no identity), 403 (not allowed), 404
- * (unknown id), 409 (already decided), 410 (expired), 422 (invalid body). Shapes are defined in
+ * (unknown id), 409 (already decided), 410 (expired), 422 (invalid body), 503 (unavailable); the
+ * statuses are core's `HTTP_STATUS`. Shapes are defined in
  * `approval-request.ts`.
  */
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { z } from 'zod';
-import { SentinelError, toSentinelError, type ErrorCode } from '../../tools/errors.ts';
+import { fromZod, SentinelError, toSentinelError } from '../../core/index.ts';
 import { MAX_BODY_BYTES } from '../limits.ts';
 import type { Identity } from '../pipeline.ts';
 import {
@@ -40,23 +41,14 @@ export interface ApprovalsRouterOptions {
   identityOf?: (req: Request, res: Response) => Identity | undefined;
 }
 
-const STATUS: Partial<Record<ErrorCode, number>> = {
-  invalid_input: 422,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  conflict: 409,
-  approval_expired: 410,
-};
-
 function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
   const parsed = schema.safeParse(body ?? {});
   if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
-  const field = issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : issue.path.join('.') || '(body)';
-  const message =
-    issue.code === 'unrecognized_keys' ? `unknown field ${field}` : `${field}: ${issue.message}`;
-  throw new SentinelError('invalid_input', `Invalid request: ${message}.`, { field });
+  throw fromZod(parsed.error, [], {
+    root: '(body)',
+    unknownKeys: 'field',
+    message: (lines) => `Invalid request: ${lines}.`,
+  });
 }
 
 /** Builds the router. Mount it where the server's bearer authentication has run. */
@@ -144,22 +136,13 @@ export function createApprovalsRouter(
       if (res.headersSent) return next(error);
       // body-parser errors (malformed JSON, too large) carry an HTTP status of their own.
       const httpStatus = (error as { status?: number; type?: string }).status;
-      if (typeof httpStatus === 'number' && !(error instanceof SentinelError)) {
-        const body: ApiError = {
-          error: { code: 'invalid_input', message: `Invalid request body: ${(error as Error).message}.` },
-        };
-        res.status(httpStatus).json(body);
-        return;
-      }
-      const failure = toSentinelError(error);
-      const body: ApiError = {
-        error: {
-          code: failure.code,
-          message: failure.message,
-          ...(failure.field && { field: failure.field }),
-        },
-      };
-      res.status(STATUS[failure.code] ?? 500).json(body);
+      const failure =
+        typeof httpStatus === 'number' && !(error instanceof SentinelError)
+          ? new SentinelError('invalid_input', `Invalid request body: ${(error as Error).message}.`, {
+              statusCode: httpStatus,
+            })
+          : toSentinelError(error);
+      res.status(failure.statusCode).json(failure.toApiBody() satisfies ApiError);
     },
   );
   return router;

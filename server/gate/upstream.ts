@@ -21,9 +21,8 @@
  * harness without login) can create one. A leaked connector token alone no longer suffices.
  */
 import { readFileSync } from 'node:fs';
-import { TrueForgeClient } from '../../agent/harness/client.ts';
-import type { Turn, TurnEvent } from '../../agent/harness/schemas.ts';
-import { toSentinelError } from '../../tools/errors.ts';
+import { TrueForgeClient, type Turn, type TurnEvent } from '../../agent/index.ts';
+import { toSentinelError } from '../../core/index.ts';
 import type { Identity } from '../identity.ts';
 import { durationMs, type ClientRef } from './approval-request.ts';
 

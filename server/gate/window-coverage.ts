@@ -5,7 +5,7 @@
  * same grant (same tool, same matched rules, hence the same scope). Recorded on the request when
  * it is created, so every surface (API, CLI, page, notifications) shows the same thing.
  */
-import type { Tool } from '../../tools/define-tool.ts';
+import type { Tool } from '../../tools/index.ts';
 import type { WindowCoverage } from './approval-request.ts';
 import { matchedArguments, UNMATCHED_ARGUMENTS } from './canonical.ts';
 import type { CompiledPolicy, PolicyQuery, Verdict } from './policy/evaluate.ts';

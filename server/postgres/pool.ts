@@ -4,7 +4,7 @@
  * every state change runs in.
  */
 import pg from 'pg';
-import { SentinelError } from '../../tools/errors.ts';
+import { SentinelError } from '../../core/index.ts';
 import { migrate } from './migrate.ts';
 import { redactUrl } from './url.ts';
 

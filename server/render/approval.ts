@@ -18,8 +18,15 @@ import {
   type ApprovalStatus,
   type GrantValidity,
 } from '../gate/approval-request.ts';
-import { humanDuration, oneLine, sanitizeText } from '../../tools/format/index.ts';
-import { isSecretName, REDACTED, redact, redactValue } from '../../tools/redact.ts';
+import {
+  humanDuration,
+  oneLine,
+  sanitizeText,
+  isSecretName,
+  REDACTED,
+  redact,
+  redactValue,
+} from '../../tools/index.ts';
 import { describeToolCall, formatArguments, MAX_SENTENCE } from './describe-call.ts';
 import { describeWindowOffer } from './window.ts';
 

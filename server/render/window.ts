@@ -5,11 +5,9 @@
  * the grant's recorded `scope.description` and by the renderer for a pending request (CLI, page,
  * notifications), so the approver reads the same thing before and after deciding.
  */
-import type { ClusterSchema, WindowCoverage } from '../gate/approval-request.ts';
-import type { z } from 'zod';
+import type { Cluster } from '../../core/index.ts';
+import type { WindowCoverage } from '../gate/approval-request.ts';
 import { formatArguments } from './describe-call.ts';
-
-type Cluster = z.infer<typeof ClusterSchema>;
 
 const list = (value: unknown): string =>
   (Array.isArray(value) ? value : [value]).map((item) => scalar(item)).join(' or ');

@@ -8,7 +8,7 @@
  * risk `destructive` (roll back, restart, scale). Write tools such as pause/resume need no typing.
  */
 import { z } from 'zod';
-import { SentinelError } from '../../tools/errors.ts';
+import { SentinelError } from '../../core/index.ts';
 import { ApproveBodySchema, type ApprovalRequest } from '../gate/approval-request.ts';
 import { approvalSentence } from '../render/index.ts';
 

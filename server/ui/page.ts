@@ -6,8 +6,7 @@
  */
 import escapeHtml from 'escape-html';
 import { createHash } from 'node:crypto';
-import { humanDuration, oneLine, sanitizeText } from '../../tools/format/index.ts';
-import { redact } from '../../tools/redact.ts';
+import { humanDuration, oneLine, sanitizeText, redact } from '../../tools/index.ts';
 import type { ApprovalRequest } from '../gate/approval-request.ts';
 import { approvalView, renderApprovalHtml } from '../render/index.ts';
 import { confirmationFor } from './confirmation.ts';

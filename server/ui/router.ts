@@ -26,7 +26,7 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
-import { SentinelError, toSentinelError, type ErrorCode } from '../../tools/errors.ts';
+import { fromZod, toSentinelError } from '../../core/index.ts';
 import { DenyBodySchema, type ApprovalRequest } from '../gate/approval-request.ts';
 import type { ApprovalsHub } from '../gate/events.ts';
 import { hasRole, LOCAL_IDENTITY_NAME, type Identity } from '../identity.ts';
@@ -51,16 +51,6 @@ const CSP = [
   "frame-ancestors 'none'",
   "base-uri 'none'",
 ].join('; ');
-
-const STATUS: Partial<Record<ErrorCode, number>> = {
-  invalid_input: 422,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  conflict: 409,
-  approval_expired: 410,
-  unavailable: 503,
-};
 
 const asset = (name: string) => readFileSync(new URL(`./assets/${name}`, import.meta.url), 'utf8');
 
@@ -200,7 +190,8 @@ export function createUiRouter(options: UiRouterOptions): UiRouter {
   const fail = (res: Response, error: unknown) => {
     const failure = toSentinelError(error);
     if (failure.code === 'internal') logger?.error({ err: error }, 'approvals page request failed');
-    res.status(STATUS[failure.code] ?? 500).json({ error: { code: failure.code, message: failure.message } });
+    // The page's API answers code and message only (its script shows the message).
+    res.status(failure.statusCode).json({ error: { code: failure.code, message: failure.message } });
   };
 
   router.get(`${UI_PREFIX}/assets/approvals.js`, (_req, res) => {
@@ -274,10 +265,7 @@ export function createUiRouter(options: UiRouterOptions): UiRouter {
         .send(approvalsPage({ identity: identity.name, csrf: session.csrf, snapshot: await snapshot() }));
     } catch (error) {
       const failure = toSentinelError(error);
-      res
-        .status(STATUS[failure.code] ?? 500)
-        .type('html')
-        .send(loginPage(failure.message));
+      res.status(failure.statusCode).type('html').send(loginPage(failure.message));
     }
   });
 
@@ -367,9 +355,7 @@ export function createUiRouter(options: UiRouterOptions): UiRouter {
   const parse = <S extends z.ZodType>(schema: S, body: unknown): z.infer<S> => {
     const parsed = schema.safeParse(body ?? {});
     if (parsed.success) return parsed.data;
-    const issue = parsed.error.issues[0]!;
-    const field = issue.path.map(String).join('.') || '(body)';
-    throw new SentinelError('invalid_input', `${field}: ${issue.message}.`, { field });
+    throw fromZod(parsed.error, [], { root: '(body)' });
   };
 
   router.post(

@@ -176,7 +176,7 @@ describe('bin/sentinel.js under a Node older than 22.20', () => {
     for (const file of ['bin/sentinel.js', 'bin/ensure-node.js', 'package.json']) {
       copyFileSync(join(REPO, file), join(root, file));
     }
-    for (const dir of ['agent', 'node_modules']) symlinkSync(join(REPO, dir), join(root, dir));
+    for (const dir of ['agent', 'cli', 'node_modules']) symlinkSync(join(REPO, dir), join(root, dir));
     // The `.tools/` Node: this test's, behind a wrapper that logs how it was called.
     const toolsNode = toolsNodePath(join(root, '.tools'));
     mkdirSync(dirname(toolsNode), { recursive: true });

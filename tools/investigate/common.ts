@@ -9,12 +9,8 @@ import { timeOf, type Deployment, type PodTemplateSpec } from '../kube/index.ts'
 /** Rows a list tool shows (text and structured) before its "N more" line. */
 export const MAX_LIST_ROWS = 50;
 
-/** The cluster a result describes (kubeconfig context and API server URL). */
-export const ClusterSchema = z.object({
-  context: z.string().describe('kubeconfig context name (`in-cluster` inside a Pod)'),
-  server: z.string().describe('API server URL'),
-});
-export type Cluster = z.infer<typeof ClusterSchema>;
+/** The cluster a result describes (kubeconfig context and API server URL): core's one schema. */
+export { ClusterSchema, type Cluster } from '../../core/index.ts';
 
 /** `Cluster 'kind-shop' (https://127.0.0.1:6443)` — the first line of every tool's text. */
 export function clusterLine(cluster: ClusterIdentity): string {

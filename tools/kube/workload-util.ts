@@ -5,7 +5,7 @@
  * (`getStatefulSetPatch` / `getDaemonSetPatch`, `statefulSetMatch` / `daemonSetMatch`), and the
  * rollout verdicts of rollout_status.go (`StatefulSetStatusViewer`, `DaemonSetStatusViewer`).
  */
-import { stringify as canonicalJson } from 'safe-stable-stringify';
+import { canonicalJson } from '../../core/index.ts';
 import { isControlledBy, type RolloutVerdict } from './deployment-util.ts';
 import type { ControllerRevision, DaemonSet, StatefulSet } from './workloads.ts';
 import type { JsonObject, PodTemplateSpec } from './types.ts';

@@ -6,7 +6,7 @@
  * that differs goes unlisted.
  */
 import { z } from 'zod';
-import { stringify as canonicalJson } from 'safe-stable-stringify';
+import { canonicalJson } from '../../core/index.ts';
 import { templateWithoutHash, type Container, type PodTemplateSpec } from '../kube/index.ts';
 import { oneLine } from '../format/index.ts';
 import { isSecretName, redact, redactValue, REDACTED } from '../redact.ts';
@@ -184,13 +184,16 @@ function diffContainers(
 
 type EnvVar = NonNullable<Container['env']>[number];
 
+/** Canonical JSON to compare by, where an absent value differs from an explicit `null`. */
+const comparable = (value: unknown) => (value === undefined ? undefined : canonicalJson(value));
+
 function diffEnv(where: string, container: string, from: EnvVar[] | undefined, to: EnvVar[] | undefined) {
   // Kubernetes: a later entry with the same name wins.
   const before = new Map((from ?? []).map((e) => [e.name, e]));
   const after = new Map((to ?? []).map((e) => [e.name, e]));
   const names = [...new Set([...before.keys(), ...after.keys()])];
   const changes: Change[] = names
-    .filter((name) => canonicalJson(before.get(name)) !== canonicalJson(after.get(name)))
+    .filter((name) => comparable(before.get(name)) !== comparable(after.get(name)))
     .map((name) =>
       change(
         {
@@ -285,7 +288,7 @@ function diffFields(a: object, b: object): string[] {
   const left = a as Record<string, unknown>;
   const right = b as Record<string, unknown>;
   return [...new Set([...Object.keys(left), ...Object.keys(right)])]
-    .filter((key) => canonicalJson(left[key]) !== canonicalJson(right[key]))
+    .filter((key) => comparable(left[key]) !== comparable(right[key]))
     .sort();
 }
 
@@ -296,7 +299,7 @@ function jsonValue(object: object, key: string): Scalar {
   const redacted = redactValue(value).value;
   if (typeof redacted === 'string' || typeof redacted === 'number' || typeof redacted === 'boolean')
     return redacted;
-  const text = canonicalJson(redacted) ?? 'null';
+  const text = canonicalJson(redacted);
   return text.length > MAX_VALUE_LENGTH ? `${text.slice(0, MAX_VALUE_LENGTH - 1)}…` : text;
 }
 

@@ -4,8 +4,7 @@
  * preview a human approves) and the execution (which recomputes it from a fresh read and sends
  * exactly its request), so what runs is what was shown.
  */
-import { createHash } from 'node:crypto';
-import { stringify as canonicalJson } from 'safe-stable-stringify';
+import { digest as canonicalDigest } from '../../core/index.ts';
 import { z } from 'zod';
 import {
   revisionOf,
@@ -55,12 +54,9 @@ export function podTemplateDigest(template: PodTemplateSpec | undefined): string
   return digest(templateWithoutHash(template));
 }
 
-/** 16 hex characters of SHA-256 over the canonical JSON of `value` (object keys sorted). */
+/** 16 hex characters of SHA-256 over the canonical JSON of `value` (core's strict `digest`). */
 export function digest(value: unknown): string {
-  return createHash('sha256')
-    .update(canonicalJson(value) ?? 'null')
-    .digest('hex')
-    .slice(0, 16);
+  return canonicalDigest(value, 16);
 }
 
 /**

@@ -2,7 +2,7 @@
  * Failure modes, worst first, and the one a Pod shows — with the container reasons triage uses
  * (tools/investigate/triage/findings.ts), so the investigator and triage never disagree on a class.
  */
-import { CONFIG_ERROR, IMAGE_PULL } from '../../../tools/investigate/triage/findings.ts';
+import { CONFIG_ERROR, IMAGE_PULL } from '../../../tools/index.ts';
 import type { PodView } from '../evidence.ts';
 
 /** Failure modes, worst first: what the failing Pods show. */

@@ -10,8 +10,8 @@ import {
   formatLabelSelector as formatSelectorString,
   matchesLabels as matchesRequirements,
   parseLabelSelector as parseRequirements,
-} from '../../../tools/kube/label-selector.ts';
-import type { LabelRequirement } from '../../../tools/kube/label-selector.ts';
+  type LabelRequirement,
+} from '../../../tools/index.ts';
 import { badRequest } from './status.ts';
 import type { KubeObject, LabelSelector } from '../types.ts';
 

@@ -19,9 +19,7 @@ import type {
 } from '../types.ts';
 import { formatLabelSelector } from './selectors.ts';
 import type { EventsV1Event } from './views.ts';
-import { humanDuration } from '../../../tools/format/age.ts';
-import { podSummary } from '../../../tools/kube/pod-status.ts';
-import type { Pod as KubePod } from '../../../tools/kube/types.ts';
+import { humanDuration, podSummary, type Pod as KubePod } from '../../../tools/index.ts';
 
 export interface ColumnDefinition {
   name: string;

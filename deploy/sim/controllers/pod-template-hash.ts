@@ -8,7 +8,7 @@
  * would print for the same template.
  */
 import fnv from 'fnv-plus';
-import stringify from 'safe-stable-stringify';
+import { canonicalJson } from '../../../core/index.ts';
 import type { PodTemplateSpec } from '../types.ts';
 
 /** k8s.io/apimachinery/pkg/util/rand alphanumerics: no vowels, no 0/1/3 (no accidental words). */
@@ -23,6 +23,6 @@ export function safeEncodeString(text: string): string {
 export function computePodTemplateHash(template: PodTemplateSpec, collisionCount = 0): string {
   const copy = structuredClone(template);
   if (copy.metadata?.labels) delete copy.metadata.labels['pod-template-hash'];
-  const hashInput = `${stringify(copy)}${collisionCount ? `#${collisionCount}` : ''}`;
+  const hashInput = `${canonicalJson(copy)}${collisionCount ? `#${collisionCount}` : ''}`;
   return safeEncodeString(String(fnv.fast1a32(hashInput)));
 }

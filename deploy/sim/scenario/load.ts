@@ -7,8 +7,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
-import type { z } from 'zod';
-import { SentinelError } from '../../../tools/errors.ts';
+import { fromZod, zodIssueLines, SentinelError } from '../../../core/index.ts';
 import { ScenarioSchema } from './schema.ts';
 import type { Scenario } from './schema.ts';
 
@@ -23,19 +22,6 @@ export function listScenarios(): string[] {
     .sort();
 }
 
-/** `deployments[0].changes[1].at` from a zod issue path. */
-function fieldPath(path: readonly PropertyKey[]): string {
-  return path.reduce<string>(
-    (text, segment) =>
-      typeof segment === 'number'
-        ? `${text}[${segment}]`
-        : text
-          ? `${text}.${String(segment)}`
-          : String(segment),
-    '',
-  );
-}
-
 /**
  * Validates a parsed scenario. `source` names where it came from in error messages.
  * @throws SentinelError invalid_input: "scenario <source>: <field>: <rule>" (every broken field listed)
@@ -43,11 +29,13 @@ function fieldPath(path: readonly PropertyKey[]): string {
 export function parseScenario(input: unknown, source: string): Scenario {
   const result = ScenarioSchema.safeParse(input);
   if (result.success) return result.data;
-  const issues = result.error.issues as z.core.$ZodIssue[];
-  const lines = issues.map((issue) => `${fieldPath(issue.path) || '(root)'}: ${issue.message}`);
-  throw new SentinelError('invalid_input', `scenario ${source}: ${lines.join('; ')}`, {
-    field: fieldPath(issues[0]?.path ?? []) || 'scenario',
-    details: { source, issues: lines },
+  const lines = zodIssueLines(result.error, [], { all: true, brackets: true });
+  throw fromZod(result.error, [], {
+    all: true,
+    brackets: true,
+    message: (text) => `scenario ${source}: ${text}`,
+    field: (first) => (first.issue.path.length > 0 ? first.field : 'scenario'),
+    details: { source, issues: lines.map((line) => `${line.field}: ${line.rule}`) },
   });
 }
 

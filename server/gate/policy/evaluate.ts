@@ -9,7 +9,7 @@
  * MCP annotations are never an input: risk comes from the registry.
  */
 import picomatch from 'picomatch';
-import type { Tool } from '../../../tools/define-tool.ts';
+import type { Tool } from '../../../tools/index.ts';
 import type { Role } from '../../identity.ts';
 import { durationMs, type GrantValidity } from '../approval-request.ts';
 import { canonicalJson, matchedArguments, sha256 } from '../canonical.ts';

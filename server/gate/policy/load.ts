@@ -7,9 +7,8 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { isMap, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import type { z } from 'zod';
-import { SentinelError } from '../../../tools/errors.ts';
-import type { ToolRegistry } from '../../../tools/registry.ts';
-import type { Tool } from '../../../tools/define-tool.ts';
+import { zodIssueLines, SentinelError } from '../../../core/index.ts';
+import type { ToolRegistry, Tool } from '../../../tools/index.ts';
 import { compilePolicy, type CompiledPolicy, type CompiledRule } from './evaluate.ts';
 import { PolicyFileSchema, type PolicyFile, type PolicyRule } from './schema.ts';
 
@@ -68,18 +67,20 @@ function policyError(file: string, line: number | undefined, field: string, mess
   });
 }
 
-function issueError(file: string, doc: Document, lines: LineCounter, issue: z.core.$ZodIssue): SentinelError {
-  if (issue.code === 'unrecognized_keys') {
-    const key = issue.keys[0] ?? '';
-    const field = formatPath([...issue.path, key]);
-    return policyError(
-      file,
-      lineOfKey(doc, lines, issue.path, key),
-      field,
-      'unknown field (check the spelling)',
-    );
-  }
-  return policyError(file, lineOf(doc, lines, issue.path), formatPath(issue.path), issue.message);
+function issueError(file: string, doc: Document, lines: LineCounter, error: z.ZodError): SentinelError {
+  // A misspelled field is the likeliest cause of any other issue on the same object: report it first.
+  const [first] = zodIssueLines(error, [], {
+    brackets: true,
+    root: '(top level)',
+    unknownFirst: true,
+    unknownKeys: () => 'unknown field (check the spelling)',
+  });
+  const issue = first!.issue;
+  const line =
+    issue.code === 'unrecognized_keys'
+      ? lineOfKey(doc, lines, issue.path, issue.keys[0] ?? '')
+      : lineOf(doc, lines, issue.path);
+  return policyError(file, line, first!.field, first!.rule);
 }
 
 /**
@@ -102,12 +103,7 @@ export function parsePolicy(text: string, file: string, registry?: ToolRegistry)
     throw policyError(file, line, 'YAML', message);
   }
   const parsed = PolicyFileSchema.safeParse(doc.toJS() ?? {});
-  if (!parsed.success) {
-    // A misspelled field is the likeliest cause of any other issue on the same object: report it first.
-    const issues = parsed.error.issues;
-    const issue = issues.find((candidate) => candidate.code === 'unrecognized_keys') ?? issues[0]!;
-    throw issueError(file, doc, lines, issue);
-  }
+  if (!parsed.success) throw issueError(file, doc, lines, parsed.error);
   const warnings = registry ? checkAgainstRegistry(parsed.data, registry, file, doc, lines) : [];
   return { path: file, policy: compilePolicy(parsed.data), warnings };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ApprovalRequest } from '../../../server/gate/approval-request.ts';
-import type { CallOutcome, ToolCaller, ToolInfo } from '../../../agent/investigator/mcp-client.ts';
+import type { ClassifiedResult, ToolCaller, ToolInfo } from '../../../agent/investigator/mcp-client.ts';
 import type { Step } from '../../../agent/investigator/model.ts';
 import { planStep, runStep, type StepContext } from '../../../agent/investigator/steps.ts';
 
@@ -25,7 +25,7 @@ class FakeServer implements ToolCaller {
     );
   }
 
-  async call(tool: string): Promise<CallOutcome> {
+  async call(tool: string): Promise<ClassifiedResult> {
     this.log.push(tool);
     if (READS.includes(tool))
       return { kind: 'result', text: `${tool} ok`, structured: { tool }, requestId: null, errorCode: null };

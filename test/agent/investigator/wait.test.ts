@@ -1,7 +1,10 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { terminalPrompter } from '../../../agent/harness/prompter.ts';
-import { waitForDecision, type ApprovalsApi } from '../../../agent/investigator/wait.ts';
+import { waitForDecision } from '../../../agent/investigator/wait.ts';
+import type { ApprovalsClient } from '../../../server/approvals-client.ts';
+
+type ApprovalsApi = Pick<ApprovalsClient, 'get' | 'approve' | 'deny'>;
 import type { ApprovalRequest } from '../../../server/gate/approval-request.ts';
 import { approvalFixture } from '../../helpers/approvals.ts';
 import { capture } from '../../helpers/incident.ts';

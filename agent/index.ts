@@ -1,0 +1,27 @@
+/**
+ * Public entry of the agent module: what other modules may import (lint forbids deep imports).
+ */
+
+// The contract other modules use (added with the module-boundary lint rule).
+export { TrueForgeClient } from './harness/client.ts';
+export { harnessClient } from './harness/connection.ts';
+export type { HarnessConnectionOptions } from './harness/connection.ts';
+export { harnessToken, harnessTokenFile } from './harness/harness-identity.ts';
+export { investigateWithHarness } from './harness/investigate-harness.ts';
+export type { HarnessInvestigateCliOptions } from './harness/investigate-harness.ts';
+export { HARNESS_IDENTITY } from './harness/names.ts';
+export { registerWithHarness } from './harness/register.ts';
+export type { Turn, TurnEvent } from './harness/schemas.ts';
+export { DEFAULT_DEMO_SCENARIO, DemoInterrupted, runDemo } from './investigator/demo.ts';
+export { evaluateScenario, renderEvalTable, scenarioFiles } from './investigator/eval.ts';
+export type { EvalResult } from './investigator/eval.ts';
+export { investigateLocally, succeeded } from './investigator/investigate-local.ts';
+export type { LocalInvestigateCliOptions } from './investigator/investigate-local.ts';
+export { guardTerminalOutput } from './terminal-guard.ts';
+
+// The contract other modules use (added with the module-boundary lint rule).
+export { fullyCorrect } from './investigator/eval.ts';
+
+// The contract other modules use (added with the module-boundary lint rule).
+export { sentinelCommand } from './command-name.ts';
+export type { Investigation } from './investigator/model.ts';
