@@ -18,17 +18,20 @@ import {
   RemediationPreviewSchema,
   RolloutStatusSchema,
   TriageSchema,
+  type PodView,
   type Triage,
+  type TriageWorkload,
 } from './evidence.ts';
 import type { ToolCaller } from './mcp-client.ts';
 import type { Action, Investigation, Step } from './model.ts';
 import {
-  chooseSuspect,
+  chooseSuspectWorkload,
   crashedContainers,
   decide,
   dependencyNames,
   type Sourced,
   type SuspectEvidence,
+  type SuspectRef,
 } from './playbook.ts';
 import { findRevert, revertLine, TemplateViewSchema } from './settle.ts';
 import { describeCall, planStep, runStep, type PlannedCall } from './steps.ts';
@@ -153,14 +156,14 @@ async function advance(inv: Investigation, context: InvestigatorContext): Promis
   }
 
   // Evidence about the suspect, then about Deployments its logs or events name as hosts.
-  const name = chooseSuspect(triage?.value, inv.deployment ?? undefined, inv.symptom);
-  const suspect = name ? await gather(inv, context, name, triage?.value) : undefined;
+  const chosen = chooseSuspectWorkload(triage?.value, inv.deployment ?? undefined, inv.symptom);
+  const suspect = chosen ? await gather(inv, context, chosen, triage?.value) : undefined;
   const deploymentNames = (triage?.value.workloads ?? [])
     .filter((w) => w.kind === 'Deployment')
     .map((w) => w.name);
   const dependencies: SuspectEvidence[] = [];
   for (const dependency of suspect ? dependencyNames(suspect, deploymentNames).slice(0, 2) : []) {
-    dependencies.push(await gather(inv, context, dependency, triage?.value));
+    dependencies.push(await gather(inv, context, { kind: 'Deployment', name: dependency }, triage?.value));
   }
 
   // Decide (pure; saved so a resumed run proposes exactly the same call).
@@ -237,7 +240,12 @@ async function advance(inv: Investigation, context: InvestigatorContext): Promis
     const poll = await step(inv, context, `verify:${attempt}`, () => [
       {
         tool: 'get_rollout_status',
-        arguments: { namespace, name: String(remediation.arguments.name), wait_seconds: waitSeconds },
+        arguments: {
+          namespace,
+          name: String(remediation.arguments.name),
+          ...(remediation.arguments.kind !== undefined && { kind: remediation.arguments.kind }),
+          wait_seconds: waitSeconds,
+        },
       },
     ]);
     const status = parseStructured(RolloutStatusSchema, poll.calls[0]?.structured);
@@ -304,26 +312,43 @@ async function settle(inv: Investigation, context: InvestigatorContext, name: st
   context.progress(`The approved template held for ${seconds}s.`);
 }
 
-/** The evidence steps about Deployment `name`: its object, history, Pods, events, and crashed containers' logs. */
+/**
+ * The evidence steps about workload `ref`: a Deployment's object, history, Pods and events; a
+ * StatefulSet's or DaemonSet's history (with `kind`), the namespace's Pods it names (`ownPods`) and
+ * events; then crashed containers' logs.
+ */
 async function gather(
   inv: Investigation,
   context: InvestigatorContext,
-  name: string,
+  ref: SuspectRef,
   triage: Triage | undefined,
 ): Promise<SuspectEvidence> {
   const { namespace } = inv;
-  const evidence = await step(inv, context, `evidence:${name}`, () => [
-    { tool: 'get_deployment', arguments: { namespace, name } },
-    { tool: 'get_rollout_history', arguments: { namespace, name } },
-    { tool: 'list_pods', arguments: { namespace, deployment: name } },
-    { tool: 'list_events', arguments: { namespace, warnings_only: true } },
-  ]);
-  const pods = sourced(output(evidence, 'list_pods'), (v) => parseStructured(PodsSchema, v)?.pods);
+  const { kind, name } = ref;
+  const isDeployment = kind === 'Deployment';
+  // A Deployment's step keeps its old name, so a saved investigation resumes as it was.
+  const evidence = await step(inv, context, `evidence:${isDeployment ? '' : `${kind}/`}${name}`, () =>
+    isDeployment
+      ? [
+          { tool: 'get_deployment', arguments: { namespace, name } },
+          { tool: 'get_rollout_history', arguments: { namespace, name } },
+          { tool: 'list_pods', arguments: { namespace, deployment: name } },
+          { tool: 'list_events', arguments: { namespace, warnings_only: true } },
+        ]
+      : [
+          { tool: 'get_rollout_history', arguments: { namespace, name, kind } },
+          { tool: 'list_pods', arguments: { namespace } },
+          { tool: 'list_events', arguments: { namespace, warnings_only: true } },
+        ],
+  );
+  const workload = triage?.workloads.find((w) => w.kind === kind && w.name === name);
+  const listed = sourced(output(evidence, 'list_pods'), (v) => parseStructured(PodsSchema, v)?.pods);
+  const pods = listed && !isDeployment ? { ...listed, value: ownPods(listed.value, ref, workload) } : listed;
   const crashed = crashedContainers(pods?.value ?? []);
   const logs =
     crashed.length === 0
       ? undefined
-      : await step(inv, context, `logs:${name}`, () =>
+      : await step(inv, context, `logs:${isDeployment ? '' : `${kind}/`}${name}`, () =>
           crashed.map(({ pod, container }) => ({
             tool: 'get_pod_logs',
             arguments: { namespace, pod, container, previous: true, tail_lines: 50 },
@@ -331,12 +356,13 @@ async function gather(
         );
   const lookup = evidence.calls.find((call) => call.tool === 'get_deployment');
   return {
+    kind,
     name,
     missing:
       lookup?.status === 'failed' && lookup.error_code === 'not_found'
         ? { value: lookup.text ?? `Deployment '${name}' not found`, source: describeCall(lookup) }
         : undefined,
-    triage: triage?.workloads.find((w) => w.kind === 'Deployment' && w.name === name),
+    triage: workload,
     deployment: sourced(output(evidence, 'get_deployment'), (v) => parseStructured(DeploymentViewSchema, v)),
     history: sourced(
       output(evidence, 'get_rollout_history'),
@@ -349,6 +375,21 @@ async function gather(
       return value ? [{ value, source: describeCall(call) }] : [];
     }),
   };
+}
+
+/**
+ * The Pods of a StatefulSet or DaemonSet among a namespace's Pods: the ones triage names for it,
+ * and those named as its controller names them — `<name>-<ordinal>` (StatefulSet) or
+ * `<name>-<5-character suffix>` (DaemonSet, `generateName`).
+ */
+export function ownPods(pods: PodView[], ref: SuspectRef, workload: TriageWorkload | undefined): PodView[] {
+  const named = new Set(workload?.findings.map((f) => f.pod).filter(Boolean));
+  const prefix = `${ref.name}-`;
+  const suffix = ref.kind === 'StatefulSet' ? /^\d+$/ : /^[a-z0-9]{5}$/;
+  return pods.filter(
+    (pod) =>
+      named.has(pod.name) || (pod.name.startsWith(prefix) && suffix.test(pod.name.slice(prefix.length))),
+  );
 }
 
 /** Sets the action's status from the remediation step, with who decided and what came of it. */

@@ -36,6 +36,7 @@ import {
   type FailureClass,
   type Sourced,
   type SuspectEvidence,
+  type WorkloadKind,
 } from './playbook/context.ts';
 import { dependencyDecision } from './playbook/dependency.ts';
 import { paused } from './playbook/paused.ts';
@@ -51,6 +52,7 @@ export {
   telltaleLogLines,
   type Sourced,
   type SuspectEvidence,
+  type WorkloadKind,
 } from './playbook/context.ts';
 export { dependencyNames, namedHosts } from './playbook/dependency.ts';
 
@@ -148,23 +150,42 @@ function isEmptyNamespace(triage: Triage): boolean {
   return deployments === 0 && pods === 0 && warning_events === 0 && triage.workloads.length === 0;
 }
 
+/** A workload triage ranks, as the suspect: its kind and name. */
+export interface SuspectRef {
+  kind: WorkloadKind;
+  name: string;
+}
+
+const RANKED_KINDS = new Set<string>(['Deployment', 'StatefulSet', 'DaemonSet']);
+
 /**
- * The suspect Deployment: the one the user named; else the worst-ranked unhealthy Deployment whose
- * name the symptom mentions (the on-call report says which service hurts; other broken workloads
- * in the namespace may be unrelated); else the worst Deployment triage ranks.
+ * The suspect workload: the Deployment the user named; else the worst-ranked unhealthy workload
+ * (Deployment, StatefulSet or DaemonSet) whose name the symptom mentions (the on-call report says
+ * which service hurts; other broken workloads in the namespace may be unrelated); else the worst
+ * workload triage ranks.
  */
+export function chooseSuspectWorkload(
+  triage: Triage | undefined,
+  named: string | undefined,
+  symptom = '',
+): SuspectRef | undefined {
+  if (named) return { kind: 'Deployment', name: named };
+  const workloads = triage?.workloads.filter((w) => RANKED_KINDS.has(w.kind)) ?? [];
+  const words = new Set(symptom.toLowerCase().split(/[^a-z0-9-]+/));
+  const mentioned = workloads.find(
+    (w) => words.has(w.name) || w.name.split('-').every((part) => words.has(part)),
+  );
+  const chosen = mentioned ?? workloads[0];
+  return chosen && { kind: chosen.kind as WorkloadKind, name: chosen.name };
+}
+
+/** The name of `chooseSuspectWorkload`'s choice. */
 export function chooseSuspect(
   triage: Triage | undefined,
   named: string | undefined,
   symptom = '',
 ): string | undefined {
-  if (named) return named;
-  const deployments = triage?.workloads.filter((w) => w.kind === 'Deployment') ?? [];
-  const words = new Set(symptom.toLowerCase().split(/[^a-z0-9-]+/));
-  const mentioned = deployments.find(
-    (w) => words.has(w.name) || w.name.split('-').every((part) => words.has(part)),
-  );
-  return (mentioned ?? deployments[0])?.name;
+  return chooseSuspectWorkload(triage, named, symptom)?.name;
 }
 
 /** Crashed containers worth reading the previous logs of: at most `limit`, one per Pod. */

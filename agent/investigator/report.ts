@@ -68,7 +68,7 @@ function summarize(inv: Investigation): string {
         ? verification.state === 'reverted'
           ? ` Verification: REVERTED — the rollout completed, then the approved template was ${verification.message}; the incident is not resolved.`
           : verification.healthy
-            ? ` Verified: the rollout is complete and the Deployment is healthy (${verification.message}).`
+            ? ` Verified: the rollout is complete and the ${decision.culprit?.kind ?? 'Deployment'} is healthy (${verification.message}).`
             : ` Verification: not healthy yet — ${verification.state}: ${verification.message}.`
         : '';
       const warned = action.warnings.length

@@ -15,6 +15,9 @@ import type {
 } from '../evidence.ts';
 import { CAUSES, podCause, type Cause } from './causes.ts';
 
+/** The workload kinds the tools take as `kind` (tools/workload-kind.ts); absent means Deployment. */
+export type WorkloadKind = 'Deployment' | 'StatefulSet' | 'DaemonSet';
+
 /** A rollout this recent (6 hours) is a suspect for failures of its Pods that began after it. */
 export const RECENT_CHANGE_MS = 6 * 3600_000;
 /** An earlier revision that served this long without failing Pods counts as healthy (10 minutes). */
@@ -29,8 +32,15 @@ export interface Sourced<T> {
   source: string;
 }
 
-/** What was gathered about one Deployment (the suspect, or a dependency it names). */
+/**
+ * What was gathered about one workload (the suspect, or a Deployment it names). A StatefulSet or
+ * DaemonSet has no `deployment`; its history lists ControllerRevisions (health not assessed) and its
+ * Pods carry no ReplicaSet revision, so the revisions its failing Pods run come from triage's
+ * `rollout.failing_revisions`.
+ */
 export interface SuspectEvidence {
+  /** Absent: Deployment. */
+  kind?: WorkloadKind | undefined;
   name: string;
   triage?: TriageWorkload | undefined;
   deployment?: Sourced<DeploymentView> | undefined;
@@ -136,9 +146,13 @@ export function demonstrablyHealthy(
   r: RevisionView,
   newest: RevisionView,
   failing: Set<number | null>,
+  kind: WorkloadKind = 'Deployment',
 ): boolean {
   if (failing.has(r.revision)) return false;
-  if (r.health) return r.health.state === 'healthy';
+  // A ControllerRevision's health is not assessed (state `unknown`): judge it by its service time.
+  if (r.health && !(kind !== 'Deployment' && r.health.state === 'unknown')) {
+    return r.health.state === 'healthy';
+  }
   return r.ready > 0 || ms(newest.created) - ms(r.created) >= HEALTHY_SERVICE_MS;
 }
 
@@ -150,7 +164,8 @@ export function analyse(
   evidence: EvidenceLog,
   triageSource = 'triage_namespace',
 ): Analysis {
-  const ref = `Deployment ${namespace}/${suspect.name}`;
+  const kind = suspect.kind ?? 'Deployment';
+  const ref = `${kind} ${namespace}/${suspect.name}`;
   if (suspect.triage) for (const f of suspect.triage.findings) evidence.add(triageSource, f.evidence);
   const pods = suspect.pods?.value ?? [];
   const failing = pods.filter((pod) => podCause(pod) !== undefined);
@@ -208,7 +223,14 @@ export function analyse(
     return [...warned, ...(neverRan ? [ms(pod.created)] : [])];
   });
   const failureStart = Math.min(...failureTimes.filter((t) => Number.isFinite(t)));
-  const failingRevisions = new Set(failing.map((pod) => pod.revision));
+  // A StatefulSet's or DaemonSet's Pods have no ReplicaSet revision: triage maps them by their
+  // controller-revision-hash label.
+  const triageRevisions = suspect.triage?.rollout?.failing_revisions ?? [];
+  const failingRevisions = new Set<number | null>(
+    kind !== 'Deployment' && triageRevisions.length > 0 && failing.length > 0
+      ? triageRevisions
+      : failing.map((pod) => pod.revision),
+  );
   const onlyNewest =
     newest !== undefined && failing.length > 0 && [...failingRevisions].every((r) => r === newest.revision);
   const rolledOut = ms(newest?.created);
@@ -218,13 +240,15 @@ export function analyse(
     now - rolledOut <= RECENT_CHANGE_MS &&
     (!Number.isFinite(failureStart) || failureStart >= rolledOut);
   const target = newest
-    ? history.find((r) => r.revision < newest.revision && demonstrablyHealthy(r, newest, failingRevisions))
+    ? history.find(
+        (r) => r.revision < newest.revision && demonstrablyHealthy(r, newest, failingRevisions, kind),
+      )
     : undefined;
   return {
     namespace,
     now,
     suspect,
-    culprit: { kind: 'Deployment', namespace, name: suspect.name },
+    culprit: { kind, namespace, name: suspect.name },
     ref,
     deployment,
     failing,
@@ -265,11 +289,17 @@ export function decision(
   };
 }
 
-/** The rollback call to `revision`. */
+/** The rollback call to `revision`; names `kind` for a StatefulSet or DaemonSet (as the tool does). */
 export function rollbackTo(a: Analysis, revision: number): NonNullable<Decision['remediation']> {
+  const kind = a.suspect.kind ?? 'Deployment';
   return {
     tool: 'rollback_deployment',
-    arguments: { namespace: a.namespace, name: a.suspect.name, to_revision: revision },
+    arguments: {
+      namespace: a.namespace,
+      name: a.suspect.name,
+      ...(kind !== 'Deployment' && { kind }),
+      to_revision: revision,
+    },
   };
 }
 

@@ -15,12 +15,13 @@ import type { Report } from '../../../agent/investigator/report.ts';
 import { runCli } from '../../helpers/cli.ts';
 
 /**
- * Issue 15's StatefulSet and DaemonSet scenarios: the simulator serves them (test/deploy/sim/
- * scenarios.test.ts), the investigator solves them once the tools read those kinds (toolswl,
- * investigation). Until then they must run without any unapproved mutation; remove a name here
- * when its scenario scores correct.
+ * statefulset-bad-rollout: the investigator finds the culprit, diagnoses it and rolls back with
+ * `kind: StatefulSet` to revision 2, but the OrderedReady controller never replaces the crash-looping
+ * postgres-2 after a rollback (the StatefulSet docs' "forced rollback"): verification stays
+ * `progressing` until the investigator also deletes that Pod (delete_pod, approved) — not built yet.
+ * It must still find the culprit and diagnose it right, with no unapproved mutation.
  */
-const AWAITING_WORKLOAD_TOOLS = ['statefulset-bad-rollout', 'daemonset-bad-rollout'];
+const AWAITING_FORCED_ROLLBACK = ['statefulset-bad-rollout'];
 
 // Each scenario runs the whole loop on its own simulator and server: minutes on a loaded machine.
 describe('sentinel eval', { timeout: 300_000 }, () => {
@@ -35,8 +36,15 @@ describe('sentinel eval', { timeout: 300_000 }, () => {
         .map((file) => (parse(readFileSync(file, 'utf8')) as { name: string }).name)
         .sort(),
     );
-    const pending = results.filter((result) => AWAITING_WORKLOAD_TOOLS.includes(result.scenario));
-    for (const result of pending) expect(result.unapproved_mutations, result.summary).toBe(0);
+    const pending = results.filter((result) => AWAITING_FORCED_ROLLBACK.includes(result.scenario));
+    for (const result of pending) {
+      expect(result, result.summary).toMatchObject({
+        culprit_found: true,
+        diagnosis_correct: true,
+        action: 'rollback',
+        unapproved_mutations: 0,
+      });
+    }
     for (const result of results.filter((r) => !pending.includes(r))) {
       expect(result, result.summary).toMatchObject({
         culprit_found: true,

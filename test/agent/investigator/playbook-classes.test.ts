@@ -389,3 +389,79 @@ describe('exact diagnoses', () => {
     expect(decision.diagnosis).toContain('removed image pull secret regcred');
   });
 });
+
+describe('rollout class: StatefulSets and DaemonSets (issue 15)', () => {
+  const unknown = {
+    state: 'unknown' as const,
+    failures: [],
+    basis: 'not assessed for StatefulSet revisions',
+  };
+  const triaged = (kind: string, name: string, failing: number[]) => ({
+    kind,
+    name,
+    severity: 'critical',
+    summary: 's',
+    likely_cause: 'c',
+    findings: [],
+    rollout: { current_revision: 3, failing_revisions: failing, previous_revision: null },
+  });
+
+  it('rolls a StatefulSet back with its kind, to the newest revision that served (ControllerRevision health not assessed)', () => {
+    const decision = decide({
+      namespace: 'shop',
+      now: NOW,
+      suspect: {
+        kind: 'StatefulSet',
+        name: 'postgres',
+        triage: triaged('StatefulSet', 'postgres', [3]),
+        // Pods of a StatefulSet carry no ReplicaSet revision: triage says which revision fails.
+        pods: sourced(
+          [
+            { ...pod('postgres-2', 3, 11, crashing()), revision: null },
+            { ...pod('postgres-0', 2, 3000), revision: null },
+          ],
+          'list_pods namespace=shop',
+        ),
+        history: sourced(
+          [
+            rev(3, 12, 0, { current: true, health: unknown }),
+            rev(2, 3 * 1440, 0, { health: unknown }),
+            rev(1, 6 * 1440, 0, { health: unknown }),
+          ],
+          'get_rollout_history namespace=shop name=postgres kind=StatefulSet',
+        ),
+        events: sourced([], 'list_events'),
+        logs: [],
+      },
+    });
+    expect(decision).toMatchObject({
+      action: 'rollback',
+      culprit: { kind: 'StatefulSet', namespace: 'shop', name: 'postgres' },
+      cause: 'crash_loop',
+      remediation: {
+        tool: 'rollback_deployment',
+        arguments: { namespace: 'shop', name: 'postgres', kind: 'StatefulSet', to_revision: 2 },
+      },
+    });
+    expect(decision.diagnosis).toMatch(/^StatefulSet shop\/postgres \(revision 3 \(app:3\)\) crash-loops/);
+  });
+
+  it('a Deployment revision of unknown health is still not a rollback target, and the call names no kind', () => {
+    const decision = decide({
+      namespace: 'shop',
+      now: NOW,
+      suspect: suspect('app', {
+        pods: [pod('app-3-a', 3, 11, crashing())],
+        history: sourced(
+          [
+            rev(3, 12, 0, { current: true }),
+            rev(2, 3 * 1440, 0, { health: unknown }),
+            rev(1, 6 * 1440, 1, { health }),
+          ],
+          'get_rollout_history',
+        ),
+      }),
+    });
+    expect(decision.remediation?.arguments).toEqual({ namespace: 'shop', name: 'app', to_revision: 1 });
+  });
+});

@@ -8,6 +8,7 @@ import type {
 } from '../../../agent/investigator/evidence.ts';
 import {
   chooseSuspect,
+  chooseSuspectWorkload,
   crashedContainers,
   decide,
   podCause,
@@ -481,5 +482,21 @@ describe('helpers', () => {
   it('picks the error lines of a log, else its last lines', () => {
     expect(telltaleLogLines('a\nb\nERROR boom\nc\n')).toEqual(['ERROR boom']);
     expect(telltaleLogLines('a\nb\nc\n')).toEqual(['b', 'c']);
+  });
+});
+
+describe('chooseSuspectWorkload', () => {
+  it('picks the worst workload of any kind triage ranks, or the one the symptom names, with its kind', () => {
+    const workload = (kind: string, name: string) => ({ ...TRIAGE.workloads[0]!, kind, name });
+    const triage = {
+      ...TRIAGE,
+      workloads: [workload('DaemonSet', 'log-shipper'), workload('StatefulSet', 'postgres')],
+    };
+    expect(chooseSuspectWorkload(triage, undefined)).toEqual({ kind: 'DaemonSet', name: 'log-shipper' });
+    expect(chooseSuspectWorkload(triage, undefined, 'postgres is down')).toEqual({
+      kind: 'StatefulSet',
+      name: 'postgres',
+    });
+    expect(chooseSuspectWorkload(triage, 'checkout')).toEqual({ kind: 'Deployment', name: 'checkout' });
   });
 });

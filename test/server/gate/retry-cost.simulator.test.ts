@@ -55,7 +55,7 @@ function countingTools(): { tools: Tool[]; runs: { dryRun: boolean }[] } {
 }
 
 describe('an approved retry', { timeout: 120_000 }, () => {
-  it('reads the target and its ReplicaSets once, PATCHes once, and runs the handler twice', async () => {
+  it("reads the target, its ReplicaSets and the target revision's evidence once, PATCHes once, and runs the handler twice", async () => {
     const { tools, runs } = countingTools();
     const s = await startGateServer({ kube: connectKube({ kubeconfig }), tools });
     const agent = await connectClient(s.url, s.tokens.agent);
@@ -73,6 +73,10 @@ describe('an approved retry', { timeout: 120_000 }, () => {
       expect(retry.map((event) => `${event.verb} ${event.objectRef?.resource ?? event.requestURI}`)).toEqual([
         'get deployments',
         'list replicasets',
+        // The preview's evidence for the target revision's health (issue 14's "target never healthy"
+        // warning): one list of the Deployment's Pods and one of the namespace's events.
+        'list pods',
+        'list events',
         'patch deployments',
       ]);
       expect(runs).toEqual([{ dryRun: true }, { dryRun: false }]);

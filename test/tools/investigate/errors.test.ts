@@ -83,10 +83,12 @@ describe('transport failures', () => {
     for (const remove of files) remove();
   });
 
-  function contextFor(server: string) {
+  // The silent server needs a short request timeout to time out at all; a refused connection fails at
+  // once, so it gets a long one (a short one raced the refusal on a loaded machine and won: 'timeout').
+  function contextFor(server: string, requestTimeoutMs = 100) {
     const file = writeKubeconfig({ server });
     files.push(file.remove);
-    const connection = connectKube({ kubeconfig: file.path, requestTimeoutMs: 100 });
+    const connection = connectKube({ kubeconfig: file.path, requestTimeoutMs });
     if (!connection.configured) throw new Error(connection.reason);
     return {
       kube: connection.reader,
@@ -108,7 +110,7 @@ describe('transport failures', () => {
   it.each(readTools.map((t) => [t.name, t] as const))(
     '%s: unavailable when the cluster is unreachable',
     async (_name, tool) => {
-      const error = await callToolError(tool, ARGS[tool.name]!, contextFor(closedUrl));
+      const error = await callToolError(tool, ARGS[tool.name]!, contextFor(closedUrl, 60_000));
       expect(error.code).toBe('unavailable');
       expect(error.message).toContain('Cannot reach the Kubernetes API server');
     },
