@@ -33,7 +33,7 @@ import {
   type SuspectEvidence,
   type SuspectRef,
 } from './playbook.ts';
-import { findRevert, revertLine, TemplateViewSchema } from './settle.ts';
+import { findRevert, OWN_FIELD_MANAGER, revertLine, TemplateViewSchema } from './settle.ts';
 import { describeCall, planStep, runStep, type PlannedCall } from './steps.ts';
 
 /** Evidence lines shown on stderr before the proposal (the report has them all). */
@@ -261,7 +261,42 @@ async function advance(inv: Investigation, context: InvestigatorContext): Promis
     );
     if (status && status.state !== 'progressing') break;
   }
-  if (inv.verification?.healthy) await settle(inv, context, String(remediation.arguments.name));
+  const name = String(remediation.arguments.name);
+  if (inv.verification?.healthy) await settle(inv, context, name);
+  else if (remediation.arguments.kind === undefined) await overwrittenDuringRollout(inv, context, name);
+}
+
+/**
+ * A rollout that did not complete may have been undone before it could: when the newest writer of
+ * the Deployment's Pod template is another field manager (a GitOps controller re-applying the old
+ * template mid-rollout), verification ends `reverted` naming it, not merely "not healthy yet".
+ */
+async function overwrittenDuringRollout(
+  inv: Investigation,
+  context: InvestigatorContext,
+  name: string,
+): Promise<void> {
+  const s = await step(inv, context, 'settle:0', () => [
+    { tool: 'get_deployment', arguments: { namespace: inv.namespace, name } },
+  ]);
+  const view = parseStructured(TemplateViewSchema, s.calls[0]?.structured);
+  const newest = view?.template_managers[0];
+  if (!newest || newest.manager === OWN_FIELD_MANAGER) return;
+  const revert = {
+    manager: newest.manager,
+    time: newest.time,
+    change: 'the template Sentinel wrote was replaced during the rollout',
+  };
+  inv.verification = {
+    ...inv.verification!,
+    healthy: false,
+    state: 'reverted',
+    message: revertLine(revert),
+    reverted_by: revert.manager,
+    reverted_at: revert.time,
+  };
+  context.save(inv);
+  context.progress(`Verification: ${revertLine(revert)}`);
 }
 
 /**

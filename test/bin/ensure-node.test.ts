@@ -202,7 +202,7 @@ describe('bin/sentinel.js under a Node older than 22.20', () => {
     expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
     const badInput = await outcome(node!, [...flags, join(root, 'bin/sentinel.js'), 'investigate']);
     expect(badInput.code).toBe(2);
-    expect(badInput.stderr).toMatch(/^sentinel: Say what is wrong/);
+    expect(badInput.stderr).toMatch(/^sentinel: Say what is wrong/m);
     const calls = readFileSync(join(root, 'calls.log'), 'utf8').split('\n');
     expect(calls).toContain(`${join(root, 'bin/sentinel.js')} --version`);
     expect(calls).toContain(`${join(root, 'bin/sentinel.js')} investigate`);
