@@ -109,6 +109,22 @@ export function ownedRevisions(store: ObjectStore, owner: KubeObject): Controlle
     .sort(byRevisionNumber);
 }
 
+/**
+ * Deletes the oldest of `owner`'s revisions that `inUse` does not keep, beyond `limit` of them
+ * (the owner's `revisionHistoryLimit`): `cleanupHistory` of the DaemonSet controller and
+ * `truncateHistory` of the StatefulSet controller.
+ */
+export function pruneRevisions(
+  store: ObjectStore,
+  owner: KubeObject,
+  inUse: (revision: ControllerRevision) => boolean,
+  limit: number,
+): void {
+  const unused = ownedRevisions(store, owner).filter((revision) => !inUse(revision));
+  for (const revision of unused.slice(0, Math.max(0, unused.length - limit)))
+    store.delete('controllerrevisions', revision.metadata.namespace, revision.metadata.name);
+}
+
 /** `NextRevision`: one more than the newest, 1 for none. */
 export function nextRevision(revisions: readonly ControllerRevision[]): number {
   return revisions.length === 0 ? 1 : revisions[revisions.length - 1]!.revision + 1;
