@@ -36,7 +36,7 @@ import {
 } from './history.ts';
 import { computePodTemplateHash } from './pod-template-hash.ts';
 import { isPodAvailable, podReadySince, qosClass, randomSuffix } from './replicaset.ts';
-import { WorkloadController } from './workload-controller.ts';
+import { WorkloadController, controllerRef } from './workload-controller.ts';
 
 const SOURCE = { component: 'daemonset-controller' };
 /** The deprecated label daemon Pods still carry (`extensions.DaemonSetTemplateGenerationKey`). */
@@ -452,16 +452,7 @@ export function newDaemonPod(ds: DaemonSet, node: string, hash: string): Pod {
         [TEMPLATE_GENERATION_LABEL]: String(ds.metadata.generation ?? 1),
       },
       ...(template.metadata?.annotations && { annotations: { ...template.metadata.annotations } }),
-      ownerReferences: [
-        {
-          apiVersion: 'apps/v1',
-          kind: 'DaemonSet',
-          name: ds.metadata.name,
-          uid: ds.metadata.uid!,
-          controller: true,
-          blockOwnerDeletion: true,
-        },
-      ],
+      ownerReferences: [controllerRef(ds, 'DaemonSet')],
     },
     spec,
     status: { phase: 'Pending', qosClass: qosClass(spec.containers) },

@@ -45,7 +45,7 @@ import {
   specReplicas,
 } from './deployment-util.ts';
 import { computePodTemplateHash } from './pod-template-hash.ts';
-import { WorkloadController } from './workload-controller.ts';
+import { WorkloadController, controllerRef } from './workload-controller.ts';
 
 const SOURCE = { component: 'deployment-controller' };
 
@@ -287,16 +287,7 @@ export class DeploymentController extends WorkloadController {
           name,
           namespace: deployment.metadata.namespace,
           labels: { ...deployment.spec.template.metadata?.labels, [POD_TEMPLATE_HASH_LABEL]: hash },
-          ownerReferences: [
-            {
-              apiVersion: 'apps/v1',
-              kind: 'Deployment',
-              name: deployment.metadata.name,
-              uid: deployment.metadata.uid!,
-              controller: true,
-              blockOwnerDeletion: true,
-            },
-          ],
+          ownerReferences: [controllerRef(deployment, 'Deployment')],
         },
         spec: {
           replicas: 0,

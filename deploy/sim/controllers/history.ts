@@ -15,6 +15,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { ObjectStore } from '../store.ts';
 import type { ControllerRevision, KubeObject, PodTemplateSpec } from '../types.ts';
 import { safeEncodeString } from './pod-template-hash.ts';
+import { controllerRef } from './workload-controller.ts';
 
 /** The label a StatefulSet's revisions carry their hash in (`history.ControllerRevisionHashLabel`). */
 export const CONTROLLER_REVISION_HASH_LABEL = 'controller.kubernetes.io/hash';
@@ -184,16 +185,7 @@ export function newRevision(
       namespace: owner.metadata.namespace,
       labels: { ...labels },
       ...(annotations && Object.keys(annotations).length > 0 && { annotations: { ...annotations } }),
-      ownerReferences: [
-        {
-          apiVersion: 'apps/v1',
-          kind,
-          name: owner.metadata.name,
-          uid: owner.metadata.uid!,
-          controller: true,
-          blockOwnerDeletion: true,
-        },
-      ],
+      ownerReferences: [controllerRef(owner, kind)],
     },
     data,
     revision,

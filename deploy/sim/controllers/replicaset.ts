@@ -9,7 +9,7 @@ import { randomInt } from 'node:crypto';
 import type { Pod, ReplicaSet } from '../types.ts';
 import { labelSelectorToMatcher, matchesLabels } from '../api/selectors.ts';
 import { specReplicas } from './deployment-util.ts';
-import { WorkloadController } from './workload-controller.ts';
+import { WorkloadController, controllerRef } from './workload-controller.ts';
 
 const SOURCE = { component: 'replicaset-controller' };
 const SAFE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
@@ -100,16 +100,7 @@ export class ReplicaSetController extends WorkloadController {
         namespace: rs.metadata.namespace,
         labels: { ...template.metadata?.labels },
         ...(template.metadata?.annotations && { annotations: { ...template.metadata.annotations } }),
-        ownerReferences: [
-          {
-            apiVersion: 'apps/v1',
-            kind: 'ReplicaSet',
-            name: rs.metadata.name,
-            uid: rs.metadata.uid!,
-            controller: true,
-            blockOwnerDeletion: true,
-          },
-        ],
+        ownerReferences: [controllerRef(rs, 'ReplicaSet')],
       },
       spec: structuredClone(template.spec),
       status: { phase: 'Pending', qosClass: qosClass(template.spec.containers) },

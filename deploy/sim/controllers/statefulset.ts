@@ -44,7 +44,7 @@ import {
 } from './history.ts';
 import { isPodAvailable, podReadySince } from './replicaset.ts';
 import { qosClass } from './replicaset.ts';
-import { WorkloadController } from './workload-controller.ts';
+import { WorkloadController, controllerRef } from './workload-controller.ts';
 
 const SOURCE = { component: 'statefulset-controller' };
 export const POD_NAME_LABEL = 'statefulset.kubernetes.io/pod-name';
@@ -410,16 +410,7 @@ export function newStatefulSetPod(set: StatefulSet, ordinal: number): Pod {
         [POD_INDEX_LABEL]: String(ordinal),
       },
       ...(template.metadata?.annotations && { annotations: { ...template.metadata.annotations } }),
-      ownerReferences: [
-        {
-          apiVersion: 'apps/v1',
-          kind: 'StatefulSet',
-          name: set.metadata.name,
-          uid: set.metadata.uid!,
-          controller: true,
-          blockOwnerDeletion: true,
-        },
-      ],
+      ownerReferences: [controllerRef(set, 'StatefulSet')],
     },
     spec,
     status: { phase: 'Pending', qosClass: qosClass(spec.containers) },
@@ -449,16 +440,7 @@ function newClaim(set: StatefulSet, template: PersistentVolumeClaim, name: strin
         'pv.kubernetes.io/bound-by-controller': 'yes',
       },
       ...(deleteWithSet && {
-        ownerReferences: [
-          {
-            apiVersion: 'apps/v1',
-            kind: 'StatefulSet',
-            name: set.metadata.name,
-            uid: set.metadata.uid!,
-            controller: true,
-            blockOwnerDeletion: true,
-          },
-        ],
+        ownerReferences: [controllerRef(set, 'StatefulSet')],
       }),
     },
     spec,

@@ -6,7 +6,7 @@
  */
 import type { SimClock } from '../clock.ts';
 import type { ObjectStore } from '../store.ts';
-import type { KubeObject } from '../types.ts';
+import type { KubeObject, OwnerReference } from '../types.ts';
 import type { EventRecorder } from './events.ts';
 
 export abstract class WorkloadController {
@@ -35,4 +35,19 @@ export abstract class WorkloadController {
       resync();
     });
   }
+}
+
+/**
+ * The owner reference a controller puts on what it creates (`metav1.NewControllerRef`): controller
+ * and blockOwnerDeletion true, so the garbage collector deletes the object with its owner.
+ */
+export function controllerRef(owner: KubeObject, kind: string, apiVersion = 'apps/v1'): OwnerReference {
+  return {
+    apiVersion,
+    kind,
+    name: owner.metadata.name,
+    uid: owner.metadata.uid!,
+    controller: true,
+    blockOwnerDeletion: true,
+  };
 }
