@@ -33,6 +33,8 @@ import {
   type SuspectEvidence,
   type SuspectRef,
 } from './playbook.ts';
+import { forceRollback } from './forced-rollback.ts';
+import { StatefulSetStatusSchema } from './playbook/forced-rollback.ts';
 import { findRevert, OWN_FIELD_MANAGER, revertLine, TemplateViewSchema } from './settle.ts';
 import { describeCall, planStep, runStep, type PlannedCall } from './steps.ts';
 
@@ -260,6 +262,22 @@ async function advance(inv: Investigation, context: InvestigatorContext): Promis
       `Verification ${attempt}/${attempts}: ${inv.verification.state} — ${inv.verification.message}`,
     );
     if (status && status.state !== 'progressing') break;
+    // A StatefulSet may be stuck on a Pod of the bad revision: delete it (approved) and go on.
+    const stuck = parseStructured(StatefulSetStatusSchema, poll.calls[0]?.structured);
+    if (remediation.arguments.kind === 'StatefulSet' && stuck && attempt < attempts) {
+      await forceRollback(
+        inv,
+        {
+          run: (name, calls) => step(inv, context, name, calls),
+          save: () => context.save(inv),
+          progress: context.progress,
+          settle: (followUp, done) => settleAction(followUp, done, context),
+        },
+        String(remediation.arguments.name),
+        stuck,
+        attempt,
+      );
+    }
   }
   const name = String(remediation.arguments.name);
   if (inv.verification?.healthy) await settle(inv, context, name);
