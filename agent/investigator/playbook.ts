@@ -22,6 +22,9 @@
  *    (get_rollout_history's evidence: ready Pods or a clean record, no failed Pod — deleted ones
  *    counted by their events); with none, refused (`no-healthy-revision`).
  * 6. `restart` → Pods of an unchanged template run but fail their readiness probes: restart.
+ * 6a. `probeKill` → the kubelet kills the containers (liveness probe fails, or the startup probe never
+ *    passes), nothing changed recently: refused (`liveness-no-recent-change`, `startup-no-recent-change`),
+ *    naming the probe and its failures (a probe kill after a recent rollout is the rollout class's).
  * 7. `refusal` → otherwise refused, saying why (`oom-no-recent-change`, `crash-no-recent-change`,
  *    `not-fixable`).
  * Each decision carries exact facts (./playbook/facts.ts): memory limit, liveness probe, exit code,
@@ -40,6 +43,7 @@ import {
 } from './playbook/context.ts';
 import { dependencyDecision } from './playbook/dependency.ts';
 import { paused } from './playbook/paused.ts';
+import { probeKill } from './playbook/probe-kill.ts';
 import { refusal } from './playbook/refusal.ts';
 import { restart } from './playbook/restart.ts';
 import { rollout } from './playbook/rollout.ts';
@@ -68,7 +72,7 @@ export interface PlaybookInput {
 }
 
 /** The classes that decide about a failing Deployment, in order; `refusal` always decides. */
-const CLASSES: FailureClass[] = [paused, scheduling, rollout, restart, refusal];
+const CLASSES: FailureClass[] = [paused, scheduling, rollout, restart, probeKill, refusal];
 
 /** Runs the classes on an analysed, failing Deployment. */
 function decideOn(a: Analysis): Decision {
