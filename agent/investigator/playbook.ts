@@ -17,6 +17,9 @@
  *    named as affected (`facts.affected`), untouched.
  * 4. `scheduling` → Pending Pods: a recent revision that raised requests or changed placement is
  *    rolled back (the field named old → new); otherwise refused (`unschedulable`): no capacity to create.
+ * 4a. `configKey` → CreateContainerConfigError naming a missing ConfigMap/Secret or key: rolled back when
+ *    the newest, recent revision introduced the reference; otherwise refused (`missing-config-key`)
+ *    with the fix (create the key).
  * 5. `rollout` → the failing Pods all belong to the newest revision, rolled out within
  *    `RECENT_CHANGE_MS`, failures after it: roll back to the newest revision *demonstrably healthy*
  *    (get_rollout_history's evidence: ready Pods or a clean record, no failed Pod — deleted ones
@@ -41,6 +44,7 @@ import {
   type SuspectEvidence,
   type WorkloadKind,
 } from './playbook/context.ts';
+import { configKey } from './playbook/config-key.ts';
 import { dependencyDecision } from './playbook/dependency.ts';
 import { paused } from './playbook/paused.ts';
 import { probeKill } from './playbook/probe-kill.ts';
@@ -72,7 +76,7 @@ export interface PlaybookInput {
 }
 
 /** The classes that decide about a failing Deployment, in order; `refusal` always decides. */
-const CLASSES: FailureClass[] = [paused, scheduling, rollout, restart, probeKill, refusal];
+const CLASSES: FailureClass[] = [paused, scheduling, configKey, rollout, restart, probeKill, refusal];
 
 /** Runs the classes on an analysed, failing Deployment. */
 function decideOn(a: Analysis): Decision {

@@ -8,6 +8,7 @@
 import type { RevisionView } from '../evidence.ts';
 import type { Analysis } from './context.ts';
 import { telltaleLogLines } from './context.ts';
+import { configKeyDiagnosis } from './config-key.ts';
 import { probeKillDiagnosis } from './probe-kill.ts';
 
 type Change = RevisionView['changes'][number];
@@ -58,6 +59,8 @@ export function exactDiagnosis(a: Analysis): string {
       return appExit(a);
     case 'image_pull':
       return imagePull(a);
+    case 'config_error':
+      return configKeyDiagnosis(a);
     default:
       return '';
   }

@@ -39,6 +39,8 @@ describe('bundled scenarios', () => {
   it('are the ones the demo, the eval and the end-to-end tests use', () => {
     expect(listScenarios()).toEqual([
       'bad-image-rollout',
+      'config-key-missing',
+      'config-key-removed',
       'cpu-request-tenfold',
       'daemonset-bad-rollout',
       'dependency-postgres-oom',
@@ -84,6 +86,27 @@ describe('bundled scenarios', () => {
     expect(about.find((e) => e.reason === 'Killing')?.message).toBe(
       'Container orders failed liveness probe, will be restarted',
     );
+  });
+
+  it('config-key-missing / config-key-removed: the new Pods wait in CreateContainerConfigError naming the key', () => {
+    for (const [scenario, prefix, message] of [
+      ['config-key-missing', 'payments', "couldn't find key fraud.api.url in ConfigMap shop/payments-config"],
+      [
+        'config-key-removed',
+        'notifications',
+        "couldn't find key smtp.host in ConfigMap shop/notifications-config",
+      ],
+    ] as const) {
+      const { pods, waiting } = start(scenario);
+      const stuck = pods(prefix).filter((pod) => waiting(pod) === 'CreateContainerConfigError');
+      expect(stuck.length, scenario).toBeGreaterThan(0);
+      expect(stuck[0]!.status!.containerStatuses![0]!.state).toMatchObject({ waiting: { message } });
+      // The Pods that started before the key went missing (or before the new revision) still run.
+      expect(
+        pods(prefix).some((pod) => pod.status!.containerStatuses![0]!.ready),
+        scenario,
+      ).toBe(true);
+    }
   });
 
   it('startup-probe-budget: the new Pod is never started, killed after its startup probe budget', () => {
