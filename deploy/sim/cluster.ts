@@ -17,6 +17,7 @@ import { ReplicaSetController } from './controllers/replicaset.ts';
 import { StatefulSetController } from './controllers/statefulset.ts';
 import { DaemonSetController } from './controllers/daemonset.ts';
 import { TemplateReconciler } from './controllers/reconciler.ts';
+import { availabilityFlipped, workloadAvailable } from './scenario/availability.ts';
 import { fateResolver } from './scenario/fates.ts';
 import type { Scenario } from './scenario/schema.ts';
 import { resourceTypeForKind } from './resources.ts';
@@ -85,8 +86,12 @@ export class SimulatedCluster {
       this.clock,
       this.recorder,
       this.nodes,
-      fateResolver(scenario.fates, this.startTime),
+      fateResolver(scenario.fates, this.startTime, {
+        now: () => this.clock.now(),
+        available: (ref, namespace) => workloadAvailable(this.store, ref, namespace),
+      }),
     );
+    this.#watchFateConditions();
     this.#deployments = new DeploymentController(this.store, this.clock, this.recorder);
     this.#replicaSets = new ReplicaSetController(this.store, this.clock, this.recorder);
     this.#statefulSets = new StatefulSetController(this.store, this.clock, this.recorder);
@@ -130,6 +135,28 @@ export class SimulatedCluster {
         afterSeconds,
       }).start();
     }
+  }
+
+  /**
+   * Fate rules with `when` are re-evaluated when what they read changes: at each rule's `after`
+   * time, and after any workload's availability flips (once per instant, after the change settles).
+   */
+  #watchFateConditions(): void {
+    const rules = this.scenario.fates.filter((rule) => rule.when !== undefined);
+    if (rules.length === 0) return;
+    for (const rule of rules) {
+      if (rule.when?.after !== undefined)
+        this.clock.schedule(this.startTime + rule.when.after, () => this.kubelet.refate());
+    }
+    let due = false;
+    this.store.subscribe((change) => {
+      if (due || !availabilityFlipped(change)) return;
+      due = true;
+      this.clock.schedule(this.clock.now(), () => {
+        due = false;
+        this.kubelet.refate();
+      });
+    });
   }
 
   /** Creates a scenario object with API defaults (history replay; not an API request). */

@@ -319,6 +319,9 @@ export class Kubelet {
     container.started = true;
     container.ready = false;
     container.probeFailures = 0;
+    // A fate rule's `when` may hold now and not at the last start (a dependency broke or recovered).
+    const current = this.#pod(runtime);
+    if (current) container.fate = this.#resolveFate(current as Pod, container.spec);
     const fate = container.fate;
     const instance: ContainerInstance = {
       containerID,
@@ -506,6 +509,37 @@ export class Kubelet {
       );
       this.#start(runtime, container);
     });
+  }
+
+  /**
+   * Asks the fate resolver again for every running container, after something a fate rule's `when`
+   * reads changed (a workload's availability, the time). A container whose fate became a crash
+   * loop or OOM kill prints that fate's logs and exits `runSeconds` later (the app losing its
+   * database); one whose fate became healthy turns ready. A container in back-off takes its new
+   * fate at its next start.
+   */
+  refate(): void {
+    for (const runtime of this.#pods.values()) {
+      const pod = this.#pod(runtime);
+      if (!pod || runtime.stopped) continue;
+      for (const container of runtime.containers) {
+        const fate = this.#resolveFate(pod as Pod, container.spec);
+        if (JSON.stringify(fate) === JSON.stringify(container.fate)) continue;
+        container.fate = fate;
+        const instance = container.instances.at(-1);
+        if (!instance || instance.finishedAt !== undefined || !('running' in container.state)) continue;
+        if (fate.kind === 'crashLoop' || fate.kind === 'oomKilled') {
+          const now = this.#clock.now();
+          instance.lines.push(...fate.logs.map((text, index) => ({ at: now + 50 * (index + 1), text })));
+          const delay = Math.max(0, (fate.since ?? now) - now) / 1000 + fate.runSeconds;
+          this.#after(runtime, delay, () => this.#exit(runtime, container, instance));
+        } else if (fate.kind === 'healthy') {
+          this.#after(runtime, fate.readyAfterSeconds, () =>
+            this.#setReady(runtime, container, instance, true),
+          );
+        }
+      }
+    }
   }
 
   /** Graceful deletion: stop running containers (Killing), then remove the Pod object. */

@@ -162,8 +162,32 @@ export const FateMatchSchema = z.strictObject({
 
 export type FateMatch = z.infer<typeof FateMatchSchema>;
 
+/** A workload another one depends on; `namespace` defaults to the Pod's. */
+export const WorkloadRefSchema = z.strictObject({
+  kind: z.enum(['Deployment', 'StatefulSet', 'DaemonSet']).default('Deployment'),
+  name: z.string().min(1),
+  namespace: z.string().min(1).optional(),
+});
+
+export type WorkloadRef = z.infer<typeof WorkloadRefSchema>;
+
+/**
+ * When a rule applies, beyond its `match`; all given conditions must hold. Re-evaluated at every
+ * container start and whenever a condition may have changed, so a running container whose rule
+ * starts to hold takes its fate (e.g. exits), and one in back-off recovers at its next restart.
+ */
+export const FateWhenSchema = z.strictObject({
+  /** From this time on (relative to t = 0). */
+  after: OffsetSchema.optional(),
+  /** While this workload has no available replicas (or does not exist): a failing dependency. */
+  unavailable: WorkloadRefSchema.optional(),
+});
+
+export type FateWhen = z.infer<typeof FateWhenSchema>;
+
 export const FateRuleSchema = z.strictObject({
   match: FateMatchSchema.default({}),
+  when: FateWhenSchema.optional(),
   fate: FateSchema,
 });
 
