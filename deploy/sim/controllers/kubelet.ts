@@ -1,13 +1,14 @@
 /**
  * The scheduler and the kubelets of the simulated nodes: binds Pods to nodes, pulls images, starts
  * containers and plays out each container's fate (healthy, crash loop with back-off, OOM kill,
- * image pull failure, readiness failure, unschedulable), writing Pod status and emitting the events
+ * image pull failure, readiness failure, liveness and startup probe kills, unschedulable), writing Pod status and emitting the events
  * the real components emit (Scheduled, FailedScheduling, Pulling, Pulled, Created, Started, Failed,
  * BackOff, Killing, Unhealthy). Container logs are kept per container instance (current and
  * previous) for `pods/log`.
  *
  * Timing follows the kubelet: crash-loop back-off 10s doubling to 5m, image pull back-off the same,
- * readiness probes every `periodSeconds` (default 10s) failing after `failureThreshold` (default 3).
+ * readiness probes every `periodSeconds` (default 10s) failing after `failureThreshold` (default 3);
+ * liveness and startup probes likewise, then the kill and restart of ./probes.ts.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { SimClock } from '../clock.ts';
@@ -16,6 +17,13 @@ import type { ObjectStore, StoreChange } from '../store.ts';
 import type { Condition, Container, ContainerState, ContainerStatus, Pod } from '../types.ts';
 import type { EventRecorder } from './events.ts';
 import { targetNodeName } from './daemonset.ts';
+import {
+  PROBE_KILL_TERMINATION,
+  probeFailedMessage,
+  probeKillMessage,
+  probeSettings,
+  type ProbeSettings,
+} from './probes.ts';
 
 const KUBELET = 'kubelet';
 const SCHEDULER = { component: 'default-scheduler' };
@@ -324,6 +332,29 @@ export class Kubelet {
         );
         return;
       }
+      case 'livenessFailure': {
+        this.#after(runtime, fate.readyAfterSeconds, () =>
+          this.#setReady(runtime, container, instance, true),
+        );
+        const probe = probeSettings(container.spec, 'liveness');
+        if (!probe) return;
+        const failFrom = Math.max(fate.since ?? now, now + Math.max(1, probe.initialDelaySeconds) * 1000);
+        this.#after(runtime, (failFrom - now) / 1000, () =>
+          this.#probeKill(runtime, container, instance, 'liveness', probe),
+        );
+        return;
+      }
+      case 'startupFailure': {
+        const probe = probeSettings(container.spec, 'startup');
+        if (!probe) {
+          this.#after(runtime, 2, () => this.#setReady(runtime, container, instance, true));
+          return;
+        }
+        this.#after(runtime, Math.max(1, probe.initialDelaySeconds), () =>
+          this.#probeKill(runtime, container, instance, 'startup', probe),
+        );
+        return;
+      }
       case 'crashLoop':
       case 'oomKilled': {
         // A failure that begins later: ready until `since`, then the first exit.
@@ -371,19 +402,66 @@ export class Kubelet {
     this.#after(runtime, period, () => this.#probeFails(runtime, container, instance));
   }
 
-  #exit(runtime: PodRuntime, container: ContainerRuntime, instance: ContainerInstance): void {
+  /**
+   * One failing liveness or startup probe of `instance`: the `Unhealthy` event (and a failure log
+   * line); at `failureThreshold` consecutive failures the `Killing` event and, once the container
+   * has stopped, its exit (137, Error) and restart with back-off; else the next probe in `periodSeconds`.
+   */
+  #probeKill(
+    runtime: PodRuntime,
+    container: ContainerRuntime,
+    instance: ContainerInstance,
+    type: 'liveness' | 'startup',
+    probe: ProbeSettings,
+  ): void {
     const fate = container.fate;
-    if (fate.kind !== 'crashLoop' && fate.kind !== 'oomKilled') return;
+    if (fate.kind !== 'livenessFailure' && fate.kind !== 'startupFailure') return;
+    if (container.instances.at(-1) !== instance || instance.finishedAt !== undefined) return;
+    container.probeFailures++;
+    this.#event(runtime, container, 'Warning', 'Unhealthy', probeFailedMessage(type, fate.probeMessage));
+    if (fate.failureLogs.length > 0) {
+      instance.lines.push({
+        at: this.#clock.now(),
+        text: fate.failureLogs[(container.probeFailures - 1) % fate.failureLogs.length]!,
+      });
+    }
+    if (container.probeFailures < probe.failureThreshold) {
+      this.#after(runtime, probe.periodSeconds, () =>
+        this.#probeKill(runtime, container, instance, type, probe),
+      );
+      return;
+    }
+    this.#event(runtime, container, 'Normal', 'Killing', probeKillMessage(type, container.spec.name));
+    this.#after(runtime, STOP_S, () => this.#exit(runtime, container, instance, PROBE_KILL_TERMINATION));
+  }
+
+  /** The end of `instance`: `termination` (exit code, reason) or, by default, what its fate says. */
+  #exit(
+    runtime: PodRuntime,
+    container: ContainerRuntime,
+    instance: ContainerInstance,
+    termination?: { exitCode: number; reason: string },
+  ): void {
+    const fate = container.fate;
+    if (!termination && fate.kind !== 'crashLoop' && fate.kind !== 'oomKilled') return;
     if (container.instances.at(-1) !== instance || instance.finishedAt !== undefined) return;
     const now = this.#clock.now();
     instance.finishedAt = now;
-    const oom = fate.kind === 'oomKilled';
+    const ended = termination ?? {
+      exitCode: fate.kind === 'crashLoop' ? fate.exitCode : 137,
+      reason:
+        fate.kind === 'oomKilled'
+          ? 'OOMKilled'
+          : fate.kind === 'crashLoop' && fate.exitCode === 0
+            ? 'Completed'
+            : 'Error',
+    };
     container.failures++;
     container.ready = false;
     container.lastState = {
       terminated: {
-        exitCode: oom ? 137 : fate.exitCode,
-        reason: oom ? 'OOMKilled' : fate.exitCode === 0 ? 'Completed' : 'Error',
+        exitCode: ended.exitCode,
+        reason: ended.reason,
         startedAt: this.#clock.timestamp(instance.startedAt),
         finishedAt: this.#clock.timestamp(now),
         containerID: instance.containerID,
@@ -500,7 +578,10 @@ export class Kubelet {
       ...(!('running' in container.state) &&
         'terminated' in container.lastState && { containerID: container.lastState.terminated.containerID }),
       ready: container.ready,
-      started: 'running' in container.state,
+      // A startup probe that has not passed holds `started` false (and readiness with it).
+      started:
+        'running' in container.state &&
+        !(container.fate.kind === 'startupFailure' && probeSettings(container.spec, 'startup')),
       restartCount: container.restartCount,
       state: container.state,
       lastState: container.lastState,

@@ -122,12 +122,8 @@ export function fateResolver(rules: FateRule[], startTime: number, conditions?: 
     );
     if (!rule) return DEFAULT_HEALTHY;
     const fate = rule.fate;
-    if (fate.kind === 'readinessFailure') {
-      return { ...fate, since: fate.since === undefined ? undefined : startTime + fate.since };
-    }
-    if ((fate.kind === 'crashLoop' || fate.kind === 'oomKilled') && fate.since !== undefined) {
-      return { ...fate, since: startTime + fate.since };
-    }
+    // Scenario offsets become epoch ms.
+    if ('since' in fate && fate.since !== undefined) return { ...fate, since: startTime + fate.since };
     return fate;
   };
 }

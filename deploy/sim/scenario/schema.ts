@@ -106,6 +106,22 @@ export const FateSchema = z.discriminatedUnion('kind', [
     failureLogs: LogLinesSchema,
   }),
   z.strictObject({
+    kind: z.literal('livenessFailure'),
+    /** When the liveness probe starts failing (relative to t = 0); immediately when absent. */
+    since: OffsetSchema.optional(),
+    readyAfterSeconds: z.number().min(0).default(2),
+    probeMessage: z.string().default('HTTP probe failed with statuscode: 500'),
+    logs: LogLinesSchema,
+    /** Printed at each failed probe, cycling (what the process says while it hangs). */
+    failureLogs: LogLinesSchema,
+  }),
+  z.strictObject({
+    kind: z.literal('startupFailure'),
+    probeMessage: z.string().default('HTTP probe failed with statuscode: 503'),
+    logs: LogLinesSchema,
+    failureLogs: LogLinesSchema,
+  }),
+  z.strictObject({
     kind: z.literal('unschedulable'),
     message: z
       .string()
