@@ -45,6 +45,15 @@ const MAX_EVIDENCE_SHOWN = 8;
 
 /** Longest `reason` a remediation call carries (the tools accept 500 characters). */
 const MAX_REASON = 500;
+/** Most evidence lines sent with the remediation call (the gate's `evidence` limit). */
+const MAX_EVIDENCE_SENT = 20;
+
+/** `text` cut to `max` characters (ending in `…`); empty text becomes `(empty)` (the gate refuses ''). */
+function bounded(text: string, max: number): string {
+  const trimmed = text.trim();
+  if (trimmed === '') return '(empty)';
+  return trimmed.length > max ? `${trimmed.slice(0, max - 1)}…` : trimmed;
+}
 
 export interface InvestigatorContext {
   caller: ToolCaller;
@@ -224,8 +233,22 @@ async function advance(inv: Investigation, context: InvestigatorContext): Promis
     decision.diagnosis.length > MAX_REASON
       ? `${decision.diagnosis.slice(0, MAX_REASON - 1)}…`
       : decision.diagnosis;
+  // The approver sees what this call rests on: the evidence lines, each with the call that
+  // returned it, and this investigation's id (gate-owned arguments: recorded, never matched).
+  const evidence = decision.evidence.slice(0, MAX_EVIDENCE_SENT).map((item) => ({
+    line: bounded(item.line, 400),
+    call: bounded(item.source, 300),
+  }));
   const remediate = await step(inv, context, 'remediate', () => [
-    { tool: remediation.tool, arguments: { ...remediation.arguments, reason } },
+    {
+      tool: remediation.tool,
+      arguments: {
+        ...remediation.arguments,
+        reason,
+        ...(evidence.length > 0 && { evidence }),
+        investigation: inv.id,
+      },
+    },
   ]);
   await settleAction(action, remediate, context);
   context.save(inv);
