@@ -670,6 +670,33 @@ const DEFINITIONS_LIST: [string, Schema][] = [
     ),
   ],
   [
+    `${CORE}ConfigMap`,
+    topLevel('', 'v1', 'ConfigMap', 'ConfigMap holds configuration data for pods to consume.', {
+      data: strMap('Data contains the configuration data.'),
+      binaryData: strMap('BinaryData contains the binary data (base64).'),
+      immutable: bool(
+        'Immutable, if set to true, ensures that data stored in the ConfigMap cannot be updated.',
+      ),
+    }),
+  ],
+  [
+    `${CORE}Secret`,
+    topLevel(
+      '',
+      'v1',
+      'Secret',
+      'Secret holds secret data of a certain type. The total bytes of the values in the Data field must be less than MaxSecretSize bytes.',
+      {
+        data: strMap('Data contains the secret data (base64-encoded values).'),
+        stringData: strMap('stringData allows specifying non-binary secret data in string form.'),
+        type: str('Used to facilitate programmatic handling of secret data.'),
+        immutable: bool(
+          'Immutable, if set to true, ensures that data stored in the Secret cannot be updated.',
+        ),
+      },
+    ),
+  ],
+  [
     `${CORE}Event`,
     topLevel(
       '',
