@@ -7,22 +7,34 @@ import type { ApprovalEventListener, ExecutionSettledListener } from '../gate/ev
 import type { RejectedCallListener } from '../pipeline.ts';
 import { approvalEventEntry, rejectedCallEntry, settledExecutionEntry } from './entries.ts';
 import { appendSafely, type AuditAppender } from './async-log.ts';
+import type { AuditEntry } from './record.ts';
 
-export function auditEventListener(
+interface ListenerOptions {
+  logger?: Logger;
+  now?: () => Date;
+  onWriteError?: (error: unknown) => void;
+}
+
+/**
+ * A listener that appends `entryOf(event, now)` to `log` without waiting for the write (no entry:
+ * nothing to record). A write that fails, or an entry that cannot be built, is logged as
+ * `audit record not written` with `context(event)` and passed to `onWriteError`; it never reaches
+ * the caller.
+ */
+function appendingListener<E>(
   log: AuditAppender,
-  options: { logger?: Logger; now?: () => Date; onWriteError?: (error: unknown) => void } = {},
-): ApprovalEventListener {
+  options: ListenerOptions,
+  context: (event: E) => Record<string, unknown>,
+  entryOf: (event: E, now: Date) => AuditEntry | undefined,
+): (event: E) => void {
   const now = options.now ?? (() => new Date());
   return (event) => {
     const failed = (error: unknown) => {
-      options.logger?.error(
-        { err: error, event: event.type, approvalRequestId: event.request.id },
-        'audit record not written',
-      );
+      options.logger?.error({ err: error, ...context(event) }, 'audit record not written');
       options.onWriteError?.(error);
     };
     try {
-      const entry = approvalEventEntry(event, now());
+      const entry = entryOf(event, now());
       if (entry) void appendSafely(log, entry, failed);
     } catch (error) {
       failed(error);
@@ -30,45 +42,38 @@ export function auditEventListener(
   };
 }
 
+/** Appends one record per approval event that has one; a write failure is logged and counted, never thrown. */
+export function auditEventListener(log: AuditAppender, options: ListenerOptions = {}): ApprovalEventListener {
+  return appendingListener(
+    log,
+    options,
+    (event) => ({ event: event.type, approvalRequestId: event.request.id }),
+    approvalEventEntry,
+  );
+}
+
 /** Appends one `rejected` record per refused call; a write failure is logged and counted, never thrown. */
 export function auditRejectionListener(
   log: AuditAppender,
-  options: { logger?: Logger; onWriteError?: (error: unknown) => void } = {},
+  options: Omit<ListenerOptions, 'now'> = {},
 ): RejectedCallListener {
-  return (rejection) => {
-    const failed = (error: unknown) => {
-      options.logger?.error(
-        { err: error, tool: rejection.tool, requestId: rejection.requestId },
-        'audit record not written',
-      );
-      options.onWriteError?.(error);
-    };
-    try {
-      void appendSafely(log, rejectedCallEntry(rejection), failed);
-    } catch (error) {
-      failed(error);
-    }
-  };
+  return appendingListener(
+    log,
+    options,
+    (rejection) => ({ tool: rejection.tool, requestId: rejection.requestId }),
+    (rejection) => rejectedCallEntry(rejection),
+  );
 }
 
 /** Appends one `execution` record per execution the reconciler settled; a write failure is logged. */
 export function auditSettledListener(
   log: AuditAppender,
-  options: { logger?: Logger; now?: () => Date; onWriteError?: (error: unknown) => void } = {},
+  options: ListenerOptions = {},
 ): ExecutionSettledListener {
-  const now = options.now ?? (() => new Date());
-  return (event) => {
-    const failed = (error: unknown) => {
-      options.logger?.error(
-        { err: error, event: event.type, executionId: event.execution.id },
-        'audit record not written',
-      );
-      options.onWriteError?.(error);
-    };
-    try {
-      void appendSafely(log, settledExecutionEntry(event, now()), failed);
-    } catch (error) {
-      failed(error);
-    }
-  };
+  return appendingListener(
+    log,
+    options,
+    (event) => ({ event: event.type, executionId: event.execution.id }),
+    settledExecutionEntry,
+  );
 }
