@@ -24,4 +24,6 @@ export { fullyCorrect } from './investigator/eval.ts';
 
 // The contract other modules use (added with the module-boundary lint rule).
 export { sentinelCommand } from './command-name.ts';
+export { exitQuietlyOnBrokenPipe } from './broken-pipe.ts';
+export { openInvestigationStore } from './investigator/store.ts';
 export type { Investigation } from './investigator/model.ts';
