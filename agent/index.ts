@@ -15,7 +15,7 @@ export type { Turn, TurnEvent } from './harness/schemas.ts';
 export { DEFAULT_DEMO_SCENARIO, DemoInterrupted, runDemo } from './investigator/demo.ts';
 export { evaluateScenario, renderEvalTable, scenarioFiles } from './investigator/eval.ts';
 export type { EvalResult } from './investigator/eval.ts';
-export { investigateLocally, succeeded } from './investigator/investigate-local.ts';
+export { checkNewInvestigation, investigateLocally, succeeded } from './investigator/investigate-local.ts';
 export type { LocalInvestigateCliOptions } from './investigator/investigate-local.ts';
 export { guardTerminalOutput } from './terminal-guard.ts';
 
