@@ -102,6 +102,11 @@ export function registerInvestigateCommand(program: Command): void {
           },
         );
       }
+      // The investigator (and the server it may start) loads when the command runs; a usage error
+      // is told before anything about servers.
+      const { checkNewInvestigation, investigateLocally, succeeded } =
+        await import('../agent/investigator/investigate-local.ts');
+      checkNewInvestigation({ ...options, symptom });
       // Without --server: the `sentinel serve` running on this data directory, else (or when
       // resuming, the server the investigation was started with) a server in-process.
       let server: string | undefined = defaulted ? undefined : options.server;
@@ -119,7 +124,6 @@ export function registerInvestigateCommand(program: Command): void {
       }
       // Ctrl-C (or SIGTERM) stops waiting: the in-process server stops and removes its token file,
       // and the last lines say what is still pending and how to resume; exit 130 (143).
-      const { investigateLocally, succeeded } = await import('../agent/investigator/investigate-local.ts');
       const controller = new AbortController();
       let received: NodeJS.Signals | undefined;
       let started: Investigation | undefined;
