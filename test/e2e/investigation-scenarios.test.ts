@@ -286,8 +286,9 @@ describe.each(WORKLOAD_SCENARIOS)('scenario %s: the rollback through the gate', 
     advance(120);
 
     let status = (await call('get_rollout_status', target)).data;
-    if (kind === 'StatefulSet') {
-      // OrderedReady waits on the broken Pod: the forced rollback deletes it, approved on its own.
+    // OrderedReady waits on the broken Pod: the forced rollback deletes it, approved on its own.
+    // (With Parallel the controller replaces it itself.)
+    if (kind === 'StatefulSet' && status.strategy.pod_management_policy === 'OrderedReady') {
       expect(status.state).toBe('progressing');
       const pods = podsOf(kind, name, (await call('list_pods', { namespace: 'shop' })).data.pods);
       const stuck = pods.filter((p) => p.revision !== status.controller_revisions.update_number);
