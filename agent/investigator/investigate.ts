@@ -299,7 +299,8 @@ async function advance(inv: Investigation, context: InvestigatorContext): Promis
     }
   }
   const name = String(remediation.arguments.name);
-  if (inv.verification?.healthy) await settle(inv, context, name);
+  // The settle window reads a Deployment's template managers (get_deployment): Deployments only.
+  if (inv.verification?.healthy && remediation.arguments.kind === undefined) await settle(inv, context, name);
   else if (remediation.arguments.kind === undefined) await overwrittenDuringRollout(inv, context, name);
 }
 
