@@ -25,3 +25,7 @@ export { fullyCorrect } from './investigator/eval.ts';
 // The contract other modules use (added with the module-boundary lint rule).
 export { sentinelCommand } from './command-name.ts';
 export type { Investigation } from './investigator/model.ts';
+
+// For bench/investigate.ts: one investigation against a simulator with its own audit log.
+export { startLocalServer } from './investigator/local-server.ts';
+export { runLocalInvestigation } from './investigator/session.ts';
