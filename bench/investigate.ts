@@ -16,7 +16,13 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { runLocalInvestigation, startLocalServer } from '../agent/index.ts';
 import { generateScenario, startSimulator } from '../deploy/index.ts';
-import type { AuditEvent } from '../deploy/sim/index.ts';
+
+/** The fields of a simulator audit record (kube-apiserver's audit.k8s.io/v1 Event) counted here. */
+interface AuditEvent {
+  verb: string;
+  requestURI: string;
+  objectRef?: { resource?: string; subresource?: string };
+}
 
 const pods = Number(process.env['BENCH_PODS'] ?? 2000);
 const history = process.env['BENCH_HISTORY'] ?? '3h';
