@@ -47,13 +47,16 @@ export function printReport(report: Report, json: boolean, stdout: NodeJS.Writab
 }
 
 /**
- * Whether the run ended well: finished, what it was asked about exists, and any executed
- * remediation verified healthy.
+ * Whether the run ended well (exit 0; README "Exit codes"): finished, and either nothing was
+ * unhealthy or the executed remediation verified healthy. Unresolved (exit 1): not found, refused
+ * (the cause is nothing the tools can fix), declined or denied, still awaiting a decision, failed,
+ * or verified unhealthy or reverted.
  */
 export function succeeded(report: Report): boolean {
-  if (report.status !== 'done' || report.action.kind === 'not_found') return false;
-  if (report.action.status === 'executed') return report.verification?.healthy === true;
-  return report.action.status !== 'failed';
+  if (report.status !== 'done') return false;
+  if (report.action.kind === 'none') return true;
+  if (report.action.kind === 'not_found' || report.action.kind === 'refused') return false;
+  return report.action.status === 'executed' && report.verification?.healthy === true;
 }
 
 /**
