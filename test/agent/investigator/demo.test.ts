@@ -61,7 +61,7 @@ describe('sentinel demo', { timeout: 240_000 }, () => {
     const env = Object.fromEntries(
       Object.entries(process.env).filter(([key]) => !key.startsWith('SENTINEL_')),
     );
-    const child = spawn(process.execPath, [SENTINEL, 'demo', '--time-scale', '60'], {
+    const child = spawn(process.execPath, [SENTINEL, 'demo', '--wait', '--time-scale', '60'], {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -85,6 +85,17 @@ describe('sentinel demo', { timeout: 240_000 }, () => {
     expect(existsSync(dirname(kubeconfig!))).toBe(false);
   });
 
+  it('without a terminal or --yes, declines the proposal at once and says how to approve (exit 1)', async () => {
+    const { code, stdout, stderr } = await runCli(['demo', '--time-scale', '60']);
+    expect(code, stderr).toBe(1);
+    expect(stderr).toContain(
+      'No terminal to ask at (stdin is not one): the proposed change will be declined, so nothing changes. `npx sentinel demo --yes` approves it; `--wait` waits for a decision on the approvals page.',
+    );
+    expect(stderr).toContain('Declined: no terminal to answer at.');
+    expect(stderr).not.toContain('Waiting for a decision');
+    expect(stdout).toContain('declined');
+  });
+
   it('shows the approvals page token only when stderr is a terminal', async () => {
     const controller = new AbortController();
     let stderr = '';
@@ -103,6 +114,31 @@ describe('sentinel demo', { timeout: 240_000 }, () => {
     expect(stderr).toMatch(
       /approvals page: +http:\/\/127\.0\.0\.1:\d+\/ui\/approvals \(token: snt_[\w-]{43}\)\n/,
     );
+  });
+
+  it.each([
+    ['daemonset-bad-rollout', 'DaemonSet shop/log-shipper', []],
+    ['statefulset-bad-rollout', 'StatefulSet shop/postgres', ['Forced rollback: Pod shop/postgres-2']],
+  ])('--scenario %s: rolls the %s back, approved, to healthy', async (scenario, workload, extra) => {
+    const { code, stdout, stderr } = await runCli([
+      'demo',
+      '--scenario',
+      scenario,
+      '--yes',
+      '--time-scale',
+      '60',
+    ]);
+    expect(code, stderr).toBe(0);
+    const order = [
+      `Sentinel demo — scenario ${scenario}`,
+      `Roll back ${workload} from revision`,
+      'Approving (--yes).',
+      ...extra,
+      `Demo complete: ${workload} is healthy again.`,
+    ].map((text) => stderr.indexOf(text));
+    expect(order.every((index) => index >= 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    expect(stdout).toContain('## Verification\n\nHealthy: rollout complete');
   });
 
   it('names an unknown scenario', async () => {
