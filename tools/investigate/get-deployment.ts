@@ -8,6 +8,7 @@ import { age, formatTable, untrustedBlock } from '../format/index.ts';
 import { formatLabelSelector, revisionOf, type Container, type Deployment } from '../kube/index.ts';
 import { DeploymentNameSchema, NamespaceSchema } from '../params.ts';
 import { redactValue } from '../redact.ts';
+import { AutoscalerSchema, autoscalersFor, describeAutoscalerLine } from './autoscalers.ts';
 import {
   ClusterSchema,
   ConditionSchema,
@@ -76,11 +77,18 @@ export const GetDeploymentOutputSchema = z.object({
       'Field managers owning fields of the Pod template (from managedFields), newest write first: who last changed it (Argo CD, Flux, Helm, kubectl, sentinel)',
     )
     .optional(),
+  autoscalers: z
+    .array(AutoscalerSchema)
+    .describe(
+      'HorizontalPodAutoscalers targeting this Deployment: they own its replica count (absent when HPAs cannot be listed)',
+    )
+    .optional(),
 });
 export type GetDeploymentOutput = z.infer<typeof GetDeploymentOutputSchema>;
 
 /**
- * Mirrors `kubectl describe deployment`: one `GET` of the Deployment, described without managedFields
+ * Mirrors `kubectl describe deployment`: one `GET` of the Deployment (and a list of the namespace's
+ * HorizontalPodAutoscalers: those targeting it, ./autoscalers.ts), described without managedFields
  * or last-applied-configuration, everything passed through the redactor (count in `redactions`);
  * annotations in an untrusted block. Output: `GetDeploymentOutput`. Errors: `not_found` naming the
  * Deployment, and the Kubernetes layer's others.
@@ -89,14 +97,26 @@ export const getDeployment = defineTool({
   name: 'get_deployment',
   title: 'Describe a Deployment',
   description:
-    'Shows one Deployment in detail, like `kubectl describe deployment`: revision, generation vs observedGeneration, replicas (desired/updated/ready/available/unavailable), strategy, selector, conditions with reason and message (e.g. Progressing=False ProgressDeadlineExceeded), containers with image, resource requests/limits, ports, probes and env (values of secret-looking names such as *_PASSWORD, *_TOKEN, *_KEY redacted), labels and annotations. managedFields and last-applied-configuration are left out.',
+    'Shows one Deployment in detail, like `kubectl describe deployment`: revision, generation vs observedGeneration, replicas (desired/updated/ready/available/unavailable), strategy, selector, conditions with reason and message (e.g. Progressing=False ProgressDeadlineExceeded), containers with image, resource requests/limits, ports, probes and env (values of secret-looking names such as *_PASSWORD, *_TOKEN, *_KEY redacted), labels and annotations, and any HorizontalPodAutoscaler that sets its replica count (min/max, current vs target utilisation, at max or not). managedFields and last-applied-configuration are left out.',
   risk: 'read',
   input: toolInput({ namespace: NamespaceSchema, name: DeploymentNameSchema }),
   output: GetDeploymentOutputSchema,
   async handler({ namespace, name }, ctx) {
     const deployment = await ctx.kube.getDeployment(namespace, name);
     const { value: detail, redactions } = redactValue(describe(deployment));
-    const result: GetDeploymentOutput = { cluster: ctx.cluster, namespace, name, ...detail, redactions };
+    // Best effort: a reader not allowed to list HPAs (or a cluster without the API) still gets the Deployment.
+    const autoscalers = await ctx.kube
+      .listHorizontalPodAutoscalers(namespace)
+      .then((list) => autoscalersFor(list, 'Deployment', name))
+      .catch(() => undefined);
+    const result: GetDeploymentOutput = {
+      cluster: ctx.cluster,
+      namespace,
+      name,
+      ...detail,
+      redactions,
+      ...(autoscalers && { autoscalers }),
+    };
     return { text: render(result, ctx.cluster), structured: result };
   },
 });
@@ -249,6 +269,7 @@ function render(r: GetDeploymentOutput, cluster: GetDeploymentOutput['cluster'])
         );
     }
   }
+  for (const a of r.autoscalers ?? []) lines.push(`HorizontalPodAutoscaler ${describeAutoscalerLine(a)}`);
   lines.push(
     `Labels: ${
       Object.entries(r.labels)
