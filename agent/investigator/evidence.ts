@@ -83,6 +83,16 @@ export const DeploymentViewSchema = z.object({
 });
 export type DeploymentView = z.infer<typeof DeploymentViewSchema>;
 
+/** `get_service`: a Service's selector and the workloads owning the Pods it selects. */
+export const ServiceViewSchema = z.object({
+  namespace: z.string(),
+  name: z.string(),
+  selector: z.string().nullable(),
+  pods: z.object({ matched: z.number(), ready: z.number() }),
+  backends: z.array(z.object({ kind: z.string(), name: z.string(), pods: z.number(), ready: z.number() })),
+});
+export type ServiceView = z.infer<typeof ServiceViewSchema>;
+
 /** `get_rollout_history` (newest first). */
 export const HistorySchema = z.object({
   revisions: z.array(

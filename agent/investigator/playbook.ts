@@ -12,9 +12,10 @@
  * decides (one module per class in ./playbook/):
  * 1. Nothing failing → no remediation.
  * 2. `paused` → refused (`deployment-paused`): its rollout is held on purpose.
- * 3. `dependency` → the suspect crashes, unchanged, and its logs or events name a host that is another
- *    Deployment which fails: that Deployment is the culprit, decided by the classes below; the victim is
- *    named as affected (`facts.affected`), untouched.
+ * 3. `dependency` → the suspect crashes, unchanged, and its logs or events name a host that is a
+ *    Service whose selector selects another workload (Deployment, StatefulSet, DaemonSet) which fails:
+ *    that workload is the culprit, decided by the classes below; the victim is named as affected
+ *    (`facts.affected`, `facts.service`), untouched.
  * 4. `scheduling` → Pending Pods: a recent revision that raised requests or changed placement is
  *    rolled back (the field named old → new); otherwise refused (`unschedulable`): no capacity to create.
  * 4a. `configKey` → CreateContainerConfigError naming a missing ConfigMap/Secret or key: rolled back when
@@ -66,14 +67,14 @@ export {
   type SuspectEvidence,
   type WorkloadKind,
 } from './playbook/context.ts';
-export { dependencyNames, namedHosts } from './playbook/dependency.ts';
+export { dependencyNames, namedHosts, serviceBackends, suspectHosts } from './playbook/dependency.ts';
 
 export interface PlaybookInput {
   namespace: string;
   triage?: Sourced<Triage> | undefined;
   /** The suspect to decide on (undefined when triage found nothing unhealthy). */
   suspect?: SuspectEvidence | undefined;
-  /** Evidence about Deployments the suspect's logs or events name as hosts (`dependencyNames`). */
+  /** Evidence about workloads behind the Services the suspect's logs or events name as hosts (`serviceBackends`). */
   dependencies?: SuspectEvidence[] | undefined;
   /** Epoch milliseconds "now" (cluster time), for "since N minutes ago". */
   now: number;

@@ -11,6 +11,7 @@ import type {
   LogsView,
   PodView,
   RevisionView,
+  ServiceView,
   TriageWorkload,
 } from '../evidence.ts';
 import { CAUSES, podCause, probeFailed, type Cause } from './causes.ts';
@@ -50,6 +51,11 @@ export interface SuspectEvidence {
   logs: Sourced<LogsView>[];
   /** The error text of `get_deployment` when the cluster has no such Deployment. */
   missing?: Sourced<string> | undefined;
+  /**
+   * For a dependency: the host the victim names and the Service of that name whose selector selects
+   * this workload's Pods (`get_service`), so the decision quotes the chain host → Service → workload.
+   */
+  via?: { host: string; service: Sourced<ServiceView> } | undefined;
 }
 
 /** Collects evidence lines, at most `MAX_LINES` per source, no duplicates. */

@@ -99,6 +99,15 @@ const gvk = (group: string, version: string, kind: string) => ({
   'x-kubernetes-group-version-kind': [{ group, version, kind }],
 });
 
+/** subjects and roleRef, as RoleBinding and ClusterRoleBinding have them. */
+const bindingProperties = (roleRefDescription: string): Record<string, Schema> => ({
+  subjects: atomicList(
+    ref(`${RBAC}Subject`),
+    'Subjects holds references to the objects the role applies to.',
+  ),
+  roleRef: ref(`${RBAC}RoleRef`, roleRefDescription),
+});
+
 /** apiVersion, kind, metadata, as every top-level kind has them. */
 function kindProperties(): Record<string, Schema> {
   return {
@@ -1417,16 +1426,9 @@ const DEFINITIONS_LIST: [string, Schema][] = [
       'v1',
       'RoleBinding',
       'RoleBinding references a role, but does not contain it. It can reference a Role in the same namespace or a ClusterRole in the global namespace.',
-      {
-        subjects: atomicList(
-          ref(`${RBAC}Subject`),
-          'Subjects holds references to the objects the role applies to.',
-        ),
-        roleRef: ref(
-          `${RBAC}RoleRef`,
-          'RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace. This field is immutable.',
-        ),
-      },
+      bindingProperties(
+        'RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace. This field is immutable.',
+      ),
       ['roleRef'],
     ),
   ],
@@ -1437,16 +1439,9 @@ const DEFINITIONS_LIST: [string, Schema][] = [
       'v1',
       'ClusterRoleBinding',
       'ClusterRoleBinding references a ClusterRole, but not contain it. It can reference a ClusterRole in the global namespace, and adds who information via Subject.',
-      {
-        subjects: atomicList(
-          ref(`${RBAC}Subject`),
-          'Subjects holds references to the objects the role applies to.',
-        ),
-        roleRef: ref(
-          `${RBAC}RoleRef`,
-          'RoleRef can only reference a ClusterRole in the global namespace. This field is immutable.',
-        ),
-      },
+      bindingProperties(
+        'RoleRef can only reference a ClusterRole in the global namespace. This field is immutable.',
+      ),
       ['roleRef'],
     ),
   ],

@@ -43,6 +43,7 @@ describe('bundled scenarios', () => {
       'config-key-removed',
       'cpu-request-tenfold',
       'daemonset-bad-rollout',
+      'dependency-db-statefulset',
       'dependency-postgres-oom',
       'gitops-reverts-rollback',
       'healthy',
@@ -131,6 +132,17 @@ describe('bundled scenarios', () => {
       terminated: { reason: 'OOMKilled' },
     });
     expect(waiting(checkout[0]!)).toBe('CrashLoopBackOff');
+  });
+
+  it('dependency-db-statefulset: checkout crash-loops while StatefulSet postgres behind Service db has no available replica', () => {
+    const { cluster, pods, waiting } = start('dependency-db-statefulset');
+    const checkout = pods('checkout');
+    expect(checkout).toHaveLength(2);
+    expect(checkout.map(waiting)).toEqual(['CrashLoopBackOff', 'CrashLoopBackOff']);
+    const postgres = cluster.store.get<StatefulSet>('statefulsets', 'shop', 'postgres')!;
+    expect(postgres.status?.availableReplicas ?? 0).toBe(0);
+    expect(cluster.store.get('services', 'shop', 'db')).toBeDefined();
+    expect(cluster.store.get('services', 'shop', 'postgres')).toBeUndefined();
   });
 
   it('pull-secret-removed: the revision without imagePullSecrets cannot pull; revision 1 serves', () => {
