@@ -5,7 +5,15 @@
 import { z } from 'zod';
 import { defineTool, toolInput } from '../define-tool.ts';
 import { age, formatTable, untrustedBlock } from '../format/index.ts';
-import { formatLabelSelector, revisionOf, type Container, type Deployment } from '../kube/index.ts';
+import { digest } from '../../core/index.ts';
+import {
+  formatLabelSelector,
+  revisionOf,
+  templateWithoutHash,
+  unsanitized,
+  type Container,
+  type Deployment,
+} from '../kube/index.ts';
 import { DeploymentNameSchema, NamespaceSchema } from '../params.ts';
 import { redactValue } from '../redact.ts';
 import { AutoscalerSchema, autoscalersFor, describeAutoscalerLine } from './autoscalers.ts';
@@ -83,6 +91,12 @@ export const GetDeploymentOutputSchema = z.object({
       'HorizontalPodAutoscalers targeting this Deployment: they own its replica count (absent when HPAs cannot be listed)',
     )
     .optional(),
+  template_digest: z
+    .string()
+    .describe(
+      'Digest of the Pod template as the API server sent it, pod-template-hash label ignored: the `to_template` a rollback’s effect records (equal digests, equal templates)',
+    )
+    .optional(),
 });
 export type GetDeploymentOutput = z.infer<typeof GetDeploymentOutputSchema>;
 
@@ -102,7 +116,8 @@ export const getDeployment = defineTool({
   input: toolInput({ namespace: NamespaceSchema, name: DeploymentNameSchema }),
   output: GetDeploymentOutputSchema,
   async handler({ namespace, name }, ctx) {
-    const deployment = await ctx.kube.getDeployment(namespace, name);
+    // Read as sent, so the template digest is the one remediation effects record.
+    const deployment = await ctx.kube.getDeploymentAsSent(namespace, name);
     const { value: detail, redactions } = redactValue(describe(deployment));
     // Best effort: a reader not allowed to list HPAs (or a cluster without the API) still gets the Deployment.
     const autoscalers = await ctx.kube
@@ -115,6 +130,7 @@ export const getDeployment = defineTool({
       name,
       ...detail,
       redactions,
+      template_digest: templateDigest(deployment),
       ...(autoscalers && { autoscalers }),
     };
     return { text: render(result, ctx.cluster), structured: result };
@@ -160,6 +176,15 @@ function describe(d: Deployment): Detail {
     annotations,
     template_managers: templateManagers(d),
   };
+}
+
+/**
+ * 16 hex characters of SHA-256 over the canonical JSON of the Pod template as the API server sent it,
+ * without `pod-template-hash` — the same function as remediation effects' `podTemplateDigest`
+ * (tools/remediate/plan.ts), so a live template compares with an approved one by digest.
+ */
+function templateDigest(d: Deployment): string {
+  return digest(templateWithoutHash(unsanitized(d).spec?.template), 16);
 }
 
 /** managedFields entries that own something under `spec.template`, newest `time` first. */
