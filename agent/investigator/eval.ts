@@ -57,6 +57,7 @@ const CAUSE_WORDS: Record<string, RegExp> = {
   crash_loop: /crash/i,
   liveness_kill: /liveness/i,
   startup_kill: /startup/i,
+  hpa_at_max: /autoscal|hpa|maximum/i,
   unschedulable: /schedul|capacity|insufficient|pending/i,
   probe_failure: /probe|readiness|not ready|stuck|hang|restart/i,
   container_failed: /exit|error|fail/i,

@@ -58,6 +58,28 @@ export const DeploymentViewSchema = z.object({
       probes: z.array(z.string()).optional(),
     }),
   ),
+  /** HorizontalPodAutoscalers targeting it (tools/investigate/autoscalers.ts); absent from older servers. */
+  autoscalers: z
+    .array(
+      z.object({
+        name: z.string(),
+        min_replicas: z.number(),
+        max_replicas: z.number(),
+        current_replicas: z.number().nullable(),
+        metrics: z.array(
+          z.object({
+            name: z.string(),
+            current_utilization: z.number().nullable(),
+            target_utilization: z.number().nullable(),
+          }),
+        ),
+        conditions: z.array(
+          z.object({ type: z.string(), status: z.string(), reason: z.string().nullable() }),
+        ),
+        at_max: z.boolean(),
+      }),
+    )
+    .optional(),
 });
 export type DeploymentView = z.infer<typeof DeploymentViewSchema>;
 

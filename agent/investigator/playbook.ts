@@ -25,6 +25,9 @@
  *    `RECENT_CHANGE_MS`, failures after it: roll back to the newest revision *demonstrably healthy*
  *    (get_rollout_history's evidence: ready Pods or a clean record, no failed Pod — deleted ones
  *    counted by their events); with none, refused (`no-healthy-revision`).
+ * 5a. `autoscalerAtMax` → overloaded Pods (not ready, unavailable) of a Deployment whose
+ *    HorizontalPodAutoscaler is pinned at maxReplicas, no recent rollout: refused (`hpa-at-max`),
+ *    naming the HPA, its maximum and the utilisation — never restarted or scaled under the HPA.
  * 6. `restart` → Pods of an unchanged template run but fail their readiness probes: restart.
  * 6a. `probeKill` → the kubelet kills the containers (liveness probe fails, or the startup probe never
  *    passes), nothing changed recently: refused (`liveness-no-recent-change`, `startup-no-recent-change`),
@@ -45,6 +48,7 @@ import {
   type SuspectEvidence,
   type WorkloadKind,
 } from './playbook/context.ts';
+import { autoscalerAtMax } from './playbook/autoscaler.ts';
 import { configKey } from './playbook/config-key.ts';
 import { dependencyDecision } from './playbook/dependency.ts';
 import { paused } from './playbook/paused.ts';
@@ -77,7 +81,16 @@ export interface PlaybookInput {
 }
 
 /** The classes that decide about a failing Deployment, in order; `refusal` always decides. */
-const CLASSES: FailureClass[] = [paused, scheduling, configKey, rollout, restart, probeKill, refusal];
+const CLASSES: FailureClass[] = [
+  paused,
+  scheduling,
+  configKey,
+  rollout,
+  autoscalerAtMax,
+  restart,
+  probeKill,
+  refusal,
+];
 
 /** Runs the classes on an analysed, failing Deployment. */
 function decideOn(a: Analysis): Decision {

@@ -17,6 +17,7 @@ import { ReplicaSetController } from './controllers/replicaset.ts';
 import { StatefulSetController } from './controllers/statefulset.ts';
 import { DaemonSetController } from './controllers/daemonset.ts';
 import { TemplateReconciler } from './controllers/reconciler.ts';
+import { HorizontalPodAutoscalerController } from './controllers/horizontal-pod-autoscaler.ts';
 import { availabilityFlipped, workloadAvailable } from './scenario/availability.ts';
 import { fateResolver } from './scenario/fates.ts';
 import type { Scenario } from './scenario/schema.ts';
@@ -122,6 +123,21 @@ export class SimulatedCluster {
           this.#applyChange(manifest, change.patch, change.changeCause),
         );
       }
+    }
+    // The HPA controller syncs from the first HorizontalPodAutoscaler the scenario creates.
+    const autoscalers = scenario.objects.filter((entry) => entry.manifest.kind === 'HorizontalPodAutoscaler');
+    if (autoscalers.length > 0) {
+      const hpa = new HorizontalPodAutoscalerController(
+        this.store,
+        this.clock,
+        this.recorder,
+        scenario.utilization.map((u) => ({
+          ...u,
+          since: u.since === undefined ? undefined : this.startTime + u.since,
+        })),
+      );
+      const first = Math.min(...autoscalers.map((entry) => entry.at ?? Math.min(...offsets)));
+      this.clock.schedule(this.startTime + first, () => hpa.start());
     }
     // Replay the history: the incident is in progress at t = 0.
     this.clock.runUntil(this.startTime);

@@ -16,6 +16,7 @@ import {
 } from '../kube/index.ts';
 import { DeploymentNameSchema, NamespaceSchema } from '../params.ts';
 import { redactValue } from '../redact.ts';
+import { AutoscalerSchema, autoscalersFor, describeAutoscalerLine } from './autoscalers.ts';
 import {
   ClusterSchema,
   ConditionSchema,
@@ -84,6 +85,12 @@ export const GetDeploymentOutputSchema = z.object({
       'Field managers owning fields of the Pod template (from managedFields), newest write first: who last changed it (Argo CD, Flux, Helm, kubectl, sentinel)',
     )
     .optional(),
+  autoscalers: z
+    .array(AutoscalerSchema)
+    .describe(
+      'HorizontalPodAutoscalers targeting this Deployment: they own its replica count (absent when HPAs cannot be listed)',
+    )
+    .optional(),
   template_digest: z
     .string()
     .describe(
@@ -94,7 +101,8 @@ export const GetDeploymentOutputSchema = z.object({
 export type GetDeploymentOutput = z.infer<typeof GetDeploymentOutputSchema>;
 
 /**
- * Mirrors `kubectl describe deployment`: one `GET` of the Deployment, described without managedFields
+ * Mirrors `kubectl describe deployment`: one `GET` of the Deployment (and a list of the namespace's
+ * HorizontalPodAutoscalers: those targeting it, ./autoscalers.ts), described without managedFields
  * or last-applied-configuration, everything passed through the redactor (count in `redactions`);
  * annotations in an untrusted block. Output: `GetDeploymentOutput`. Errors: `not_found` naming the
  * Deployment, and the Kubernetes layer's others.
@@ -103,7 +111,7 @@ export const getDeployment = defineTool({
   name: 'get_deployment',
   title: 'Describe a Deployment',
   description:
-    'Shows one Deployment in detail, like `kubectl describe deployment`: revision, generation vs observedGeneration, replicas (desired/updated/ready/available/unavailable), strategy, selector, conditions with reason and message (e.g. Progressing=False ProgressDeadlineExceeded), containers with image, resource requests/limits, ports, probes and env (values of secret-looking names such as *_PASSWORD, *_TOKEN, *_KEY redacted), labels and annotations. managedFields and last-applied-configuration are left out.',
+    'Shows one Deployment in detail, like `kubectl describe deployment`: revision, generation vs observedGeneration, replicas (desired/updated/ready/available/unavailable), strategy, selector, conditions with reason and message (e.g. Progressing=False ProgressDeadlineExceeded), containers with image, resource requests/limits, ports, probes and env (values of secret-looking names such as *_PASSWORD, *_TOKEN, *_KEY redacted), labels and annotations, and any HorizontalPodAutoscaler that sets its replica count (min/max, current vs target utilisation, at max or not). managedFields and last-applied-configuration are left out.',
   risk: 'read',
   input: toolInput({ namespace: NamespaceSchema, name: DeploymentNameSchema }),
   output: GetDeploymentOutputSchema,
@@ -111,6 +119,11 @@ export const getDeployment = defineTool({
     // Read as sent, so the template digest is the one remediation effects record.
     const deployment = await ctx.kube.getDeploymentAsSent(namespace, name);
     const { value: detail, redactions } = redactValue(describe(deployment));
+    // Best effort: a reader not allowed to list HPAs (or a cluster without the API) still gets the Deployment.
+    const autoscalers = await ctx.kube
+      .listHorizontalPodAutoscalers(namespace)
+      .then((list) => autoscalersFor(list, 'Deployment', name))
+      .catch(() => undefined);
     const result: GetDeploymentOutput = {
       cluster: ctx.cluster,
       namespace,
@@ -118,6 +131,7 @@ export const getDeployment = defineTool({
       ...detail,
       redactions,
       template_digest: templateDigest(deployment),
+      ...(autoscalers && { autoscalers }),
     };
     return { text: render(result, ctx.cluster), structured: result };
   },
@@ -280,6 +294,7 @@ function render(r: GetDeploymentOutput, cluster: GetDeploymentOutput['cluster'])
         );
     }
   }
+  for (const a of r.autoscalers ?? []) lines.push(`HorizontalPodAutoscaler ${describeAutoscalerLine(a)}`);
   lines.push(
     `Labels: ${
       Object.entries(r.labels)

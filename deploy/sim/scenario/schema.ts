@@ -258,6 +258,21 @@ export const ScenarioSchema = z.strictObject({
     )
     .default([]),
   /**
+   * CPU utilisation of a Deployment's Pods, in percent of their requests (what the metrics API would
+   * report): the HorizontalPodAutoscaler controller scales from it.
+   */
+  utilization: z
+    .array(
+      z.strictObject({
+        namespace: z.string().min(1),
+        deployment: z.string().min(1),
+        cpu: z.number().int().min(0).max(10_000),
+        /** From when (relative to t = 0; from the start when absent); the latest entry begun wins. */
+        since: OffsetSchema.optional(),
+      }),
+    )
+    .default([]),
+  /**
    * API users besides `sim-admin`, each with a kubeconfig context of its name (token generated).
    * Authorised by the Roles and bindings among `objects` (e.g. `system:serviceaccount:sentinel:sentinel`
    * bound to deploy/k8s/'s roles).

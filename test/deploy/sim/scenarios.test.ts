@@ -47,6 +47,7 @@ describe('bundled scenarios', () => {
       'dependency-postgres-oom',
       'gitops-reverts-rollback',
       'healthy',
+      'hpa-at-max',
       'image-pull-error',
       'liveness-probe-tightened',
       'noisy-neighbour',
