@@ -396,7 +396,8 @@ function diffHtml(id: string, diff: string | null): string {
   });
   return [
     `<h4 id="diff-${id}">Pod template diff (current → proposed)</h4>`,
-    `<pre class="diff" tabindex="0" role="region" aria-labelledby="diff-${id}"><code>${lines.join('\n')}</code></pre>`,
+    // Block spans, one per line: no newlines between them (they would double the spacing).
+    `<pre class="diff" tabindex="0" role="region" aria-labelledby="diff-${id}"><code>${lines.join('')}</code></pre>`,
   ].join('');
 }
 

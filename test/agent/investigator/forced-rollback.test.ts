@@ -8,7 +8,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ApprovalPrompter } from '../../../agent/harness/prompter.ts';
 import { renderMarkdown } from '../../../agent/investigator/report.ts';
-import { runLocalInvestigation } from '../../../agent/investigator/session.ts';
+import {
+  runLocalInvestigation,
+  type LocalInvestigationOptions,
+} from '../../../agent/investigator/session.ts';
+import { openInvestigationStore } from '../../../agent/investigator/store.ts';
 import type { Pod, StatefulSet } from '../../../deploy/sim/types.ts';
 import { capture, startIncident, type Incident } from '../../helpers/incident.ts';
 
@@ -33,7 +37,10 @@ describe('StatefulSet forced rollback', { timeout: 240_000 }, () => {
     incident = undefined;
   });
 
-  const investigate = async (prompter: ApprovalPrompter) => {
+  const investigate = async (
+    prompter: ApprovalPrompter | undefined,
+    extra: Partial<LocalInvestigationOptions> = {},
+  ) => {
     const running = incident!;
     const progress = capture();
     const result = await runLocalInvestigation({
@@ -49,6 +56,7 @@ describe('StatefulSet forced rollback', { timeout: 240_000 }, () => {
       verifyWaitSeconds: 2,
       settleSeconds: 0,
       clusterNow: () => running.sim.clock.now(),
+      ...extra,
     });
     return { ...result, progress: progress.text() };
   };
@@ -143,5 +151,41 @@ describe('StatefulSet forced rollback', { timeout: 240_000 }, () => {
     ).not.toBe(
       incident.sim.cluster.store.get<StatefulSet>('statefulsets', 'shop', 'postgres')!.status?.updateRevision,
     );
+  });
+
+  it('resumes a run stopped while the Pod deletion waits, and deletes the Pod once', async () => {
+    incident = await startIncident('statefulset-bad-rollout');
+    const stop = new AbortController();
+    let asked = 0;
+    // Approve the rollback; at the deletion's question, stop waiting (Ctrl-C).
+    const prompter: ApprovalPrompter = {
+      async ask() {
+        return undefined;
+      },
+      async confirm() {
+        asked += 1;
+        if (asked === 1) return true;
+        stop.abort();
+        return undefined;
+      },
+      close() {},
+    };
+    await expect(investigate(prompter, { signal: stop.signal })).rejects.toMatchObject({ code: 'timeout' });
+    const store = openInvestigationStore(incident.dataDir);
+    const saved = store.load(store.list()[0]!);
+    expect(saved).toMatchObject({ status: 'awaiting_approval' });
+    expect(saved.follow_ups).toMatchObject([
+      { purpose: 'forced_rollback', arguments: { name: 'postgres-2' } },
+    ]);
+    expect(incident.mutations().map((m) => m.verb)).toEqual(['patch']);
+
+    const { report } = await investigate(undefined, { resume: saved.id, yes: true });
+    expect(report.follow_ups).toMatchObject([{ status: 'executed', arguments: { name: 'postgres-2' } }]);
+    expect(report.verification).toMatchObject({ healthy: true, state: 'complete' });
+    // The rollback ran once before the stop, the deletion once after it.
+    expect(incident.mutations().map((m) => [m.verb, m.name])).toEqual([
+      ['patch', 'postgres'],
+      ['delete', 'postgres-2'],
+    ]);
   });
 });
