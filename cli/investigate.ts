@@ -177,6 +177,10 @@ function addLocalInvestigateOptions(command: Command): Command {
       parseSettleSeconds,
     )
     .option(
+      '--ask-again',
+      'when the server answers the proposed call with an earlier denial of it, ask the approvers again (a new request)',
+    )
+    .option(
       '--resume <investigation-id>',
       'continue a local investigation (inv_...) after a crash or from another terminal',
     )

@@ -32,6 +32,8 @@ export interface LocalInvestigateCliOptions {
    */
   format?: ReportFormat | undefined;
   resume?: string | undefined;
+  /** `--ask-again`: ask the approvers again for a call an earlier denial answers. */
+  askAgain?: boolean | undefined;
   /** `--settle-seconds`: how long the approved template must hold after the rollout (default 60). */
   settleSeconds?: number | undefined;
 }
@@ -118,6 +120,7 @@ export async function investigateLocally(
       context: options.context,
       yes: options.yes,
       resume: options.resume,
+      askAgain: options.askAgain,
       ...(options.settleSeconds !== undefined && { settleSeconds: options.settleSeconds }),
       prompter,
       progress: io.stderr,

@@ -86,6 +86,10 @@ export interface InvestigatorContext {
   settleChecks?: number;
   /** Wall-clock ms between looks at `clusterNow` while waiting for the next check (default 500). */
   settleTickMs?: number;
+  /** `--ask-again`: submit a call refused with an earlier denial once more (a new request). */
+  askAgain?: boolean;
+  /** The command that runs this investigation again with `--ask-again` (printed with a reused denial). */
+  askAgainCommand?: string;
 }
 
 /**
@@ -147,6 +151,8 @@ async function step(
     getApproval: context.getApproval,
     save: track,
     progress: context.progress,
+    ...(context.askAgain !== undefined && { askAgain: context.askAgain }),
+    ...(context.askAgainCommand !== undefined && { askAgainCommand: context.askAgainCommand }),
   });
 }
 

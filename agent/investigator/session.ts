@@ -45,6 +45,8 @@ export interface LocalInvestigationOptions {
   yes?: boolean | undefined;
   /** Continue this investigation. */
   resume?: string | undefined;
+  /** Ask the approvers again for a call an earlier human denial answers (instead of stopping there). */
+  askAgain?: boolean | undefined;
   /** Asks y/N at the terminal; absent: decisions come from elsewhere (unless `yes`). */
   prompter?: ApprovalPrompter | undefined;
   /** Where progress goes (stderr). */
@@ -225,6 +227,8 @@ export async function runLocalInvestigation(
         ...(options.verifyAttempts !== undefined && { verifyAttempts: options.verifyAttempts }),
         ...(options.verifyWaitSeconds !== undefined && { verifyWaitSeconds: options.verifyWaitSeconds }),
         ...(options.settleSeconds !== undefined && { settleSeconds: options.settleSeconds }),
+        askAgain: options.askAgain === true,
+        askAgainCommand: `${sentinelCommand()} investigate --resume ${investigation.id} --ask-again`,
       });
     } finally {
       await caller.close();

@@ -11,6 +11,7 @@
  * Every transition is saved before the next call, so a step resumes where it stopped: held calls
  * are waited for again, approved calls are retried unless the server shows they already ran.
  */
+import { sentinelCommand } from '../command-name.ts';
 import type { ApprovalRequest } from '../../server/index.ts';
 import { SentinelError } from '../../core/index.ts';
 import type { ClassifiedResult, ToolCaller } from './mcp-client.ts';
@@ -33,6 +34,13 @@ export interface StepContext {
   /** Progress for people (stderr). */
   progress(line: string): void;
   now?: () => Date;
+  /**
+   * `--ask-again`: a change call the server answers with an earlier human denial of the identical
+   * call is submitted once more, which opens a new approval request (docs/DESIGN.md, "Decision").
+   */
+  askAgain?: boolean;
+  /** How to run this investigation again asking anew (printed with a reused denial). */
+  askAgainCommand?: string;
 }
 
 /** Longest argument value shown in a call's one-line description, in characters. */
@@ -163,7 +171,15 @@ export async function runStep(step: Step, context: StepContext): Promise<Step> {
   for (const call of changes) {
     if (call.status !== 'not_run') continue;
     context.progress(`→ ${describeCall(call)}`);
-    const status = record(call, await context.caller.call(call.tool, call.arguments));
+    let status = record(call, await context.caller.call(call.tool, call.arguments));
+    // Declined without ever being held here: the server reused an earlier human denial.
+    if (status === 'declined' && call.approval_request_id) {
+      await announceReusedDenial(call.approval_request_id, context);
+      if (context.askAgain) {
+        context.progress(`→ ${describeCall(call)} (--ask-again: a new approval request)`);
+        status = record(call, await context.caller.call(call.tool, call.arguments));
+      }
+    }
     context.save();
     if (status === 'held') context.progress(`  held for approval: request ${call.approval_request_id}`);
   }
@@ -229,4 +245,28 @@ async function settleHeld(
   if (calls.some((call) => call.status === 'declined')) return 'declined';
   if (calls.some((call) => call.status === 'expired')) return 'failed';
   return 'done';
+}
+
+/**
+ * Says that a call was refused with an earlier denial of the identical call: who denied it, how
+ * long ago, why, and how to ask the approvers again (`--ask-again`). A denial is never reused
+ * silently.
+ */
+async function announceReusedDenial(requestId: string, context: StepContext): Promise<void> {
+  const request = await context.getApproval(requestId).catch(() => undefined);
+  const decision = request?.decision;
+  const at = decision ? Date.parse(decision.at) : NaN;
+  const minutes = Number.isFinite(at)
+    ? Math.max(0, Math.round(((context.now ?? (() => new Date()))().getTime() - at) / 60_000))
+    : undefined;
+  const age =
+    minutes === undefined ? '' : minutes === 0 ? ' less than a minute ago' : ` ${minutes} minute(s) ago`;
+  context.progress(
+    `  This exact call was denied${age} by ${decision?.by ?? 'an approver'} (approval request ${requestId}): ${decision?.reason ?? 'no reason given'}. It was not run; nothing changed.`,
+  );
+  if (!context.askAgain) {
+    context.progress(
+      `  To ask the approvers again: ${context.askAgainCommand ?? `${sentinelCommand()} investigate … --ask-again`}`,
+    );
+  }
 }

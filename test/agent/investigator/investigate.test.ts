@@ -302,6 +302,44 @@ describe('local investigator against the simulator', { timeout: 240_000 }, () =>
     expect(succeeded(report)).toBe(true);
   });
 
+  it('announces a reused denial with its age, reason and how to ask again; --ask-again asks anew', async () => {
+    incident = await startIncident('bad-image-rollout');
+    const first = await investigate({ prompter: scriptedPrompter(['n', 'not during the sale']) });
+    const denied = first.report.action.approval_request_id!;
+
+    // A new investigation of the same incident: the server answers with that denial.
+    const second = await investigate({ yes: true });
+    expect(second.report.action).toMatchObject({ status: 'declined', approval_request_id: denied });
+    expect(second.progress).toMatch(
+      new RegExp(
+        `This exact call was denied (less than a minute|\\d+ minute\\(s\\)) ago by local \\(approval request ${denied}\\): not during the sale\\. It was not run; nothing changed\\.`,
+      ),
+    );
+    expect(second.progress).toContain(
+      `To ask the approvers again: npx sentinel investigate --resume ${second.investigation.id} --ask-again`,
+    );
+    expect(succeeded(second.report)).toBe(false);
+    expect(incident.mutations()).toEqual([]);
+
+    // The denial was told once; the next identical call is a new request: approved, executed.
+    const third = await investigate({ yes: true, askAgain: true, settleSeconds: 0 });
+    expect(third.report.action.status).toBe('executed');
+    expect(third.report.action.approval_request_id).not.toBe(denied);
+    expect(incident.mutations()).toHaveLength(1);
+  });
+
+  it('--ask-again re-asks at once when the server answers with an earlier denial', async () => {
+    incident = await startIncident('bad-image-rollout');
+    const first = await investigate({ prompter: scriptedPrompter(['n', 'wait for the freeze']) });
+    const denied = first.report.action.approval_request_id!;
+    const again = await investigate({ yes: true, askAgain: true, settleSeconds: 0 });
+    expect(again.progress).toContain(`(approval request ${denied}): wait for the freeze.`);
+    expect(again.progress).toContain('(--ask-again: a new approval request)');
+    expect(again.progress).not.toContain('To ask the approvers again');
+    expect(again.report.action.status).toBe('executed');
+    expect(again.report.action.approval_request_id).not.toBe(denied);
+  });
+
   it('proposes nothing for a healthy namespace', async () => {
     incident = await startIncident(checkoutScenario('healthy', [], []));
     const { report, investigation } = await investigate({ yes: true });
