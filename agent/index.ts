@@ -27,3 +27,7 @@ export { sentinelCommand } from './command-name.ts';
 export { exitQuietlyOnBrokenPipe } from './broken-pipe.ts';
 export { openInvestigationStore } from './investigator/store.ts';
 export type { Investigation } from './investigator/model.ts';
+
+// For bench/investigate.ts: one investigation against a simulator with its own audit log.
+export { startLocalServer } from './investigator/local-server.ts';
+export { runLocalInvestigation } from './investigator/session.ts';

@@ -37,7 +37,17 @@ import {
 } from './playbook.ts';
 import { forceRollback } from './forced-rollback.ts';
 import { StatefulSetStatusSchema } from './playbook/forced-rollback.ts';
-import { findRevert, OWN_FIELD_MANAGER, revertLine, TemplateViewSchema } from './settle.ts';
+import {
+  approvedTemplate,
+  findRevert,
+  findRevertOfApproved,
+  OWN_FIELD_MANAGER,
+  revertLine,
+  TemplateViewSchema,
+  type ApprovedTemplate,
+  type Revert,
+  type TemplateView,
+} from './settle.ts';
 import { describeCall, planStep, runStep, type PlannedCall } from './steps.ts';
 
 /** Evidence lines shown on stderr before the proposal (the report has them all). */
@@ -299,9 +309,27 @@ async function advance(inv: Investigation, context: InvestigatorContext): Promis
     }
   }
   const name = String(remediation.arguments.name);
+  const approved = approvedTemplate(remediate.calls[0]?.structured?.effect);
   // The settle window reads a Deployment's template managers (get_deployment): Deployments only.
-  if (inv.verification?.healthy && remediation.arguments.kind === undefined) await settle(inv, context, name);
-  else if (remediation.arguments.kind === undefined) await overwrittenDuringRollout(inv, context, name);
+  if (inv.verification?.healthy && remediation.arguments.kind === undefined)
+    await settle(inv, context, name, approved);
+  else if (remediation.arguments.kind === undefined)
+    await overwrittenDuringRollout(inv, context, name, approved);
+}
+
+/** `reverted` verification naming who reverted, when, and what changed. */
+function markReverted(inv: Investigation, context: InvestigatorContext, revert: Revert, settled?: number) {
+  inv.verification = {
+    ...inv.verification!,
+    healthy: false,
+    state: 'reverted',
+    message: revertLine(revert),
+    reverted_by: revert.manager,
+    reverted_at: revert.time,
+    ...(settled !== undefined && { settle_seconds: settled }),
+  };
+  context.save(inv);
+  context.progress(`Verification: ${revertLine(revert)}`);
 }
 
 /**
@@ -313,36 +341,41 @@ async function overwrittenDuringRollout(
   inv: Investigation,
   context: InvestigatorContext,
   name: string,
+  approved: ApprovedTemplate | undefined,
 ): Promise<void> {
   const s = await step(inv, context, 'settle:0', () => [
     { tool: 'get_deployment', arguments: { namespace: inv.namespace, name } },
   ]);
   const view = parseStructured(TemplateViewSchema, s.calls[0]?.structured);
-  const newest = view?.template_managers[0];
+  if (!view) return;
+  // With the approved effect: the live template must be the approved one. Without: who wrote last.
+  if (approved) {
+    const revert = findRevertOfApproved(approved, view);
+    if (revert) markReverted(inv, context, revert);
+    return;
+  }
+  const newest = view.template_managers[0];
   if (!newest || newest.manager === OWN_FIELD_MANAGER) return;
-  const revert = {
+  markReverted(inv, context, {
     manager: newest.manager,
     time: newest.time,
     change: 'the template Sentinel wrote was replaced during the rollout',
-  };
-  inv.verification = {
-    ...inv.verification!,
-    healthy: false,
-    state: 'reverted',
-    message: revertLine(revert),
-    reverted_by: revert.manager,
-    reverted_at: revert.time,
-  };
-  context.save(inv);
-  context.progress(`Verification: ${revertLine(revert)}`);
+  });
 }
 
 /**
- * The settle window: the template the completed rollout left is the approved state; `settleChecks`
- * `get_deployment` calls over `settleSeconds` of cluster time compare the live template with it. A
- * change ends verification `reverted` (not healthy), naming the field manager and time.
+ * The settle window: `settleChecks` `get_deployment` calls over `settleSeconds` of cluster time
+ * compare the live template with the approved one — the template the approved call's effect
+ * recorded (`approved`: digest and images, so a revert that landed before the first check counts
+ * too), else the template the completed rollout left. A change ends verification `reverted` (not
+ * healthy), naming the field manager and time.
  */
-async function settle(inv: Investigation, context: InvestigatorContext, name: string): Promise<void> {
+async function settle(
+  inv: Investigation,
+  context: InvestigatorContext,
+  name: string,
+  approved: ApprovedTemplate | undefined,
+): Promise<void> {
   const seconds = context.settleSeconds ?? 60;
   const checks = Math.max(1, context.settleChecks ?? 6);
   if (seconds <= 0) return;
@@ -354,9 +387,15 @@ async function settle(inv: Investigation, context: InvestigatorContext, name: st
     ]);
     return parseStructured(TemplateViewSchema, s.calls[0]?.structured);
   };
-  const approved = await look(0);
-  if (!approved) return;
+  const first = await look(0);
+  if (!first) return;
+  const reverted = (current: TemplateView) =>
+    approved ? findRevertOfApproved(approved, current) : findRevert(first, current);
   const start = now();
+  if (approved) {
+    const revert = reverted(first);
+    if (revert) return markReverted(inv, context, revert, 0);
+  }
   context.progress(
     `Watching Deployment ${inv.namespace}/${name} for ${seconds}s: the approved template must hold.`,
   );
@@ -364,21 +403,8 @@ async function settle(inv: Investigation, context: InvestigatorContext, name: st
     const due = start + (seconds * 1000 * index) / checks;
     while (now() < due) await sleep(tickMs);
     const current = await look(index);
-    const revert = current && findRevert(approved, current);
-    if (revert) {
-      inv.verification = {
-        ...inv.verification!,
-        healthy: false,
-        state: 'reverted',
-        message: revertLine(revert),
-        reverted_by: revert.manager,
-        reverted_at: revert.time,
-        settle_seconds: Math.round((now() - start) / 1000),
-      };
-      context.save(inv);
-      context.progress(`Verification: ${revertLine(revert)}`);
-      return;
-    }
+    const revert = current && reverted(current);
+    if (revert) return markReverted(inv, context, revert, Math.round((now() - start) / 1000));
   }
   inv.verification = { ...inv.verification!, settle_seconds: seconds };
   context.save(inv);

@@ -13,8 +13,75 @@ export const TemplateViewSchema = z.object({
   template_managers: z
     .array(z.object({ manager: z.string(), operation: z.string(), time: z.string().nullable() }))
     .default([]),
+  /** The live template's digest (as remediation effects compute it); absent from older servers. */
+  template_digest: z.string().optional(),
 });
 export type TemplateView = z.infer<typeof TemplateViewSchema>;
+
+/**
+ * The Pod template the approved call's effect recorded — what must hold after it ran. A rollback's
+ * effect names the target template's digest (`to_template`) and images (`to_images`); a restart's
+ * only its images (`images`: the restart annotation is stamped at execution, so no digest is known
+ * in advance). Images as effects write them: `name=image`, init containers `init:name=image`.
+ */
+export interface ApprovedTemplate {
+  digest?: string | undefined;
+  images: string[];
+}
+
+const EffectSchema = z.object({
+  to_template: z.string().optional(),
+  to_images: z.array(z.string()).optional(),
+  images: z.array(z.string()).optional(),
+});
+
+/** The approved template from a remediation's `effect`, or undefined when it records none. */
+export function approvedTemplate(effect: unknown): ApprovedTemplate | undefined {
+  const parsed = EffectSchema.safeParse(effect);
+  if (!parsed.success) return undefined;
+  const { to_template, to_images, images } = parsed.data;
+  if (to_template !== undefined) return { digest: to_template, images: to_images ?? [] };
+  return images ? { images } : undefined;
+}
+
+/** `name=image` per container of a `get_deployment` view, init containers first (`init:name=image`). */
+function liveImages(view: TemplateView): string[] {
+  const pair = (c: unknown) => {
+    const { name, image } = (c ?? {}) as { name?: string; image?: string };
+    return `${name ?? '?'}=${image ?? ''}`;
+  };
+  return [...view.init_containers.map((c) => `init:${pair(c)}`), ...view.containers.map(pair)];
+}
+
+/**
+ * The revert of the approved template seen in `now`, or undefined while it holds: the live
+ * template's digest differs from the effect's (`template_digest` vs `to_template`), or its images
+ * differ from the effect's. The manager is the newest template writer other than Sentinel.
+ */
+export function findRevertOfApproved(approved: ApprovedTemplate, now: TemplateView): Revert | undefined {
+  const live = liveImages(now);
+  const imagesDiffer = approved.images.length > 0 && JSON.stringify(live) !== JSON.stringify(approved.images);
+  const digestDiffers =
+    approved.digest !== undefined &&
+    now.template_digest !== undefined &&
+    now.template_digest !== approved.digest;
+  if (!imagesDiffer && !digestDiffers) return undefined;
+  const writer = now.template_managers.find((entry) => entry.manager !== OWN_FIELD_MANAGER);
+  const before = approved.images.find((entry) => !live.includes(entry));
+  const after = before && live.find((entry) => entry.split('=')[0] === before.split('=')[0]);
+  const container = (entry: string) => {
+    const name = entry.split('=')[0]!;
+    return name.startsWith('init:') ? `init container ${name.slice(5)}` : `container ${name}`;
+  };
+  const image = (entry: string | undefined) => entry?.slice(entry.indexOf('=') + 1) || '(none)';
+  return {
+    manager: writer?.manager ?? 'unknown',
+    time: writer?.time ?? null,
+    change: before
+      ? `${container(before)} image ${image(before)} → ${image(after)}`
+      : `pod template differs from the approved one (template digest ${approved.digest} → ${now.template_digest})`,
+  };
+}
 
 /** Sentinel's own field manager (tools/remediate/attribution.ts): its writes are the approved change. */
 export const OWN_FIELD_MANAGER = 'sentinel';

@@ -5,7 +5,15 @@
 import { z } from 'zod';
 import { defineTool, toolInput } from '../define-tool.ts';
 import { age, formatTable, untrustedBlock } from '../format/index.ts';
-import { formatLabelSelector, revisionOf, type Container, type Deployment } from '../kube/index.ts';
+import { digest } from '../../core/index.ts';
+import {
+  formatLabelSelector,
+  revisionOf,
+  templateWithoutHash,
+  unsanitized,
+  type Container,
+  type Deployment,
+} from '../kube/index.ts';
 import { DeploymentNameSchema, NamespaceSchema } from '../params.ts';
 import { redactValue } from '../redact.ts';
 import {
@@ -76,6 +84,12 @@ export const GetDeploymentOutputSchema = z.object({
       'Field managers owning fields of the Pod template (from managedFields), newest write first: who last changed it (Argo CD, Flux, Helm, kubectl, sentinel)',
     )
     .optional(),
+  template_digest: z
+    .string()
+    .describe(
+      'Digest of the Pod template as the API server sent it, pod-template-hash label ignored: the `to_template` a rollback’s effect records (equal digests, equal templates)',
+    )
+    .optional(),
 });
 export type GetDeploymentOutput = z.infer<typeof GetDeploymentOutputSchema>;
 
@@ -94,9 +108,17 @@ export const getDeployment = defineTool({
   input: toolInput({ namespace: NamespaceSchema, name: DeploymentNameSchema }),
   output: GetDeploymentOutputSchema,
   async handler({ namespace, name }, ctx) {
-    const deployment = await ctx.kube.getDeployment(namespace, name);
+    // Read as sent, so the template digest is the one remediation effects record.
+    const deployment = await ctx.kube.getDeploymentAsSent(namespace, name);
     const { value: detail, redactions } = redactValue(describe(deployment));
-    const result: GetDeploymentOutput = { cluster: ctx.cluster, namespace, name, ...detail, redactions };
+    const result: GetDeploymentOutput = {
+      cluster: ctx.cluster,
+      namespace,
+      name,
+      ...detail,
+      redactions,
+      template_digest: templateDigest(deployment),
+    };
     return { text: render(result, ctx.cluster), structured: result };
   },
 });
@@ -140,6 +162,15 @@ function describe(d: Deployment): Detail {
     annotations,
     template_managers: templateManagers(d),
   };
+}
+
+/**
+ * 16 hex characters of SHA-256 over the canonical JSON of the Pod template as the API server sent it,
+ * without `pod-template-hash` — the same function as remediation effects' `podTemplateDigest`
+ * (tools/remediate/plan.ts), so a live template compares with an approved one by digest.
+ */
+function templateDigest(d: Deployment): string {
+  return digest(templateWithoutHash(unsanitized(d).spec?.template), 16);
 }
 
 /** managedFields entries that own something under `spec.template`, newest `time` first. */
