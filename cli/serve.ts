@@ -1,6 +1,7 @@
 /**
  * `sentinel serve`: the MCP ops server over HTTP or stdio.
  */
+import cluster from 'node:cluster';
 import type { Command } from 'commander';
 import { parseServeOptions, LOCAL_IDENTITY_NAME } from '../server/index.ts';
 import { collect, dataDirOption, tokensFileOption } from './options.ts';
@@ -43,6 +44,11 @@ function registerServe(program: Command): void {
       '--read-queue <n>',
       'reads of one identity waiting beyond that before 429 + Retry-After; env SENTINEL_READ_QUEUE (default 64)',
     )
+    .option(
+      '--workers <n>',
+      "processes serving the one port (node:cluster) on the shared store; 'auto' = one per core",
+      '1',
+    )
     .option('--stdio', 'serve MCP over stdin/stdout instead of HTTP (with --identity)', false)
     .option(
       '--identity <name>',
@@ -50,17 +56,36 @@ function registerServe(program: Command): void {
     )
     .action(async (raw: Record<string, unknown>) => {
       const options = parseServeOptions(raw);
+      if (options.workers > 1 && cluster.isPrimary) {
+        // The primary only forks and supervises: it loads none of the server (server/workers.ts).
+        const { runWorkers } = await import('../server/workers.ts');
+        const { resolveDataDir } = await import('../server/data-dir.ts');
+        process.exitCode = await runWorkers({
+          count: options.workers,
+          dataDir: resolveDataDir(options.dataDir, process.env),
+          io: { stderr: (text) => process.stderr.write(text) },
+        });
+        return;
+      }
       // Loaded on demand: the MCP SDK and the Kubernetes client are not needed by `sentinel tokens`.
-      const { startServe } = await import('../server/index.ts');
-      const server = await startServe(options, {
-        stderr: (text) => process.stderr.write(text),
-        terminal: process.stderr.isTTY === true,
-        env: process.env,
-      });
+      const { startServe, workerRole } = await import('../server/index.ts');
+      const worker = workerRole();
+      const server = await startServe(
+        options,
+        {
+          stderr: (text) => process.stderr.write(text),
+          terminal: process.stderr.isTTY === true,
+          env: process.env,
+        },
+        worker ? { worker } : {},
+      );
       const stop = () => void server.close();
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
+      // A worker whose primary went away (killed) stops too.
+      if (worker) process.once('disconnect', stop);
       await server.closed;
+      if (worker && process.connected) process.disconnect();
     });
 }
 

@@ -9,6 +9,7 @@ import type { SqliteContext } from './sqlite-requests.ts';
 import type { Row } from './sqlite-schema.ts';
 import { byId } from './sqlite-transitions.ts';
 import { finishEvent } from './transitions.ts';
+import { orphanLister, OWNER_COLUMNS, ownerParams, type SqliteOwner } from './sqlite-owner.ts';
 import type { ApprovalStore, BeginExecution, BeginFailure, BeginResult } from './types.ts';
 
 type ExecutionMethods = Pick<
@@ -19,12 +20,13 @@ type ExecutionMethods = Pick<
   | 'getExecution'
   | 'findExecutionByIdempotencyKey'
   | 'listExecuting'
+  | 'listOrphaned'
 >;
 
 const INSERT_EXECUTION = `INSERT INTO executions (id, request_id, requester, cluster_context, tool, call_key,
    arguments_json, authorization, status, idempotency_key, consumed_grant, effect_json, started_at,
-   requester_credential, cluster_server, replay_key)
- VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'executing', ?, ?, ?, ?, ?, ?, ?)`;
+   requester_credential, cluster_server, replay_key, ${OWNER_COLUMNS})
+ VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'executing', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 /** A once grant, or the request recording an upstream approval, is consumed by the execution. */
 const consumes = (input: BeginExecution): boolean =>
@@ -82,7 +84,7 @@ function windowRefusal(context: SqliteContext, input: BeginExecution, at: string
   return running ? { reason: 'duplicate', existing: toExecution(running) } : undefined;
 }
 
-function insertParams(input: BeginExecution, at: string): SQLInputValue[] {
+function insertParams(input: BeginExecution, at: string, owner: SqliteOwner): SQLInputValue[] {
   return [
     input.id,
     input.requestId ?? null,
@@ -99,6 +101,7 @@ function insertParams(input: BeginExecution, at: string): SQLInputValue[] {
     input.credential,
     input.clusterServer,
     input.replayKey ?? input.callKey,
+    ...ownerParams(owner),
   ];
 }
 
@@ -115,7 +118,7 @@ function begin(context: SqliteContext, input: BeginExecution, now: Date): BeginR
   }
   const refusal = input.authorization === 'window' ? windowRefusal(context, input, at) : undefined;
   if (refusal) return { ok: false, ...refusal };
-  db.prepare(INSERT_EXECUTION).run(...insertParams(input, at));
+  db.prepare(INSERT_EXECUTION).run(...insertParams(input, at, context.owner));
   return {
     ok: true,
     execution: toExecution(db.prepare('SELECT * FROM executions WHERE id = ?').get(input.id) as Row),
@@ -135,6 +138,7 @@ export function executionMethods(context: SqliteContext): ExecutionMethods {
   const selectByIdempotency = db.prepare(
     'SELECT * FROM executions WHERE requester = ? AND tool = ? AND idempotency_key = ?',
   );
+  const orphans = orphanLister(db, context.transaction, context.owner);
   return {
     async executionMark() {
       const last = db.prepare('SELECT IFNULL(MAX(rowid), 0) AS sequence FROM executions').get() as Row;
@@ -178,5 +182,7 @@ export function executionMethods(context: SqliteContext): ExecutionMethods {
         db.prepare(`SELECT * FROM executions WHERE status = 'executing' ORDER BY started_at`).all() as Row[]
       ).map(toExecution);
     },
+    // Orphans only (sqlite-owner.ts): what no live process runs, claimed for this one to settle.
+    listOrphaned: async () => orphans().map(toExecution),
   };
 }

@@ -16,6 +16,7 @@ import { executionMethods } from './sqlite-executions.ts';
 import { requestMethods, type SqliteContext } from './sqlite-requests.ts';
 import { migrate, openDatabase, transactionOf, type Row } from './sqlite-schema.ts';
 import { eventApplier } from './sqlite-transitions.ts';
+import { newOwner, releaseOwner } from './sqlite-owner.ts';
 import type { ApprovalStore } from './types.ts';
 
 /** File name of the store inside the data directory. */
@@ -60,6 +61,7 @@ function contextOf(db: DatabaseSync): SqliteContext {
     expire(now) {
       for (const id of apply('expire', now, { sql: '1 = 1', params: [] })) unreported.add(id);
     },
+    owner: newOwner(),
   };
 }
 
@@ -78,7 +80,9 @@ export function openSqliteStore(options: { dataDir: string } | { file: string })
     ...executionMethods(context),
     ...freezeMethods(context),
     async close() {
-      if (db.isOpen) db.close();
+      if (!db.isOpen) return;
+      releaseOwner(db, context.owner);
+      db.close();
     },
   };
 }
