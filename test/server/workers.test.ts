@@ -107,7 +107,10 @@ describe('sentinel serve --workers 2 on the SQLite store', () => {
         const agent = await connectClient(server.url, agentToken);
         clients.push(agent);
         const call = (client: Client) =>
-          client.callTool({ name: 'scale_deployment', arguments: { ...checkout, replicas: 6 } });
+          // No client-side timeout: a loaded machine is slow, and speed is the bench's business.
+          client.callTool({ name: 'scale_deployment', arguments: { ...checkout, replicas: 6 } }, undefined, {
+            timeout: 290_000,
+          });
         const id = PendingResultMetaSchema.parse((await call(agent))._meta).approval_request_id;
         expect((await api('POST', `/approvals/${id}/approve`)).status).toBe('approved');
         const before = scalesOf('checkout').length;
