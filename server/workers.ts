@@ -49,6 +49,8 @@ export async function runWorkers(options: {
   count: number;
   dataDir: string;
   io: WorkersIo;
+  /** Called once every worker listens, with the server's URL (embedders, the bench). */
+  onListening?: (url: string) => void;
 }): Promise<number> {
   const { count, dataDir, io } = options;
   const workers = new Set<Worker>();
@@ -132,6 +134,7 @@ export async function runWorkers(options: {
     } else {
       const pids = [...workers].map((worker) => worker.process.pid).join(', ');
       io.stderr(`All ${count} workers listening (pids ${pids}; primary ${process.pid}).\n`);
+      options.onListening?.(lead.url);
     }
     return await done;
   } finally {
