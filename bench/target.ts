@@ -102,6 +102,8 @@ async function sdkEcho(): Promise<string> {
 
 async function sentinel(plugins: boolean): Promise<string> {
   if (workers > 1 && cluster.isPrimary) {
+    // Deep on purpose, as in cli/serve.ts: the primary (counted in the tree's RSS) loads no server.
+    // eslint-disable-next-line no-restricted-syntax -- see above
     const { runWorkers } = await import('../server/workers.ts');
     return new Promise((resolve) => {
       void runWorkers({

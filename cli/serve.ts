@@ -3,8 +3,11 @@
  */
 import cluster from 'node:cluster';
 import type { Command } from 'commander';
-import { parseServeOptions, LOCAL_IDENTITY_NAME } from '../server/index.ts';
+import { parseServeOptions, LOCAL_IDENTITY_NAME, type RunningServer } from '../server/index.ts';
 import { collect, dataDirOption, tokensFileOption } from './options.ts';
+
+/** Signals that stop `sentinel serve` cleanly. */
+const STOP_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
 function registerServe(program: Command): void {
   program
@@ -58,7 +61,10 @@ function registerServe(program: Command): void {
       const options = parseServeOptions(raw);
       if (options.workers > 1 && cluster.isPrimary) {
         // The primary only forks and supervises: it loads none of the server (server/workers.ts).
+        // Deep on purpose: server/index.ts is the whole server (~200 MB RSS), which the primary never runs.
+        // eslint-disable-next-line no-restricted-syntax -- see above
         const { runWorkers } = await import('../server/workers.ts');
+        // eslint-disable-next-line no-restricted-syntax -- see above
         const { resolveDataDir } = await import('../server/data-dir.ts');
         process.exitCode = await runWorkers({
           count: options.workers,
@@ -67,25 +73,38 @@ function registerServe(program: Command): void {
         });
         return;
       }
-      // Loaded on demand: the MCP SDK and the Kubernetes client are not needed by `sentinel tokens`.
-      const { startServe, workerRole } = await import('../server/index.ts');
-      const worker = workerRole();
-      const server = await startServe(
-        options,
-        {
-          stderr: (text) => process.stderr.write(text),
-          terminal: process.stderr.isTTY === true,
-          env: process.env,
-        },
-        worker ? { worker } : {},
-      );
-      const stop = () => void server.close();
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-      // A worker whose primary went away (killed) stops too.
-      if (worker) process.once('disconnect', stop);
-      await server.closed;
-      if (worker && process.connected) process.disconnect();
+      // Ctrl-C, SIGTERM and a closed terminal (SIGHUP) stop the server and remove its discovery
+      // file. Handlers stay on for the whole run, from before start-up: a repeated signal (the whole
+      // process group hears `kill -- -PGID`, and a re-executing launcher passes it on once more) must
+      // not fall through to the default action and end the process before its cleanup.
+      let server: RunningServer | undefined;
+      let stopping = false;
+      const stop = () => {
+        stopping = true;
+        void server?.close();
+      };
+      for (const signal of STOP_SIGNALS) process.on(signal, stop);
+      try {
+        // Loaded on demand: the MCP SDK and the Kubernetes client are not needed by `sentinel tokens`.
+        const { startServe, workerRole } = await import('../server/index.ts');
+        const worker = workerRole();
+        // A --workers worker whose primary went away (killed) stops too.
+        if (worker) process.once('disconnect', stop);
+        server = await startServe(
+          options,
+          {
+            stderr: (text) => process.stderr.write(text),
+            terminal: process.stderr.isTTY === true,
+            env: process.env,
+          },
+          worker ? { worker } : {},
+        );
+        if (stopping) void server.close();
+        await server.closed;
+        if (worker && process.connected) process.disconnect();
+      } finally {
+        for (const signal of STOP_SIGNALS) process.off(signal, stop);
+      }
     });
 }
 

@@ -31,6 +31,7 @@ import type { ServerPlugin } from './plugins.ts';
 import {
   createSessionStore,
   createUiRouter,
+  investigationVerification,
   PAGE_PATH,
   UI_PREFIX,
   type SessionStoreOptions,
@@ -116,7 +117,13 @@ export function createOversightPlugin(options: OversightOptions = {}): ServerPlu
       ...options.sessions,
       tables: storeUrl === undefined ? dataDirSessionTables(dataDir) : await postgresSessionTables(storeUrl),
     });
-    const ui = createUiRouter({ approvals, identities, sessions, logger });
+    const ui = createUiRouter({
+      approvals,
+      identities,
+      sessions,
+      logger,
+      verificationOf: investigationVerification(dataDir),
+    });
     const subscriptions = [
       approvals.subscribe(approvalMetricsListener(metrics)),
       approvals.subscribe(auditEventListener(log, { logger, onWriteError: countAuditFailure })),

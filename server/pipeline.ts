@@ -68,6 +68,8 @@ export interface ExecuteOverrides {
   args?: Record<string, unknown>;
   approvalRequestId?: string;
   dryRun?: boolean;
+  /** A preview that only re-checks an approved call (`ToolContext.recheck`). */
+  recheck?: boolean;
 }
 
 /** Runs the handler; `overrides.args` replaces the call's args (re-validated by the tool schema). */
@@ -300,6 +302,7 @@ async function runHandler(
       signal,
       dryRun,
       ...(overrides.approvalRequestId !== undefined && { approvalRequestId: overrides.approvalRequestId }),
+      ...(dryRun && overrides.recheck === true && { recheck: true }),
     },
     { writer: executes ? forgettingWriter(connection.writer, reads) : undefined },
   );

@@ -119,6 +119,7 @@ export async function runWorkers(options: {
   const onSignal = () => stop(0);
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
+  process.once('SIGHUP', onSignal);
   try {
     const lead = await fork('lead');
     if (!lead || lead.sentinel !== 'listening') {
@@ -140,6 +141,7 @@ export async function runWorkers(options: {
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    process.off('SIGHUP', onSignal);
   }
 }
 

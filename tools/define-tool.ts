@@ -56,6 +56,13 @@ export interface ToolContext {
   approvalRequestId?: string;
   /** Whether this call is a preview (`dry_run: true` on a tool that supports it). */
   dryRun: boolean;
+  /**
+   * Set on a preview whose only job is re-checking an approved call before it executes (the gate's
+   * stale check): the approver already read the warnings of the preview they decided on, so reads
+   * that only feed warnings may be skipped. The resolved arguments and the effect must be exactly a
+   * full preview's.
+   */
+  recheck?: boolean;
 }
 
 declare const strictInputBrand: unique symbol;

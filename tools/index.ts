@@ -8,6 +8,7 @@ import { getDeployment } from './investigate/get-deployment.ts';
 import { getPodLogs } from './investigate/get-pod-logs.ts';
 import { getRolloutHistory } from './investigate/get-rollout-history.ts';
 import { getRolloutStatus } from './investigate/get-rollout-status.ts';
+import { getService } from './investigate/get-service.ts';
 import { listDeployments } from './investigate/list-deployments.ts';
 import { listEvents } from './investigate/list-events.ts';
 import { listPods } from './investigate/list-pods.ts';
@@ -38,6 +39,7 @@ export const allTools: readonly Tool[] = [
   listPods,
   getPodLogs,
   listEvents,
+  getService,
   ...remediationTools,
 ];
 

@@ -50,10 +50,26 @@ export const DeploymentViewSchema = z.object({
     }),
   ),
   containers: z.array(
-    z.object({ name: z.string(), image: z.string(), limits: z.record(z.string(), z.string()) }),
+    z.object({
+      name: z.string(),
+      image: z.string(),
+      limits: z.record(z.string(), z.string()),
+      /** e.g. `liveness: http GET :8080/healthz delay=0s period=5s timeout=1s failure=3`. */
+      probes: z.array(z.string()).optional(),
+    }),
   ),
 });
 export type DeploymentView = z.infer<typeof DeploymentViewSchema>;
+
+/** `get_service`: a Service's selector and the workloads owning the Pods it selects. */
+export const ServiceViewSchema = z.object({
+  namespace: z.string(),
+  name: z.string(),
+  selector: z.string().nullable(),
+  pods: z.object({ matched: z.number(), ready: z.number() }),
+  backends: z.array(z.object({ kind: z.string(), name: z.string(), pods: z.number(), ready: z.number() })),
+});
+export type ServiceView = z.infer<typeof ServiceViewSchema>;
 
 /** `get_rollout_history` (newest first). */
 export const HistorySchema = z.object({

@@ -17,6 +17,7 @@ import {
   PodsSchema,
   RemediationPreviewSchema,
   RolloutStatusSchema,
+  ServiceViewSchema,
   TriageSchema,
   type PodView,
   type Triage,
@@ -28,11 +29,14 @@ import {
   chooseSuspectWorkload,
   crashedContainers,
   decide,
-  dependencyNames,
+  serviceBackends,
+  suspectHosts,
   type Sourced,
   type SuspectEvidence,
   type SuspectRef,
 } from './playbook.ts';
+import { forceRollback } from './forced-rollback.ts';
+import { StatefulSetStatusSchema } from './playbook/forced-rollback.ts';
 import { findRevert, OWN_FIELD_MANAGER, revertLine, TemplateViewSchema } from './settle.ts';
 import { describeCall, planStep, runStep, type PlannedCall } from './steps.ts';
 
@@ -41,6 +45,15 @@ const MAX_EVIDENCE_SHOWN = 8;
 
 /** Longest `reason` a remediation call carries (the tools accept 500 characters). */
 const MAX_REASON = 500;
+/** Most evidence lines sent with the remediation call (the gate's `evidence` limit). */
+const MAX_EVIDENCE_SENT = 20;
+
+/** `text` cut to `max` characters (ending in `…`); empty text becomes `(empty)` (the gate refuses ''). */
+function bounded(text: string, max: number): string {
+  const trimmed = text.trim();
+  if (trimmed === '') return '(empty)';
+  return trimmed.length > max ? `${trimmed.slice(0, max - 1)}…` : trimmed;
+}
 
 export interface InvestigatorContext {
   caller: ToolCaller;
@@ -155,16 +168,10 @@ async function advance(inv: Investigation, context: InvestigatorContext): Promis
     );
   }
 
-  // Evidence about the suspect, then about Deployments its logs or events name as hosts.
+  // Evidence about the suspect, then about the workloads behind the Services its logs or events name.
   const chosen = chooseSuspectWorkload(triage?.value, inv.deployment ?? undefined, inv.symptom);
   const suspect = chosen ? await gather(inv, context, chosen, triage?.value) : undefined;
-  const deploymentNames = (triage?.value.workloads ?? [])
-    .filter((w) => w.kind === 'Deployment')
-    .map((w) => w.name);
-  const dependencies: SuspectEvidence[] = [];
-  for (const dependency of suspect ? dependencyNames(suspect, deploymentNames).slice(0, 2) : []) {
-    dependencies.push(await gather(inv, context, { kind: 'Deployment', name: dependency }, triage?.value));
-  }
+  const dependencies = suspect ? await gatherDependencies(inv, context, suspect, triage?.value) : [];
 
   // Decide (pure; saved so a resumed run proposes exactly the same call).
   inv.decision ??= decide({
@@ -226,8 +233,22 @@ async function advance(inv: Investigation, context: InvestigatorContext): Promis
     decision.diagnosis.length > MAX_REASON
       ? `${decision.diagnosis.slice(0, MAX_REASON - 1)}…`
       : decision.diagnosis;
+  // The approver sees what this call rests on: the evidence lines, each with the call that
+  // returned it, and this investigation's id (gate-owned arguments: recorded, never matched).
+  const evidence = decision.evidence.slice(0, MAX_EVIDENCE_SENT).map((item) => ({
+    line: bounded(item.line, 400),
+    call: bounded(item.source, 300),
+  }));
   const remediate = await step(inv, context, 'remediate', () => [
-    { tool: remediation.tool, arguments: { ...remediation.arguments, reason } },
+    {
+      tool: remediation.tool,
+      arguments: {
+        ...remediation.arguments,
+        reason,
+        ...(evidence.length > 0 && { evidence }),
+        investigation: inv.id,
+      },
+    },
   ]);
   await settleAction(action, remediate, context);
   context.save(inv);
@@ -260,9 +281,26 @@ async function advance(inv: Investigation, context: InvestigatorContext): Promis
       `Verification ${attempt}/${attempts}: ${inv.verification.state} — ${inv.verification.message}`,
     );
     if (status && status.state !== 'progressing') break;
+    // A StatefulSet may be stuck on a Pod of the bad revision: delete it (approved) and go on.
+    const stuck = parseStructured(StatefulSetStatusSchema, poll.calls[0]?.structured);
+    if (remediation.arguments.kind === 'StatefulSet' && stuck && attempt < attempts) {
+      await forceRollback(
+        inv,
+        {
+          run: (name, calls) => step(inv, context, name, calls),
+          save: () => context.save(inv),
+          progress: context.progress,
+          settle: (followUp, done) => settleAction(followUp, done, context),
+        },
+        String(remediation.arguments.name),
+        stuck,
+        attempt,
+      );
+    }
   }
   const name = String(remediation.arguments.name);
-  if (inv.verification?.healthy) await settle(inv, context, name);
+  // The settle window reads a Deployment's template managers (get_deployment): Deployments only.
+  if (inv.verification?.healthy && remediation.arguments.kind === undefined) await settle(inv, context, name);
   else if (remediation.arguments.kind === undefined) await overwrittenDuringRollout(inv, context, name);
 }
 
@@ -410,6 +448,47 @@ async function gather(
       return value ? [{ value, source: describeCall(call) }] : [];
     }),
   };
+}
+
+/** Hosts a suspect names that are looked up as Services (one `get_service` call each). */
+const MAX_HOSTS = 3;
+/** Workloads behind those Services whose evidence is gathered. */
+const MAX_DEPENDENCIES = 2;
+
+/**
+ * Evidence about what the suspect depends on: each host its logs or events name (`suspectHosts`,
+ * at most `MAX_HOSTS`) looked up as a Service of the namespace (`get_service`; a host that is no
+ * Service is not followed), then the workloads its selector selects (`serviceBackends`), each
+ * gathered like the suspect and carrying the chain in `via`. No name guessing: a Service `db` in
+ * front of StatefulSet `postgres` leads to `postgres`.
+ */
+async function gatherDependencies(
+  inv: Investigation,
+  context: InvestigatorContext,
+  suspect: SuspectEvidence,
+  triage: Triage | undefined,
+): Promise<SuspectEvidence[]> {
+  const hosts = suspectHosts(suspect).slice(0, MAX_HOSTS);
+  if (hosts.length === 0) return [];
+  const kindPrefix = suspect.kind && suspect.kind !== 'Deployment' ? `${suspect.kind}/` : '';
+  const lookups = await step(inv, context, `services:${kindPrefix}${suspect.name}`, () =>
+    hosts.map((host) => ({ tool: 'get_service', arguments: { namespace: inv.namespace, name: host } })),
+  );
+  const found: { ref: SuspectRef; via: NonNullable<SuspectEvidence['via']> }[] = [];
+  for (const call of lookups.calls) {
+    const view =
+      call.status === 'succeeded' ? parseStructured(ServiceViewSchema, call.structured) : undefined;
+    if (!view) continue;
+    const via = { host: String(call.arguments.name), service: { value: view, source: describeCall(call) } };
+    for (const ref of serviceBackends(view, suspect)) {
+      if (!found.some((f) => f.ref.kind === ref.kind && f.ref.name === ref.name)) found.push({ ref, via });
+    }
+  }
+  const dependencies: SuspectEvidence[] = [];
+  for (const { ref, via } of found.slice(0, MAX_DEPENDENCIES)) {
+    dependencies.push({ ...(await gather(inv, context, ref, triage)), via });
+  }
+  return dependencies;
 }
 
 /**

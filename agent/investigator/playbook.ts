@@ -12,16 +12,23 @@
  * decides (one module per class in ./playbook/):
  * 1. Nothing failing → no remediation.
  * 2. `paused` → refused (`deployment-paused`): its rollout is held on purpose.
- * 3. `dependency` → the suspect crashes, unchanged, and its logs or events name a host that is another
- *    Deployment which fails: that Deployment is the culprit, decided by the classes below; the victim is
- *    named as affected (`facts.affected`), untouched.
+ * 3. `dependency` → the suspect crashes, unchanged, and its logs or events name a host that is a
+ *    Service whose selector selects another workload (Deployment, StatefulSet, DaemonSet) which fails:
+ *    that workload is the culprit, decided by the classes below; the victim is named as affected
+ *    (`facts.affected`, `facts.service`), untouched.
  * 4. `scheduling` → Pending Pods: a recent revision that raised requests or changed placement is
  *    rolled back (the field named old → new); otherwise refused (`unschedulable`): no capacity to create.
+ * 4a. `configKey` → CreateContainerConfigError naming a missing ConfigMap/Secret or key: rolled back when
+ *    the newest, recent revision introduced the reference; otherwise refused (`missing-config-key`)
+ *    with the fix (create the key).
  * 5. `rollout` → the failing Pods all belong to the newest revision, rolled out within
  *    `RECENT_CHANGE_MS`, failures after it: roll back to the newest revision *demonstrably healthy*
  *    (get_rollout_history's evidence: ready Pods or a clean record, no failed Pod — deleted ones
  *    counted by their events); with none, refused (`no-healthy-revision`).
  * 6. `restart` → Pods of an unchanged template run but fail their readiness probes: restart.
+ * 6a. `probeKill` → the kubelet kills the containers (liveness probe fails, or the startup probe never
+ *    passes), nothing changed recently: refused (`liveness-no-recent-change`, `startup-no-recent-change`),
+ *    naming the probe and its failures (a probe kill after a recent rollout is the rollout class's).
  * 7. `refusal` → otherwise refused, saying why (`oom-no-recent-change`, `crash-no-recent-change`,
  *    `not-fixable`).
  * Each decision carries exact facts (./playbook/facts.ts): memory limit, liveness probe, exit code,
@@ -38,8 +45,10 @@ import {
   type SuspectEvidence,
   type WorkloadKind,
 } from './playbook/context.ts';
+import { configKey } from './playbook/config-key.ts';
 import { dependencyDecision } from './playbook/dependency.ts';
 import { paused } from './playbook/paused.ts';
+import { probeKill } from './playbook/probe-kill.ts';
 import { refusal } from './playbook/refusal.ts';
 import { restart } from './playbook/restart.ts';
 import { rollout } from './playbook/rollout.ts';
@@ -54,21 +63,21 @@ export {
   type SuspectEvidence,
   type WorkloadKind,
 } from './playbook/context.ts';
-export { dependencyNames, namedHosts } from './playbook/dependency.ts';
+export { dependencyNames, namedHosts, serviceBackends, suspectHosts } from './playbook/dependency.ts';
 
 export interface PlaybookInput {
   namespace: string;
   triage?: Sourced<Triage> | undefined;
   /** The suspect to decide on (undefined when triage found nothing unhealthy). */
   suspect?: SuspectEvidence | undefined;
-  /** Evidence about Deployments the suspect's logs or events name as hosts (`dependencyNames`). */
+  /** Evidence about workloads behind the Services the suspect's logs or events name as hosts (`serviceBackends`). */
   dependencies?: SuspectEvidence[] | undefined;
   /** Epoch milliseconds "now" (cluster time), for "since N minutes ago". */
   now: number;
 }
 
 /** The classes that decide about a failing Deployment, in order; `refusal` always decides. */
-const CLASSES: FailureClass[] = [paused, scheduling, rollout, restart, refusal];
+const CLASSES: FailureClass[] = [paused, scheduling, configKey, rollout, restart, probeKill, refusal];
 
 /** Runs the classes on an analysed, failing Deployment. */
 function decideOn(a: Analysis): Decision {

@@ -17,6 +17,7 @@ import { ReplicaSetController } from './controllers/replicaset.ts';
 import { StatefulSetController } from './controllers/statefulset.ts';
 import { DaemonSetController } from './controllers/daemonset.ts';
 import { TemplateReconciler } from './controllers/reconciler.ts';
+import { availabilityFlipped, workloadAvailable } from './scenario/availability.ts';
 import { fateResolver } from './scenario/fates.ts';
 import type { Scenario } from './scenario/schema.ts';
 import { resourceTypeForKind } from './resources.ts';
@@ -65,7 +66,7 @@ export class SimulatedCluster {
     this.startTime = options.startTime ?? Date.now();
     const offsets = [
       0,
-      ...scenario.objects.map((entry) => entry.at ?? 0),
+      ...scenario.objects.flatMap((entry) => [entry.at ?? 0, ...entry.changes.map((change) => change.at)]),
       ...[...scenario.deployments, ...scenario.workloads].flatMap((entry) => [
         entry.at ?? 0,
         ...entry.changes.map((change) => change.at),
@@ -85,8 +86,12 @@ export class SimulatedCluster {
       this.clock,
       this.recorder,
       this.nodes,
-      fateResolver(scenario.fates, this.startTime),
+      fateResolver(scenario.fates, this.startTime, {
+        now: () => this.clock.now(),
+        available: (ref, namespace) => workloadAvailable(this.store, ref, namespace),
+      }),
     );
+    this.#watchFateConditions();
     this.#deployments = new DeploymentController(this.store, this.clock, this.recorder);
     this.#replicaSets = new ReplicaSetController(this.store, this.clock, this.recorder);
     this.#statefulSets = new StatefulSetController(this.store, this.clock, this.recorder);
@@ -101,6 +106,11 @@ export class SimulatedCluster {
       this.clock.schedule(this.startTime + (entry.at ?? Math.min(...offsets)), () =>
         this.createObject(entry.manifest as KubeObject),
       );
+      for (const change of entry.changes) {
+        this.clock.schedule(this.startTime + change.at, () =>
+          this.#applyChange(entry.manifest as KubeObject, change.patch, undefined),
+        );
+      }
     }
     for (const entry of [...scenario.deployments, ...scenario.workloads]) {
       const manifest = entry.manifest as unknown as KubeObject;
@@ -127,6 +137,28 @@ export class SimulatedCluster {
     }
   }
 
+  /**
+   * Fate rules with `when` are re-evaluated when what they read changes: at each rule's `after`
+   * time, and after any workload's availability flips (once per instant, after the change settles).
+   */
+  #watchFateConditions(): void {
+    const rules = this.scenario.fates.filter((rule) => rule.when !== undefined);
+    if (rules.length === 0) return;
+    for (const rule of rules) {
+      if (rule.when?.after !== undefined)
+        this.clock.schedule(this.startTime + rule.when.after, () => this.kubelet.refate());
+    }
+    let due = false;
+    this.store.subscribe((change) => {
+      if (due || !availabilityFlipped(change)) return;
+      due = true;
+      this.clock.schedule(this.clock.now(), () => {
+        due = false;
+        this.kubelet.refate();
+      });
+    });
+  }
+
   /** Creates a scenario object with API defaults (history replay; not an API request). */
   createObject(manifest: KubeObject): KubeObject {
     const type = resourceTypeForKind(manifest.kind ?? '');
@@ -137,7 +169,7 @@ export class SimulatedCluster {
     return this.store.create(type.storage, object);
   }
 
-  /** A scenario change to a Deployment, StatefulSet or DaemonSet: a strategic merge patch. */
+  /** A scenario change to a Deployment, StatefulSet, DaemonSet or other object: a strategic merge patch. */
   #applyChange(manifest: KubeObject, patch: Record<string, unknown>, changeCause: string | undefined): void {
     const storage = resourceTypeForKind(manifest.kind ?? '')!.storage;
     const namespace = manifest.metadata.namespace ?? 'default';

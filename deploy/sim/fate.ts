@@ -27,6 +27,28 @@ export type ContainerFate =
       logs: string[];
       failureLogs: string[];
     }
+  /**
+   * Runs and is ready (after `readyAfterSeconds`) until `since` (epoch ms; immediately when absent);
+   * from then on its liveness probe (the container's `livenessProbe`: initialDelaySeconds,
+   * periodSeconds, failureThreshold) fails with `probeMessage`, and after `failureThreshold`
+   * consecutive failures the kubelet kills it (exit 137, reason Error) and restarts it with back-off.
+   * Without a `livenessProbe` in the template nothing probes it: it stays healthy.
+   */
+  | {
+      kind: 'livenessFailure';
+      since?: number;
+      readyAfterSeconds: number;
+      probeMessage: string;
+      logs: string[];
+      failureLogs: string[];
+    }
+  /**
+   * Starts but never passes its startup probe (the container's `startupProbe`): after
+   * `failureThreshold` failures every `periodSeconds` the kubelet kills it (exit 137, reason Error)
+   * and restarts it with back-off; it is never started nor ready. Without a `startupProbe` in the
+   * template it stays healthy.
+   */
+  | { kind: 'startupFailure'; probeMessage: string; logs: string[]; failureLogs: string[] }
   /** The scheduler finds no node (`message` is the FailedScheduling text). */
   | { kind: 'unschedulable'; message: string };
 

@@ -185,7 +185,7 @@ export function previewRecheck(
   args: Record<string, unknown>,
 ): PreRunCheck {
   return async () => {
-    const current = await next({ args: { ...args, dry_run: true }, dryRun: true });
+    const current = await next({ args: { ...args, dry_run: true }, dryRun: true, recheck: true });
     let difference: string | undefined;
     if (current.isError) {
       difference = `the preview now fails: ${firstLine(current)}`;

@@ -161,27 +161,55 @@ async function decideCall(
     ...(earlier && { earlier }),
   });
   if (screened) return { gate, decision: screened };
-  const resolved = await resolve(state, gate, verdict);
+  const recheck = await approvedBefore(state, gate, verdict);
+  let resolved = await resolve(state, gate, verdict, recheck);
   call.notes.gate = { rule: resolved.verdict.rule, decision: resolved.verdict.decision };
   const facts =
     needsStore(resolved) && 'resolution' in resolved ? await askFacts(state, gate, resolved) : undefined;
   const approved = facts?.approved?.request;
-  const decision = decide(resolved, facts, {
-    supportsDryRun: tool.supportsDryRun,
-    ...(approved && { approvedKey: callKey(tool.name, approved.arguments) }),
-  });
+  const decideOn = (on: ResolvedCall) =>
+    decide(on, facts, {
+      supportsDryRun: tool.supportsDryRun,
+      ...(approved && { approvedKey: callKey(tool.name, approved.arguments) }),
+    });
+  let decision = decideOn(resolved);
+  if (recheck && (decision.kind === 'hold' || decision.kind === 'run_upstream')) {
+    // The grant did not apply after all (void, expired meanwhile): what a human will read next is
+    // the full preview, warnings included.
+    resolved = await resolve(state, gate, verdict, false);
+    decision = decideOn(resolved);
+  }
   return { gate, decision, resolved };
+}
+
+/**
+ * Whether an approved request matches this change as sent, looked up before its dry run: then the
+ * dry run only re-checks the approved effect (`ToolContext.recheck`), skipping the reads that only
+ * feed warnings — the approver read those in the preview they decided on, stored with the request.
+ * A hint only: `askFacts` looks the grant up again, and a call it does not cover is re-resolved.
+ */
+async function approvedBefore(state: GateState, gate: GateCall, asSent: Verdict): Promise<boolean> {
+  const { call } = gate;
+  if (!call.tool.supportsDryRun || asSent.decision !== 'ask' || asSent.dryRun) return false;
+  const found = await state.core.options.store.findApprovedCall(bindingOf(call), gate.key, state.core.now());
+  return found !== undefined;
 }
 
 /**
  * A change is judged by what it resolves to as well as by how it was spelled (a Service name stands
  * for the Deployment behind it, an omitted to_revision for a concrete revision); the stricter
- * verdict wins, and a call that cannot be resolved is never run. Runs the dry run once per call.
+ * verdict wins, and a call that cannot be resolved is never run. Runs the dry run once per call
+ * (`recheck`: one that only re-checks an approved call, `approvedBefore`).
  */
-async function resolve(state: GateState, gate: GateCall, asSent: Verdict): Promise<ResolvedCall> {
+async function resolve(
+  state: GateState,
+  gate: GateCall,
+  asSent: Verdict,
+  recheck: boolean,
+): Promise<ResolvedCall> {
   const { next, query } = gate;
   return resolveJudged(state.core.options.policy, query, asSent, (dryArgs) =>
-    next({ args: dryArgs, dryRun: true }),
+    next({ args: dryArgs, dryRun: true, ...(recheck && { recheck }) }),
   );
 }
 

@@ -15,6 +15,7 @@ describe('tool catalog', () => {
       ['list_pods', 'read'],
       ['get_pod_logs', 'read'],
       ['list_events', 'read'],
+      ['get_service', 'read'],
       ['rollback_deployment', 'destructive'],
       ['restart_service', 'destructive'],
       ['scale_deployment', 'destructive'],

@@ -14,7 +14,7 @@ import {
 } from '../kube/index.ts';
 import { NamespaceSchema, boundedInt, objectNameSchema } from '../params.ts';
 import { kindOf, workloadKindSchema } from '../workload-kind.ts';
-import { readWorkloadStatus, workloadReplicas } from './workload-rollout-status.ts';
+import { readWorkloadStatus, workloadReplicas, workloadStrategy } from './workload-rollout-status.ts';
 import { ClusterSchema, clusterLine } from './common.ts';
 
 /** How often the Deployment is re-read while waiting. */
@@ -56,6 +56,16 @@ export const GetRolloutStatusOutputSchema = z.object({
     .optional()
     .describe(
       'StatefulSet/DaemonSet: status.currentRevision and updateRevision (ControllerRevision names) and their numbers',
+    ),
+  strategy: z
+    .object({
+      type: z.string(),
+      partition: z.number().int().nullable(),
+      pod_management_policy: z.string().nullable(),
+    })
+    .optional()
+    .describe(
+      "StatefulSet/DaemonSet: updateStrategy type (RollingUpdate, OnDelete); a StatefulSet's partition and podManagementPolicy (OrderedReady, Parallel), defaults filled",
     ),
 });
 export type GetRolloutStatusOutput = z.infer<typeof GetRolloutStatusOutputSchema>;
@@ -116,6 +126,7 @@ export const getRolloutStatus = defineTool({
         progressing_condition: null,
         waited_seconds: Math.round(((Date.now() - started) / 1000) * 10) / 10,
         controller_revisions: read.revisions,
+        strategy: workloadStrategy(kind, read.object),
       };
       return { text: render(result), structured: result };
     }
@@ -197,6 +208,9 @@ function render(r: GetRolloutStatusOutput): string {
     `${clusterLine(r.cluster)} — rollout of ${r.kind ?? 'Deployment'} ${r.namespace}/${r.name}: ${r.state.toUpperCase()}${r.reason ? ` (${r.reason})` : ''}`,
     revisions && r.kind === 'StatefulSet'
       ? `currentRevision ${revisions.current ?? '?'} (revision ${revisions.current_number ?? '?'}), updateRevision ${revisions.update ?? '?'} (revision ${revisions.update_number ?? '?'})`
+      : '',
+    r.strategy && r.kind === 'StatefulSet'
+      ? `updateStrategy ${r.strategy.type}${r.strategy.type === 'RollingUpdate' ? ` (partition ${r.strategy.partition ?? 0})` : ''}, podManagementPolicy ${r.strategy.pod_management_policy ?? 'OrderedReady'}`
       : '',
     r.message,
     `Revision ${r.revision ?? '?'}; generation ${r.generation}, observed ${r.observed_generation}; replicas ${r.replicas.desired} desired, ${r.replicas.updated} updated, ${r.replicas.ready} ready, ${r.replicas.available} available, ${r.replicas.total} total${r.waited_seconds > 0 ? `; waited ${r.waited_seconds} s` : ''}.`,

@@ -1,7 +1,7 @@
 /**
  * `list_pods`: Pods with the columns of `kubectl get pods -o wide`, per-container states (waiting and
  * terminated reasons, last termination, init containers), and the ReplicaSet and revision that
- * created each Pod.
+ * created each Pod — for a StatefulSet's or DaemonSet's Pod, its ControllerRevision's number.
  */
 import { z } from 'zod';
 import { defineTool, toolInput } from '../define-tool.ts';
@@ -16,12 +16,14 @@ import {
   podSummary,
   revisionOf,
   POD_TEMPLATE_HASH_LABEL,
+  type ControllerRevision,
   type KubeReader,
   type Pod,
   type ReplicaSet,
 } from '../kube/index.ts';
 import { DeploymentNameSchema, LabelSelectorSchema, NamespaceSchema } from '../params.ts';
 import { redact } from '../redact.ts';
+import { podControllerRevisions, podRevision } from './pod-revisions.ts';
 import { ClusterSchema, MAX_LIST_ROWS, TimestampSchema, clusterLine, isoTime } from './common.ts';
 
 export const ContainerStateSchema = z.object({
@@ -55,7 +57,13 @@ export const PodRowSchema = z.object({
   node: z.string().nullable(),
   created: TimestampSchema,
   replica_set: z.string().nullable().describe('Owning ReplicaSet, if any'),
-  revision: z.number().int().nullable().describe('Revision of the owning ReplicaSet'),
+  revision: z
+    .number()
+    .int()
+    .nullable()
+    .describe(
+      "Revision of the owning ReplicaSet; for a StatefulSet's or DaemonSet's Pod, of the ControllerRevision its controller-revision-hash label names",
+    ),
   containers: z.array(ContainerStateSchema),
 });
 
@@ -73,14 +81,15 @@ export type ListPodsOutput = z.infer<typeof ListPodsOutputSchema>;
 /**
  * Mirrors `kubectl get pods -o wide` (STATUS/READY/RESTARTS by `podSummary`, kubectl's printPod) with
  * per-container states from `containerStates`. With `deployment`, the Pods whose controller is one of
- * that Deployment's ReplicaSets. Output: `ListPodsOutput`, sorted by name, at most 50 rows; kubelet
+ * that Deployment's ReplicaSets. The revision of a StatefulSet's or DaemonSet's Pod is the number of
+ * the ControllerRevision its `controller-revision-hash` names (./pod-revisions.ts). Output: `ListPodsOutput`, sorted by name, at most 50 rows; kubelet
  * messages in an untrusted block. Errors: `invalid_input` for label_selector with deployment,
  * `not_found` for the Deployment, and the Kubernetes layer's others.
  */
 export const listPods = defineTool({
   name: 'list_pods',
   title: 'List Pods',
-  description: `Lists Pods like \`kubectl get pods -o wide\`: READY x/y, STATUS (kubectl's: CrashLoopBackOff, ImagePullBackOff, ErrImagePull, OOMKilled, Error, CreateContainerConfigError, Init:1/2, Pending, Terminating, ...), RESTARTS, AGE, NODE, the owning ReplicaSet and its revision, and per-container problems with the last termination reason and exit code (init containers included). Select with label_selector, or with deployment to get exactly the Pods of that Deployment's ReplicaSets (not both). Sorted by name; at most ${MAX_LIST_ROWS} rows, then "N more".`,
+  description: `Lists Pods like \`kubectl get pods -o wide\`: READY x/y, STATUS (kubectl's: CrashLoopBackOff, ImagePullBackOff, ErrImagePull, OOMKilled, Error, CreateContainerConfigError, Init:1/2, Pending, Terminating, ...), RESTARTS, AGE, NODE, the owning ReplicaSet and its revision (a StatefulSet's or DaemonSet's Pod: the revision of its ControllerRevision), and per-container problems with the last termination reason and exit code (init containers included). Select with label_selector, or with deployment to get exactly the Pods of that Deployment's ReplicaSets (not both). Sorted by name; at most ${MAX_LIST_ROWS} rows, then "N more".`,
   risk: 'read',
   input: toolInput({
     namespace: NamespaceSchema,
@@ -99,6 +108,7 @@ export const listPods = defineTool({
     }
     let pods: Pod[];
     let replicaSets: ReplicaSet[];
+    let revisions: ControllerRevision[] = [];
     if (deploymentName) {
       const deployment = await ctx.kube.getDeployment(namespace, deploymentName);
       const podSelector = formatLabelSelector(deployment.spec?.selector) || undefined;
@@ -111,10 +121,13 @@ export const listPods = defineTool({
       pods = pods.filter((p) => owned.has(controllerOf(p.metadata)?.uid));
     } else {
       pods = await ctx.kube.listPods(namespace, { labelSelector: selector });
-      replicaSets = await owningReplicaSets(ctx.kube, namespace, pods);
+      [replicaSets, revisions] = await Promise.all([
+        owningReplicaSets(ctx.kube, namespace, pods),
+        podControllerRevisions(ctx.kube, namespace, pods),
+      ]);
     }
     const byUid = new Map(replicaSets.map((rs) => [rs.metadata?.uid, rs]));
-    const rows = pods.map((p) => podRow(p, byUid)).sort((a, b) => a.name.localeCompare(b.name));
+    const rows = pods.map((p) => podRow(p, byUid, revisions)).sort((a, b) => a.name.localeCompare(b.name));
     const { shown, omitted } = bound(rows, MAX_LIST_ROWS);
     const where = `namespace '${namespace}'${deploymentName ? ` of Deployment '${deploymentName}'` : ''}${selector ? ` matching '${selector}'` : ''}`;
     const lines = [
@@ -193,6 +206,7 @@ async function owningReplicaSets(kube: KubeReader, namespace: string, pods: Pod[
 function podRow(
   pod: Pod,
   replicaSets: ReadonlyMap<string | undefined, ReplicaSet>,
+  revisions: readonly ControllerRevision[],
 ): z.infer<typeof PodRowSchema> {
   const summary = podSummary(pod);
   const ownerRef = controllerOf(pod.metadata);
@@ -208,7 +222,7 @@ function podRow(
     node: pod.spec?.nodeName ?? null,
     created: isoTime(pod.metadata?.creationTimestamp),
     replica_set: ownerRef?.kind === 'ReplicaSet' ? ownerRef.name : null,
-    revision: owner ? (revisionOf(owner) ?? null) : null,
+    revision: owner ? (revisionOf(owner) ?? null) : (podRevision(pod, revisions) ?? null),
     containers: containerStates(pod).map((c) => ({
       name: c.name,
       type: c.type,

@@ -66,6 +66,25 @@ export async function readWorkloadStatus(
   };
 }
 
+/**
+ * The update strategy as the controller applies it, defaults filled as the API server fills them:
+ * `type` RollingUpdate, a StatefulSet's `partition` 0 and `podManagementPolicy` OrderedReady (null
+ * for a DaemonSet, which has neither). With OrderedReady a Pod that is not Running and Ready stops
+ * the StatefulSet controller before it replaces that Pod — the "forced rollback" case.
+ */
+export function workloadStrategy(kind: RevisionedKind, object: RevisionedWorkload) {
+  const strategy = object.spec?.updateStrategy;
+  if (kind === 'DaemonSet') {
+    return { type: strategy?.type ?? 'RollingUpdate', partition: null, pod_management_policy: null };
+  }
+  const sts = object as StatefulSet;
+  return {
+    type: sts.spec?.updateStrategy?.type ?? 'RollingUpdate',
+    partition: sts.spec?.updateStrategy?.rollingUpdate?.partition ?? 0,
+    pod_management_policy: sts.spec?.podManagementPolicy ?? 'OrderedReady',
+  };
+}
+
 /** Replica counts in `get_rollout_status`'s terms: desired, updated, ready, available, total. */
 export function workloadReplicas(kind: RevisionedKind, object: RevisionedWorkload) {
   if (kind === 'StatefulSet') {

@@ -66,6 +66,7 @@ export {
 } from './sanitize.ts';
 export {
   CONTROLLER_REVISION_HASH_LABEL,
+  HISTORY_HASH_LABEL,
   revisionsOf,
   findRevision,
   revisionPatch,

@@ -19,6 +19,12 @@ export type RevisionedWorkload = StatefulSet | DaemonSet;
 export const CONTROLLER_REVISION_HASH_LABEL = 'controller-revision-hash';
 
 /**
+ * The label a StatefulSet's ControllerRevision carries its bare hash in
+ * (`history.ControllerRevisionHashLabel`); its Pods name the revision `<set>-<hash>` instead.
+ */
+export const HISTORY_HASH_LABEL = 'controller.kubernetes.io/hash';
+
+/**
  * The ControllerRevisions `owner` controls (by controller owner reference, never by name), sorted
  * by `revision` ascending (ties by name), as `controlledHistory` + `historiesByRevision`.
  */

@@ -243,6 +243,7 @@ function planOnce(observed: AsSentObservation, args: { to_revision?: number | un
         shown(shownAfter),
       ),
     ],
+    templates: { from: fromTemplate, to: toTemplate },
     newRevision,
     action: `${common.action}${restoredCause ? ` (${JSON.stringify(oneLine(restoredCause, 200))})` : ''}`,
   };
@@ -411,8 +412,9 @@ export const rollbackDeployment = defineTool({
     const observed = await observeDeploymentAsSent(ctx.kube, args.namespace, args.name);
     const plan = planRollback(observed, args);
     const toRevision = plan.resolvedArguments.to_revision;
-    // Only the preview a human decides on reads the target's health (two lists); execution does not.
-    if (ctx.dryRun && plan.apply && typeof toRevision === 'number') {
+    // Only the preview a human decides on reads the target's health (two lists); the execution and
+    // the stale check of an approved retry (`recheck`: its approver read these warnings) do not.
+    if (ctx.dryRun && !ctx.recheck && plan.apply && typeof toRevision === 'number') {
       const health = await readTargetRevisionWarnings(
         ctx.kube,
         observed.deployment,

@@ -2,8 +2,9 @@
  * Warnings about a rollback's target revision, from evidence (issue 14): the target showed failures
  * or never became available (`revisionHealth`), or it is the revision the Deployment was just rolled
  * back from (the current ReplicaSet re-uses an older template, so `deployment.kubernetes.io/revision-history`
- * is set, and the target is the revision right below it). Read for previews only: the human deciding
- * is the one who needs them, and an execution stays at its two reads and one PATCH.
+ * is set, and the target is the revision right below it). Read for the previews a human decides on
+ * only: an execution, and an approved retry's re-check (`ToolContext.recheck`), stay at their two
+ * reads and one PATCH.
  */
 import {
   mergeEvents,

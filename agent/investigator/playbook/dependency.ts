@@ -1,11 +1,20 @@
 /**
  * A failing dependency (issue 14): a victim whose logs or events name a host (`postgres:5432`, a URL,
- * a DNS name like `postgres.shop.svc`) that is another Deployment of the namespace — the Service's
- * name, which by convention is its workload's. When that Deployment fails, it is the culprit: the
- * decision is taken on it (same classes), and the victim is named as affected, untouched.
+ * a DNS name like `db.shop.svc`) that is a Service of the namespace. The Service's selector leads to
+ * the Pods it selects and the workload owning them (`get_service`: Deployment via its ReplicaSet,
+ * StatefulSet, DaemonSet), whatever that workload is called. When that workload fails, it is the
+ * culprit: the decision is taken on it (same classes), the victim is named as affected, untouched,
+ * and the evidence quotes the chain host → Service → workload.
  */
 import type { Decision } from '../model.ts';
-import { analyse, type Analysis, type EvidenceLog, type SuspectEvidence } from './context.ts';
+import type { ServiceView } from '../evidence.ts';
+import {
+  analyse,
+  type Analysis,
+  type EvidenceLog,
+  type SuspectEvidence,
+  type WorkloadKind,
+} from './context.ts';
 
 /** Hosts a log or event line names: `host:port`, `scheme://host`, first DNS label only, no IPs. */
 export function namedHosts(text: string): string[] {
@@ -14,7 +23,8 @@ export function namedHosts(text: string): string[] {
     const label = host?.toLowerCase().split('.')[0];
     if (label && !/^\d+$/.test(label) && label !== 'localhost') hosts.add(label);
   };
-  for (const m of text.matchAll(/[a-z]+:\/\/([a-z0-9.-]+)/gi)) add(m[1]);
+  // `postgres://checkout@db:5432/shop`: the host follows the user info.
+  for (const m of text.matchAll(/[a-z][a-z0-9+.-]*:\/\/(?:[^@\s/]*@)?([a-z0-9.-]+)/gi)) add(m[1]);
   for (const m of text.matchAll(/(?<![\w/.-])([a-z][a-z0-9-]*(?:\.[a-z0-9-]+)*):\d{2,5}\b/gi)) add(m[1]);
   return [...hosts];
 }
@@ -28,21 +38,50 @@ function linesNaming(suspect: SuspectEvidence, host: string): string[] {
   return lines.filter((line) => namedHosts(line).includes(host));
 }
 
-/**
- * Deployments among `candidates` (names in the namespace) that the suspect's logs or events name as
- * a host, the suspect itself excluded: what the investigator gathers evidence about next.
- */
-export function dependencyNames(suspect: SuspectEvidence, candidates: readonly string[]): string[] {
+/** Hosts the suspect's logs and Warning events name, in order of first mention. */
+export function suspectHosts(suspect: SuspectEvidence): string[] {
   const text = [
     ...suspect.logs.map((l) => l.value.log),
     ...(suspect.events?.value ?? []).map((e) => e.message),
   ].join('\n');
-  const hosts = new Set(namedHosts(text));
+  return namedHosts(text);
+}
+
+/**
+ * Deployments among `candidates` (names in the namespace) that the suspect's logs or events name as
+ * a host, the suspect itself excluded. Name matching only: the investigator follows Services
+ * instead (`serviceBackends`); kept for callers without Service evidence.
+ */
+export function dependencyNames(suspect: SuspectEvidence, candidates: readonly string[]): string[] {
+  const hosts = new Set(suspectHosts(suspect));
   return candidates.filter((name) => name !== suspect.name && hosts.has(name));
 }
 
+const WORKLOAD_KINDS = new Set<string>(['Deployment', 'StatefulSet', 'DaemonSet']);
+
+/**
+ * The workloads behind a Service (`get_service`'s backends that are Deployments, StatefulSets or
+ * DaemonSets, most Pods first), the suspect itself excluded: what the investigator gathers
+ * evidence about next.
+ */
+export function serviceBackends(
+  service: ServiceView,
+  suspect: { kind?: WorkloadKind | undefined; name: string },
+): { kind: WorkloadKind; name: string }[] {
+  const own = suspect.kind ?? 'Deployment';
+  return service.backends
+    .filter((b) => WORKLOAD_KINDS.has(b.kind) && !(b.kind === own && b.name === suspect.name))
+    .map((b) => ({ kind: b.kind as WorkloadKind, name: b.name }));
+}
+
 /** Victim failure modes a broken dependency explains (the process runs, then fails on its peer). */
-const DEPENDENT_CAUSES = new Set(['crash_loop', 'container_failed', 'liveness_kill', 'probe_failure']);
+const DEPENDENT_CAUSES = new Set([
+  'crash_loop',
+  'container_failed',
+  'liveness_kill',
+  'startup_kill',
+  'probe_failure',
+]);
 
 /**
  * The decision about a failing dependency of `victim`, or undefined when the victim changed
@@ -57,19 +96,31 @@ export function dependencyDecision(
 ): Decision | undefined {
   if (victim.recentChange || !victim.cause || !DEPENDENT_CAUSES.has(victim.cause)) return undefined;
   for (const dependency of dependencies) {
-    const named = linesNaming(victim.suspect, dependency.name);
+    const via = dependency.via;
+    const named = linesNaming(victim.suspect, via?.host ?? dependency.name);
     if (named.length === 0) continue;
     const d = analyse(victim.namespace, dependency, victim.now, evidence);
     if (!d.cause) continue;
     const quote = named.at(-1)!.trim().slice(0, 160);
     for (const source of victim.suspect.logs) evidence.add(source.source, quote);
+    const service = via && `Service ${victim.namespace}/${via.service.value.name}`;
+    if (via) {
+      const backend = via.service.value.backends.find(
+        (b) => b.kind === d.culprit.kind && b.name === d.culprit.name,
+      );
+      evidence.add(
+        via.service.source,
+        `host ${via.host} → ${service} (selector ${via.service.value.selector ?? 'none'}) → ${d.ref}${backend ? `: ${backend.ready}/${backend.pods} Pod(s) ready` : ''}`,
+      );
+    }
     const inner = decideOn(d);
     d.facts.affected = victim.ref;
     d.facts.dependency_of = victim.suspect.name;
+    if (service) d.facts.service = service;
     return {
       ...inner,
       culprit: d.culprit,
-      diagnosis: `${victim.what} because a dependency fails: it reports "${quote}", and ${d.ref} behind that host fails — ${inner.diagnosis}`,
+      diagnosis: `${victim.what} because a dependency fails: it reports "${quote}", and ${d.ref} behind ${service ? `${service}` : 'that host'} fails — ${inner.diagnosis}`,
       explanation: `${victim.ref} is a victim: its template is unchanged, and what it connects to is failing. ${inner.explanation}${inner.remediation ? ` The remediation targets ${d.ref}; ${victim.ref} is left untouched and should recover once it can connect.` : ''}`,
       evidence: evidence.lines,
       facts: { ...d.facts },

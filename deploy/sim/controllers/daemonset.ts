@@ -23,21 +23,20 @@
  * Not modelled: node affinity terms of the template (only `nodeSelector`), the slow-start batches
  * and failed-Pod back-off of `syncNodes`, adoption of orphaned Pods.
  */
-import type { SimClock } from '../clock.ts';
 import { labelSelectorToMatcher, matchesLabels } from '../api/selectors.ts';
-import type { ObjectStore } from '../store.ts';
 import type { ControllerRevision, DaemonSet, KubeObject, Pod } from '../types.ts';
-import type { EventRecorder } from './events.ts';
 import {
   POD_REVISION_LABEL,
   createRevision,
   newRevision,
   ownedRevisions,
+  pruneRevisions,
   renumberRevision,
   revisionData,
 } from './history.ts';
 import { computePodTemplateHash } from './pod-template-hash.ts';
 import { isPodAvailable, podReadySince, qosClass, randomSuffix } from './replicaset.ts';
+import { WorkloadController, controllerRef } from './workload-controller.ts';
 
 const SOURCE = { component: 'daemonset-controller' };
 /** The deprecated label daemon Pods still carry (`extensions.DaemonSetTemplateGenerationKey`). */
@@ -132,21 +131,10 @@ const byCreation = (a: Pod, b: Pod) =>
   (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') ||
   a.metadata.name.localeCompare(b.metadata.name);
 
-export class DaemonSetController {
-  #store: ObjectStore;
-  #clock: SimClock;
-  #recorder: EventRecorder;
-  #scheduledChecks = new Set<string>();
-
-  constructor(store: ObjectStore, clock: SimClock, recorder: EventRecorder) {
-    this.#store = store;
-    this.#clock = clock;
-    this.#recorder = recorder;
-  }
-
+export class DaemonSetController extends WorkloadController {
   /** `syncDaemonSet`. */
   sync(namespace: string, name: string): void {
-    const ds = this.#store.get<DaemonSet>('daemonsets', namespace, name);
+    const ds = this.store.get<DaemonSet>('daemonsets', namespace, name);
     if (!ds) return;
     if (ds.metadata.deletionTimestamp) return;
     const { current, collisionCount } = this.#constructHistory(ds);
@@ -161,7 +149,7 @@ export class DaemonSetController {
   #podsByNode(ds: DaemonSet): Map<string, Pod[]> {
     const matcher = labelSelectorToMatcher(ds.spec.selector);
     const byNode = new Map<string, Pod[]>();
-    for (const stored of this.#store.peekControlledBy<Pod>('pods', ds.metadata.uid!)) {
+    for (const stored of this.store.peekControlledBy<Pod>('pods', ds.metadata.uid!)) {
       if (stored.metadata.namespace !== ds.metadata.namespace) continue;
       if (!matchesLabels(matcher, stored.metadata.labels)) continue;
       const node = targetNodeName(stored as Pod);
@@ -176,7 +164,7 @@ export class DaemonSetController {
 
   /** `constructHistory`: the current revision (created or renumbered) and the collision count. */
   #constructHistory(ds: DaemonSet): { current: ControllerRevision; collisionCount: number } {
-    const revisions = ownedRevisions(this.#store, ds);
+    const revisions = ownedRevisions(this.store, ds);
     const data = revisionData(ds.spec.template);
     const max = revisions.length === 0 ? 0 : revisions[revisions.length - 1]!.revision;
     const equal = revisions.filter((revision) => isEqualData(revision, data));
@@ -185,9 +173,9 @@ export class DaemonSetController {
       // `dedupCurHistories`: keep the newest, drop the rest.
       const keep = equal[equal.length - 1]!;
       for (const duplicate of equal.slice(0, -1))
-        this.#store.delete('controllerrevisions', duplicate.metadata.namespace, duplicate.metadata.name);
+        this.store.delete('controllerrevisions', duplicate.metadata.namespace, duplicate.metadata.name);
       return {
-        current: keep.revision < max ? renumberRevision(this.#store, keep, max + 1) : keep,
+        current: keep.revision < max ? renumberRevision(this.store, keep, max + 1) : keep,
         collisionCount,
       };
     }
@@ -200,7 +188,7 @@ export class DaemonSetController {
       ds.metadata.annotations,
     );
     const created = createRevision(
-      this.#store,
+      this.store,
       ds,
       candidate,
       collisionCount,
@@ -217,7 +205,7 @@ export class DaemonSetController {
     const surge = ds.spec.updateStrategy?.type === 'RollingUpdate' && this.#maxSurge(ds) > 0;
     const toCreate: string[] = [];
     const toDelete: Pod[] = [];
-    for (const node of this.#store.list('nodes')) {
+    for (const node of this.store.list('nodes')) {
       const shouldRun = nodeShouldRunDaemonPod(node, ds);
       const pods = (byNode.get(node.metadata.name) ?? []).filter((pod) => !pod.metadata.deletionTimestamp);
       if (!shouldRun) {
@@ -249,19 +237,19 @@ export class DaemonSetController {
   }
 
   #desired(ds: DaemonSet): number {
-    return this.#store.peek('nodes').filter((node) => nodeShouldRunDaemonPod(node, ds)).length;
+    return this.store.peek('nodes').filter((node) => nodeShouldRunDaemonPod(node, ds)).length;
   }
 
   /** `rollingUpdate`: replace old Pods within maxUnavailable, or surge within maxSurge. */
   #rollingUpdate(ds: DaemonSet, hash: string): void {
-    const now = this.#clock.now();
+    const now = this.clock.now();
     const minReadySeconds = ds.spec.minReadySeconds ?? 0;
     const available = (pod: Pod) => isPodAvailable(pod, minReadySeconds, now);
     const desired = this.#desired(ds);
     const maxSurge = scaledUp(ds.spec.updateStrategy?.rollingUpdate?.maxSurge, desired);
     const maxUnavailable = scaledUp(ds.spec.updateStrategy?.rollingUpdate?.maxUnavailable, desired);
     const byNode = this.#podsByNode(ds);
-    const nodes = this.#store
+    const nodes = this.store
       .list('nodes')
       .filter((node) => nodeShouldRunDaemonPod(node, ds))
       .map((node) => node.metadata.name);
@@ -319,15 +307,15 @@ export class DaemonSetController {
   #syncNodes(ds: DaemonSet, remove: readonly Pod[], create: readonly string[], hash: string): void {
     for (const node of create) {
       const pod = newDaemonPod(ds, node, hash);
-      this.#store.create('pods', pod);
-      this.#recorder.record(ds, 'Normal', 'SuccessfulCreate', `Created pod: ${pod.metadata.name}`, SOURCE);
+      this.store.create('pods', pod);
+      this.recorder.record(ds, 'Normal', 'SuccessfulCreate', `Created pod: ${pod.metadata.name}`, SOURCE);
     }
     for (const pod of remove) {
-      const stored = this.#store.peekOne<Pod>('pods', pod.metadata.namespace, pod.metadata.name);
+      const stored = this.store.peekOne<Pod>('pods', pod.metadata.namespace, pod.metadata.name);
       if (!stored || stored.metadata.deletionTimestamp) continue;
       const grace = pod.spec.terminationGracePeriodSeconds ?? 30;
-      this.#store.markDeleting('pods', pod.metadata.namespace, pod.metadata.name, grace);
-      this.#recorder.record(ds, 'Normal', 'SuccessfulDelete', `Deleted pod: ${pod.metadata.name}`, SOURCE);
+      this.store.markDeleting('pods', pod.metadata.namespace, pod.metadata.name, grace);
+      this.recorder.record(ds, 'Normal', 'SuccessfulDelete', `Deleted pod: ${pod.metadata.name}`, SOURCE);
     }
   }
 
@@ -336,21 +324,21 @@ export class DaemonSetController {
     const live = new Set<string>();
     for (const list of this.#podsByNode(ds).values())
       for (const pod of list) live.add(pod.metadata.labels?.[POD_REVISION_LABEL] ?? '');
-    const old = ownedRevisions(this.#store, ds).filter(
+    pruneRevisions(
+      this.store,
+      ds,
       (revision) =>
-        revision.metadata.name !== current.metadata.name &&
-        !live.has(revision.metadata.labels?.[POD_REVISION_LABEL] ?? ''),
+        revision.metadata.name === current.metadata.name ||
+        live.has(revision.metadata.labels?.[POD_REVISION_LABEL] ?? ''),
+      ds.spec.revisionHistoryLimit ?? 10,
     );
-    const limit = ds.spec.revisionHistoryLimit ?? 10;
-    for (const revision of old.slice(0, Math.max(0, old.length - limit)))
-      this.#store.delete('controllerrevisions', revision.metadata.namespace, revision.metadata.name);
   }
 
   /** `updateDaemonSetStatus`. */
   #updateStatus(ds: DaemonSet, hash: string, collisionCount: number): void {
-    const latest = this.#store.get<DaemonSet>('daemonsets', ds.metadata.namespace, ds.metadata.name);
+    const latest = this.store.get<DaemonSet>('daemonsets', ds.metadata.namespace, ds.metadata.name);
     if (!latest) return;
-    const now = this.#clock.now();
+    const now = this.clock.now();
     const minReadySeconds = latest.spec.minReadySeconds ?? 0;
     const byNode = this.#podsByNode(latest);
     let desired = 0;
@@ -359,7 +347,7 @@ export class DaemonSetController {
     let ready = 0;
     let available = 0;
     let updated = 0;
-    for (const node of this.#store.list('nodes')) {
+    for (const node of this.store.list('nodes')) {
       const pods = byNode.get(node.metadata.name) ?? [];
       const shouldRun = nodeShouldRunDaemonPod(node, latest);
       if (!shouldRun) {
@@ -387,7 +375,7 @@ export class DaemonSetController {
       ...(desired - available > 0 && { numberUnavailable: desired - available }),
       ...(collisionCount > 0 && { collisionCount }),
     };
-    this.#store.update('daemonsets', latest, undefined, { handOver: true });
+    this.store.update('daemonsets', latest, undefined, { handOver: true });
   }
 
   /** Syncs again when a ready Pod reaches minReadySeconds (it becomes available). */
@@ -395,14 +383,8 @@ export class DaemonSetController {
     const since = podReadySince(pod);
     if (since === undefined) return;
     const at = since + (ds.spec.minReadySeconds ?? 0) * 1000;
-    if (at <= this.#clock.now()) return;
-    const key = `${ds.metadata.uid}@${at}`;
-    if (this.#scheduledChecks.has(key)) return;
-    this.#scheduledChecks.add(key);
-    this.#clock.schedule(at, () => {
-      this.#scheduledChecks.delete(key);
-      this.sync(ds.metadata.namespace!, ds.metadata.name);
-    });
+    if (at <= this.clock.now()) return;
+    this.resyncAt(ds, at, () => this.sync(ds.metadata.namespace!, ds.metadata.name));
   }
 }
 
@@ -470,16 +452,7 @@ export function newDaemonPod(ds: DaemonSet, node: string, hash: string): Pod {
         [TEMPLATE_GENERATION_LABEL]: String(ds.metadata.generation ?? 1),
       },
       ...(template.metadata?.annotations && { annotations: { ...template.metadata.annotations } }),
-      ownerReferences: [
-        {
-          apiVersion: 'apps/v1',
-          kind: 'DaemonSet',
-          name: ds.metadata.name,
-          uid: ds.metadata.uid!,
-          controller: true,
-          blockOwnerDeletion: true,
-        },
-      ],
+      ownerReferences: [controllerRef(ds, 'DaemonSet')],
     },
     spec,
     status: { phase: 'Pending', qosClass: qosClass(spec.containers) },

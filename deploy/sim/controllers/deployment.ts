@@ -17,10 +17,7 @@
  * mid-rollout (the rolling-update arithmetic converges to the same end state), and adoption of
  * orphaned ReplicaSets.
  */
-import type { SimClock } from '../clock.ts';
-import type { ObjectStore } from '../store.ts';
 import type { Condition, Deployment, Pod, ReplicaSet } from '../types.ts';
-import type { EventRecorder } from './events.ts';
 import {
   ANNOTATIONS_TO_SKIP,
   DESIRED_REPLICAS_ANNOTATION,
@@ -48,27 +45,16 @@ import {
   specReplicas,
 } from './deployment-util.ts';
 import { computePodTemplateHash } from './pod-template-hash.ts';
+import { WorkloadController, controllerRef } from './workload-controller.ts';
 
 const SOURCE = { component: 'deployment-controller' };
 
 type DeploymentStatus = NonNullable<Deployment['status']>;
 
-export class DeploymentController {
-  #store: ObjectStore;
-  #clock: SimClock;
-  #recorder: EventRecorder;
-  /** Deadline re-checks already scheduled, by `uid@time`, so a busy loop schedules each once. */
-  #scheduledChecks = new Set<string>();
-
-  constructor(store: ObjectStore, clock: SimClock, recorder: EventRecorder) {
-    this.#store = store;
-    this.#clock = clock;
-    this.#recorder = recorder;
-  }
-
+export class DeploymentController extends WorkloadController {
   /** `syncDeployment`. */
   sync(namespace: string, name: string): void {
-    let deployment = this.#store.get<Deployment>('deployments', namespace, name);
+    let deployment = this.store.get<Deployment>('deployments', namespace, name);
     if (!deployment) return;
     const replicaSets = this.#owned(deployment);
     if (deployment.metadata.deletionTimestamp) {
@@ -90,7 +76,7 @@ export class DeploymentController {
   }
 
   #now(): string {
-    return this.#clock.timestamp();
+    return this.clock.timestamp();
   }
 
   /** `checkPausedConditions`: Progressing Unknown DeploymentPaused / DeploymentResumed. */
@@ -201,7 +187,7 @@ export class DeploymentController {
     const oldUids = new Set(result.oldRSs.map((rs) => rs.metadata.uid));
     const oldPodsRunning =
       result.oldRSs.some((rs) => (this.#reload(rs).status?.replicas ?? 0) > 0) ||
-      this.#store
+      this.store
         .peek<Pod>('pods', deployment.metadata.namespace)
         .some(
           (pod) =>
@@ -220,7 +206,7 @@ export class DeploymentController {
   }
 
   #owned(deployment: Deployment): ReplicaSet[] {
-    return this.#store
+    return this.store
       .peekControlledBy<ReplicaSet>('replicasets', deployment.metadata.uid!)
       .filter(
         (rs) => rs.metadata.namespace === deployment.metadata.namespace && !rs.metadata.deletionTimestamp,
@@ -229,7 +215,7 @@ export class DeploymentController {
   }
 
   #reload(rs: ReplicaSet): ReplicaSet {
-    return this.#store.get<ReplicaSet>('replicasets', rs.metadata.namespace, rs.metadata.name) ?? rs;
+    return this.store.get<ReplicaSet>('replicasets', rs.metadata.namespace, rs.metadata.name) ?? rs;
   }
 
   /**
@@ -253,7 +239,7 @@ export class DeploymentController {
       const annotationsChanged = setNewReplicaSetAnnotations(deployment, copy, newRevision, true);
       const minReadyChanged = (copy.spec.minReadySeconds ?? 0) !== (deployment.spec.minReadySeconds ?? 0);
       if (minReadyChanged) copy.spec.minReadySeconds = deployment.spec.minReadySeconds ?? 0;
-      if (annotationsChanged || minReadyChanged) newRS = this.#store.update('replicasets', copy);
+      if (annotationsChanged || minReadyChanged) newRS = this.store.update('replicasets', copy);
       deployment = this.#setDeploymentRevision(deployment, newRS.metadata.annotations?.[REVISION_ANNOTATION]);
       if (hasProgressDeadline(deployment) && !getCondition(deployment.status?.conditions, 'Progressing')) {
         const condition = newCondition(
@@ -277,7 +263,7 @@ export class DeploymentController {
     for (;;) {
       const hash = computePodTemplateHash(deployment.spec.template, collisionCount);
       const name = `${deployment.metadata.name}-${hash}`;
-      const existing = this.#store.get<ReplicaSet>('replicasets', deployment.metadata.namespace, name);
+      const existing = this.store.get<ReplicaSet>('replicasets', deployment.metadata.namespace, name);
       if (existing) {
         if (
           isControlledBy(existing, deployment.metadata.uid) &&
@@ -301,16 +287,7 @@ export class DeploymentController {
           name,
           namespace: deployment.metadata.namespace,
           labels: { ...deployment.spec.template.metadata?.labels, [POD_TEMPLATE_HASH_LABEL]: hash },
-          ownerReferences: [
-            {
-              apiVersion: 'apps/v1',
-              kind: 'Deployment',
-              name: deployment.metadata.name,
-              uid: deployment.metadata.uid!,
-              controller: true,
-              blockOwnerDeletion: true,
-            },
-          ],
+          ownerReferences: [controllerRef(deployment, 'Deployment')],
         },
         spec: {
           replicas: 0,
@@ -331,9 +308,9 @@ export class DeploymentController {
         deployment.spec.replicas ?? 1,
         (deployment.spec.replicas ?? 1) + maxSurge(deployment),
       );
-      const created = this.#store.create('replicasets', rs);
+      const created = this.store.create('replicasets', rs);
       if (replicas > 0) {
-        this.#recorder.record(
+        this.recorder.record(
           deployment,
           'Normal',
           'ScalingReplicaSet',
@@ -365,7 +342,7 @@ export class DeploymentController {
       return deployment;
     const copy = structuredClone(deployment);
     copy.metadata.annotations = { ...copy.metadata.annotations, [REVISION_ANNOTATION]: revision };
-    return this.#store.update('deployments', copy);
+    return this.store.update('deployments', copy);
   }
 
   /** `reconcileNewReplicaSet`. Returns whether it scaled. */
@@ -434,10 +411,10 @@ export class DeploymentController {
     const from = specReplicas(current);
     if (from === replicas && !annotationsChanged) return false;
     copy.spec.replicas = replicas;
-    this.#store.update('replicasets', copy);
+    this.store.update('replicasets', copy);
     if (from !== replicas) {
       const direction = replicas > from ? 'up' : 'down';
-      this.#recorder.record(
+      this.recorder.record(
         deployment,
         'Normal',
         'ScalingReplicaSet',
@@ -458,13 +435,13 @@ export class DeploymentController {
     for (const rs of cleanable.slice(0, excess)) {
       if ((rs.status?.replicas ?? 0) !== 0 || specReplicas(rs) !== 0) continue;
       if ((rs.metadata.generation ?? 1) > (rs.status?.observedGeneration ?? 0)) continue;
-      this.#store.delete('replicasets', rs.metadata.namespace, rs.metadata.name);
+      this.store.delete('replicasets', rs.metadata.namespace, rs.metadata.name);
     }
   }
 
   /** `syncDeploymentStatus` (paused and scaling paths): status without progress evaluation. */
   #syncDeploymentStatus(deployment: Deployment, all: ReplicaSet[], newRS: ReplicaSet | undefined): void {
-    const current = this.#store.get<Deployment>(
+    const current = this.store.get<Deployment>(
       'deployments',
       deployment.metadata.namespace,
       deployment.metadata.name,
@@ -474,7 +451,7 @@ export class DeploymentController {
 
   /** `syncRolloutStatus`: status plus the Progressing condition and the deadline re-check. */
   #syncRolloutStatus(deployment: Deployment, all: ReplicaSet[], newRS: ReplicaSet | undefined): void {
-    const current = this.#store.get<Deployment>(
+    const current = this.store.get<Deployment>(
       'deployments',
       deployment.metadata.namespace,
       deployment.metadata.name,
@@ -502,7 +479,7 @@ export class DeploymentController {
         const condition = newCondition('Progressing', 'True', 'ReplicaSetUpdated', message, now);
         if (progressing?.status === 'True') condition.lastTransitionTime = progressing.lastTransitionTime!;
         conditions = [...removeCondition(conditions, 'Progressing'), condition];
-      } else if (deploymentTimedOut(current, status, this.#clock.now())) {
+      } else if (deploymentTimedOut(current, status, this.clock.now())) {
         const message = rsName
           ? `ReplicaSet "${rsName}" has timed out progressing.`
           : `Deployment "${current.metadata.name}" has timed out progressing.`;
@@ -525,20 +502,14 @@ export class DeploymentController {
     if (deploymentComplete(deployment, deployment.status ?? {})) return;
     const at =
       Date.parse(progressing.lastUpdateTime) + deployment.spec.progressDeadlineSeconds! * 1000 + 1000;
-    const key = `${deployment.metadata.uid}@${at}`;
-    if (this.#scheduledChecks.has(key)) return;
-    this.#scheduledChecks.add(key);
     const { namespace, name } = deployment.metadata;
-    this.#clock.schedule(at, () => {
-      this.#scheduledChecks.delete(key);
-      this.sync(namespace!, name);
-    });
+    this.resyncAt(deployment, at, () => this.sync(namespace!, name));
   }
 
   #writeStatus(deployment: Deployment, status: DeploymentStatus): Deployment {
     const copy = structuredClone(deployment);
     copy.status = omitZeroCounts(status);
-    return this.#store.update('deployments', copy);
+    return this.store.update('deployments', copy);
   }
 }
 

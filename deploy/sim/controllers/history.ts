@@ -15,6 +15,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { ObjectStore } from '../store.ts';
 import type { ControllerRevision, KubeObject, PodTemplateSpec } from '../types.ts';
 import { safeEncodeString } from './pod-template-hash.ts';
+import { controllerRef } from './workload-controller.ts';
 
 /** The label a StatefulSet's revisions carry their hash in (`history.ControllerRevisionHashLabel`). */
 export const CONTROLLER_REVISION_HASH_LABEL = 'controller.kubernetes.io/hash';
@@ -109,6 +110,22 @@ export function ownedRevisions(store: ObjectStore, owner: KubeObject): Controlle
     .sort(byRevisionNumber);
 }
 
+/**
+ * Deletes the oldest of `owner`'s revisions that `inUse` does not keep, beyond `limit` of them
+ * (the owner's `revisionHistoryLimit`): `cleanupHistory` of the DaemonSet controller and
+ * `truncateHistory` of the StatefulSet controller.
+ */
+export function pruneRevisions(
+  store: ObjectStore,
+  owner: KubeObject,
+  inUse: (revision: ControllerRevision) => boolean,
+  limit: number,
+): void {
+  const unused = ownedRevisions(store, owner).filter((revision) => !inUse(revision));
+  for (const revision of unused.slice(0, Math.max(0, unused.length - limit)))
+    store.delete('controllerrevisions', revision.metadata.namespace, revision.metadata.name);
+}
+
 /** `NextRevision`: one more than the newest, 1 for none. */
 export function nextRevision(revisions: readonly ControllerRevision[]): number {
   return revisions.length === 0 ? 1 : revisions[revisions.length - 1]!.revision + 1;
@@ -168,16 +185,7 @@ export function newRevision(
       namespace: owner.metadata.namespace,
       labels: { ...labels },
       ...(annotations && Object.keys(annotations).length > 0 && { annotations: { ...annotations } }),
-      ownerReferences: [
-        {
-          apiVersion: 'apps/v1',
-          kind,
-          name: owner.metadata.name,
-          uid: owner.metadata.uid!,
-          controller: true,
-          blockOwnerDeletion: true,
-        },
-      ],
+      ownerReferences: [controllerRef(owner, kind)],
     },
     data,
     revision,

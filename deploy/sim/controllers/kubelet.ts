@@ -1,13 +1,15 @@
 /**
  * The scheduler and the kubelets of the simulated nodes: binds Pods to nodes, pulls images, starts
  * containers and plays out each container's fate (healthy, crash loop with back-off, OOM kill,
- * image pull failure, readiness failure, unschedulable), writing Pod status and emitting the events
+ * image pull failure, readiness failure, liveness and startup probe kills, unschedulable) — and the
+ * container config errors its ConfigMap and Secret references cause (./container-config.ts), writing Pod status and emitting the events
  * the real components emit (Scheduled, FailedScheduling, Pulling, Pulled, Created, Started, Failed,
  * BackOff, Killing, Unhealthy). Container logs are kept per container instance (current and
  * previous) for `pods/log`.
  *
  * Timing follows the kubelet: crash-loop back-off 10s doubling to 5m, image pull back-off the same,
- * readiness probes every `periodSeconds` (default 10s) failing after `failureThreshold` (default 3).
+ * readiness probes every `periodSeconds` (default 10s) failing after `failureThreshold` (default 3);
+ * liveness and startup probes likewise, then the kill and restart of ./probes.ts.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { SimClock } from '../clock.ts';
@@ -15,7 +17,15 @@ import type { ContainerFate } from '../fate.ts';
 import type { ObjectStore, StoreChange } from '../store.ts';
 import type { Condition, Container, ContainerState, ContainerStatus, Pod } from '../types.ts';
 import type { EventRecorder } from './events.ts';
+import { containerConfigError } from './container-config.ts';
 import { targetNodeName } from './daemonset.ts';
+import {
+  PROBE_KILL_TERMINATION,
+  probeFailedMessage,
+  probeKillMessage,
+  probeSettings,
+  type ProbeSettings,
+} from './probes.ts';
 
 const KUBELET = 'kubelet';
 const SCHEDULER = { component: 'default-scheduler' };
@@ -24,6 +34,8 @@ const BACKOFF_MAX_S = 300;
 const IMAGE_PULL_S = 2;
 /** How long a container takes to stop after SIGTERM (well within the grace period). */
 const STOP_S = 1;
+/** The pod worker retries a failed sync (a container config error) after workerBackOffPeriod, 10 s. */
+const CONFIG_RETRY_S = 10;
 /** kube-scheduler retries unschedulable Pods at least every 5 minutes (podMaxInUnschedulablePodsDuration). */
 const RESCHEDULE_S = 300;
 
@@ -287,6 +299,17 @@ export class Kubelet {
   }
 
   #start(runtime: PodRuntime, container: ContainerRuntime): void {
+    const pod = this.#pod(runtime);
+    const configError = pod && containerConfigError(this.#store, pod as Pod, container.spec);
+    if (configError) {
+      // kuberuntime_container.go startContainer: Warning Failed "Error: <err>", CreateContainerConfigError.
+      this.#event(runtime, container, 'Warning', 'Failed', `Error: ${configError}`);
+      container.state = { waiting: { reason: 'CreateContainerConfigError', message: configError } };
+      container.ready = false;
+      this.#writeStatus(runtime);
+      this.#after(runtime, CONFIG_RETRY_S, () => this.#pull(runtime, container));
+      return;
+    }
     const now = this.#clock.now();
     const containerID = `containerd://${randomBytes(32).toString('hex')}`;
     container.imageID = imageID(container.spec.image);
@@ -296,6 +319,9 @@ export class Kubelet {
     container.started = true;
     container.ready = false;
     container.probeFailures = 0;
+    // A fate rule's `when` may hold now and not at the last start (a dependency broke or recovered).
+    const current = this.#pod(runtime);
+    if (current) container.fate = this.#resolveFate(current as Pod, container.spec);
     const fate = container.fate;
     const instance: ContainerInstance = {
       containerID,
@@ -318,6 +344,29 @@ export class Kubelet {
           );
         this.#after(runtime, (failFrom - now) / 1000 + fate.readyAfterSeconds, () =>
           this.#probeFails(runtime, container, instance),
+        );
+        return;
+      }
+      case 'livenessFailure': {
+        this.#after(runtime, fate.readyAfterSeconds, () =>
+          this.#setReady(runtime, container, instance, true),
+        );
+        const probe = probeSettings(container.spec, 'liveness');
+        if (!probe) return;
+        const failFrom = Math.max(fate.since ?? now, now + Math.max(1, probe.initialDelaySeconds) * 1000);
+        this.#after(runtime, (failFrom - now) / 1000, () =>
+          this.#probeKill(runtime, container, instance, 'liveness', probe),
+        );
+        return;
+      }
+      case 'startupFailure': {
+        const probe = probeSettings(container.spec, 'startup');
+        if (!probe) {
+          this.#after(runtime, 2, () => this.#setReady(runtime, container, instance, true));
+          return;
+        }
+        this.#after(runtime, Math.max(1, probe.initialDelaySeconds), () =>
+          this.#probeKill(runtime, container, instance, 'startup', probe),
         );
         return;
       }
@@ -368,18 +417,66 @@ export class Kubelet {
     this.#after(runtime, period, () => this.#probeFails(runtime, container, instance));
   }
 
-  #exit(runtime: PodRuntime, container: ContainerRuntime, instance: ContainerInstance): void {
+  /**
+   * One failing liveness or startup probe of `instance`: the `Unhealthy` event (and a failure log
+   * line); at `failureThreshold` consecutive failures the `Killing` event and, once the container
+   * has stopped, its exit (137, Error) and restart with back-off; else the next probe in `periodSeconds`.
+   */
+  #probeKill(
+    runtime: PodRuntime,
+    container: ContainerRuntime,
+    instance: ContainerInstance,
+    type: 'liveness' | 'startup',
+    probe: ProbeSettings,
+  ): void {
     const fate = container.fate;
-    if (fate.kind !== 'crashLoop' && fate.kind !== 'oomKilled') return;
+    if (fate.kind !== 'livenessFailure' && fate.kind !== 'startupFailure') return;
+    if (container.instances.at(-1) !== instance || instance.finishedAt !== undefined) return;
+    container.probeFailures++;
+    this.#event(runtime, container, 'Warning', 'Unhealthy', probeFailedMessage(type, fate.probeMessage));
+    if (fate.failureLogs.length > 0) {
+      instance.lines.push({
+        at: this.#clock.now(),
+        text: fate.failureLogs[(container.probeFailures - 1) % fate.failureLogs.length]!,
+      });
+    }
+    if (container.probeFailures < probe.failureThreshold) {
+      this.#after(runtime, probe.periodSeconds, () =>
+        this.#probeKill(runtime, container, instance, type, probe),
+      );
+      return;
+    }
+    this.#event(runtime, container, 'Normal', 'Killing', probeKillMessage(type, container.spec.name));
+    this.#after(runtime, STOP_S, () => this.#exit(runtime, container, instance, PROBE_KILL_TERMINATION));
+  }
+
+  /** The end of `instance`: `termination` (exit code, reason) or, by default, what its fate says. */
+  #exit(
+    runtime: PodRuntime,
+    container: ContainerRuntime,
+    instance: ContainerInstance,
+    termination?: { exitCode: number; reason: string },
+  ): void {
+    const fate = container.fate;
+    if (!termination && fate.kind !== 'crashLoop' && fate.kind !== 'oomKilled') return;
+    if (container.instances.at(-1) !== instance || instance.finishedAt !== undefined) return;
     const now = this.#clock.now();
     instance.finishedAt = now;
-    const oom = fate.kind === 'oomKilled';
+    const ended = termination ?? {
+      exitCode: fate.kind === 'crashLoop' ? fate.exitCode : 137,
+      reason:
+        fate.kind === 'oomKilled'
+          ? 'OOMKilled'
+          : fate.kind === 'crashLoop' && fate.exitCode === 0
+            ? 'Completed'
+            : 'Error',
+    };
     container.failures++;
     container.ready = false;
     container.lastState = {
       terminated: {
-        exitCode: oom ? 137 : fate.exitCode,
-        reason: oom ? 'OOMKilled' : fate.exitCode === 0 ? 'Completed' : 'Error',
+        exitCode: ended.exitCode,
+        reason: ended.reason,
         startedAt: this.#clock.timestamp(instance.startedAt),
         finishedAt: this.#clock.timestamp(now),
         containerID: instance.containerID,
@@ -412,6 +509,37 @@ export class Kubelet {
       );
       this.#start(runtime, container);
     });
+  }
+
+  /**
+   * Asks the fate resolver again for every running container, after something a fate rule's `when`
+   * reads changed (a workload's availability, the time). A container whose fate became a crash
+   * loop or OOM kill prints that fate's logs and exits `runSeconds` later (the app losing its
+   * database); one whose fate became healthy turns ready. A container in back-off takes its new
+   * fate at its next start.
+   */
+  refate(): void {
+    for (const runtime of this.#pods.values()) {
+      const pod = this.#pod(runtime);
+      if (!pod || runtime.stopped) continue;
+      for (const container of runtime.containers) {
+        const fate = this.#resolveFate(pod as Pod, container.spec);
+        if (JSON.stringify(fate) === JSON.stringify(container.fate)) continue;
+        container.fate = fate;
+        const instance = container.instances.at(-1);
+        if (!instance || instance.finishedAt !== undefined || !('running' in container.state)) continue;
+        if (fate.kind === 'crashLoop' || fate.kind === 'oomKilled') {
+          const now = this.#clock.now();
+          instance.lines.push(...fate.logs.map((text, index) => ({ at: now + 50 * (index + 1), text })));
+          const delay = Math.max(0, (fate.since ?? now) - now) / 1000 + fate.runSeconds;
+          this.#after(runtime, delay, () => this.#exit(runtime, container, instance));
+        } else if (fate.kind === 'healthy') {
+          this.#after(runtime, fate.readyAfterSeconds, () =>
+            this.#setReady(runtime, container, instance, true),
+          );
+        }
+      }
+    }
   }
 
   /** Graceful deletion: stop running containers (Killing), then remove the Pod object. */
@@ -465,7 +593,10 @@ export class Kubelet {
       ...(!('running' in container.state) &&
         'terminated' in container.lastState && { containerID: container.lastState.terminated.containerID }),
       ready: container.ready,
-      started: 'running' in container.state,
+      // A startup probe that has not passed holds `started` false (and readiness with it).
+      started:
+        'running' in container.state &&
+        !(container.fate.kind === 'startupFailure' && probeSettings(container.spec, 'startup')),
       restartCount: container.restartCount,
       state: container.state,
       lastState: container.lastState,

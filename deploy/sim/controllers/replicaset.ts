@@ -6,12 +6,10 @@
  * (ready for `minReadySeconds`) in status.
  */
 import { randomInt } from 'node:crypto';
-import type { SimClock } from '../clock.ts';
-import type { ObjectStore } from '../store.ts';
 import type { Pod, ReplicaSet } from '../types.ts';
 import { labelSelectorToMatcher, matchesLabels } from '../api/selectors.ts';
-import type { EventRecorder } from './events.ts';
 import { specReplicas } from './deployment-util.ts';
+import { WorkloadController, controllerRef } from './workload-controller.ts';
 
 const SOURCE = { component: 'replicaset-controller' };
 const SAFE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
@@ -59,23 +57,12 @@ function deletionOrder(a: Pod, b: Pod): number {
   );
 }
 
-export class ReplicaSetController {
-  #store: ObjectStore;
-  #clock: SimClock;
-  #recorder: EventRecorder;
-  #scheduledChecks = new Set<string>();
-
-  constructor(store: ObjectStore, clock: SimClock, recorder: EventRecorder) {
-    this.#store = store;
-    this.#clock = clock;
-    this.#recorder = recorder;
-  }
-
+export class ReplicaSetController extends WorkloadController {
   /** `syncReplicaSet`. */
   sync(rs: Readonly<ReplicaSet>): void {
     const matcher = labelSelectorToMatcher(rs.spec.selector);
     const owned = () =>
-      this.#store
+      this.store
         .peekControlledBy<Pod>('pods', rs.metadata.uid!)
         .filter((pod) => matchesLabels(matcher, pod.metadata.labels));
     let active = owned().filter(isPodActive);
@@ -85,8 +72,8 @@ export class ReplicaSetController {
     } else if (diff > 0) {
       for (const pod of [...active].sort(deletionOrder).slice(0, diff)) {
         const grace = pod.spec.terminationGracePeriodSeconds ?? 30;
-        this.#store.markDeleting('pods', pod.metadata.namespace, pod.metadata.name, grace);
-        this.#recorder.record(
+        this.store.markDeleting('pods', pod.metadata.namespace, pod.metadata.name, grace);
+        this.recorder.record(
           rs as ReplicaSet,
           'Normal',
           'SuccessfulDelete',
@@ -103,7 +90,7 @@ export class ReplicaSetController {
     const template = rs.spec.template;
     let name: string;
     do name = `${rs.metadata.name}-${randomSuffix()}`;
-    while (this.#store.get('pods', rs.metadata.namespace, name));
+    while (this.store.get('pods', rs.metadata.namespace, name));
     const pod: Pod = {
       apiVersion: 'v1',
       kind: 'Pod',
@@ -113,28 +100,19 @@ export class ReplicaSetController {
         namespace: rs.metadata.namespace,
         labels: { ...template.metadata?.labels },
         ...(template.metadata?.annotations && { annotations: { ...template.metadata.annotations } }),
-        ownerReferences: [
-          {
-            apiVersion: 'apps/v1',
-            kind: 'ReplicaSet',
-            name: rs.metadata.name,
-            uid: rs.metadata.uid!,
-            controller: true,
-            blockOwnerDeletion: true,
-          },
-        ],
+        ownerReferences: [controllerRef(rs, 'ReplicaSet')],
       },
       spec: structuredClone(template.spec),
       status: { phase: 'Pending', qosClass: qosClass(template.spec.containers) },
     };
-    this.#store.create('pods', pod);
-    this.#recorder.record(rs as ReplicaSet, 'Normal', 'SuccessfulCreate', `Created pod: ${name}`, SOURCE);
+    this.store.create('pods', pod);
+    this.recorder.record(rs as ReplicaSet, 'Normal', 'SuccessfulCreate', `Created pod: ${name}`, SOURCE);
   }
 
   #updateStatus(rs: Readonly<ReplicaSet>, active: readonly Pod[]): void {
-    const current = this.#store.get<ReplicaSet>('replicasets', rs.metadata.namespace, rs.metadata.name);
+    const current = this.store.get<ReplicaSet>('replicasets', rs.metadata.namespace, rs.metadata.name);
     if (!current) return;
-    const now = this.#clock.now();
+    const now = this.clock.now();
     const minReadySeconds = current.spec.minReadySeconds ?? 0;
     const templateLabels = current.spec.template.metadata?.labels ?? {};
     const ready = active.filter((pod) => podReadySince(pod) !== undefined);
@@ -152,7 +130,7 @@ export class ReplicaSetController {
       if (!status[field]) delete status[field];
     }
     current.status = status;
-    this.#store.update('replicasets', current, undefined, { handOver: true });
+    this.store.update('replicasets', current, undefined, { handOver: true });
     // Re-check when a ready-but-not-yet-available Pod reaches minReadySeconds.
     for (const pod of ready) {
       const since = podReadySince(pod)!;
@@ -162,12 +140,8 @@ export class ReplicaSetController {
   }
 
   #requeue(rs: Readonly<ReplicaSet>, at: number): void {
-    const key = `${rs.metadata.uid}@${at}`;
-    if (this.#scheduledChecks.has(key)) return;
-    this.#scheduledChecks.add(key);
-    this.#clock.schedule(at, () => {
-      this.#scheduledChecks.delete(key);
-      const current = this.#store.get<ReplicaSet>('replicasets', rs.metadata.namespace, rs.metadata.name);
+    this.resyncAt(rs, at, () => {
+      const current = this.store.get<ReplicaSet>('replicasets', rs.metadata.namespace, rs.metadata.name);
       if (current) this.sync(current);
     });
   }

@@ -26,12 +26,9 @@
  * `start`, PVC retention `Delete` on StatefulSet deletion beyond an owner reference.
  */
 import { randomUUID } from 'node:crypto';
-import type { SimClock } from '../clock.ts';
 import { applyPatch } from '../api/patch.ts';
 import { labelSelectorToMatcher, matchesLabels } from '../api/selectors.ts';
-import type { ObjectStore } from '../store.ts';
 import type { ControllerRevision, PersistentVolumeClaim, Pod, StatefulSet } from '../types.ts';
-import type { EventRecorder } from './events.ts';
 import {
   CONTROLLER_REVISION_HASH_LABEL,
   POD_REVISION_LABEL,
@@ -41,11 +38,13 @@ import {
   newRevision,
   nextRevision,
   ownedRevisions,
+  pruneRevisions,
   renumberRevision,
   revisionData,
 } from './history.ts';
 import { isPodAvailable, podReadySince } from './replicaset.ts';
 import { qosClass } from './replicaset.ts';
+import { WorkloadController, controllerRef } from './workload-controller.ts';
 
 const SOURCE = { component: 'statefulset-controller' };
 export const POD_NAME_LABEL = 'statefulset.kubernetes.io/pod-name';
@@ -71,23 +70,12 @@ export function claimName(claim: string, setName: string, ordinal: number): stri
   return `${claim}-${setName}-${ordinal}`;
 }
 
-export class StatefulSetController {
-  #store: ObjectStore;
-  #clock: SimClock;
-  #recorder: EventRecorder;
-  #scheduledChecks = new Set<string>();
-
-  constructor(store: ObjectStore, clock: SimClock, recorder: EventRecorder) {
-    this.#store = store;
-    this.#clock = clock;
-    this.#recorder = recorder;
-  }
-
+export class StatefulSetController extends WorkloadController {
   /** `sync` → `UpdateStatefulSet`. */
   sync(namespace: string, name: string): void {
-    const set = this.#store.get<StatefulSet>('statefulsets', namespace, name);
+    const set = this.store.get<StatefulSet>('statefulsets', namespace, name);
     if (!set) return;
-    const revisions = ownedRevisions(this.#store, set);
+    const revisions = ownedRevisions(this.store, set);
     const { current, update, collisionCount } = this.#revisions(set, revisions);
     const currentSet = applyRevision(set, current);
     const updateSet = applyRevision(set, update);
@@ -98,7 +86,7 @@ export class StatefulSetController {
 
   #pods(set: StatefulSet): Pod[] {
     const matcher = labelSelectorToMatcher(set.spec.selector);
-    return this.#store
+    return this.store
       .peekControlledBy<Pod>('pods', set.metadata.uid!)
       .filter(
         (pod) =>
@@ -136,10 +124,10 @@ export class StatefulSetController {
     ) {
       update = latest;
     } else if (equal.length > 0) {
-      update = renumberRevision(this.#store, equal[equal.length - 1]!, candidate.revision);
+      update = renumberRevision(this.store, equal[equal.length - 1]!, candidate.revision);
     } else {
       const created = createRevision(
-        this.#store,
+        this.store,
         set,
         candidate,
         collisionCount,
@@ -150,7 +138,7 @@ export class StatefulSetController {
       collisionCount = created.collisionCount;
     }
     const current =
-      ownedRevisions(this.#store, set).find(
+      ownedRevisions(this.store, set).find(
         (revision) => revision.metadata.name === set.status?.currentRevision,
       ) ?? update;
     return { current, update, collisionCount };
@@ -168,7 +156,7 @@ export class StatefulSetController {
     const replicaCount = set.spec.replicas ?? 1;
     const monotonic = set.spec.podManagementPolicy !== 'Parallel';
     const minReadySeconds = set.spec.minReadySeconds ?? 0;
-    const now = this.#clock.now();
+    const now = this.clock.now();
     const replicas: (Pod | undefined)[] = Array.from({ length: replicaCount }, () => undefined);
     const condemned: Pod[] = [];
     for (const pod of this.#pods(set)) {
@@ -258,9 +246,9 @@ export class StatefulSetController {
   #createPod(set: StatefulSet, pod: Pod, ordinal: number): void {
     for (const template of set.spec.volumeClaimTemplates ?? []) {
       const name = claimName(template.metadata.name, set.metadata.name, ordinal);
-      if (this.#store.peekOne('persistentvolumeclaims', set.metadata.namespace, name)) continue;
-      this.#store.create('persistentvolumeclaims', newClaim(set, template, name));
-      this.#recorder.record(
+      if (this.store.peekOne('persistentvolumeclaims', set.metadata.namespace, name)) continue;
+      this.store.create('persistentvolumeclaims', newClaim(set, template, name));
+      this.recorder.record(
         set,
         'Normal',
         'SuccessfulCreate',
@@ -268,9 +256,9 @@ export class StatefulSetController {
         SOURCE,
       );
     }
-    if (this.#store.peekOne('pods', set.metadata.namespace, pod.metadata.name)) return;
-    this.#store.create('pods', pod);
-    this.#recorder.record(
+    if (this.store.peekOne('pods', set.metadata.namespace, pod.metadata.name)) return;
+    this.store.create('pods', pod);
+    this.recorder.record(
       set,
       'Normal',
       'SuccessfulCreate',
@@ -281,8 +269,8 @@ export class StatefulSetController {
 
   #deletePod(set: StatefulSet, pod: Pod): void {
     const grace = pod.spec.terminationGracePeriodSeconds ?? 30;
-    this.#store.markDeleting('pods', pod.metadata.namespace, pod.metadata.name, grace);
-    this.#recorder.record(
+    this.store.markDeleting('pods', pod.metadata.namespace, pod.metadata.name, grace);
+    this.recorder.record(
       set,
       'Normal',
       'SuccessfulDelete',
@@ -296,7 +284,7 @@ export class StatefulSetController {
     const ordinal = ordinalOf(set.metadata.name, pod.metadata.name);
     for (const template of set.spec.volumeClaimTemplates ?? []) {
       const name = claimName(template.metadata.name, set.metadata.name, ordinal);
-      const claim = this.#store.get<PersistentVolumeClaim>(
+      const claim = this.store.get<PersistentVolumeClaim>(
         'persistentvolumeclaims',
         set.metadata.namespace,
         name,
@@ -313,7 +301,7 @@ export class StatefulSetController {
           blockOwnerDeletion: true,
         },
       ];
-      this.#store.update('persistentvolumeclaims', claim);
+      this.store.update('persistentvolumeclaims', claim);
     }
   }
 
@@ -321,13 +309,7 @@ export class StatefulSetController {
     const since = podReadySince(pod);
     if (since === undefined) return;
     const at = since + minReadySeconds * 1000;
-    const key = `${set.metadata.uid}@${at}`;
-    if (this.#scheduledChecks.has(key)) return;
-    this.#scheduledChecks.add(key);
-    this.#clock.schedule(at, () => {
-      this.#scheduledChecks.delete(key);
-      this.sync(set.metadata.namespace!, set.metadata.name);
-    });
+    this.resyncAt(set, at, () => this.sync(set.metadata.namespace!, set.metadata.name));
   }
 
   /** `computeReplicaStatus` + `completeRollingUpdate`, written when it changed. */
@@ -337,9 +319,9 @@ export class StatefulSetController {
     update: ControllerRevision,
     collisionCount: number,
   ): void {
-    const latest = this.#store.get<StatefulSet>('statefulsets', set.metadata.namespace, set.metadata.name);
+    const latest = this.store.get<StatefulSet>('statefulsets', set.metadata.namespace, set.metadata.name);
     if (!latest) return;
-    const now = this.#clock.now();
+    const now = this.clock.now();
     const minReadySeconds = latest.spec.minReadySeconds ?? 0;
     const counts = { replicas: 0, ready: 0, available: 0, current: 0, updated: 0 };
     for (const pod of this.#pods(latest)) {
@@ -376,17 +358,19 @@ export class StatefulSetController {
       availableReplicas: counts.available,
     };
     latest.status = status;
-    this.#store.update('statefulsets', latest, undefined, { handOver: true });
+    this.store.update('statefulsets', latest, undefined, { handOver: true });
   }
 
   /** `truncateHistory`: delete the oldest revisions no Pod uses beyond `revisionHistoryLimit`. */
   #truncateHistory(set: StatefulSet, current: ControllerRevision, update: ControllerRevision): void {
     const live = new Set([current.metadata.name, update.metadata.name]);
     for (const pod of this.#pods(set)) live.add(podRevision(pod));
-    const history = ownedRevisions(this.#store, set).filter((revision) => !live.has(revision.metadata.name));
-    const limit = set.spec.revisionHistoryLimit ?? 10;
-    for (const revision of history.slice(0, Math.max(0, history.length - limit)))
-      this.#store.delete('controllerrevisions', revision.metadata.namespace, revision.metadata.name);
+    pruneRevisions(
+      this.store,
+      set,
+      (revision) => live.has(revision.metadata.name),
+      set.spec.revisionHistoryLimit ?? 10,
+    );
   }
 }
 
@@ -426,16 +410,7 @@ export function newStatefulSetPod(set: StatefulSet, ordinal: number): Pod {
         [POD_INDEX_LABEL]: String(ordinal),
       },
       ...(template.metadata?.annotations && { annotations: { ...template.metadata.annotations } }),
-      ownerReferences: [
-        {
-          apiVersion: 'apps/v1',
-          kind: 'StatefulSet',
-          name: set.metadata.name,
-          uid: set.metadata.uid!,
-          controller: true,
-          blockOwnerDeletion: true,
-        },
-      ],
+      ownerReferences: [controllerRef(set, 'StatefulSet')],
     },
     spec,
     status: { phase: 'Pending', qosClass: qosClass(spec.containers) },
@@ -465,16 +440,7 @@ function newClaim(set: StatefulSet, template: PersistentVolumeClaim, name: strin
         'pv.kubernetes.io/bound-by-controller': 'yes',
       },
       ...(deleteWithSet && {
-        ownerReferences: [
-          {
-            apiVersion: 'apps/v1',
-            kind: 'StatefulSet',
-            name: set.metadata.name,
-            uid: set.metadata.uid!,
-            controller: true,
-            blockOwnerDeletion: true,
-          },
-        ],
+        ownerReferences: [controllerRef(set, 'StatefulSet')],
       }),
     },
     spec,

@@ -6,7 +6,7 @@ import { canonicalQuantity } from '../api/quantity.ts';
 import { DEFAULT_HEALTHY } from '../fate.ts';
 import type { ContainerFate } from '../fate.ts';
 import type { Container, Pod } from '../types.ts';
-import type { FateMatch, FateRule } from './schema.ts';
+import type { FateMatch, FateRule, FateWhen, WorkloadRef } from './schema.ts';
 
 function subset(
   expected: Record<string, string> | undefined,
@@ -86,20 +86,44 @@ function matches(match: FateMatch, pod: Pod, container: Container, startTime: nu
   return true;
 }
 
+/** What `when` conditions read: the simulated time and the cluster's workloads. */
+export interface FateConditions {
+  /** Simulated epoch ms. */
+  now(): number;
+  /** Whether `ref` (in `namespace` unless it names one) has available replicas. */
+  available(ref: WorkloadRef, namespace: string): boolean;
+}
+
+function holds(
+  when: FateWhen | undefined,
+  pod: Pod,
+  startTime: number,
+  conditions?: FateConditions,
+): boolean {
+  if (when === undefined) return true;
+  if (!conditions) throw new Error('a fate rule with `when` needs the cluster to evaluate it');
+  if (when.after !== undefined && conditions.now() < startTime + when.after) return false;
+  if (when.unavailable && conditions.available(when.unavailable, pod.metadata.namespace ?? 'default'))
+    return false;
+  return true;
+}
+
 /**
  * A fate resolver for `rules`, with scenario offsets relative to `startTime` (epoch ms of t = 0).
+ * `conditions` evaluates rules' `when` (required when a rule has one); the result then depends on
+ * the moment it is asked, so the kubelet asks again at every container start (`Kubelet.refate`).
  */
-export function fateResolver(rules: FateRule[], startTime: number) {
+export function fateResolver(rules: FateRule[], startTime: number, conditions?: FateConditions) {
   return (pod: Pod, container: Container): ContainerFate => {
-    const rule = rules.find((candidate) => matches(candidate.match, pod, container, startTime));
+    const rule = rules.find(
+      (candidate) =>
+        matches(candidate.match, pod, container, startTime) &&
+        holds(candidate.when, pod, startTime, conditions),
+    );
     if (!rule) return DEFAULT_HEALTHY;
     const fate = rule.fate;
-    if (fate.kind === 'readinessFailure') {
-      return { ...fate, since: fate.since === undefined ? undefined : startTime + fate.since };
-    }
-    if ((fate.kind === 'crashLoop' || fate.kind === 'oomKilled') && fate.since !== undefined) {
-      return { ...fate, since: startTime + fate.since };
-    }
+    // Scenario offsets become epoch ms.
+    if ('since' in fate && fate.since !== undefined) return { ...fate, since: startTime + fate.since };
     return fate;
   };
 }

@@ -33,18 +33,20 @@ export const ManifestSchema = z
 
 export type Manifest = z.infer<typeof ManifestSchema>;
 
-export const ObjectEntrySchema = z.strictObject({
-  /** When the object was created (default: at the start of the history). */
-  at: PastOffsetSchema.optional(),
-  manifest: ManifestSchema,
-});
-
 export const DeploymentChangeSchema = z.strictObject({
   at: PastOffsetSchema,
   /** Recorded as the `kubernetes.io/change-cause` annotation (what `rollout history` shows). */
   changeCause: z.string().min(1).optional(),
   /** Strategic merge patch applied to the Deployment (template changes start a rollout). */
   patch: z.record(z.string(), z.unknown()),
+});
+
+export const ObjectEntrySchema = z.strictObject({
+  /** When the object was created (default: at the start of the history). */
+  at: PastOffsetSchema.optional(),
+  manifest: ManifestSchema,
+  /** Later edits in time order, each a strategic merge patch (e.g. a ConfigMap key removed: `{ data: { key: null } }`). */
+  changes: z.array(DeploymentChangeSchema.omit({ changeCause: true })).default([]),
 });
 
 export const DeploymentEntrySchema = z.strictObject({
@@ -106,6 +108,22 @@ export const FateSchema = z.discriminatedUnion('kind', [
     failureLogs: LogLinesSchema,
   }),
   z.strictObject({
+    kind: z.literal('livenessFailure'),
+    /** When the liveness probe starts failing (relative to t = 0); immediately when absent. */
+    since: OffsetSchema.optional(),
+    readyAfterSeconds: z.number().min(0).default(2),
+    probeMessage: z.string().default('HTTP probe failed with statuscode: 500'),
+    logs: LogLinesSchema,
+    /** Printed at each failed probe, cycling (what the process says while it hangs). */
+    failureLogs: LogLinesSchema,
+  }),
+  z.strictObject({
+    kind: z.literal('startupFailure'),
+    probeMessage: z.string().default('HTTP probe failed with statuscode: 503'),
+    logs: LogLinesSchema,
+    failureLogs: LogLinesSchema,
+  }),
+  z.strictObject({
     kind: z.literal('unschedulable'),
     message: z
       .string()
@@ -144,8 +162,32 @@ export const FateMatchSchema = z.strictObject({
 
 export type FateMatch = z.infer<typeof FateMatchSchema>;
 
+/** A workload another one depends on; `namespace` defaults to the Pod's. */
+export const WorkloadRefSchema = z.strictObject({
+  kind: z.enum(['Deployment', 'StatefulSet', 'DaemonSet']).default('Deployment'),
+  name: z.string().min(1),
+  namespace: z.string().min(1).optional(),
+});
+
+export type WorkloadRef = z.infer<typeof WorkloadRefSchema>;
+
+/**
+ * When a rule applies, beyond its `match`; all given conditions must hold. Re-evaluated at every
+ * container start and whenever a condition may have changed, so a running container whose rule
+ * starts to hold takes its fate (e.g. exits), and one in back-off recovers at its next restart.
+ */
+export const FateWhenSchema = z.strictObject({
+  /** From this time on (relative to t = 0). */
+  after: OffsetSchema.optional(),
+  /** While this workload has no available replicas (or does not exist): a failing dependency. */
+  unavailable: WorkloadRefSchema.optional(),
+});
+
+export type FateWhen = z.infer<typeof FateWhenSchema>;
+
 export const FateRuleSchema = z.strictObject({
   match: FateMatchSchema.default({}),
+  when: FateWhenSchema.optional(),
   fate: FateSchema,
 });
 

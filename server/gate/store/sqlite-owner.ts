@@ -59,11 +59,11 @@ export function releaseOwner(db: DatabaseSync, owner: SqliteOwner): void {
   );
 }
 
-/** The owner columns' values for an `INSERT INTO executions`, in `OWNER_COLUMNS` order. */
+/** The owner columns' values, in `SET_OWNER` order. */
 export const ownerParams = (owner: SqliteOwner): SQLInputValue[] => [owner.key, owner.pid, owner.stamp];
 
-/** Columns recording the owner on `executions`. */
-export const OWNER_COLUMNS = 'owner_key, owner_pid, owner_stamp';
+/** Records the owner on a new execution row: parameters `ownerParams(owner)`, then the id. */
+export const SET_OWNER = 'UPDATE executions SET owner_key = ?, owner_pid = ?, owner_stamp = ? WHERE id = ?';
 
 /**
  * `listOrphaned` of the SQLite store for `owner`: executing rows this owner already claimed, rows

@@ -2,7 +2,11 @@
  * What an approved retry costs, counted where it lands: the simulator's API audit log (every
  * request it answered) and the handler's own runs. An approved rollback retry reads its target and
  * the target's ReplicaSets once and PATCHes once; the handler runs once for the preview the stale
- * check compares and once for the execution.
+ * check compares and once for the execution. The target revision's health (issue 14) is read by the
+ * held call's preview, which the approver decides on, and stored with the request — not read again.
+ *
+ * Scenario rollback-skips-broken-revision: the previous revision of shop/cart crash-looped, so the
+ * held preview carries a `target_unhealthy` warning.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,7 +24,7 @@ const auditLog = join(data.dir, 'k8s-audit.jsonl');
 let sim: Simulator;
 beforeAll(async () => {
   sim = await startSimulator({
-    scenario: 'bad-image-rollout',
+    scenario: 'rollback-skips-broken-revision',
     timeScale: 0,
     kubeconfigPath: kubeconfig,
     auditLogPath: auditLog,
@@ -55,15 +59,20 @@ function countingTools(): { tools: Tool[]; runs: { dryRun: boolean }[] } {
 }
 
 describe('an approved retry', { timeout: 120_000 }, () => {
-  it("reads the target, its ReplicaSets and the target revision's evidence once, PATCHes once, and runs the handler twice", async () => {
+  it('reads the target and its ReplicaSets once, PATCHes once, and runs the handler twice; the held preview warned', async () => {
     const { tools, runs } = countingTools();
     const s = await startGateServer({ kube: connectKube({ kubeconfig }), tools });
     const agent = await connectClient(s.url, s.tokens.agent);
     try {
-      const args = { namespace: 'shop', name: 'checkout', reason: '502s' };
+      const args = { namespace: 'shop', name: 'cart', reason: 'cart is down' };
       const held = await agent.callTool({ name: 'rollback_deployment', arguments: args });
       if (held.isError) throw new Error(JSON.stringify(held));
       const id = PendingResultMetaSchema.parse(held._meta).approval_request_id;
+      // The preview the approver decides on read the target revision's health and warns.
+      const pending = await s.api(s.tokens.alice, 'GET', `/approvals/${id}`);
+      expect(pending.body.preview.warnings.map((w: { kind: string }) => w.kind)).toContain(
+        'target_unhealthy',
+      );
       expect((await s.api(s.tokens.alice, 'POST', `/approvals/${id}/approve`)).status).toBe(200);
       const before = requests().length;
       runs.length = 0;
@@ -73,10 +82,6 @@ describe('an approved retry', { timeout: 120_000 }, () => {
       expect(retry.map((event) => `${event.verb} ${event.objectRef?.resource ?? event.requestURI}`)).toEqual([
         'get deployments',
         'list replicasets',
-        // The preview's evidence for the target revision's health (issue 14's "target never healthy"
-        // warning): one list of the Deployment's Pods and one of the namespace's events.
-        'list pods',
-        'list events',
         'patch deployments',
       ]);
       expect(runs).toEqual([{ dryRun: true }, { dryRun: false }]);

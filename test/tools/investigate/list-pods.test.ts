@@ -179,6 +179,97 @@ describe('list_pods', () => {
     ]);
   });
 
+  it("gives a StatefulSet's and a DaemonSet's Pods the revision their controller-revision-hash names, fetching only those revisions", async () => {
+    // As the controllers label them: a StatefulSet Pod names its revision `<set>-<hash>`, whose own
+    // label holds the bare hash in controller.kubernetes.io/hash; a DaemonSet Pod and its revision
+    // carry the bare hash in controller-revision-hash (the revision named `<ds>-<hash>`).
+    const owned = (name: string, kind: string, owner: string, hash: string) => {
+      const p = pod({ name, labels: { app: owner, 'controller-revision-hash': hash } });
+      p.metadata!.ownerReferences = [
+        { apiVersion: 'apps/v1', kind, name: owner, uid: `uid-${owner}`, controller: true },
+      ];
+      return p;
+    };
+    const revision = (owner: string, kind: string, hash: string, number: number, label: string) => ({
+      apiVersion: 'apps/v1',
+      kind: 'ControllerRevision',
+      metadata: {
+        name: `${owner}-${hash}`,
+        namespace: 'shop',
+        labels: { app: owner, [label]: hash },
+        ownerReferences: [
+          { apiVersion: 'apps/v1', kind, name: owner, uid: `uid-${owner}`, controller: true },
+        ],
+      },
+      data: {},
+      revision: number,
+    });
+    const mixed = [
+      owned('db-0', 'StatefulSet', 'db', 'db-aaa'),
+      owned('db-1', 'StatefulSet', 'db', 'db-aaa'),
+      owned('db-2', 'StatefulSet', 'db', 'db-bbb'),
+      owned('agent-x1y2z', 'DaemonSet', 'agent', 'ccc'),
+      pods[3]!,
+    ];
+    // Another StatefulSet's revision with the same hash is not db's.
+    const foreign = {
+      ...revision('db', 'StatefulSet', 'aaa', 9, 'controller.kubernetes.io/hash'),
+      metadata: {
+        ...revision('db', 'StatefulSet', 'aaa', 9, 'controller.kubernetes.io/hash').metadata,
+        name: 'other-aaa',
+        ownerReferences: [
+          { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'other', uid: 'uid-other', controller: true },
+        ],
+      },
+    };
+    mockApi()
+      .get('/api/v1/namespaces/shop/pods')
+      .query({ limit: '500' })
+      .reply(200, { items: mixed })
+      .get('/apis/apps/v1/namespaces/shop/replicasets')
+      .query({ limit: '500', labelSelector: 'pod-template-hash in (old)' })
+      .reply(200, { items: [rsOld] })
+      .get('/apis/apps/v1/namespaces/shop/controllerrevisions')
+      .query({ limit: '500', labelSelector: 'controller.kubernetes.io/hash in (aaa,bbb)' })
+      .reply(200, {
+        items: [
+          foreign,
+          revision('db', 'StatefulSet', 'aaa', 4, 'controller.kubernetes.io/hash'),
+          revision('db', 'StatefulSet', 'bbb', 3, 'controller.kubernetes.io/hash'),
+        ],
+      })
+      .get('/apis/apps/v1/namespaces/shop/controllerrevisions')
+      .query({ limit: '500', labelSelector: 'controller-revision-hash in (ccc)' })
+      .reply(200, { items: [revision('agent', 'DaemonSet', 'ccc', 2, 'controller-revision-hash')] });
+    const output = await callTool(listPods, { namespace: 'shop' }, kube.context());
+    const s = output.structured as ListPodsOutput;
+    expect(s.pods.map((p) => [p.name, p.replica_set, p.revision])).toEqual([
+      ['agent-x1y2z', null, 2],
+      ['db-0', null, 4],
+      ['db-1', null, 4],
+      ['db-2', null, 3],
+      ['web-old-a', rsOld.metadata?.name, 10],
+    ]);
+    const row = (name: string) =>
+      output.text
+        .split('\n')
+        .find((l) => l.startsWith(`${name} `))!
+        .split(/\s{2,}/);
+    expect(row('db-2').slice(6, 8)).toEqual(['<none>', '3']);
+  });
+
+  it('makes no ControllerRevision request when no Pod names one', async () => {
+    const bare = pod({ name: 'bare', labels: { app: 'bare', 'controller-revision-hash': 'zzz' } });
+    mockApi()
+      .get('/api/v1/namespaces/shop/pods')
+      .query({ limit: '500' })
+      .reply(200, { items: [bare] });
+    const output = await callTool(listPods, { namespace: 'shop' }, kube.context());
+    expect((output.structured as ListPodsOutput).pods.map((p) => [p.name, p.revision])).toEqual([
+      ['bare', null],
+    ]);
+  });
+
   it('refuses label_selector and deployment together before any API call', async () => {
     const error = await callToolError(
       listPods,

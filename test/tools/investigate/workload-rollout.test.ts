@@ -70,6 +70,13 @@ describe('get_rollout_status for StatefulSets and DaemonSets', () => {
     expect(text).toContain(
       'currentRevision postgres-h4 (revision 4), updateRevision postgres-h5 (revision 5)',
     );
+    // What decides whether a broken Pod blocks the controller (the forced-rollback case).
+    expect(s.strategy).toEqual({
+      type: 'RollingUpdate',
+      partition: 1,
+      pod_management_policy: 'OrderedReady',
+    });
+    expect(text).toContain('updateStrategy RollingUpdate (partition 1), podManagementPolicy OrderedReady');
   });
 
   it('waits for ready Pods first, says a partitioned roll out is complete, and cannot wait for OnDelete', async () => {
@@ -88,6 +95,7 @@ describe('get_rollout_status for StatefulSets and DaemonSets', () => {
     mockRevisioned(sts, revisions);
     const onDelete = await status({ name: 'postgres', kind: 'StatefulSet', wait_seconds: 5 });
     expect(onDelete.s.state).toBe('unsupported');
+    expect(onDelete.s.strategy).toMatchObject({ type: 'OnDelete', partition: 0 });
     expect(onDelete.s.message).toContain('rollout status is only available for RollingUpdate strategy type');
   });
 
@@ -111,6 +119,7 @@ describe('get_rollout_status for StatefulSets and DaemonSets', () => {
       message: 'Waiting for daemon set "node-agent" rollout to finish: 2 of 3 updated pods are available...',
       revision: 2,
       replicas: { desired: 3, updated: 3, ready: 2, available: 2 },
+      strategy: { type: 'RollingUpdate', partition: null, pod_management_policy: null },
     });
   });
 });
