@@ -14,6 +14,11 @@
  * identity, retry); it reports approve → executed latency, the readers' 429s and timeouts, and the
  * server's peak RSS. Start-up is `fork` to the first `/healthz` answer.
  *
+ * Built-in comparisons of `get_deployment` with every plugin: `BENCH_WORKERS` (default 2; 0 skips)
+ * workers of `sentinel serve --workers N` against one process, and a PostgreSQL store (a throwaway
+ * cluster from test/helpers/postgres.ts, when its binaries exist; `BENCH_POSTGRES=0` skips) against
+ * SQLite. A workers target's CPU and RSS are its whole process tree's.
+ *
  * Hooks: `BENCH_SERVE_OPTIONS` (JSON merged into the `sentinel serve` options, e.g.
  * `{"workers":2}` or `{"store":"postgres://…"}` once those options exist) runs the Sentinel rows on
  * that configuration; `BENCH_COMPARE_SERVE_OPTIONS` adds rows `sentinel*` with those options beside
@@ -31,8 +36,12 @@ import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+// agent/ first: server/index.ts as the first entry hits the import cycle server/gate/upstream.ts →
+// agent/index.ts → agent/harness/names.ts → server/index.ts (DEFAULT_SERVER_URL used before init).
+import '../agent/index.ts';
 import { startSimulator, type Simulator, generateScenario } from '../deploy/index.ts';
 import { createIdentityStore } from '../server/index.ts';
+import type { TestPostgres } from '../test/helpers/postgres.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -40,6 +49,8 @@ const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 10);
 const READERS = Number(process.env.BENCH_READERS ?? 200);
 const CYCLES = Number(process.env.BENCH_CYCLES ?? 5);
+const WORKERS = Number(process.env.BENCH_WORKERS ?? 2);
+const POSTGRES = process.env.BENCH_POSTGRES !== '0';
 const SERVE_OPTIONS = JSON.parse(process.env.BENCH_SERVE_OPTIONS ?? '{}') as Record<string, unknown>;
 const COMPARE_OPTIONS = process.env.BENCH_COMPARE_SERVE_OPTIONS
   ? (JSON.parse(process.env.BENCH_COMPARE_SERVE_OPTIONS) as Record<string, unknown>)
@@ -60,6 +71,7 @@ const TARGETS = {
   idleRssMb: 120,
   peakRssMb: 300,
   healthzMs: 1000,
+  workersVsOne: 1.7,
 };
 
 interface Target {
@@ -336,6 +348,7 @@ async function main(): Promise<void> {
     kubeconfigPath: kubeconfig,
   });
   const targets: Target[] = [];
+  let postgres: TestPostgres | undefined;
   try {
     const sentinelEnv = (name: string, options: Record<string, unknown>) => {
       const dataDir = join(dir, name);
@@ -366,6 +379,15 @@ async function main(): Promise<void> {
     const compare = COMPARE_OPTIONS && sentinelEnv('compare', COMPARE_OPTIONS);
     const sentinelCompare = compare && (await startTarget('sentinel', compare.env, 'sentinel*'));
     if (sentinelCompare) targets.push(sentinelCompare);
+    const several = WORKERS > 1 ? sentinelEnv('workers', { ...SERVE_OPTIONS, workers: WORKERS }) : undefined;
+    const sentinelWorkers = several && (await startTarget('sentinel', several.env, `sentinel x${WORKERS}`));
+    if (sentinelWorkers) targets.push(sentinelWorkers);
+    const workersIdleRssMb = sentinelWorkers && (await sentinelWorkers.usage()).rss / 2 ** 20;
+    const { findPostgresBin, startPostgres } = await import('../test/helpers/postgres.ts');
+    postgres = POSTGRES && findPostgresBin() ? await startPostgres() : undefined;
+    const pg = postgres && sentinelEnv('postgres', { ...SERVE_OPTIONS, store: await postgres.newDatabase() });
+    const sentinelPg = pg && (await startTarget('sentinel', pg.env, 'sentinel pg'));
+    if (sentinelPg) targets.push(sentinelPg);
 
     const getDeployment = () => toolCall('get_deployment', { namespace: NAMESPACE, name: DEPLOYMENT });
     const rows: Row[] = [
@@ -404,6 +426,28 @@ async function main(): Promise<void> {
         token: on.tokens.agent,
         body: () => toolCall('list_pods', { namespace: NAMESPACE }),
       },
+      ...(sentinelWorkers && several
+        ? [
+            {
+              name: `get_deployment (${WORKERS} workers)`,
+              target: () => sentinelWorkers,
+              path: '/mcp',
+              token: several.tokens.agent,
+              body: getDeployment,
+            },
+          ]
+        : []),
+      ...(sentinelPg && pg
+        ? [
+            {
+              name: 'get_deployment (PostgreSQL)',
+              target: () => sentinelPg,
+              path: '/mcp',
+              token: pg.tokens.agent,
+              body: getDeployment,
+            },
+          ]
+        : []),
       ...(sentinelCompare && compare
         ? [
             {
@@ -497,6 +541,20 @@ async function main(): Promise<void> {
         sentinel.startupMs <= TARGETS.healthzMs,
       ],
     ];
+    if (sentinelWorkers) {
+      const x = ratio(`get_deployment (${WORKERS} workers)`, gd);
+      checks.push([
+        `--workers ${WORKERS} ${x.toFixed(2)}x the RPS of one worker (target >= ${TARGETS.workersVsOne}x; /healthz ${sentinelWorkers.startupMs.toFixed(0)} ms after fork; idle RSS of primary + workers ${workersIdleRssMb?.toFixed(0)} MB)`,
+        x >= TARGETS.workersVsOne,
+      ]);
+    }
+    if (sentinelPg) {
+      lines.push(
+        `PostgreSQL store / SQLite: x${ratio('get_deployment (PostgreSQL)', gd).toFixed(2)} RPS, ${diff('get_deployment (PostgreSQL)', gd).toFixed(2)} ms CPU/request more`,
+      );
+    } else {
+      lines.push('PostgreSQL row skipped (no PostgreSQL binaries, or BENCH_POSTGRES=0)');
+    }
     if (sentinelCompare) {
       lines.push(
         `sentinel* (${JSON.stringify(COMPARE_OPTIONS)}) / sentinel: x${ratio('get_deployment (sentinel*)', gd).toFixed(2)} RPS`,
@@ -509,7 +567,11 @@ async function main(): Promise<void> {
         rows: Object.fromEntries(rows.map((row) => [row.name, fig(row.name)])),
         load,
         idleRssMb,
-        startupMs: { sentinel: sentinel.startupMs, sdkEcho: sdkEcho.startupMs },
+        startupMs: {
+          sentinel: sentinel.startupMs,
+          sdkEcho: sdkEcho.startupMs,
+          ...(sentinelWorkers && { workers: sentinelWorkers.startupMs }),
+        },
       }),
       '',
     );
@@ -517,6 +579,7 @@ async function main(): Promise<void> {
     if (checks.some(([, ok]) => !ok)) process.exitCode = 1;
   } finally {
     for (const target of targets) await target.close();
+    await postgres?.stop();
     await sim.close();
     rmSync(dir, { recursive: true, force: true });
   }

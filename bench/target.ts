@@ -9,8 +9,13 @@
  *   sentinel-off        the same server with no plugins (no gate, audit or metrics)
  *
  * Sentinel targets read `BENCH_KUBECONFIG`, `BENCH_DATA_DIR` and `SENTINEL_TOKEN` from the
- * environment; their request log goes to stdout, which the parent discards.
+ * environment; their request log goes to stdout, which the parent discards. With `workers` > 1 in
+ * `BENCH_SERVE_OPTIONS` the target is the primary of `sentinel serve --workers N` (server/workers.ts;
+ * the workers are this file again, forked by node:cluster), and its usage is the whole process
+ * tree's (from /proc).
  */
+import cluster from 'node:cluster';
+import { readFileSync } from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import express from 'express';
@@ -24,12 +29,34 @@ function send(message: Record<string, unknown>): void {
   process.send?.(message);
 }
 
-process.on('message', (message: { type?: string }) => {
-  if (message.type === 'usage') {
-    const cpu = process.cpuUsage();
-    send({ type: 'usage', cpuMicros: cpu.user + cpu.system, rss: process.memoryUsage().rss });
+/** CPU µs and RSS bytes of process `pid` (Linux /proc; clock ticks at 100 Hz). */
+function procUsage(pid: number): { cpuMicros: number; rss: number } {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const rssPages = Number(readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ')[1]);
+    return { cpuMicros: (Number(fields[11]) + Number(fields[12])) * 10_000, rss: rssPages * 4096 };
+  } catch {
+    return { cpuMicros: 0, rss: 0 };
   }
-});
+}
+
+const serveOptions = JSON.parse(process.env.BENCH_SERVE_OPTIONS ?? '{}') as Record<string, unknown>;
+const workers = Number(serveOptions.workers ?? 1);
+
+if (!cluster.isWorker) {
+  process.on('message', (message: { type?: string }) => {
+    if (message.type !== 'usage') return;
+    const cpu = process.cpuUsage();
+    const own = { cpuMicros: cpu.user + cpu.system, rss: process.memoryUsage().rss };
+    const tree = Object.values(cluster.workers ?? {}).map((worker) => procUsage(worker!.process.pid!));
+    send({
+      type: 'usage',
+      cpuMicros: tree.reduce((sum, usage) => sum + usage.cpuMicros, own.cpuMicros),
+      rss: tree.reduce((sum, usage) => sum + usage.rss, own.rss),
+    });
+  });
+}
 process.on('disconnect', () => process.exit(0));
 
 async function listenApp(app: express.Express): Promise<string> {
@@ -74,16 +101,31 @@ async function sdkEcho(): Promise<string> {
 }
 
 async function sentinel(plugins: boolean): Promise<string> {
-  const { parseServeOptions, startServe } = await import('../server/index.ts');
+  if (workers > 1 && cluster.isPrimary) {
+    // Deep on purpose, as in cli/serve.ts: the primary (counted in the tree's RSS) loads no server.
+    // eslint-disable-next-line no-restricted-syntax -- see above
+    const { runWorkers } = await import('../server/workers.ts');
+    return new Promise((resolve) => {
+      void runWorkers({
+        count: workers,
+        dataDir: process.env.BENCH_DATA_DIR!,
+        io: { stderr: () => {} },
+        onListening: resolve,
+      });
+    });
+  }
+  await import('../agent/index.ts'); // before server/index.ts: see the import cycle in readpath.ts
+  const { parseServeOptions, startServe, workerRole } = await import('../server/index.ts');
+  const worker = workerRole();
   const running = await startServe(
     parseServeOptions({
       port: 0,
       kubeconfig: process.env.BENCH_KUBECONFIG,
       dataDir: process.env.BENCH_DATA_DIR,
-      ...(JSON.parse(process.env.BENCH_SERVE_OPTIONS ?? '{}') as Record<string, unknown>),
+      ...serveOptions,
     }),
     { stderr: () => {}, env: process.env },
-    plugins ? {} : { plugins: [] },
+    { ...(plugins ? {} : { plugins: [] }), ...(worker && { worker }) },
   );
   return running.url!;
 }
@@ -94,4 +136,4 @@ const url =
     : kind === 'sdk-echo'
       ? await sdkEcho()
       : await sentinel(kind === 'sentinel');
-send({ type: 'ready', url });
+if (!cluster.isWorker) send({ type: 'ready', url });

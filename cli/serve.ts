@@ -1,6 +1,7 @@
 /**
  * `sentinel serve`: the MCP ops server over HTTP or stdio.
  */
+import cluster from 'node:cluster';
 import type { Command } from 'commander';
 import { parseServeOptions, LOCAL_IDENTITY_NAME, type RunningServer } from '../server/index.ts';
 import { collect, dataDirOption, tokensFileOption } from './options.ts';
@@ -46,6 +47,11 @@ function registerServe(program: Command): void {
       '--read-queue <n>',
       'reads of one identity waiting beyond that before 429 + Retry-After; env SENTINEL_READ_QUEUE (default 64)',
     )
+    .option(
+      '--workers <n>',
+      "processes serving the one port (node:cluster) on the shared store; 'auto' = one per core",
+      '1',
+    )
     .option('--stdio', 'serve MCP over stdin/stdout instead of HTTP (with --identity)', false)
     .option(
       '--identity <name>',
@@ -53,6 +59,20 @@ function registerServe(program: Command): void {
     )
     .action(async (raw: Record<string, unknown>) => {
       const options = parseServeOptions(raw);
+      if (options.workers > 1 && cluster.isPrimary) {
+        // The primary only forks and supervises: it loads none of the server (server/workers.ts).
+        // Deep on purpose: server/index.ts is the whole server (~200 MB RSS), which the primary never runs.
+        // eslint-disable-next-line no-restricted-syntax -- see above
+        const { runWorkers } = await import('../server/workers.ts');
+        // eslint-disable-next-line no-restricted-syntax -- see above
+        const { resolveDataDir } = await import('../server/data-dir.ts');
+        process.exitCode = await runWorkers({
+          count: options.workers,
+          dataDir: resolveDataDir(options.dataDir, process.env),
+          io: { stderr: (text) => process.stderr.write(text) },
+        });
+        return;
+      }
       // Ctrl-C, SIGTERM and a closed terminal (SIGHUP) stop the server and remove its discovery
       // file. Handlers stay on for the whole run, from before start-up: a repeated signal (the whole
       // process group hears `kill -- -PGID`, and a re-executing launcher passes it on once more) must
@@ -66,14 +86,22 @@ function registerServe(program: Command): void {
       for (const signal of STOP_SIGNALS) process.on(signal, stop);
       try {
         // Loaded on demand: the MCP SDK and the Kubernetes client are not needed by `sentinel tokens`.
-        const { startServe } = await import('../server/index.ts');
-        server = await startServe(options, {
-          stderr: (text) => process.stderr.write(text),
-          terminal: process.stderr.isTTY === true,
-          env: process.env,
-        });
+        const { startServe, workerRole } = await import('../server/index.ts');
+        const worker = workerRole();
+        // A --workers worker whose primary went away (killed) stops too.
+        if (worker) process.once('disconnect', stop);
+        server = await startServe(
+          options,
+          {
+            stderr: (text) => process.stderr.write(text),
+            terminal: process.stderr.isTTY === true,
+            env: process.env,
+          },
+          worker ? { worker } : {},
+        );
         if (stopping) void server.close();
         await server.closed;
+        if (worker && process.connected) process.disconnect();
       } finally {
         for (const signal of STOP_SIGNALS) process.off(signal, stop);
       }

@@ -3,6 +3,7 @@
  * listen (loopback unless remote access is explicitly allowed and token-protected).
  */
 import { BlockList, isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { fromZod, type ZodIssueLine, SentinelError } from '../core/index.ts';
 import { hostHeaderName, LOCALHOST_NAMES } from './auth.ts';
@@ -57,6 +58,20 @@ export const ServeOptionsSchema = z.strictObject({
     .int('must be a whole number')
     .min(0, 'must be 0 or more')
     .optional(),
+  /**
+   * Processes serving HTTP on the one port (node:cluster): a whole number >= 1, or `auto` for one
+   * per core (`os.availableParallelism()`). Default 1 (no cluster).
+   */
+  workers: z
+    .union([z.number(), z.string()])
+    .default(1)
+    .transform((value) => (value === 'auto' ? availableParallelism() : Number(value)))
+    .pipe(
+      z
+        .number({ error: "must be a whole number or 'auto'" })
+        .int("must be a whole number or 'auto'")
+        .min(1, "must be at least 1 (or 'auto')"),
+    ),
   /** Serve MCP over stdin/stdout instead of HTTP. */
   stdio: z.boolean().default(false),
   /** With --stdio: the identity every call runs as (must exist). */
@@ -88,6 +103,11 @@ export function parseServeOptions(raw: Record<string, unknown>): ServeOptions {
       '--stdio needs --identity <name>: the identity every call runs as (`sentinel tokens list` shows them; `local` has every role).',
       { field: '--identity' },
     );
+  }
+  if (options.stdio && options.workers > 1) {
+    throw new SentinelError('invalid_input', '--workers applies only over HTTP; --stdio serves one client.', {
+      field: '--workers',
+    });
   }
   if (!options.stdio && options.identity !== undefined) {
     throw new SentinelError(

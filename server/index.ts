@@ -124,3 +124,4 @@ export { clientToken } from './client-token.ts';
 export { runningServers } from './discovery.ts';
 export type { ServerEntry } from './discovery.ts';
 export { rotateLocalToken } from './local-token.ts';
+export { workerRole, type WorkerRole } from './workers.ts';

@@ -36,6 +36,7 @@ import {
   UI_PREFIX,
   type SessionStoreOptions,
 } from './ui/index.ts';
+import { dataDirSessionTables, postgresSessionTables } from './ui/session-tables.ts';
 
 export interface OversightOptions {
   metrics?: MetricsOptions;
@@ -111,7 +112,11 @@ export function createOversightPlugin(options: OversightOptions = {}): ServerPlu
       logger,
       ...options.notifications,
     });
-    const sessions = createSessionStore(options.sessions);
+    // Login links and sessions in the shared store: one issued by any replica or worker works on all.
+    const sessions = createSessionStore({
+      ...options.sessions,
+      tables: storeUrl === undefined ? dataDirSessionTables(dataDir) : await postgresSessionTables(storeUrl),
+    });
     const ui = createUiRouter({
       approvals,
       identities,
@@ -153,6 +158,7 @@ export function createOversightPlugin(options: OversightOptions = {}): ServerPlu
       ],
       close: async () => {
         ui.close();
+        await sessions.close();
         for (const unsubscribe of subscriptions) unsubscribe();
         await notifier.close();
         unauthenticated.close();

@@ -11,6 +11,7 @@ import type { ApprovalsHub } from './gate/events.ts';
 import type { IdentityStore } from './identity-store.ts';
 import { notifyRejected, type RejectedCallListener, type ToolCallMiddleware } from './pipeline.ts';
 import { gatePlugin } from './gate/plugin.ts';
+import type { WorkerRole } from './workers.ts';
 import { oversightPlugin } from './oversight.ts';
 
 /** What a plugin may use when the server starts. */
@@ -32,6 +33,11 @@ export interface ServerPluginContext {
   storeUrl?: string;
   /** Where the gate publishes approval events and its service, and the oversight plugin finds them. */
   approvals: ApprovalsHub;
+  /**
+   * Set when this process is one of `sentinel serve --workers N` (server/workers.ts): the store is
+   * shared with the other workers, and their approval events arrive through `worker.bridge`.
+   */
+  worker?: WorkerRole;
 }
 
 /** What a plugin adds. `close` runs on shutdown, in reverse plugin order. */

@@ -24,6 +24,7 @@ import { checkSuppliedToken } from './tokens.ts';
 import { registerServer, runningServers } from './discovery.ts';
 import { loadOrCreateLocalToken } from './local-token.ts';
 import { admissionLimitsFromEnv, type AdmissionLimits } from './admission.ts';
+import type { WorkerRole } from './workers.ts';
 
 /** Admission limits: flags over SENTINEL_MAX_CONCURRENT_READS / SENTINEL_READ_QUEUE over defaults. */
 function admissionLimits(options: ServeOptions, env: NodeJS.ProcessEnv): AdmissionLimits {
@@ -63,6 +64,11 @@ export interface ServeExtensions {
   kind?: 'serve' | 'investigation';
   /** Where the token of `local` for this server is, by port (default `<data-dir>/local.token`). */
   tokenFile?: (port: string) => string;
+  /**
+   * Set in a `--workers` worker (server/workers.ts): only the lead writes the login link and prints
+   * the banner, and the primary (told through `listening`) writes the discovery file.
+   */
+  worker?: WorkerRole;
 }
 
 export interface RunningServer {
@@ -274,6 +280,7 @@ export async function startServe(
     logger,
     transport: options.stdio ? 'stdio' : 'http',
     approvals: createApprovalsHub(logger),
+    ...(extensions.worker && { worker: extensions.worker }),
   });
   hardenDataDir(dataDir);
   warnUpstreamTrust(identities, logger, io);
@@ -340,6 +347,16 @@ export async function startServe(
   // goes next to its discovery file (as does every in-process investigation server's).
   const port = new URL(server.url).port;
   const shared = extensions.kind !== 'investigation' && runningServers(dataDir).length === 0;
+  const { worker } = extensions;
+  if (worker && !worker.lead) {
+    // Another worker of a --workers server: the lead handed over the credentials and printed the banner.
+    worker.listening(server.url);
+    return runningServer(server.url, async () => {
+      await server.close();
+      await inFlight.settled({ logger });
+      await plugins.close();
+    });
+  }
   const pluginCredentials = plugins
     .credentials(server.url)
     .map((credential) =>
@@ -371,19 +388,28 @@ export async function startServe(
     );
   }
   const loginLink = pluginCredentials.find((credential) => credential.file.endsWith('login-link.url'));
-  unregister = registerServer(dataDir, {
+  const entry = {
     url: server.url,
-    pid: process.pid,
     started: new Date().toISOString(),
     kind: extensions.kind ?? 'serve',
     ...(extensions.tokenFile !== undefined
       ? { token_file: extensions.tokenFile(port) }
       : generatedToken !== undefined && { token_file: localTokenFile(dataDir) }),
     ...(loginLink && { login_link_file: join(dataDir, loginLink.file) }),
-  });
+  };
+  // A --workers lead: the primary, which outlives every worker, writes the discovery file (its pid).
+  if (worker) worker.listening(server.url, entry);
+  else unregister = registerServer(dataDir, { ...entry, pid: process.pid });
   io.stderr(
     startupBanner({
-      announced: plugins.announce(server.url),
+      announced: [
+        ...plugins.announce(server.url),
+        ...(worker
+          ? [
+              `Workers: ${worker.count} processes share this port (primary pid ${process.ppid}; SIGTERM it to stop them all).`,
+            ]
+          : []),
+      ],
       credentials,
       url: server.url,
       supplied,

@@ -25,7 +25,7 @@ import { openSqliteStore } from './store/sqlite.ts';
 import type { ApprovalStore } from './store/types.ts';
 import { createUpstreamVerifier } from './upstream.ts';
 import { APPROVAL_EVENT_TYPES, type ApprovalEvent } from './events.ts';
-import type { EventBridge } from '../postgres/events.ts';
+import type { EventBridge, RemoteEventNote } from '../postgres/events.ts';
 import { randomUUID } from 'node:crypto';
 
 /**
@@ -95,27 +95,28 @@ export function previewWith(kube: () => KubeConnection): PreviewFn {
   };
 }
 
-/** Relays the other replicas' approval events (through PostgreSQL) to this one's live views. */
+/**
+ * Relays the other replicas' approval events to this one's live views: through PostgreSQL
+ * (`LISTEN/NOTIFY`) on a shared PostgreSQL store, else from the other `--workers` workers through
+ * the primary. Undefined for a server alone on its store.
+ */
 async function bridgeEvents(
   context: Parameters<ServerPlugin>[0],
   store: ApprovalStore,
-): Promise<EventBridge> {
+): Promise<EventBridge | undefined> {
   const { approvals, logger } = context;
+  const onRemote = (note: RemoteEventNote) => {
+    if (!APPROVAL_EVENT_TYPES.includes(note.type as ApprovalEvent['type'])) return;
+    store
+      .get(note.id)
+      .then((request) => {
+        if (request) approvals.publishRemote({ type: note.type as ApprovalEvent['type'], request });
+      })
+      .catch((error: unknown) => logger.warn({ err: error }, 'remote approval event not read back'));
+  };
+  if (context.storeUrl === undefined) return context.worker?.bridge(onRemote);
   const { startEventBridge } = await import('../postgres/events.ts');
-  return startEventBridge({
-    url: context.storeUrl!,
-    replica: randomUUID(),
-    logger,
-    onRemote: (note) => {
-      if (!APPROVAL_EVENT_TYPES.includes(note.type as ApprovalEvent['type'])) return;
-      store
-        .get(note.id)
-        .then((request) => {
-          if (request) approvals.publishRemote({ type: note.type as ApprovalEvent['type'], request });
-        })
-        .catch((error: unknown) => logger.warn({ err: error }, 'remote approval event not read back'));
-    },
-  });
+  return startEventBridge({ url: context.storeUrl, replica: randomUUID(), logger, onRemote });
 }
 
 /**
@@ -158,7 +159,7 @@ export const gatePlugin: ServerPlugin = async (context) => {
       : // Loaded only for a PostgreSQL store: a SQLite server never loads the `pg` driver.
         await (await import('./store/postgres.ts')).openPostgresStore({ url: context.storeUrl });
   // A shared store: the other replicas' approval events reach this one's live views (the page).
-  const bridge = context.storeUrl === undefined ? undefined : await bridgeEvents(context, store);
+  const bridge = await bridgeEvents(context, store);
   // The pending message links to where approvers act: the server's real address, known once it listens.
   let baseUrl: string | undefined;
   const gate = createGate({
@@ -193,7 +194,8 @@ export const gatePlugin: ServerPlugin = async (context) => {
   }
   // With a shared store, executions of a replica that died are settled by a surviving one: look
   // for orphans (the store returns only those whose replica is gone) every few seconds.
-  const orphanSweep = context.storeUrl === undefined ? undefined : sweepOrphans(context, gate);
+  const shared = context.storeUrl !== undefined || context.worker !== undefined;
+  const orphanSweep = shared ? sweepOrphans(context, gate) : undefined;
   const router = gate.router();
   return {
     announce: (url) => {

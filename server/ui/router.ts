@@ -95,10 +95,11 @@ export function createUiRouter(options: UiRouterOptions): UiRouter {
   /**
    * Fingerprint of `name`'s current credential: its token hash in tokens.yaml, so a rotated token
    * (revoked and added again under the same name) no longer matches the sessions of the old one.
-   * `local` holds the startup token, which changes only with a restart (which ends every session).
+   * `local`'s is its startup token's fingerprint: sessions are kept in the store across restarts,
+   * and a restart with another token (or `sentinel tokens rotate local`) ends them.
    */
   const credentialOf = (name: string): string | undefined => {
-    if (name === LOCAL_IDENTITY_NAME) return LOCAL_IDENTITY_NAME;
+    if (name === LOCAL_IDENTITY_NAME) return identities.get(name)?.credential ?? LOCAL_IDENTITY_NAME;
     try {
       return identities.list().find((record) => record.name === name)?.token_sha256;
     } catch {
@@ -118,13 +119,13 @@ export function createUiRouter(options: UiRouterOptions): UiRouter {
     next();
   });
 
-  const startSession = (req: Request, res: Response, identity: Identity) => {
+  const startSession = async (req: Request, res: Response, identity: Identity) => {
     const credential = credentialOf(identity.name);
     if (credential === undefined) {
       res.status(401).type('html').send(loginPage('Unknown or revoked token.'));
       return;
     }
-    const session = sessions.create(identity.name, credential);
+    const session = await sessions.create(identity.name, credential);
     res.cookie(SESSION_COOKIE, session.id, {
       httpOnly: true,
       sameSite: 'strict',
@@ -137,37 +138,45 @@ export function createUiRouter(options: UiRouterOptions): UiRouter {
   };
 
   /** The session and its (still valid) identity, or undefined. */
-  const current = (req: Request): { session: Session; identity: Identity } | undefined => {
+  const current = async (req: Request): Promise<{ session: Session; identity: Identity } | undefined> => {
     const id = parseCookies(req.headers.cookie ?? '')[SESSION_COOKIE];
-    const session = id ? sessions.touch(id) : undefined;
+    const session = id ? await sessions.touch(id) : undefined;
     if (!session) return undefined;
     const identity = identities.get(session.identity);
     if (!identity || !mayDecide(identity)) {
-      sessions.endSessionsFor(session.identity);
+      await sessions.endSessionsFor(session.identity);
       return undefined;
     }
     if (credentialOf(session.identity) !== session.credential) {
-      sessions.destroy(session.id);
+      await sessions.destroy(session.id);
       return undefined;
     }
     return { session, identity };
   };
 
-  const requireSession = (mode: 'page' | 'api') => (req: Request, res: Response, next: NextFunction) => {
-    const found = current(req);
-    if (found) {
-      res.locals.session = found.session;
-      res.locals.identity = found.identity;
-      req.identity = found.identity;
-      next();
-    } else if (mode === 'page') {
-      res.redirect(303, `${UI_PREFIX}/login`);
-    } else {
-      res
-        .status(401)
-        .json({ error: { code: 'unauthorized', message: 'Your session ended; sign in again.' } });
-    }
-  };
+  /** `current`, with a store that cannot be read counted as no session (fail closed). */
+  const currentOrNone = (req: Request) =>
+    current(req).catch((error: unknown) => {
+      logger?.error({ err: error }, 'approvals page: session store unreadable');
+      return undefined;
+    });
+
+  const requireSession =
+    (mode: 'page' | 'api') => async (req: Request, res: Response, next: NextFunction) => {
+      const found = await currentOrNone(req);
+      if (found) {
+        res.locals.session = found.session;
+        res.locals.identity = found.identity;
+        req.identity = found.identity;
+        next();
+      } else if (mode === 'page') {
+        res.redirect(303, `${UI_PREFIX}/login`);
+      } else {
+        res
+          .status(401)
+          .json({ error: { code: 'unauthorized', message: 'Your session ended; sign in again.' } });
+      }
+    };
 
   const requireCsrf = (req: Request, res: Response, next: NextFunction) => {
     const session = res.locals.session as Session;
@@ -218,13 +227,16 @@ export function createUiRouter(options: UiRouterOptions): UiRouter {
   });
   router.get([UI_PREFIX, `${UI_PREFIX}/`], (_req, res) => res.redirect(303, PAGE_PATH));
 
-  router.get(`${UI_PREFIX}/login`, (req, res) => {
+  router.get(`${UI_PREFIX}/login`, async (req, res) => {
     const ticket = typeof req.query.ticket === 'string' ? req.query.ticket : undefined;
     if (ticket === undefined) {
       res.type('html').send(loginPage());
       return;
     }
-    const name = sessions.redeemTicket(ticket);
+    const name = await sessions.redeemTicket(ticket).catch((error: unknown) => {
+      logger?.error({ err: error }, 'approvals page: session store unreadable');
+      return undefined;
+    });
     const identity = name === undefined ? undefined : identities.get(name);
     if (!identity || !mayDecide(identity)) {
       res
@@ -233,35 +245,44 @@ export function createUiRouter(options: UiRouterOptions): UiRouter {
         .send(loginPage('This login link was already used or has expired. Sign in with an approver token.'));
       return;
     }
-    startSession(req, res, identity);
+    await startSession(req, res, identity).catch((error: unknown) => fail(res, error));
   });
 
-  router.post(`${UI_PREFIX}/login`, express.urlencoded({ extended: false, limit: '8kb' }), (req, res) => {
-    const token = (req.body as { token?: unknown } | undefined)?.token;
-    const identity = typeof token === 'string' && token !== '' ? identities.lookupByToken(token) : undefined;
-    if (!identity) {
-      res.status(401).type('html').send(loginPage('Unknown or revoked token.'));
-      return;
-    }
-    if (!mayDecide(identity)) {
-      res
-        .status(403)
-        .type('html')
-        .send(
-          loginPage(`Identity '${identity.name}' is not an approver; this page is for approvers and admins.`),
-        );
-      return;
-    }
-    startSession(req, res, identity);
-  });
+  router.post(
+    `${UI_PREFIX}/login`,
+    express.urlencoded({ extended: false, limit: '8kb' }),
+    async (req, res) => {
+      const token = (req.body as { token?: unknown } | undefined)?.token;
+      const identity =
+        typeof token === 'string' && token !== '' ? identities.lookupByToken(token) : undefined;
+      if (!identity) {
+        res.status(401).type('html').send(loginPage('Unknown or revoked token.'));
+        return;
+      }
+      if (!mayDecide(identity)) {
+        res
+          .status(403)
+          .type('html')
+          .send(
+            loginPage(
+              `Identity '${identity.name}' is not an approver; this page is for approvers and admins.`,
+            ),
+          );
+        return;
+      }
+      await startSession(req, res, identity).catch((error: unknown) => fail(res, error));
+    },
+  );
 
   router.post(
     `${UI_PREFIX}/logout`,
     express.urlencoded({ extended: false, limit: '8kb' }),
     requireSession('api'),
     requireCsrf,
-    (_req, res) => {
-      sessions.destroy((res.locals.session as Session).id);
+    async (_req, res) => {
+      await sessions.destroy((res.locals.session as Session).id).catch((error: unknown) => {
+        logger?.error({ err: error }, 'approvals page: sign-out not stored');
+      });
       res.clearCookie(SESSION_COOKIE, { path: UI_PREFIX });
       res.redirect(303, `${UI_PREFIX}/login`);
     },
@@ -314,7 +335,7 @@ export function createUiRouter(options: UiRouterOptions): UiRouter {
         sending = (async () => {
           do {
             again = false;
-            if (!current(req)) {
+            if (!(await currentOrNone(req))) {
               stream.logout();
               return;
             }

@@ -1,14 +1,18 @@
 /**
- * Login tickets and sessions of the approvals page, in memory (a restart logs everyone out, which
- * is the safe direction). A ticket is the secret of the one-time login URL `sentinel serve` prints:
- * single use, valid for `ticketTtlMs`. A session is what the HttpOnly cookie names: it carries the
- * identity's name and a fingerprint of the credential it signed in with (the router re-checks both
- * against tokens.yaml on every request, so a revoked or rotated token ends its sessions) and the CSRF
+ * Login tickets and sessions of the approvals page, in the server's store (session-tables.ts:
+ * `<data-dir>/sessions.sqlite`, or the shared PostgreSQL), so a login link issued by one replica
+ * or `--workers` worker works on another and a session is valid on every one. A ticket is the
+ * secret of the one-time login URL `sentinel serve` prints: single use, valid for `ticketTtlMs`. A
+ * session is what the HttpOnly cookie names: it carries the identity's name and a fingerprint of
+ * the credential it signed in with (the router re-checks both against the identities on every
+ * request, so a revoked or rotated token — `local`'s included — ends its sessions) and the CSRF
  * token every state-changing request must echo. Sessions are short-lived and sliding: each use
  * extends them by `sessionTtlMs`, up to `maxSessionMs` after login. `endSessionsFor` ends every
- * session of an identity at once (for revocation hooks); `onEnd` tells live streams to close.
+ * session of an identity at once (for revocation hooks); `onEnd` tells this process's live streams
+ * to close (another process's streams find out at their next update, when the session is gone).
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { secretHash, sqliteSessionTables, type SessionTables } from './session-tables.ts';
 
 export interface Session {
   id: string;
@@ -32,68 +36,78 @@ export interface SessionStoreOptions {
   /** Absolute session lifetime. Default 12 hours. */
   maxSessionMs?: number;
   now?: () => number;
+  /** Where tickets and sessions are kept; default an in-memory SQLite private to this process. */
+  tables?: SessionTables;
 }
 
 export interface SessionStore {
-  /** A new one-time login ticket for `identity`. */
+  /**
+   * A new one-time login ticket for `identity`. Returned at once (it goes into the printed link);
+   * stored by the time `ready` resolves, and `redeemTicket` of this process waits for that.
+   */
   issueTicket(identity: string): string;
+  /** Resolves when every ticket issued so far is stored. */
+  ready(): Promise<void>;
   /** The identity a valid, unused ticket was issued for (the ticket is spent), or undefined. */
-  redeemTicket(ticket: string): string | undefined;
+  redeemTicket(ticket: string): Promise<string | undefined>;
   /** Starts a session for `identity`, signed in with the credential fingerprinted by `credential`. */
-  create(identity: string, credential: string): Session;
+  create(identity: string, credential: string): Promise<Session>;
   /** The live session `id` names (extended by this use), or undefined. */
-  touch(id: string): Session | undefined;
+  touch(id: string): Promise<Session | undefined>;
   /** Whether `presented` is the session's CSRF token (constant time). */
   checkCsrf(session: Session, presented: unknown): boolean;
   /** Ends the session `id` names (sign-out); a no-op for an unknown id. */
-  destroy(id: string): void;
+  destroy(id: string): Promise<void>;
   /**
    * Ends every session of `identity` (its token was revoked or rotated, or it lost the approver
    * role); returns how many ended. Listeners registered with `onEnd` hear of each.
    */
-  endSessionsFor(identity: string): number;
+  endSessionsFor(identity: string): Promise<number>;
   /** Calls `listener` with each session ended by `destroy` or `endSessionsFor`; returns the unsubscribe. */
   onEnd(listener: (session: Session) => void): () => void;
   /** Session lifetime the cookie should carry, in seconds. */
   readonly cookieMaxAgeSeconds: number;
+  /** Closes the tables. */
+  close(): Promise<void>;
 }
 
 const secret = () => randomBytes(32).toString('base64url');
 
+/** The session store over `options.tables` (see the module comment for the semantics). */
 export function createSessionStore(options: SessionStoreOptions = {}): SessionStore {
   const now = options.now ?? Date.now;
   const ticketTtl = options.ticketTtlMs ?? 15 * 60_000;
   const sessionTtl = options.sessionTtlMs ?? 30 * 60_000;
   const maxSession = options.maxSessionMs ?? 12 * 60 * 60_000;
-  const tickets = new Map<string, { identity: string; expiresAt: number }>();
-  const sessions = new Map<string, Session>();
+  const tables = options.tables ?? sqliteSessionTables(':memory:');
   const endListeners = new Set<(session: Session) => void>();
+  let stored: Promise<unknown> = Promise.resolve();
 
+  // Listeners know sessions by their cookie value; an identity-wide end knows only the hashes.
+  const live = new Map<string, string>(); // id hash → id, for the sessions this process handed out
   const end = (session: Session) => {
-    sessions.delete(session.id);
+    live.delete(secretHash(session.id));
     for (const listener of endListeners) listener(session);
   };
-
-  const sweep = () => {
-    const time = now();
-    for (const [key, ticket] of tickets) if (ticket.expiresAt <= time) tickets.delete(key);
-    for (const [key, session] of sessions) if (session.expiresAt <= time) sessions.delete(key);
-  };
+  const sweep = () => tables.sweep(now());
 
   return {
     issueTicket(identity) {
-      sweep();
       const ticket = secret();
-      tickets.set(ticket, { identity, expiresAt: now() + ticketTtl });
+      const expiresAt = now() + ticketTtl;
+      const write = sweep().then(() => tables.putTicket(ticket, identity, expiresAt));
+      stored = Promise.all([stored, write]).catch(() => undefined); // a failed write: the link fails
       return ticket;
     },
-    redeemTicket(ticket) {
-      const found = tickets.get(ticket);
-      tickets.delete(ticket);
-      return found && found.expiresAt > now() ? found.identity : undefined;
+    ready: async () => {
+      await stored;
     },
-    create(identity, credential) {
-      sweep();
+    async redeemTicket(ticket) {
+      await stored;
+      return tables.takeTicket(ticket, now());
+    },
+    async create(identity, credential) {
+      await sweep();
       const time = now();
       const session: Session = {
         id: secret(),
@@ -103,18 +117,21 @@ export function createSessionStore(options: SessionStoreOptions = {}): SessionSt
         createdAt: time,
         expiresAt: time + sessionTtl,
       };
-      sessions.set(session.id, session);
+      await tables.putSession(session.id, session);
+      live.set(secretHash(session.id), session.id);
       return session;
     },
-    touch(id) {
-      const session = sessions.get(id);
+    async touch(id) {
       const time = now();
-      if (!session || session.expiresAt <= time) {
-        sessions.delete(id);
+      const row = await tables.getSession(id, time);
+      if (!row) return undefined;
+      const expiresAt = Math.min(time + sessionTtl, row.createdAt + maxSession);
+      if (expiresAt <= time) {
+        await tables.deleteSession(id);
         return undefined;
       }
-      session.expiresAt = Math.min(time + sessionTtl, session.createdAt + maxSession);
-      return session;
+      await tables.setExpiry(id, expiresAt);
+      return { id, ...row, expiresAt };
     },
     checkCsrf(session, presented) {
       if (typeof presented !== 'string') return false;
@@ -122,19 +139,26 @@ export function createSessionStore(options: SessionStoreOptions = {}): SessionSt
       const b = Buffer.from(session.csrf);
       return a.length === b.length && timingSafeEqual(a, b);
     },
-    destroy(id) {
-      const session = sessions.get(id);
-      if (session) end(session);
+    async destroy(id) {
+      const row = await tables.deleteSession(id);
+      if (row) end({ id, ...row });
     },
-    endSessionsFor(identity) {
-      const ending = [...sessions.values()].filter((session) => session.identity === identity);
-      for (const session of ending) end(session);
-      return ending.length;
+    async endSessionsFor(identity) {
+      const hashes = await tables.deleteSessionsOf(identity);
+      for (const hash of hashes) {
+        const id = live.get(hash);
+        if (id !== undefined) end({ id, identity, credential: '', csrf: '', createdAt: 0, expiresAt: 0 });
+      }
+      return hashes.length;
     },
     onEnd(listener) {
       endListeners.add(listener);
       return () => endListeners.delete(listener);
     },
     cookieMaxAgeSeconds: Math.floor(sessionTtl / 1000),
+    async close() {
+      await stored;
+      await tables.close();
+    },
   };
 }

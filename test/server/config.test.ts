@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import {
   allowedHostNames,
@@ -18,6 +19,12 @@ describe('serve options', () => {
     expect(parseServeOptions({ port: '0' }).port).toBe(0);
   });
 
+  it('takes --workers as a whole number, or auto for one per core; default 1', () => {
+    expect(parseServeOptions({}).workers).toBe(1);
+    expect(parseServeOptions({ workers: '3' }).workers).toBe(3);
+    expect(parseServeOptions({ workers: 'auto' }).workers).toBe(availableParallelism());
+  });
+
   it.each([
     [{ port: 'abc' }, '--port: must be a number.'],
     [{ port: '70000' }, '--port: must be 0-65535.'],
@@ -25,6 +32,10 @@ describe('serve options', () => {
     [{ tlsCert: 'cert.pem' }, '--tls-cert and --tls-key must be given together.'],
     [{ stdio: true }, /--stdio needs --identity <name>/],
     [{ identity: 'local' }, /--identity applies only with --stdio/],
+    [{ workers: 'many' }, "--workers: must be a whole number or 'auto'."],
+    [{ workers: '0' }, "--workers: must be at least 1 (or 'auto')."],
+    [{ workers: '1.5' }, "--workers: must be a whole number or 'auto'."],
+    [{ workers: '2', stdio: true, identity: 'local' }, /--workers applies only over HTTP/],
   ])('rejects %j naming the flag', (raw, message) => {
     expect(() => parseServeOptions(raw)).toThrow(message);
   });

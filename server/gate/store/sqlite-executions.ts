@@ -19,6 +19,7 @@ import type { SqliteContext } from './sqlite-requests.ts';
 import type { Row } from './sqlite-schema.ts';
 import { byId } from './sqlite-transitions.ts';
 import { finishEvent } from './transitions.ts';
+import { orphanLister, ownerParams, SET_OWNER } from './sqlite-owner.ts';
 import type { ApprovalStore, BeginExecution, BeginFailure, BeginResult } from './types.ts';
 
 type ExecutionMethods = Pick<
@@ -29,6 +30,7 @@ type ExecutionMethods = Pick<
   | 'getExecution'
   | 'findExecutionByIdempotencyKey'
   | 'listExecuting'
+  | 'listOrphaned'
 >;
 
 const INSERT_EXECUTION = insertSql('executions', executionColumns('authorization'));
@@ -99,6 +101,8 @@ function begin(context: SqliteContext, input: BeginExecution, now: Date): BeginR
   const refusal = input.authorization === 'window' ? windowRefusal(context, input, at) : undefined;
   if (refusal) return { ok: false, ...refusal };
   db.prepare(INSERT_EXECUTION).run(...(executionValues(input, at) as SQLInputValue[]));
+  // Who runs it (sqlite-owner.ts), in the same transaction.
+  db.prepare(SET_OWNER).run(...ownerParams(context.owner), input.id);
   return {
     ok: true,
     execution: toExecution(db.prepare('SELECT * FROM executions WHERE id = ?').get(input.id) as Row),
@@ -118,6 +122,7 @@ export function executionMethods(context: SqliteContext): ExecutionMethods {
   const selectByIdempotency = db.prepare(
     'SELECT * FROM executions WHERE requester = ? AND tool = ? AND idempotency_key = ?',
   );
+  const orphans = orphanLister(db, context.transaction, context.owner);
   return {
     async executionMark() {
       const last = db.prepare('SELECT IFNULL(MAX(rowid), 0) AS sequence FROM executions').get() as Row;
@@ -161,5 +166,7 @@ export function executionMethods(context: SqliteContext): ExecutionMethods {
         db.prepare(`SELECT * FROM executions WHERE status = 'executing' ORDER BY started_at`).all() as Row[]
       ).map(toExecution);
     },
+    // Orphans only (sqlite-owner.ts): what no live process runs, claimed for this one to settle.
+    listOrphaned: async () => orphans().map(toExecution),
   };
 }

@@ -7,6 +7,7 @@ import type { ApprovalRequest } from '../approval-request.ts';
 import { BINDING_SQL, bindingParams, IDENTITY_SQL, identityParams, json, str, strOrNull } from './rows.ts';
 import type { RequestReader } from './sqlite-rows.ts';
 import type { Row, Transaction } from './sqlite-schema.ts';
+import type { SqliteOwner } from './sqlite-owner.ts';
 import { byId, type ApplyEvent, type Clause } from './sqlite-transitions.ts';
 import { statusesFor, type RequestEvent } from './transitions.ts';
 import type { ApprovalStore, NewApprovalRequest, TransitionResult } from './types.ts';
@@ -21,6 +22,8 @@ export interface SqliteContext {
   expire(now: Date): void;
   /** Expired on the way by another method and not yet returned by `expireDue`. */
   unreported: Set<string>;
+  /** This open store's process, recorded on the executions it begins (sqlite-owner.ts). */
+  owner: SqliteOwner;
 }
 
 type RequestMethods = Omit<

@@ -92,6 +92,12 @@ const ADDED_COLUMNS: readonly { table: string; column: string; type: string }[] 
   { table: 'approval_requests', column: 'client_ref_json', type: 'TEXT' },
   { table: 'approval_requests', column: 'client_ref_key', type: 'TEXT' },
   { table: 'approval_requests', column: 'upstream_json', type: 'TEXT' },
+  // The process that runs an execution (sqlite-owner.ts), so processes sharing the file never
+  // settle each other's running calls.
+  { table: 'executions', column: 'owner_key', type: 'TEXT' },
+  { table: 'executions', column: 'owner_pid', type: 'INTEGER' },
+  { table: 'executions', column: 'owner_stamp', type: 'TEXT' },
+  { table: 'executions', column: 'reconciling', type: 'INTEGER NOT NULL DEFAULT 0' },
 ];
 const ADDED_INDEXES = [
   `CREATE UNIQUE INDEX IF NOT EXISTS approval_requests_one_per_client_ref

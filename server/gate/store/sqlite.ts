@@ -18,6 +18,7 @@ import { executionMethods } from './sqlite-executions.ts';
 import { requestMethods, type SqliteContext } from './sqlite-requests.ts';
 import { migrate, openDatabase, transactionOf, type Row } from './sqlite-schema.ts';
 import { eventApplier } from './sqlite-transitions.ts';
+import { newOwner, releaseOwner } from './sqlite-owner.ts';
 import { ALL } from './transition-sql.ts';
 import type { ApprovalStore } from './types.ts';
 
@@ -63,6 +64,7 @@ function contextOf(db: DatabaseSync): SqliteContext {
     expire(now) {
       for (const id of apply('expire', now, ALL)) unreported.add(id);
     },
+    owner: newOwner(),
   };
 }
 
@@ -81,7 +83,9 @@ export function openSqliteStore(options: { dataDir: string } | { file: string })
     ...executionMethods(context),
     ...freezeMethods(context),
     async close() {
-      if (db.isOpen) db.close();
+      if (!db.isOpen) return;
+      releaseOwner(db, context.owner);
+      db.close();
     },
   };
 }

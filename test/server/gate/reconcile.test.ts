@@ -6,6 +6,7 @@ import { APPROVAL_ANNOTATION, reconcileExecutions } from '../../../server/gate/r
 import { newRequest } from './store/contract.ts';
 import { FakeCluster } from './fixtures/fake-cluster.ts';
 import { fixtureDeployment } from './fixtures/tools.ts';
+import { tempDataDir } from '../../helpers/server.ts';
 
 const T0 = new Date('2025-01-31T02:10:00.000Z');
 let store: ApprovalStore;
@@ -40,14 +41,28 @@ async function executing(name = 'checkout'): Promise<{ requestId: string; execut
   return { requestId: request.id, executionId: started.execution.id };
 }
 
+let data: ReturnType<typeof tempDataDir>;
+
+/**
+ * The server stops and a new one opens the store (a process's own running executions are never
+ * reconciled: only those of a process that is gone).
+ */
+async function restart(): Promise<ApprovalStore> {
+  await store.close();
+  store = openSqliteStore({ dataDir: data.dir });
+  return store;
+}
+
 beforeEach(() => {
-  store = openSqliteStore({ file: ':memory:' });
+  data = tempDataDir();
+  store = openSqliteStore({ dataDir: data.dir });
   cluster = new FakeCluster();
   cluster.add(fixtureDeployment('shop', 'checkout'));
   cluster.add(fixtureDeployment('shop', 'web'));
 });
 afterEach(async () => {
   await store.close();
+  data.cleanup();
 });
 
 describe('reconciliation of executions interrupted by a crash', () => {
@@ -61,7 +76,7 @@ describe('reconciliation of executions interrupted by a crash', () => {
       { metadata: { annotations: { [APPROVAL_ANNOTATION]: applied.requestId } }, spec: { replicas: 5 } },
       { fieldManager: 'sentinel' },
     );
-    const report = await reconcileExecutions(store, cluster.reader);
+    const report = await reconcileExecutions(await restart(), cluster.reader);
     expect(report).toEqual({
       applied: [applied.executionId],
       notApplied: [missed.executionId],
@@ -79,16 +94,39 @@ describe('reconciliation of executions interrupted by a crash', () => {
     expect(cluster.mutations).toHaveLength(1); // reconciliation itself never writes
   });
 
+  it("never settles another live process's running execution; a closed store's are settled once", async () => {
+    const { executionId } = await executing('checkout');
+    const other = openSqliteStore({ dataDir: data.dir }); // e.g. a second worker on the same file
+    try {
+      expect(await reconcileExecutions(other, cluster.reader)).toEqual({
+        applied: [],
+        notApplied: [],
+        unresolved: [],
+      });
+      expect((await other.listExecuting()).map((e) => e.id)).toEqual([executionId]);
+      await store.close(); // its process is gone: the execution is an orphan, settled by the survivor
+      store = openSqliteStore({ dataDir: data.dir });
+      expect((await reconcileExecutions(other, cluster.reader)).notApplied).toEqual([executionId]);
+      expect(await reconcileExecutions(store, cluster.reader)).toEqual({
+        applied: [],
+        notApplied: [],
+        unresolved: [],
+      });
+    } finally {
+      await other.close();
+    }
+  });
+
   it('does not count an old annotation from an earlier execution without a newer generation', async () => {
     const { requestId, executionId } = await executing('checkout');
     const deployment = cluster.deployment('shop', 'checkout');
     deployment.metadata!.annotations![APPROVAL_ANNOTATION] = requestId; // same id, generation still 1
-    expect((await reconcileExecutions(store, cluster.reader)).notApplied).toEqual([executionId]);
+    expect((await reconcileExecutions(await restart(), cluster.reader)).notApplied).toEqual([executionId]);
   });
 
   it('leaves executions alone while the cluster cannot be read', async () => {
     const { executionId } = await executing('checkout');
-    expect(await reconcileExecutions(store, undefined)).toEqual({
+    expect(await reconcileExecutions(await restart(), undefined)).toEqual({
       applied: [],
       notApplied: [],
       unresolved: [executionId],
@@ -99,7 +137,7 @@ describe('reconciliation of executions interrupted by a crash', () => {
         throw new SentinelError('unavailable', 'cluster unreachable');
       },
     };
-    expect((await reconcileExecutions(store, down)).unresolved).toEqual([executionId]);
+    expect((await reconcileExecutions(await restart(), down)).unresolved).toEqual([executionId]);
     expect((await store.listExecuting()).map((e) => e.id)).toEqual([executionId]);
   });
 
@@ -120,7 +158,7 @@ describe('reconciliation of executions interrupted by a crash', () => {
       },
       T0,
     );
-    const report = await reconcileExecutions(store, cluster.reader);
+    const report = await reconcileExecutions(await restart(), cluster.reader);
     expect(report.notApplied.sort()).toEqual([executionId, 'exe_policy'].sort());
     expect((await store.getExecution('exe_policy'))?.outcome).toContain('cannot tell from the cluster');
   });

@@ -209,6 +209,32 @@ describeWithPostgres('replicas on one PostgreSQL', (postgres) => {
   );
 
   it(
+    'honours a login link issued by replica A on replica B, once, and the session it starts on both',
+    { timeout: 120_000 },
+    async () => {
+      const { replicas, close } = await startReplicas();
+      const [a, b] = replicas as [GateServer, GateServer, GateServer];
+      try {
+        const link = /(http:\/\/127\.0\.0\.1:\d+\/ui\/login\?ticket=[\w-]+)/.exec(a.stderr.join(''))![1]!;
+        expect(link.startsWith(a.url)).toBe(true);
+        const onB = link.replace(a.url, b.url);
+        const login = await fetch(onB, { redirect: 'manual' });
+        expect(login.status).toBe(303);
+        const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+        // Spent: neither replica accepts it again.
+        expect((await fetch(link, { redirect: 'manual' })).status).toBe(401);
+        expect((await fetch(onB, { redirect: 'manual' })).status).toBe(401);
+        for (const replica of [a, b]) {
+          const snapshot = await fetch(`${replica.url}/ui/api/approvals`, { headers: { cookie } });
+          expect(snapshot.status).toBe(200);
+        }
+      } finally {
+        await close();
+      }
+    },
+  );
+
+  it(
     "updates the approvals page's live stream on replica B when replica A approves",
     { timeout: 120_000 },
     async () => {
