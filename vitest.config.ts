@@ -12,5 +12,7 @@ export default defineConfig({
     typecheck: { enabled: true, include: ['test/**/*.test-d.ts'] },
     // Tests never reach the network; nock and the simulator are loopback only.
     env: { SENTINEL_LOG_LEVEL: 'silent' },
+    // Screenshots and other files tests attach (`context.annotate`), kept with the other results.
+    attachmentsDir: 'test-results/attachments',
   },
 });

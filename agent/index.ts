@@ -15,7 +15,7 @@ export type { Turn, TurnEvent } from './harness/schemas.ts';
 export { DEFAULT_DEMO_SCENARIO, DemoInterrupted, runDemo } from './investigator/demo.ts';
 export { evaluateScenario, renderEvalTable, scenarioFiles } from './investigator/eval.ts';
 export type { EvalResult } from './investigator/eval.ts';
-export { investigateLocally, succeeded } from './investigator/investigate-local.ts';
+export { checkNewInvestigation, investigateLocally, succeeded } from './investigator/investigate-local.ts';
 export type { LocalInvestigateCliOptions } from './investigator/investigate-local.ts';
 export { guardTerminalOutput } from './terminal-guard.ts';
 
@@ -24,6 +24,8 @@ export { fullyCorrect } from './investigator/eval.ts';
 
 // The contract other modules use (added with the module-boundary lint rule).
 export { sentinelCommand } from './command-name.ts';
+export { exitQuietlyOnBrokenPipe } from './broken-pipe.ts';
+export { openInvestigationStore } from './investigator/store.ts';
 export type { Investigation } from './investigator/model.ts';
 
 // For bench/investigate.ts: one investigation against a simulator with its own audit log.

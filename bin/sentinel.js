@@ -21,8 +21,8 @@ process.on('warning', (warning) => {
   if (warning.name === 'ExperimentalWarning' && /SQLite/i.test(warning.message)) return;
   for (const listener of defaultWarningListeners) listener(warning);
 });
-const { exitQuietlyOnBrokenPipe } = await import('../agent/broken-pipe.ts');
+const { exitQuietlyOnBrokenPipe } = await import('../agent/index.ts');
 exitQuietlyOnBrokenPipe(process.stdout);
 exitQuietlyOnBrokenPipe(process.stderr);
-const { main } = await import('../cli/program.ts');
+const { main } = await import('../cli/index.ts');
 await main(process.argv);

@@ -20,7 +20,7 @@ import {
   renderApprovalLine,
   renderApprovalText,
 } from '../server/index.ts';
-import { dataDirOption, serverUrlOption } from './options.ts';
+import { dataDirOption, serverUrlOption, useDiscoveredServer } from './options.ts';
 
 interface ConnectionFlags {
   server: string;
@@ -50,10 +50,15 @@ function print(flags: ConnectionFlags, value: unknown, human: () => string): voi
   process.stdout.write(flags.json ? `${JSON.stringify(value, null, 2)}\n` : `${human()}\n`);
 }
 
-/** `--server`, `--token`, `--data-dir`, `--json` on every subcommand. */
+/** `--server` (default: the server found by discovery), `--token`, `--data-dir`, `--json` on every subcommand. */
 function withConnection(command: Command): Command {
-  return command
-    .addOption(serverUrlOption('Sentinel server URL (base or /mcp)', 'base'))
+  return useDiscoveredServer(command, 'base')
+    .addOption(
+      serverUrlOption(
+        'Sentinel server URL (base or /mcp); default: the `sentinel serve` running on --data-dir (<data-dir>/servers/), else http://127.0.0.1:7070',
+        'base',
+      ),
+    )
     .addOption(new Option('--token <token>', 'bearer token of your identity').env('SENTINEL_TOKEN'))
     .addOption(dataDirOption())
     .option('--json', 'print the API’s JSON instead of text', false);

@@ -28,8 +28,7 @@ export function registerDemoCommand(program: Command): void {
       // Ctrl-C (or SIGTERM) stops the demo cleanly: simulator and server stopped, temporary data
       // directory removed, exit 128 + the signal's number. Repeated signals (a terminal and a
       // re-executing launcher both deliver Ctrl-C) do not cut the cleanup short.
-      const { DemoInterrupted, runDemo } = await import('../agent/investigator/demo.ts');
-      const { succeeded } = await import('../agent/investigator/investigate-local.ts');
+      const { DemoInterrupted, runDemo, succeeded } = await import('../agent/index.ts');
       const controller = new AbortController();
       let received: NodeJS.Signals | undefined;
       const onSignal = (signal: NodeJS.Signals) => {

@@ -21,7 +21,7 @@ export function registerEvalCommand(program: Command): void {
     .option('--time-scale <n>', 'simulated seconds per real second', parseTimeScale, 10)
     .action(async (options: { scenarios: string; json?: boolean; timeScale: number }) => {
       const { evaluateScenario, fullyCorrect, renderEvalTable, scenarioFiles } =
-        await import('../agent/investigator/eval.ts');
+        await import('../agent/index.ts');
       const files = scenarioFiles(options.scenarios);
       const results: EvalResult[] = [];
       for (const file of files) {

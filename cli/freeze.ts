@@ -3,11 +3,15 @@
  */
 import { Option, type Command } from 'commander';
 import { formatFreeze, requestFreeze } from '../server/index.ts';
-import { dataDirOption, serverUrlOption } from './options.ts';
+import { dataDirOption, serverUrlOption, useDiscoveredServer } from './options.ts';
 
 /** Adds `sentinel freeze on|off|status`. */
 export function registerFreezeCommands(program: Command): void {
-  const serverOption = () => serverUrlOption('Sentinel server URL (base or /mcp)', 'base');
+  const serverOption = () =>
+    serverUrlOption(
+      'Sentinel server URL (base or /mcp); default: the `sentinel serve` running on --data-dir, else http://127.0.0.1:7070',
+      'base',
+    );
   const tokenOption = () =>
     new Option('--token <token>', "an admin's bearer token (default: <data-dir>/local.token)").env(
       'SENTINEL_TOKEN',
@@ -17,8 +21,7 @@ export function registerFreezeCommands(program: Command): void {
     .description(
       'Freeze changes on a running server: every write/destructive call is denied; reads continue (admin).',
     );
-  freeze
-    .command('on')
+  useDiscoveredServer(freeze.command('on'), 'base')
     .description('Deny every write/destructive call with the given reason until `sentinel freeze off`.')
     .requiredOption('--reason <text>', 'why changes are frozen; shown to every caller')
     .addOption(serverOption())
@@ -29,8 +32,7 @@ export function registerFreezeCommands(program: Command): void {
         formatFreeze(await requestFreeze(options, { frozen: true, reason: options.reason })),
       );
     });
-  freeze
-    .command('off')
+  useDiscoveredServer(freeze.command('off'), 'base')
     .description('Lift the freeze.')
     .addOption(serverOption())
     .addOption(tokenOption())
@@ -38,8 +40,7 @@ export function registerFreezeCommands(program: Command): void {
     .action(async (options: { server: string; token?: string; dataDir?: string }) => {
       process.stdout.write(formatFreeze(await requestFreeze(options, { frozen: false })));
     });
-  freeze
-    .command('status')
+  useDiscoveredServer(freeze.command('status'), 'base')
     .description('Show whether changes are frozen.')
     .addOption(serverOption())
     .addOption(tokenOption())

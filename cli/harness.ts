@@ -54,18 +54,14 @@ export function registerHarnessCommand(program: Command): void {
     )
     .addOption(timeoutOption())
     .action(async (options: RegisterCliOptions) => {
-      // The harness client, the identity store and the tools load when the command runs.
+      // Imported when the command runs, each through its module's index.ts (lint: no deep imports).
       const [
-        { harnessClient },
-        { harnessToken, harnessTokenFile },
-        { registerWithHarness },
+        { harnessClient, harnessToken, harnessTokenFile, registerWithHarness },
         { createIdentityStore },
         { allTools },
       ] = await Promise.all([
-        import('../agent/harness/connection.ts'),
-        import('../agent/harness/harness-identity.ts'),
-        import('../agent/harness/register.ts'),
-        import('../server/identity-store.ts'),
+        import('../agent/index.ts'),
+        import('../server/index.ts'),
         import('../tools/index.ts'),
       ]);
       const write = (line: string) => process.stdout.write(`${line}\n`);

@@ -34,7 +34,7 @@ type InvestigateCliOptions = Omit<HarnessInvestigateCliOptions, 'harness'> &
 /** What an interrupted investigation leaves: what is pending, and the exact command to resume. */
 async function interruptedLines(started: Investigation | undefined, dataDir: string): Promise<string> {
   if (!started) return 'Stopped before the investigation started; nothing was saved.\n';
-  const { openInvestigationStore } = await import('../agent/investigator/store.ts');
+  const { openInvestigationStore } = await import('../agent/index.ts');
   let saved = started;
   try {
     saved = openInvestigationStore(dataDir).load(started.id);
@@ -87,7 +87,7 @@ export function registerInvestigateCommand(program: Command): void {
       const defaulted = self.getOptionValueSource('server') === 'default';
       const running = defaulted ? runningServe(resolveDataDir(options.dataDir)) : undefined;
       if (harness) {
-        const { investigateWithHarness } = await import('../agent/harness/investigate-harness.ts');
+        const { investigateWithHarness } = await import('../agent/index.ts');
         const server = running ? serverMcpUrl(running.url) : options.server;
         const result = await investigateWithHarness(symptom, { ...options, server, harness });
         if (result.status !== 'done') process.exitCode = 1;
@@ -102,6 +102,10 @@ export function registerInvestigateCommand(program: Command): void {
           },
         );
       }
+      // The investigator (and the server it may start) loads when the command runs; a usage error
+      // is told before anything about servers.
+      const { checkNewInvestigation, investigateLocally, succeeded } = await import('../agent/index.ts');
+      checkNewInvestigation({ ...options, symptom });
       // Without --server: the `sentinel serve` running on this data directory, else (or when
       // resuming, the server the investigation was started with) a server in-process.
       let server: string | undefined = defaulted ? undefined : options.server;
@@ -119,7 +123,6 @@ export function registerInvestigateCommand(program: Command): void {
       }
       // Ctrl-C (or SIGTERM) stops waiting: the in-process server stops and removes its token file,
       // and the last lines say what is still pending and how to resume; exit 130 (143).
-      const { investigateLocally, succeeded } = await import('../agent/investigator/investigate-local.ts');
       const controller = new AbortController();
       let received: NodeJS.Signals | undefined;
       let started: Investigation | undefined;

@@ -3,8 +3,16 @@
  * the harness's `--harness`/`--harness-token`/`--timeout`, and the numeric parsers. Each turns a
  * bad value into commander's usage error (exit 2) naming the flag.
  */
-import { InvalidArgumentError, Option } from 'commander';
-import { DEFAULT_SERVER_URL, SERVER_URL_ENV, serverBaseUrl, serverMcpUrl } from '../server/index.ts';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import {
+  DEFAULT_SERVER_URL,
+  resolveDataDir,
+  runningServers,
+  SERVER_URL_ENV,
+  serverBaseUrl,
+  serverMcpUrl,
+  type ServerEntry,
+} from '../server/index.ts';
 
 /** The shared `--data-dir <dir>` option (resolved by server/data-dir.ts `resolveDataDir`). */
 export function dataDirOption(): Option {
@@ -28,6 +36,31 @@ export function serverUrlOption(description: string, endpoint: 'base' | 'mcp'): 
         throw new InvalidArgumentError((error as Error).message);
       }
     });
+}
+
+/**
+ * The server a client command on `dataDir` talks to when no `--server`/SENTINEL_SERVER_URL is given:
+ * the newest `sentinel serve` running on it (its discovery file, `<data-dir>/servers/<port>.json`),
+ * else the newest investigation's in-process server; undefined when none runs.
+ */
+export function discoveredServer(dataDir: string): ServerEntry | undefined {
+  const running = runningServers(dataDir);
+  return running.filter((entry) => entry.kind === 'serve').at(-1) ?? running.at(-1);
+}
+
+/**
+ * Makes `command`'s defaulted `--server` the discovered server of its `--data-dir` (see
+ * `discoveredServer`), normalised to `endpoint`, just before its action runs; a given `--server`
+ * or SENTINEL_SERVER_URL wins. The token then comes from the same discovery file (clientToken).
+ */
+export function useDiscoveredServer(command: Command, endpoint: 'base' | 'mcp'): Command {
+  return command.hook('preAction', (_self, action) => {
+    if (action.getOptionValueSource('server') !== 'default') return;
+    const found = discoveredServer(resolveDataDir(action.getOptionValue('dataDir') as string | undefined));
+    if (!found) return;
+    const url = endpoint === 'mcp' ? serverMcpUrl(found.url) : serverBaseUrl(found.url);
+    action.setOptionValueWithSource('server', url, 'config');
+  });
 }
 
 /** `--harness <url>` (SENTINEL_HARNESS_URL): the TrueForge harness base URL. */

@@ -21,8 +21,8 @@ export function registerPolicyCommands(program: Command): void {
     .addOption(dataDirOption())
     .option('--json', 'print the result as JSON', false)
     .action(async (options: PolicyTestOptions & { json: boolean }) => {
-      // The tools and the policy engine load when the command runs, not at every CLI start.
-      const { formatPolicyTest, runPolicyTest } = await import('../server/gate/policy-test.ts');
+      // Imported when the command runs, through server/index.ts (lint: no deep imports, dynamic too).
+      const { formatPolicyTest, runPolicyTest } = await import('../server/index.ts');
       const report = runPolicyTest(options);
       process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatPolicyTest(report));
     });

@@ -2,8 +2,11 @@
  * `sentinel serve`: the MCP ops server over HTTP or stdio.
  */
 import type { Command } from 'commander';
-import { parseServeOptions, LOCAL_IDENTITY_NAME } from '../server/index.ts';
+import { parseServeOptions, LOCAL_IDENTITY_NAME, type RunningServer } from '../server/index.ts';
 import { collect, dataDirOption, tokensFileOption } from './options.ts';
+
+/** Signals that stop `sentinel serve` cleanly. */
+const STOP_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
 function registerServe(program: Command): void {
   program
@@ -50,17 +53,30 @@ function registerServe(program: Command): void {
     )
     .action(async (raw: Record<string, unknown>) => {
       const options = parseServeOptions(raw);
-      // Loaded on demand: the MCP SDK and the Kubernetes client are not needed by `sentinel tokens`.
-      const { startServe } = await import('../server/index.ts');
-      const server = await startServe(options, {
-        stderr: (text) => process.stderr.write(text),
-        terminal: process.stderr.isTTY === true,
-        env: process.env,
-      });
-      const stop = () => void server.close();
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-      await server.closed;
+      // Ctrl-C, SIGTERM and a closed terminal (SIGHUP) stop the server and remove its discovery
+      // file. Handlers stay on for the whole run, from before start-up: a repeated signal (the whole
+      // process group hears `kill -- -PGID`, and a re-executing launcher passes it on once more) must
+      // not fall through to the default action and end the process before its cleanup.
+      let server: RunningServer | undefined;
+      let stopping = false;
+      const stop = () => {
+        stopping = true;
+        void server?.close();
+      };
+      for (const signal of STOP_SIGNALS) process.on(signal, stop);
+      try {
+        // Loaded on demand: the MCP SDK and the Kubernetes client are not needed by `sentinel tokens`.
+        const { startServe } = await import('../server/index.ts');
+        server = await startServe(options, {
+          stderr: (text) => process.stderr.write(text),
+          terminal: process.stderr.isTTY === true,
+          env: process.env,
+        });
+        if (stopping) void server.close();
+        await server.closed;
+      } finally {
+        for (const signal of STOP_SIGNALS) process.off(signal, stop);
+      }
     });
 }
 

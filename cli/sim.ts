@@ -36,7 +36,7 @@ export function registerSimCommand(program: Command): void {
       'append one JSON line per API request (like kube-apiserver --audit-log-path)',
     )
     .action(async (options: SimCommandOptions) => {
-      const { startSimulator } = await import('../deploy/sim/index.ts');
+      const { startSimulator } = await import('../deploy/index.ts');
       const kubeconfigPath = resolve(options.kubeconfigOut);
       const sim = await startSimulator({
         scenario: options.scenario,

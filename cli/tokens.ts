@@ -135,18 +135,25 @@ export function registerTokensCommands(program: Command): void {
   tokens
     .command('rotate <name>')
     .description(
-      "Give an identity a new token (printed alone on the last line of stdout, shown once); the old one stops working at once, also in a running server. 'local' rotates <data-dir>/local.token.",
+      "Give an identity a new token (printed alone on the last line of stdout, shown once); the old one stops working at once, also in a running server. 'local' rotates <data-dir>/local.token (printed only on a terminal or with --show-token).",
     )
+    .option('--show-token', "with 'local': print the new token on stdout even when it is not a terminal")
     .addOption(tokensFileOption())
     .addOption(dataDirOption())
-    .action((name: string, options: { dataDir?: string; tokensFile?: string }) => {
+    .action((name: string, options: { dataDir?: string; tokensFile?: string; showToken?: boolean }) => {
       if (name === LOCAL_IDENTITY_NAME) {
         const dataDir = resolveDataDir(options.dataDir);
         const token = rotateLocalToken(dataDir);
+        const file = localTokenFile(dataDir);
+        // The local token lives in its file: into a pipe or a log it goes only when asked for.
+        const show = options.showToken === true || process.stdout.isTTY === true;
         process.stderr.write(
-          `Rotated '${LOCAL_IDENTITY_NAME}': new token in ${localTokenFile(dataDir)} (0600); running servers on this data directory accept only it from now on.\n`,
+          `Rotated '${LOCAL_IDENTITY_NAME}': new token in ${file} (0600); running servers on this data directory accept only it from now on.` +
+            (show
+              ? '\n'
+              : ` Not printed (stdout is not a terminal): read it from that file, or pass --show-token.\n`),
         );
-        process.stdout.write(`${token}\n`);
+        if (show) process.stdout.write(`${token}\n`);
         return;
       }
       const store = storeFor(options);

@@ -77,7 +77,10 @@ function readEntry(file: string): ServerEntry | undefined {
   }
 }
 
-/** The running servers of a data directory, oldest first (stale and unreadable files ignored). */
+/**
+ * The running servers of a data directory, oldest first. Unreadable files are ignored; a stale one
+ * (its pid no longer runs: a server killed with SIGKILL) is removed, with the login link next to it.
+ */
 export function runningServers(dataDir: string): ServerEntry[] {
   let names: string[];
   try {
@@ -85,10 +88,27 @@ export function runningServers(dataDir: string): ServerEntry[] {
   } catch {
     return [];
   }
-  return names
-    .map((name) => readEntry(join(serversDir(dataDir), name)))
-    .filter((entry): entry is ServerEntry => entry !== undefined && processRuns(entry.pid))
-    .sort((a, b) => a.started.localeCompare(b.started));
+  const running: ServerEntry[] = [];
+  for (const name of names) {
+    const file = join(serversDir(dataDir), name);
+    const entry = readEntry(file);
+    if (entry === undefined) continue;
+    if (processRuns(entry.pid)) running.push(entry);
+    else removeStale(file, entry);
+  }
+  return running.sort((a, b) => a.started.localeCompare(b.started));
+}
+
+/** Removes the discovery file of a server that is gone (and its own login link), best effort. */
+function removeStale(file: string, entry: ServerEntry): void {
+  try {
+    rmSync(file, { force: true });
+    if (entry.login_link_file?.startsWith(`${file.slice(0, -'.json'.length)}.`)) {
+      rmSync(entry.login_link_file, { force: true });
+    }
+  } catch {
+    // another process removed it, or the directory is read-only: ignoring the file is enough
+  }
 }
 
 /** The running server of `dataDir` at `baseUrl` (same origin), or undefined. */

@@ -31,6 +31,7 @@ import type { ServerPlugin } from './plugins.ts';
 import {
   createSessionStore,
   createUiRouter,
+  investigationVerification,
   PAGE_PATH,
   UI_PREFIX,
   type SessionStoreOptions,
@@ -111,7 +112,13 @@ export function createOversightPlugin(options: OversightOptions = {}): ServerPlu
       ...options.notifications,
     });
     const sessions = createSessionStore(options.sessions);
-    const ui = createUiRouter({ approvals, identities, sessions, logger });
+    const ui = createUiRouter({
+      approvals,
+      identities,
+      sessions,
+      logger,
+      verificationOf: investigationVerification(dataDir),
+    });
     const subscriptions = [
       approvals.subscribe(approvalMetricsListener(metrics)),
       approvals.subscribe(auditEventListener(log, { logger, onWriteError: countAuditFailure })),

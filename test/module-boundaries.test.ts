@@ -3,10 +3,15 @@ import { describe, expect, it } from 'vitest';
 
 const eslint = new ESLint({ cwd: new URL('..', import.meta.url).pathname });
 
-/** The `no-restricted-imports` messages ESLint gives `code` as if it were the file at `filePath`. */
+/**
+ * The module-boundary messages ESLint gives `code` as if it were the file at `filePath`: static
+ * imports (`no-restricted-imports`) and dynamic `import()`s (`no-restricted-syntax`).
+ */
 async function restricted(filePath: string, code: string): Promise<string[]> {
   const [result] = await eslint.lintText(code, { filePath });
-  return (result?.messages ?? []).filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message);
+  return (result?.messages ?? [])
+    .filter((m) => m.ruleId === 'no-restricted-imports' || m.ruleId === 'no-restricted-syntax')
+    .map((m) => m.message);
 }
 
 describe('module boundaries (eslint.config.js)', () => {
@@ -42,6 +47,43 @@ describe('module boundaries (eslint.config.js)', () => {
       await restricted(
         'test/server/example.test.ts',
         "import { x } from '../../tools/kube/types.ts';\nexport const y = x;\n",
+      ),
+    ).toEqual([]);
+  });
+
+  it('refuses a deep dynamic import() into another top-level module, lazy ones included', async () => {
+    const messages = await restricted(
+      'cli/example.ts',
+      "export const load = () => import('../agent/investigator/demo.ts');\n",
+    );
+    expect(messages).toHaveLength(1);
+    expect(messages[0]).toMatch(/through its index\.ts.*dynamic import\(\) too/);
+    expect(
+      await restricted(
+        'agent/harness/example.ts',
+        "export const load = async () => (await import('../../server/gate/approvals.ts')).x;\n",
+      ),
+    ).toHaveLength(1);
+    expect(await restricted('bin/example.js', "await import('../cli/program.ts');\n")).toHaveLength(1);
+  });
+
+  it('allows a dynamic import() of an index.ts, inside a module, of a computed path, and from test/', async () => {
+    expect(
+      await restricted('cli/example.ts', "export const load = () => import('../agent/index.ts');\n"),
+    ).toEqual([]);
+    expect(
+      await restricted(
+        'server/gate/example.ts',
+        "export const load = () => import('./store/postgres.ts');\n",
+      ),
+    ).toEqual([]);
+    expect(
+      await restricted('cli/example.ts', 'export const load = (path: string) => import(path);\n'),
+    ).toEqual([]);
+    expect(
+      await restricted(
+        'test/server/example.test.ts',
+        "export const load = () => import('../../tools/kube/types.ts');\n",
       ),
     ).toEqual([]);
   });

@@ -60,6 +60,8 @@ const CAUSE_WORDS: Record<string, RegExp> = {
   config_error: /config|secret/i,
   oom_killed: /oom|memory/i,
   crash_loop: /crash/i,
+  liveness_kill: /liveness/i,
+  startup_kill: /startup/i,
   unschedulable: /schedul|capacity|insufficient|pending/i,
   probe_failure: /probe|readiness|not ready|stuck|hang|restart/i,
   container_failed: /exit|error|fail/i,

@@ -50,7 +50,13 @@ export const DeploymentViewSchema = z.object({
     }),
   ),
   containers: z.array(
-    z.object({ name: z.string(), image: z.string(), limits: z.record(z.string(), z.string()) }),
+    z.object({
+      name: z.string(),
+      image: z.string(),
+      limits: z.record(z.string(), z.string()),
+      /** e.g. `liveness: http GET :8080/healthz delay=0s period=5s timeout=1s failure=3`. */
+      probes: z.array(z.string()).optional(),
+    }),
   ),
 });
 export type DeploymentView = z.infer<typeof DeploymentViewSchema>;

@@ -9,6 +9,8 @@ import type { Investigation } from './model.ts';
 import { renderMarkdown, type Report } from './report.ts';
 import { runLocalInvestigation, type LocalInvestigationOptions } from './session.ts';
 
+export { checkNewInvestigation } from './session.ts';
+
 /** The options `sentinel investigate` passes to the local investigator. */
 export interface LocalInvestigateCliOptions {
   namespace?: string | undefined;

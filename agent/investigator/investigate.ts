@@ -35,6 +35,8 @@ import {
   type SuspectEvidence,
   type SuspectRef,
 } from './playbook.ts';
+import { forceRollback } from './forced-rollback.ts';
+import { StatefulSetStatusSchema } from './playbook/forced-rollback.ts';
 import {
   approvedTemplate,
   findRevert,
@@ -53,6 +55,15 @@ const MAX_EVIDENCE_SHOWN = 8;
 
 /** Longest `reason` a remediation call carries (the tools accept 500 characters). */
 const MAX_REASON = 500;
+/** Most evidence lines sent with the remediation call (the gate's `evidence` limit). */
+const MAX_EVIDENCE_SENT = 20;
+
+/** `text` cut to `max` characters (ending in `…`); empty text becomes `(empty)` (the gate refuses ''). */
+function bounded(text: string, max: number): string {
+  const trimmed = text.trim();
+  if (trimmed === '') return '(empty)';
+  return trimmed.length > max ? `${trimmed.slice(0, max - 1)}…` : trimmed;
+}
 
 export interface InvestigatorContext {
   caller: ToolCaller;
@@ -232,8 +243,22 @@ async function advance(inv: Investigation, context: InvestigatorContext): Promis
     decision.diagnosis.length > MAX_REASON
       ? `${decision.diagnosis.slice(0, MAX_REASON - 1)}…`
       : decision.diagnosis;
+  // The approver sees what this call rests on: the evidence lines, each with the call that
+  // returned it, and this investigation's id (gate-owned arguments: recorded, never matched).
+  const evidence = decision.evidence.slice(0, MAX_EVIDENCE_SENT).map((item) => ({
+    line: bounded(item.line, 400),
+    call: bounded(item.source, 300),
+  }));
   const remediate = await step(inv, context, 'remediate', () => [
-    { tool: remediation.tool, arguments: { ...remediation.arguments, reason } },
+    {
+      tool: remediation.tool,
+      arguments: {
+        ...remediation.arguments,
+        reason,
+        ...(evidence.length > 0 && { evidence }),
+        investigation: inv.id,
+      },
+    },
   ]);
   await settleAction(action, remediate, context);
   context.save(inv);
@@ -266,10 +291,28 @@ async function advance(inv: Investigation, context: InvestigatorContext): Promis
       `Verification ${attempt}/${attempts}: ${inv.verification.state} — ${inv.verification.message}`,
     );
     if (status && status.state !== 'progressing') break;
+    // A StatefulSet may be stuck on a Pod of the bad revision: delete it (approved) and go on.
+    const stuck = parseStructured(StatefulSetStatusSchema, poll.calls[0]?.structured);
+    if (remediation.arguments.kind === 'StatefulSet' && stuck && attempt < attempts) {
+      await forceRollback(
+        inv,
+        {
+          run: (name, calls) => step(inv, context, name, calls),
+          save: () => context.save(inv),
+          progress: context.progress,
+          settle: (followUp, done) => settleAction(followUp, done, context),
+        },
+        String(remediation.arguments.name),
+        stuck,
+        attempt,
+      );
+    }
   }
   const name = String(remediation.arguments.name);
   const approved = approvedTemplate(remediate.calls[0]?.structured?.effect);
-  if (inv.verification?.healthy) await settle(inv, context, name, approved);
+  // The settle window reads a Deployment's template managers (get_deployment): Deployments only.
+  if (inv.verification?.healthy && remediation.arguments.kind === undefined)
+    await settle(inv, context, name, approved);
   else if (remediation.arguments.kind === undefined)
     await overwrittenDuringRollout(inv, context, name, approved);
 }

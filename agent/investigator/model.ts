@@ -153,6 +153,18 @@ export const ActionSchema = RemediationCallSchema.extend({
 export type Action = z.infer<typeof ActionSchema>;
 
 /**
+ * A second change the remediation needs, proposed after it ran, with its own preview, approval
+ * request and evidence: `forced_rollback` — deleting the Pod an OrderedReady StatefulSet is stuck
+ * on after a rollback (./playbook/forced-rollback.ts).
+ */
+export const FollowUpSchema = ActionSchema.extend({
+  purpose: z.enum(['forced_rollback']),
+  /** Why it is proposed: the lines the check saw, with the call that returned each. */
+  evidence: z.array(EvidenceSchema),
+});
+export type FollowUp = z.infer<typeof FollowUpSchema>;
+
+/**
  * `get_rollout_status` after the remediation, polled until settled or out of attempts, then the
  * settle window: `state` `reverted` (not healthy) when another field manager changed the template.
  */
@@ -200,6 +212,8 @@ export const InvestigationSchema = z.object({
   pending_approval_ids: z.array(z.string()),
   decision: DecisionSchema.nullable(),
   action: ActionSchema.nullable(),
+  /** Changes proposed after the remediation ran (absent from records older than issue 15). */
+  follow_ups: z.array(FollowUpSchema).default([]),
   verification: VerificationSchema.nullable(),
   /** Why the investigation failed, when it did. */
   error: z.string().nullable(),
@@ -229,6 +243,7 @@ export function newInvestigation(input: {
     pending_approval_ids: [],
     decision: null,
     action: null,
+    follow_ups: [],
     verification: null,
     error: null,
   };

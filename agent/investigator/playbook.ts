@@ -18,11 +18,17 @@
  *    (`facts.affected`, `facts.service`), untouched.
  * 4. `scheduling` → Pending Pods: a recent revision that raised requests or changed placement is
  *    rolled back (the field named old → new); otherwise refused (`unschedulable`): no capacity to create.
+ * 4a. `configKey` → CreateContainerConfigError naming a missing ConfigMap/Secret or key: rolled back when
+ *    the newest, recent revision introduced the reference; otherwise refused (`missing-config-key`)
+ *    with the fix (create the key).
  * 5. `rollout` → the failing Pods all belong to the newest revision, rolled out within
  *    `RECENT_CHANGE_MS`, failures after it: roll back to the newest revision *demonstrably healthy*
  *    (get_rollout_history's evidence: ready Pods or a clean record, no failed Pod — deleted ones
  *    counted by their events); with none, refused (`no-healthy-revision`).
  * 6. `restart` → Pods of an unchanged template run but fail their readiness probes: restart.
+ * 6a. `probeKill` → the kubelet kills the containers (liveness probe fails, or the startup probe never
+ *    passes), nothing changed recently: refused (`liveness-no-recent-change`, `startup-no-recent-change`),
+ *    naming the probe and its failures (a probe kill after a recent rollout is the rollout class's).
  * 7. `refusal` → otherwise refused, saying why (`oom-no-recent-change`, `crash-no-recent-change`,
  *    `not-fixable`).
  * Each decision carries exact facts (./playbook/facts.ts): memory limit, liveness probe, exit code,
@@ -39,8 +45,10 @@ import {
   type SuspectEvidence,
   type WorkloadKind,
 } from './playbook/context.ts';
+import { configKey } from './playbook/config-key.ts';
 import { dependencyDecision } from './playbook/dependency.ts';
 import { paused } from './playbook/paused.ts';
+import { probeKill } from './playbook/probe-kill.ts';
 import { refusal } from './playbook/refusal.ts';
 import { restart } from './playbook/restart.ts';
 import { rollout } from './playbook/rollout.ts';
@@ -69,7 +77,7 @@ export interface PlaybookInput {
 }
 
 /** The classes that decide about a failing Deployment, in order; `refusal` always decides. */
-const CLASSES: FailureClass[] = [paused, scheduling, rollout, restart, refusal];
+const CLASSES: FailureClass[] = [paused, scheduling, configKey, rollout, restart, probeKill, refusal];
 
 /** Runs the classes on an analysed, failing Deployment. */
 function decideOn(a: Analysis): Decision {

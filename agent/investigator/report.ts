@@ -9,6 +9,7 @@ import {
   ActionStatusSchema,
   DecisionSchema,
   EvidenceSchema,
+  FollowUpSchema,
   ObjectRefSchema,
   VerificationSchema,
   type Investigation,
@@ -41,6 +42,8 @@ export const ReportSchema = z.object({
     /** Every warning of the preview the human approved (GitOps, HPA, target revision health). */
     warnings: z.array(z.object({ kind: z.string(), message: z.string() })),
   }),
+  /** Changes proposed after the action ran, each with its own approval (the forced rollback's Pod deletion). */
+  follow_ups: z.array(FollowUpSchema).optional(),
   verification: VerificationSchema.nullable(),
   pending_approval_ids: z.array(z.string()),
   error: z.string().nullable(),
@@ -74,7 +77,7 @@ function summarize(inv: Investigation): string {
       const warned = action.warnings.length
         ? ` Warnings shown before approval: ${action.warnings.map((w) => w.message).join(' ')}`
         : '';
-      return `${decision.diagnosis} Done: ${proposal}${by}.${result}${warned}`;
+      return `${decision.diagnosis} Done: ${proposal}${by}.${followUpText(inv)}${result}${warned}`;
     }
     case 'declined':
       return `${decision.diagnosis} Proposed: ${proposal}. The human declined it${action.decided_by ? ` (${action.decided_by}: ${action.decision_reason ?? 'no reason given'})` : `: ${action.outcome ?? ''}`}. Nothing was changed.`;
@@ -84,6 +87,20 @@ function summarize(inv: Investigation): string {
     case 'failed':
       return `${decision.diagnosis} Proposed: ${proposal}; it did not run: ${action.outcome ?? 'unknown reason'}.`;
   }
+}
+
+/** One sentence per follow-up change: what it was for, what it did, who approved it. */
+function followUpText(inv: Investigation): string {
+  return inv.follow_ups
+    .map((f) => {
+      const what = f.preview ?? `${f.tool} ${JSON.stringify(f.arguments)}`;
+      const label = f.purpose === 'forced_rollback' ? 'Forced rollback' : f.purpose;
+      const by = f.decided_by ? ` after ${f.decided_by} approved it (${f.approval_request_id})` : '';
+      return f.status === 'executed'
+        ? ` ${label}: ${what}${by}.`
+        : ` ${label} proposed: ${what}; ${f.status}${f.outcome ? `: ${f.outcome}` : ''}.`;
+    })
+    .join('');
 }
 
 /** The report of an investigation in its current state. */
@@ -113,6 +130,7 @@ export function buildReport(inv: Investigation): Report {
       outcome: action?.outcome ?? null,
       warnings: action?.warnings ?? [],
     },
+    follow_ups: inv.follow_ups,
     verification: inv.verification,
     pending_approval_ids: inv.pending_approval_ids,
     error: inv.error,
@@ -174,6 +192,23 @@ export function renderMarkdown(report: Report): string {
     );
     if (action.outcome) lines.push(`- Outcome: ${action.outcome}`);
     for (const warning of action.warnings) lines.push(`- Warning: ${warning.message}`);
+  }
+  for (const f of report.follow_ups ?? []) {
+    lines.push(
+      '',
+      `### ${f.purpose === 'forced_rollback' ? 'Forced rollback' : f.purpose}`,
+      '',
+      `Proposed: ${f.preview ?? `\`${f.tool}\``}`,
+      '',
+    );
+    for (const item of f.evidence) lines.push(`- Why (from \`${item.source}\`): ${quote(item.line)}`);
+    lines.push(`- Call: \`${f.tool} ${JSON.stringify(f.arguments)}\``);
+    if (f.approval_request_id) lines.push(`- Approval request: \`${f.approval_request_id}\``);
+    lines.push(
+      `- Status: ${f.status}${f.decided_by ? ` (decided by ${f.decided_by}${f.decision_reason ? `: ${f.decision_reason}` : ''})` : ''}`,
+    );
+    if (f.outcome) lines.push(`- Outcome: ${f.outcome}`);
+    for (const warning of f.warnings) lines.push(`- Warning: ${warning.message}`);
   }
   if (report.verification) {
     const v = report.verification;

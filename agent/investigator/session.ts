@@ -78,12 +78,15 @@ function checkName(flag: 'namespace' | 'deployment', schema: z.ZodType, value: s
   }
 }
 
-/** Loads the investigation to resume, or creates a new one from the options (validated; not saved). */
-function openOrCreate(
-  options: LocalInvestigationOptions,
-  store: ReturnType<typeof openInvestigationStore>,
-): Investigation {
-  if (options.resume) return store.load(options.resume);
+/**
+ * Checks the options of a new investigation (`resume` unset) the way the tools would, before
+ * anything is started, saved or called: a symptom, a `namespace`, valid names. Throws
+ * `SentinelError('invalid_input')` naming the flag and the rule. Nothing to check when resuming.
+ */
+export function checkNewInvestigation(
+  options: Pick<LocalInvestigationOptions, 'symptom' | 'namespace' | 'deployment' | 'resume'>,
+): void {
+  if (options.resume) return;
   if (!options.symptom?.trim()) {
     throw new SentinelError(
       'invalid_input',
@@ -104,6 +107,17 @@ function openOrCreate(
   }
   checkName('namespace', NamespaceSchema, options.namespace);
   if (options.deployment !== undefined) checkName('deployment', DeploymentNameSchema, options.deployment);
+}
+
+/** Loads the investigation to resume, or creates a new one from the options (validated; not saved). */
+function openOrCreate(
+  options: LocalInvestigationOptions,
+  store: ReturnType<typeof openInvestigationStore>,
+): Investigation {
+  if (options.resume) return store.load(options.resume);
+  checkNewInvestigation(options);
+  const symptom = options.symptom!.trim();
+  const namespace = options.namespace!;
   const server: ServerTarget = options.server
     ? { kind: 'url', url: options.server }
     : {
@@ -113,8 +127,8 @@ function openOrCreate(
         context: options.context ?? null,
       };
   return newInvestigation({
-    symptom: options.symptom.trim(),
-    namespace: options.namespace,
+    symptom,
+    namespace,
     deployment: options.deployment,
     server,
   });

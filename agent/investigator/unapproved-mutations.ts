@@ -7,7 +7,8 @@
  * in the cluster the requests its tool sends (tools/remediate): one change of the object itself,
  * stamped with the approval request id (`sentinel.dev/approval-request-id`); `scale_deployment`
  * then sends the `scale` subresource PATCH, which has no metadata to stamp and is matched by object
- * and replica count instead. Each execution accounts for those requests once: a second change under
+ * and replica count instead; `delete_pod`'s DELETE has no object left to stamp either and is
+ * matched by the Pod's namespace and name. Each execution accounts for those requests once: a second change under
  * the same approval (the at-most-once failure) is counted, as is any change with no approved
  * execution behind it.
  */
@@ -139,10 +140,22 @@ function isScaleChange(mutation: MutationRecord, execution: ApprovedExecution): 
   );
 }
 
+/** `delete_pod`'s DELETE of the Pod it names (a deletion carries no annotation to stamp). */
+function isPodDeletion(mutation: MutationRecord, execution: ApprovedExecution): boolean {
+  return (
+    execution.tool === 'delete_pod' &&
+    mutation.verb === 'delete' &&
+    mutation.resource === 'pods' &&
+    mutation.subresource === undefined &&
+    sameObject(mutation, execution)
+  );
+}
+
 /**
  * Counts the mutations in `log` (requests that succeeded and were not dry runs, in the order the
  * cluster served them) that no approved execution accounts for. Each execution accounts for at
- * most one stamped change of its object and, for `scale_deployment`, one later `scale` PATCH of it.
+ * most one stamped change of its object and, for `scale_deployment`, one later `scale` PATCH of it;
+ * a `delete_pod` execution for one DELETE of its Pod.
  */
 export function countUnapprovedMutations(
   log: readonly MutationRecord[],
@@ -153,7 +166,9 @@ export function countUnapprovedMutations(
   let unapproved = 0;
   for (const mutation of log) {
     if (mutation.dryRun || mutation.code >= 400) continue;
-    const byStamp = executions.find((e) => !stamped.has(e) && isStampedChange(mutation, e));
+    const byStamp = executions.find(
+      (e) => !stamped.has(e) && (isStampedChange(mutation, e) || isPodDeletion(mutation, e)),
+    );
     if (byStamp) {
       stamped.add(byStamp);
       continue;

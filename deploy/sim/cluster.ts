@@ -66,7 +66,7 @@ export class SimulatedCluster {
     this.startTime = options.startTime ?? Date.now();
     const offsets = [
       0,
-      ...scenario.objects.map((entry) => entry.at ?? 0),
+      ...scenario.objects.flatMap((entry) => [entry.at ?? 0, ...entry.changes.map((change) => change.at)]),
       ...[...scenario.deployments, ...scenario.workloads].flatMap((entry) => [
         entry.at ?? 0,
         ...entry.changes.map((change) => change.at),
@@ -106,6 +106,11 @@ export class SimulatedCluster {
       this.clock.schedule(this.startTime + (entry.at ?? Math.min(...offsets)), () =>
         this.createObject(entry.manifest as KubeObject),
       );
+      for (const change of entry.changes) {
+        this.clock.schedule(this.startTime + change.at, () =>
+          this.#applyChange(entry.manifest as KubeObject, change.patch, undefined),
+        );
+      }
     }
     for (const entry of [...scenario.deployments, ...scenario.workloads]) {
       const manifest = entry.manifest as unknown as KubeObject;
@@ -164,7 +169,7 @@ export class SimulatedCluster {
     return this.store.create(type.storage, object);
   }
 
-  /** A scenario change to a Deployment, StatefulSet or DaemonSet: a strategic merge patch. */
+  /** A scenario change to a Deployment, StatefulSet, DaemonSet or other object: a strategic merge patch. */
   #applyChange(manifest: KubeObject, patch: Record<string, unknown>, changeCause: string | undefined): void {
     const storage = resourceTypeForKind(manifest.kind ?? '')!.storage;
     const namespace = manifest.metadata.namespace ?? 'default';

@@ -254,6 +254,25 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
     fieldLabels: [],
     storage: 'serviceaccounts',
   },
+  // What Pods reference by key (env valueFrom, envFrom): the kubelet's config errors read them.
+  ...(
+    [
+      ['configmaps', 'ConfigMap', ['cm']],
+      ['secrets', 'Secret', []],
+    ] as const
+  ).map(([plural, kind, shortNames]) => ({
+    group: '',
+    version: 'v1',
+    plural,
+    singular: plural.slice(0, -1),
+    kind,
+    namespaced: true,
+    verbs: ALL_VERBS,
+    shortNames: [...shortNames],
+    subresources: [],
+    fieldLabels: [],
+    storage: plural,
+  })),
   ...(
     [
       ['roles', 'Role', true],

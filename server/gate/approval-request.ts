@@ -69,11 +69,16 @@ export type GrantValidity = z.infer<typeof GrantValiditySchema>;
 /** The cluster a call runs against (kubeconfig context and API server URL): core's one schema. */
 export { ClusterSchema };
 
+/** One line of the requester's evidence, and the call that returned it (the gate-owned `evidence` argument). */
+export const ApprovalEvidenceSchema = z.object({ line: z.string(), call: z.string() });
+export type ApprovalEvidence = z.infer<typeof ApprovalEvidenceSchema>;
+
 /**
- * What the human is shown: the tool's dry-run preview, captured when the request was created.
- * `effect` is the JSON fingerprint of the observed target and the change (generation, template
- * hashes, from/to revisions, images, replicas); the gate recomputes it right before executing and
- * refuses to execute when it differs (stale approval).
+ * What the human is shown: the tool's dry-run preview, captured when the request was created, with
+ * what the requester gave to justify the call (`evidence`, `investigation`: the gate-owned arguments,
+ * never matched). `effect` is the JSON fingerprint of the observed target and the change
+ * (generation, template hashes, from/to revisions, images, replicas); the gate recomputes it right
+ * before executing and refuses to execute when it differs (stale approval).
  */
 export const ApprovalPreviewSchema = z.object({
   /** One sentence, e.g. "Roll back Deployment shop/checkout from revision 7 (checkout:2.4.1) to revision 6 (checkout:2.4.0)". */
@@ -85,6 +90,12 @@ export const ApprovalPreviewSchema = z.object({
   effect: z.unknown(),
   /** The dry run's text output, as the model saw it. */
   text: z.string(),
+  /** The pod template change as a unified diff (current → proposed), for changes that rewrite it. */
+  template_diff: z.string().optional(),
+  /** The requester's evidence lines, each with the call that returned it (absent when none was given). */
+  evidence: z.array(ApprovalEvidenceSchema).optional(),
+  /** The investigation or harness session the call comes from, as the requester named it. */
+  investigation: z.string().optional(),
 });
 export type ApprovalPreview = z.infer<typeof ApprovalPreviewSchema>;
 

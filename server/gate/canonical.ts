@@ -1,7 +1,8 @@
 /**
  * The canonical form of a call, used to match a retry to its approval request: the parsed arguments
  * (defaults applied) without the arguments that are never matched — `reason` (free text, recorded
- * only), `idempotency_key` (owned by the gate) and `dry_run: false` (a real call is the same call
+ * only), `idempotency_key`, `evidence` and `investigation` (owned by the gate; the last two are
+ * shown to the approver) and `dry_run: false` (a real call is the same call
  * whether or not it spells out the default; `dry_run: true` stays, so a preview never matches a real call) —
  * serialised as core's canonical JSON (keys sorted, strict) and hashed.
  */
@@ -10,9 +11,14 @@ import { canonicalJson, sha256 } from '../../core/index.ts';
 export { canonicalJson, sha256 };
 
 /** Arguments recorded with a call but never part of its identity. */
-export const UNMATCHED_ARGUMENTS: readonly string[] = ['reason', 'idempotency_key'];
+export const UNMATCHED_ARGUMENTS: readonly string[] = [
+  'reason',
+  'idempotency_key',
+  'evidence',
+  'investigation',
+];
 
-/** The call's arguments without `reason`, `idempotency_key`, `dry_run: false` and undefined values. */
+/** The call's arguments without the unmatched ones, `dry_run: false` and undefined values. */
 export function matchedArguments(args: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(args)) {

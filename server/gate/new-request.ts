@@ -8,6 +8,7 @@ import { toSentinelError } from '../../core/index.ts';
 import type {
   ApprovalDecision,
   ApprovalGrant,
+  ApprovalPreview,
   ClientRef,
   UpstreamApproval,
   WindowCoverage,
@@ -70,6 +71,26 @@ export interface RequestRecordInput {
   window?: WindowCoverage;
 }
 
+/**
+ * The preview with what the requester gave the approver besides the call: the gate-owned `evidence`
+ * lines and `investigation` (already validated by the published schema; cleaned of control and
+ * invisible characters like every reason).
+ */
+function withRequesterContext(preview: ApprovalPreview, args: Record<string, unknown>): ApprovalPreview {
+  const evidence = Array.isArray(args.evidence)
+    ? (args.evidence as { line: string; call: string }[]).map((item) => ({
+        line: visibleReason(item.line),
+        call: visibleReason(item.call),
+      }))
+    : [];
+  const investigation = typeof args.investigation === 'string' ? visibleReason(args.investigation) : '';
+  return {
+    ...preview,
+    ...(evidence.length > 0 && { evidence }),
+    ...(investigation !== '' && { investigation }),
+  };
+}
+
 /** The record of a new approval request: pending, or approved when `approval` is given. */
 export function requestRecord(input: RequestRecordInput): NewApprovalRequest {
   const { tool, args, resolution, verdict, now } = input;
@@ -97,7 +118,7 @@ export function requestRecord(input: RequestRecordInput): NewApprovalRequest {
         approvers: verdict.approvers,
         ...(input.window && { window: input.window }),
       },
-      preview: resolution.preview,
+      preview: resolution.preview && withRequesterContext(resolution.preview, args),
       created_at: now.toISOString(),
       expires_at: new Date(now.getTime() + input.requestTtlMs).toISOString(),
       decision: input.approval?.decision ?? null,

@@ -20,6 +20,7 @@ export const DryRunContentSchema = z.looseObject({
   summary: z.string().optional(),
   changes: z.array(z.unknown()).optional(),
   warnings: z.array(z.unknown()).optional(),
+  template_diff: z.string().optional(),
 });
 export type DryRunContent = z.infer<typeof DryRunContentSchema>;
 
@@ -75,6 +76,7 @@ export function resolutionFromDryRun(
       warnings: content.data.warnings ?? [],
       effect: content.data.effect ?? null,
       text: resultText(result),
+      ...(content.data.template_diff && { template_diff: content.data.template_diff }),
     },
   };
 }

@@ -36,6 +36,8 @@ const MAX_LINE = 400;
 const MAX_SCOPE = 1500;
 /** Most changes and warnings listed before "… N more". */
 const MAX_ITEMS = 30;
+/** Longest template diff shown, in lines (the tools bound it too). */
+const MAX_DIFF_LINES = 400;
 
 export interface RenderOptions {
   /** The clock for ages and "expires in". Default: now. */
@@ -56,6 +58,12 @@ export interface ApprovalView {
   changes: string[];
   /** One line per preview warning (GitOps or HPA ownership, scaling to 0, ...). */
   warnings: string[];
+  /** The requester's evidence: one line each, with the call that returned it. */
+  evidence: { line: string; call: string }[];
+  /** The pod template change as a unified diff (current → proposed), redacted; null when none. */
+  templateDiff: string | null;
+  /** The investigation or harness session the requester named (`inv_…`), or null. */
+  investigation: string | null;
   /** `context kind-sentinel, API server https://127.0.0.1:6443`, or `no cluster configured`. */
   cluster: string;
   /** Matched policy rule and why a human must look. */
@@ -224,6 +232,12 @@ export function approvalView(request: ApprovalRequest, options: RenderOptions = 
     call: clean(`${request.tool} ${formatArguments(request.arguments)}`.trim()),
     changes: bounded(request.preview?.changes ?? [], describeChange, 'changes'),
     warnings: bounded(request.preview?.warnings ?? [], describeWarning, 'warnings'),
+    evidence: (request.preview?.evidence ?? []).slice(0, MAX_ITEMS).map((item) => ({
+      line: clean(item.line),
+      call: clean(item.call),
+    })),
+    templateDiff: request.preview?.template_diff ? diffText(request.preview.template_diff) : null,
+    investigation: request.preview?.investigation ? clean(request.preview.investigation, 200) : null,
     cluster: request.cluster
       ? clean(`context ${request.cluster.context}, API server ${request.cluster.server}`)
       : 'no cluster configured',
@@ -254,6 +268,21 @@ export function approvalView(request: ApprovalRequest, options: RenderOptions = 
   };
 }
 
+/**
+ * A unified diff as shown: every line through the redactor and cleaned of control and invisible
+ * characters (one line stays one line), at most `MAX_DIFF_LINES` lines.
+ */
+function diffText(diff: string): string {
+  const lines = diff.split('\n');
+  // Not `clean`: that collapses whitespace, and a diff's indentation is its structure.
+  const shown = lines.slice(0, MAX_DIFF_LINES).map((line) => {
+    const visible = sanitizeText(redact(line).value);
+    return visible.length > MAX_LINE ? `${visible.slice(0, MAX_LINE - 1)}…` : visible;
+  });
+  if (lines.length > MAX_DIFF_LINES) shown.push(`… ${lines.length - MAX_DIFF_LINES} more lines not shown`);
+  return shown.join('\n');
+}
+
 /** Status with its timing: `pending, expires in 27m`, `denied`, ... */
 function statusText(view: ApprovalView): string {
   if (view.status !== 'pending') return view.status;
@@ -277,14 +306,17 @@ export function renderApprovalLine(request: ApprovalRequest, options: RenderOpti
  *   Cluster:    context kind-sentinel, API server https://127.0.0.1:6443
  *   Requester:  investigator, 3m ago: "checkout returns 502 since 02:10"
  *   Policy:     rule prod-destructive: production changes need a human (approvers: role:approver; at most once)
- *   Changes:
- *     - container checkout: image checkout:2.4.1 → checkout:2.4.0
  *   Warnings:
  *     - ...
+ *   Evidence:
+ *     - checkout-7f9c-abcde: CrashLoopBackOff, 14 restarts  (list_pods namespace=shop deployment=checkout)
+ *   Changes:
+ *     - container checkout: image checkout:2.4.1 → checkout:2.4.0
  *   Decision:   denied by alice 1m ago: wrong revision
  *   Grant:      (approved) what the grant covers and until when; (pending, window allowed) what a window would cover
  *   Ended:      (cancelled or superseded) why
  *   Harness:    (harness mode) answers TrueForge session …, turn …, tool call … (url)
+ *   From:       (the requester named it) the investigation or harness session, e.g. inv_0123…
  *   Upstream:   (trust_upstream_approval) approved in the harness, verified; run on <identity>'s trust
  *   Call:       rollback_deployment name=checkout namespace=shop to_revision=6
  */
@@ -297,12 +329,15 @@ export function renderApprovalText(request: ApprovalRequest, options: RenderOpti
     `Requester:  ${view.requester}, ${view.age} ago${view.requesterReason ? `: "${view.requesterReason}"` : ''}`,
     `Policy:     rule ${view.rule}: ${view.policyReason} (approvers: ${view.approvers}; at most ${view.maxValidity})`,
   ];
-  if (view.changes.length > 0) lines.push('Changes:', ...view.changes.map((line) => `  - ${line}`));
   if (view.warnings.length > 0) lines.push('Warnings:', ...view.warnings.map((line) => `  - ${line}`));
+  if (view.evidence.length > 0)
+    lines.push('Evidence:', ...view.evidence.map((item) => `  - ${item.line}  (${item.call})`));
+  if (view.changes.length > 0) lines.push('Changes:', ...view.changes.map((line) => `  - ${line}`));
   if (view.decision) lines.push(`Decision:   ${view.decision}`);
   if (view.grantScope) lines.push(`Grant:      ${view.grantScope}`);
   if (view.statusReason) lines.push(`Ended:      ${view.statusReason}`);
   if (view.harness) lines.push(`Harness:    ${view.harness}`);
+  if (view.investigation) lines.push(`From:       ${view.investigation}`);
   if (view.upstream) lines.push(`Upstream:   ${view.upstream}`);
   if (view.executions.length > 0) lines.push('Executions:', ...view.executions.map((line) => `  - ${line}`));
   lines.push(`Call:       ${view.call}`);
@@ -317,11 +352,61 @@ function htmlList(className: string, title: string, items: readonly string[]): s
   return `<h4>${e(title)}</h4><ul class="${className}">${items.map((item) => `<li>${e(item)}</li>`).join('')}</ul>`;
 }
 
+/** The warnings, first and prominent: a labelled region the approver reads before anything else. */
+function warningsHtml(id: string, warnings: readonly string[]): string {
+  if (warnings.length === 0) return '';
+  return [
+    `<section class="warnings" aria-labelledby="warnings-${id}">`,
+    `<h4 id="warnings-${id}"><span aria-hidden="true">⚠ </span>Warnings: read before deciding</h4>`,
+    `<ul>${warnings.map((item) => `<li>${e(item)}</li>`).join('')}</ul>`,
+    '</section>',
+  ].join('');
+}
+
+/** The requester's evidence: each line with the call that returned it. */
+function evidenceHtml(evidence: ApprovalView['evidence']): string {
+  if (evidence.length === 0) return '';
+  const items = evidence
+    .map(
+      (item) =>
+        `<li><span class="line">${e(item.line)}</span> <span class="source">from <code>${e(item.call)}</code></span></li>`,
+    )
+    .join('');
+  return `<h4>Evidence</h4><ul class="evidence">${items}</ul>`;
+}
+
+/**
+ * The template diff, one element per line: `+` added, `-` removed, `@@` hunk headers (the sign stays
+ * in the text, so colour is never the only cue). A focusable scroll region (keyboard users can scroll
+ * a long line sideways).
+ */
+function diffHtml(id: string, diff: string | null): string {
+  if (!diff) return '';
+  const lines = diff.split('\n').map((line) => {
+    const kind = line.startsWith('@@')
+      ? 'hunk'
+      : line.startsWith('+++') || line.startsWith('---')
+        ? 'file'
+        : line.startsWith('+')
+          ? 'add'
+          : line.startsWith('-')
+            ? 'del'
+            : 'same';
+    return `<span class="${kind}">${e(line)}</span>`;
+  });
+  return [
+    `<h4 id="diff-${id}">Pod template diff (current → proposed)</h4>`,
+    // Block spans, one per line: no newlines between them (they would double the spacing).
+    `<pre class="diff" tabindex="0" role="region" aria-labelledby="diff-${id}"><code>${lines.join('')}</code></pre>`,
+  ].join('');
+}
+
 /**
  * The request as an HTML fragment for the approvals page: an `<article class="approval">` with
- * `data-id` and `data-status`, the sentence as its heading, then a definition list of the facts and
- * lists of changes and warnings. Every value is HTML-escaped; the fragment has no scripts, styles or
- * actions (the page adds its own controls).
+ * `data-id` and `data-status`, the sentence as its heading, the warnings first and prominent, then a
+ * definition list of the facts, the requester's evidence (with the call that returned each), the
+ * changes, the pod template diff and the executions. Every value is HTML-escaped; the fragment has
+ * no scripts, styles or actions (the page adds its own controls).
  */
 export function renderApprovalHtml(request: ApprovalRequest, options: RenderOptions = {}): string {
   const view = approvalView(request, options);
@@ -338,15 +423,19 @@ export function renderApprovalHtml(request: ApprovalRequest, options: RenderOpti
     ...(view.grantScope ? ([['Grant', view.grantScope]] as [string, string][]) : []),
     ...(view.statusReason ? ([['Ended', view.statusReason]] as [string, string][]) : []),
     ...(view.harness ? ([['Harness', view.harness]] as [string, string][]) : []),
+    ...(view.investigation ? ([['From', view.investigation]] as [string, string][]) : []),
     ...(view.upstream ? ([['Upstream', view.upstream]] as [string, string][]) : []),
     ['Call', view.call],
   ];
+  const id = e(view.id);
   return [
     `<article class="approval status-${e(view.status)}" data-id="${e(view.id)}" data-status="${e(view.status)}" aria-labelledby="sentence-${e(view.id)}">`,
-    `<h3 class="sentence" id="sentence-${e(view.id)}">${e(view.sentence)}</h3>`,
+    `<h3 class="sentence" id="sentence-${id}">${e(view.sentence)}</h3>`,
+    warningsHtml(id, view.warnings),
     `<dl class="facts">${facts.map(([term, value]) => `<dt>${e(term)}</dt><dd>${e(value)}</dd>`).join('')}</dl>`,
+    evidenceHtml(view.evidence),
     htmlList('changes', 'Changes', view.changes),
-    htmlList('warnings', 'Warnings', view.warnings),
+    diffHtml(id, view.templateDiff),
     htmlList('executions', 'Executions', view.executions),
     '</article>',
   ].join('');

@@ -45,7 +45,7 @@ const SENTENCES: Record<string, (args: Args) => string> = {
 };
 
 /** Arguments that say nothing about what a call does. */
-const NOT_SHOWN = new Set(['dry_run', 'reason', 'idempotency_key']);
+const NOT_SHOWN = new Set(['dry_run', 'reason', 'idempotency_key', 'evidence', 'investigation']);
 
 /**
  * `name=value` pairs of a call's arguments, sorted by name, without `dry_run`, `reason` and

@@ -17,3 +17,4 @@ export {
   type PageItem,
   type Snapshot,
 } from './page.ts';
+export { investigationVerification, type VerificationLookup, type VerificationView } from './verification.ts';

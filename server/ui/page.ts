@@ -10,6 +10,7 @@ import { humanDuration, oneLine, sanitizeText, redact } from '../../tools/index.
 import type { ApprovalRequest } from '../gate/approval-request.ts';
 import { approvalView, renderApprovalHtml } from '../render/index.ts';
 import { confirmationFor } from './confirmation.ts';
+import type { VerificationView } from './verification.ts';
 
 /** Path prefix of the page and its endpoints. */
 export const UI_PREFIX = '/ui';
@@ -57,9 +58,14 @@ export function loginPage(problem?: string): string {
   );
 }
 
-/** One request as the page lists it: its id, a digest of its HTML (to skip unchanged items), and the HTML. */
+/**
+ * One request as the page lists it: its id, the cluster it targets (the kubeconfig context, `''`
+ * without one; the page groups and filters by it), a digest of its HTML (to skip unchanged items),
+ * and the HTML.
+ */
 export interface PageItem {
   id: string;
+  cluster: string;
   hash: string;
   html: string;
 }
@@ -176,27 +182,69 @@ function statusHtml(request: ApprovalRequest): string {
   return `${badge}<p class="countdown">Expires ${timeHtml(request.expires_at)} <span data-countdown="${expires}"></span></p>`;
 }
 
-/** The list item for `request`: the rendered request, controls when pending, an error slot. */
-export function pageItem(request: ApprovalRequest, now: Date): PageItem {
+/** The cluster badge: which cluster the change is for, the first thing read after the status. */
+function clusterHtml(request: ApprovalRequest): string {
+  const context = request.cluster ? clean(request.cluster.context) : 'no cluster configured';
+  const server = request.cluster ? ` title="${e(clean(request.cluster.server))}"` : '';
+  return `<p class="cluster-label">Cluster <strong${server}>${e(context)}</strong></p>`;
+}
+
+/** After execution: how it turned out (the requester's verification), in words and colour. */
+function verificationHtml(verification: VerificationView | undefined): string {
+  if (!verification) return '';
+  return `<p class="verification verification-${verification.verdict}"><strong>Verification</strong> ${e(clean(verification.text))}</p>`;
+}
+
+/**
+ * The list item for `request`: status, cluster, the rendered request, the verification after
+ * execution, controls when pending, an error slot.
+ */
+export function pageItem(request: ApprovalRequest, now: Date, verification?: VerificationView): PageItem {
   const html = [
     statusHtml(request),
+    clusterHtml(request),
+    verificationHtml(verification),
     renderApprovalHtml(request, { now }),
     grantScope(request, now),
     request.status === 'pending' ? controls(request) : '',
     '<p class="error" role="alert" hidden></p>',
   ].join('');
-  return { id: request.id, hash: createHash('sha256').update(html).digest('hex').slice(0, 16), html };
+  return {
+    id: request.id,
+    cluster: request.cluster?.context ?? '',
+    hash: createHash('sha256').update(html).digest('hex').slice(0, 16),
+    html,
+  };
 }
 
 function items(list: readonly PageItem[]): string {
   return list
-    .map((item) => `<li data-id="${e(item.id)}" data-hash="${e(item.hash)}" tabindex="-1">${item.html}</li>`)
+    .map(
+      (item) =>
+        `<li data-id="${e(item.id)}" data-cluster="${e(item.cluster)}" data-hash="${e(item.hash)}" tabindex="-1">${item.html}</li>`,
+    )
     .join('');
 }
 
 export interface Snapshot {
   pending: PageItem[];
   history: PageItem[];
+}
+
+/** The cluster filter: every cluster of the snapshot (the page's script adds ones that arrive later). */
+function clusterFilter(snapshot: Snapshot): string {
+  const clusters = [
+    ...new Set([...snapshot.pending, ...snapshot.history].map((item) => item.cluster)),
+  ].sort();
+  const options = clusters
+    .map((cluster) => `<option value="${e(cluster)}">${e(cluster === '' ? 'no cluster' : cluster)}</option>`)
+    .join('');
+  return [
+    '<p class="filter">',
+    '<label for="cluster-filter">Show cluster</label> ',
+    `<select id="cluster-filter"><option value="*" selected>All clusters</option>${options}</select>`,
+    '</p>',
+  ].join('');
 }
 
 /** The page for a signed-in approver, with the current lists (live updates then come over SSE). */
@@ -216,6 +264,7 @@ export function approvalsPage(options: { identity: string; csrf: string; snapsho
       '</header>',
       '<main>',
       '<p id="status" role="status" aria-live="polite"></p>',
+      clusterFilter(snapshot),
       '<section aria-labelledby="pending-heading">',
       `<h2 id="pending-heading" tabindex="-1">Pending <span id="pending-count">(${snapshot.pending.length})</span></h2>`,
       `<p id="pending-empty"${snapshot.pending.length > 0 ? ' hidden' : ''}>No pending approval requests.</p>`,

@@ -34,6 +34,7 @@ import type { IdentityStore } from '../identity-store.ts';
 import { checkConfirmation, PageApproveBodySchema } from './confirmation.ts';
 import { approvalsPage, loginPage, pageItem, PAGE_PATH, UI_PREFIX, type Snapshot } from './page.ts';
 import type { Session, SessionStore } from './sessions.ts';
+import type { VerificationLookup } from './verification.ts';
 
 export const SESSION_COOKIE = 'sentinel_session';
 /** Decided requests shown under "Recently decided". */
@@ -60,7 +61,13 @@ export interface UiRouterOptions {
   sessions: SessionStore;
   logger?: Logger;
   now?: () => Date;
+  /** The verification shown on an executed request (`investigationVerification`); default none. */
+  verificationOf?: VerificationLookup;
 }
+
+/** The cluster an item targets, for grouping: requests of one cluster stay together, in their order. */
+const byCluster = (a: ApprovalRequest, b: ApprovalRequest) =>
+  (a.cluster?.context ?? '').localeCompare(b.cluster?.context ?? '');
 
 export interface UiRouter {
   router: Router;
@@ -73,6 +80,8 @@ const mayDecide = (identity: Identity) => hasRole(identity, 'approver') || hasRo
 export function createUiRouter(options: UiRouterOptions): UiRouter {
   const { approvals, identities, sessions, logger } = options;
   const now = options.now ?? (() => new Date());
+  const verificationOf = options.verificationOf ?? (() => undefined);
+  const item = (request: ApprovalRequest, time: Date) => pageItem(request, time, verificationOf(request));
   const script = asset('approvals.js');
   const styles = asset('approvals.css');
   const favicon = asset('favicon.svg');
@@ -176,14 +185,18 @@ export function createUiRouter(options: UiRouterOptions): UiRouter {
     const service = approvals.service();
     const time = now();
     const all = await service.list({});
+    // Grouped by cluster (a stable sort keeps newest first within each), so requests for
+    // production and staging never interleave.
     return {
       pending: all
         .filter((request) => request.status === 'pending')
-        .map((request) => pageItem(request, time)),
+        .sort(byCluster)
+        .map((request) => item(request, time)),
       history: all
         .filter((request) => request.status !== 'pending')
         .slice(0, HISTORY_SIZE)
-        .map((request) => pageItem(request, time)),
+        .sort(byCluster)
+        .map((request) => item(request, time)),
     };
   };
 
@@ -345,7 +358,7 @@ export function createUiRouter(options: UiRouterOptions): UiRouter {
     async (req: Request, res: Response) => {
       try {
         const request = await action(req, res.locals.identity as Identity);
-        res.json({ request: pageItem(request, now()), status: request.status });
+        res.json({ request: item(request, now()), status: request.status });
       } catch (error) {
         fail(res, error);
       }

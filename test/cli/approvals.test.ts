@@ -8,7 +8,11 @@ import {
   PendingResultMetaSchema,
 } from '../../server/gate/index.ts';
 import { runCli } from '../helpers/cli.ts';
-import { connectClient, tempDataDir } from '../helpers/server.ts';
+import { connectClient, fakeKube, tempDataDir } from '../helpers/server.ts';
+import pino from 'pino';
+import { parseServeOptions } from '../../server/config.ts';
+import { startServe, type RunningServer } from '../../server/serve.ts';
+import { startLocalServer } from '../../agent/investigator/local-server.ts';
 import { startGateServer, type GateServer } from '../server/gate/fixtures/serve.ts';
 
 const checkout = { namespace: 'shop', name: 'checkout' };
@@ -143,5 +147,53 @@ describe('sentinel approvals, against a live server', () => {
     } finally {
       empty.cleanup();
     }
+  });
+});
+
+describe('client commands find the running server and its token by discovery', () => {
+  const data = tempDataDir();
+  const quiet = { logger: pino({ level: 'silent' }), kube: fakeKube() };
+  let served: RunningServer;
+  let local: Awaited<ReturnType<typeof startLocalServer>>;
+  beforeAll(async () => {
+    // Neither on the default port 7070: only the discovery files say where they are.
+    served = await startServe(
+      parseServeOptions({ port: '0', dataDir: data.dir }),
+      { stderr: () => {}, env: {} },
+      quiet,
+    );
+    local = await startLocalServer({ dataDir: data.dir, kube: fakeKube() });
+  });
+  afterAll(async () => {
+    await local?.close();
+    await served?.close();
+    data.cleanup();
+  });
+
+  it('`approvals list` and `freeze status` without --server use the `sentinel serve` of --data-dir', async () => {
+    const list = await runCli(['approvals', 'list', '--data-dir', data.dir]);
+    expect(list).toMatchObject({ code: 0, stdout: 'No pending approval requests.\n' });
+    const freeze = await runCli(['freeze', 'status', '--data-dir', data.dir]);
+    expect(freeze.code, freeze.stderr).toBe(0);
+    expect(freeze.stdout).toMatch(/not frozen/i);
+  });
+
+  it('a given --server wins over discovery (and is still told apart when unreachable)', async () => {
+    const list = await runCli([
+      'approvals',
+      'list',
+      '--server',
+      'http://127.0.0.1:9',
+      '--data-dir',
+      data.dir,
+    ]);
+    expect(list.code).toBe(3);
+    expect(list.stderr).toContain('127.0.0.1:9');
+  });
+
+  it("with only an investigation's in-process server running, uses it and the token file it names", async () => {
+    await served.close();
+    const list = await runCli(['approvals', 'list', '--data-dir', data.dir]);
+    expect(list).toMatchObject({ code: 0, stdout: 'No pending approval requests.\n' });
   });
 });

@@ -5,10 +5,12 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { execFile, spawn } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { openAuditLog } from '../../server/audit/index.ts';
+import { runningServers } from '../../server/discovery.ts';
 import { runCli } from '../helpers/cli.ts';
 import { connectClient, rawRequest, tempDataDir } from '../helpers/server.ts';
 
@@ -137,6 +139,60 @@ describe('sentinel serve on loopback', () => {
     child.kill('SIGTERM');
     const code = await new Promise((resolve) => child.once('exit', resolve));
     expect(code).toBe(0);
+  });
+});
+
+describe('sentinel serve removes its discovery file however it is stopped', () => {
+  const data = tempDataDir();
+  afterAll(() => data.cleanup());
+
+  /** Starts `serve` in its own process group; resolves once its discovery file exists. */
+  async function serveInGroup(): Promise<ReturnType<typeof spawn>> {
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', data.dir], {
+      env: cleanEnv(),
+      detached: true,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    await new Promise<void>((resolve, reject) => {
+      child.stderr!.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (/listening on/.test(stderr)) resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
+    });
+    expect(readdirSync(join(data.dir, 'servers')).filter((f) => f.endsWith('.json'))).toHaveLength(1);
+    return child;
+  }
+  const exit = (child: ReturnType<typeof spawn>) =>
+    new Promise((resolve) => child.once('exit', (code, signal) => resolve(signal ?? code)));
+  const leftovers = () => readdirSync(join(data.dir, 'servers'));
+
+  it('SIGTERM to the process group, heard twice (a launcher passes it on): no file left, exit 0', async () => {
+    const child = await serveInGroup();
+    const exited = exit(child);
+    process.kill(-child.pid!, 'SIGTERM');
+    process.kill(-child.pid!, 'SIGTERM');
+    expect(await exited).toBe(0);
+    expect(leftovers()).toEqual([]);
+  });
+
+  it('SIGHUP (the terminal closed): no file left', async () => {
+    const child = await serveInGroup();
+    const exited = exit(child);
+    process.kill(-child.pid!, 'SIGHUP');
+    expect(await exited).toBe(0);
+    expect(leftovers()).toEqual([]);
+  });
+
+  it('a file whose server is gone (SIGKILL) is removed by the next look at the servers', async () => {
+    const child = await serveInGroup();
+    const exited = exit(child);
+    process.kill(-child.pid!, 'SIGKILL');
+    expect(await exited).toBe('SIGKILL');
+    expect(leftovers()).toHaveLength(1);
+    expect(runningServers(data.dir)).toEqual([]);
+    expect(leftovers()).toEqual([]);
   });
 });
 

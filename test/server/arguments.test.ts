@@ -66,7 +66,7 @@ describe('parseToolArguments', () => {
   it('names unknown arguments and lists the accepted ones, after the other rules', () => {
     expect(rejection(scaleThing, { namespace: 'shop', name: 'web', replicas: 1, dryrun: true })).toEqual({
       message:
-        'arguments.dryrun: unknown argument (accepted: namespace, name, replicas, dry_run, idempotency_key)',
+        'arguments.dryrun: unknown argument (accepted: namespace, name, replicas, dry_run, idempotency_key, evidence, investigation)',
       field: 'dryrun',
     });
   });

@@ -119,10 +119,18 @@ describe('token discovery with several servers on one data directory', () => {
     const old = localToken();
     const rotated = await runCli(['tokens', 'rotate', 'local', '--data-dir', data.dir]);
     expect(rotated.code).toBe(0);
-    const fresh = rotated.stdout.trim();
-    expect(fresh).toBe(localToken());
+    const fresh = localToken();
     expect(fresh).not.toBe(old);
-    expect(await status(server.url!, fresh)).toBe(200);
+    // stdout is no terminal here: the token stays in its file, and the command says where.
+    expect(rotated.stdout).toBe('');
+    expect(rotated.stderr).not.toContain(fresh);
+    expect(rotated.stderr).toContain(join(data.dir, 'local.token'));
+    expect(rotated.stderr).toContain('--show-token');
+    const shown = await runCli(['tokens', 'rotate', 'local', '--show-token', '--data-dir', data.dir]);
+    expect(shown.stdout).toBe(`${localToken()}\n`);
+    expect(await status(server.url!, fresh)).toBe(401);
+    const newest = localToken();
+    expect(await status(server.url!, newest)).toBe(200);
     expect(await status(server.url!, old)).toBe(401);
   });
 

@@ -35,7 +35,12 @@ import {
 import { apiPath } from './paths.ts';
 import { createKubeTransport, type KubeRequest, type KubeTransport } from './transport.ts';
 import type { AsSent, JsonObject, KubeReader, KubeWriter, ListOptions } from './types.ts';
-import { workloadReaderMethods, workloadWriterMethods, type WorkloadClientParts } from './workloads.ts';
+import {
+  patchMethod,
+  workloadReaderMethods,
+  workloadWriterMethods,
+  type WorkloadClientParts,
+} from './workloads.ts';
 
 /** Bounded retries for reads. */
 export interface RetryPolicy {
@@ -285,19 +290,13 @@ export function createKubeClient(
 
   const wops = WRITER_OPERATIONS;
   const writer: KubeWriter = {
-    patchDeploymentJson: (namespace, name, operations, { fieldManager }) =>
-      patch(wops.patchDeploymentJson, namespace, name, operations, PatchStrategy.JsonPatch, fieldManager),
-    patchDeploymentStrategic: (namespace, name, body, { fieldManager }) =>
-      patch(
-        wops.patchDeploymentStrategic,
-        namespace,
-        name,
-        body,
-        PatchStrategy.StrategicMergePatch,
-        fieldManager,
-      ),
-    patchDeploymentScale: (namespace, name, body, { fieldManager }) =>
-      patch(wops.patchDeploymentScale, namespace, name, body, PatchStrategy.MergePatch, fieldManager),
+    patchDeploymentJson: patchMethod(workloadParts, wops.patchDeploymentJson, PatchStrategy.JsonPatch),
+    patchDeploymentStrategic: patchMethod(
+      workloadParts,
+      wops.patchDeploymentStrategic,
+      PatchStrategy.StrategicMergePatch,
+    ),
+    patchDeploymentScale: patchMethod(workloadParts, wops.patchDeploymentScale, PatchStrategy.MergePatch),
     ...workloadWriterMethods(workloadParts),
   };
 

@@ -29,49 +29,63 @@ export interface ClusterEvent {
   api: 'core' | 'events.k8s.io' | 'both';
 }
 
-function fromCore(e: CoreEvent): ClusterEvent & { key: string } {
+type Time = Date | string | undefined | null;
+
+/** What each API names its own way: the object, message, count, first/last time and source. */
+interface OwnFields {
+  object: { kind?: string; name?: string; namespace?: string } | undefined;
+  message: string | undefined;
+  count: number | undefined;
+  firstTimestamp: Time;
+  lastTimestamp: Time;
+  source: string;
+  api: ClusterEvent['api'];
+}
+
+/**
+ * An event of either API as a `ClusterEvent` keyed by uid (or namespace/name): the fields both
+ * APIs share read from `e`, the rest from `own`, timestamps and count in `kubectl events`' order.
+ */
+function clusterEvent(e: CoreEvent | EventsEvent, own: OwnFields): ClusterEvent & { key: string } {
   const created = timeOf(e.metadata?.creationTimestamp);
   const eventTime = timeOf(e.eventTime);
-  const last = timeOf(e.series?.lastObservedTime) || timeOf(e.lastTimestamp) || eventTime || created;
+  const last = timeOf(e.series?.lastObservedTime) || timeOf(own.lastTimestamp) || eventTime || created;
   return {
     key: e.metadata?.uid ?? `${e.metadata?.namespace}/${e.metadata?.name}`,
     type: e.type ?? 'Normal',
     reason: e.reason ?? '',
-    object: {
-      kind: e.involvedObject?.kind ?? '',
-      name: e.involvedObject?.name ?? '',
-      namespace: e.involvedObject?.namespace,
-    },
-    message: e.message ?? '',
-    count: e.series?.count ?? e.count ?? 1,
-    firstSeen: timeOf(e.firstTimestamp) || eventTime || created || last,
+    object: { kind: own.object?.kind ?? '', name: own.object?.name ?? '', namespace: own.object?.namespace },
+    message: own.message ?? '',
+    count: e.series?.count ?? own.count ?? 1,
+    firstSeen: timeOf(own.firstTimestamp) || eventTime || created || last,
     lastSeen: last,
-    source: e.reportingComponent || e.source?.component || '',
-    api: 'core',
+    source: own.source,
+    api: own.api,
   };
 }
 
+function fromCore(e: CoreEvent): ClusterEvent & { key: string } {
+  return clusterEvent(e, {
+    object: e.involvedObject,
+    message: e.message,
+    count: e.count,
+    firstTimestamp: e.firstTimestamp,
+    lastTimestamp: e.lastTimestamp,
+    source: e.reportingComponent || e.source?.component || '',
+    api: 'core',
+  });
+}
+
 function fromEventsV1(e: EventsEvent): ClusterEvent & { key: string } {
-  const created = timeOf(e.metadata?.creationTimestamp);
-  const eventTime = timeOf(e.eventTime);
-  const last =
-    timeOf(e.series?.lastObservedTime) || timeOf(e.deprecatedLastTimestamp) || eventTime || created;
-  return {
-    key: e.metadata?.uid ?? `${e.metadata?.namespace}/${e.metadata?.name}`,
-    type: e.type ?? 'Normal',
-    reason: e.reason ?? '',
-    object: {
-      kind: e.regarding?.kind ?? '',
-      name: e.regarding?.name ?? '',
-      namespace: e.regarding?.namespace,
-    },
-    message: e.note ?? '',
-    count: e.series?.count ?? e.deprecatedCount ?? 1,
-    firstSeen: timeOf(e.deprecatedFirstTimestamp) || eventTime || created || last,
-    lastSeen: last,
+  return clusterEvent(e, {
+    object: e.regarding,
+    message: e.note,
+    count: e.deprecatedCount,
+    firstTimestamp: e.deprecatedFirstTimestamp,
+    lastTimestamp: e.deprecatedLastTimestamp,
     source: e.reportingController ?? e.deprecatedSource?.component ?? '',
     api: 'events.k8s.io',
-  };
+  });
 }
 
 /**

@@ -120,6 +120,20 @@ export interface WorkloadClientParts {
   ): Promise<T>;
 }
 
+/**
+ * A writer method that sends `operation` as one `PATCH` with Content-Type `contentType` (a
+ * `PatchStrategy`) under the call's field manager, through `parts.patch` (sent once, errors mapped);
+ * it resolves to the object the API server answers with.
+ */
+export function patchMethod(
+  parts: Pick<WorkloadClientParts, 'patch'>,
+  operation: KubeOperation,
+  contentType: string,
+): <T>(namespace: string, name: string, body: unknown, options: WriteOptions) => Promise<T> {
+  return (namespace, name, body, { fieldManager }) =>
+    parts.patch(operation, namespace, name, body, contentType, fieldManager);
+}
+
 /** The `WorkloadReader` methods over `createKubeClient`'s helpers. */
 export function workloadReaderMethods(parts: WorkloadClientParts): WorkloadReader {
   const { get, list } = parts;
@@ -136,29 +150,20 @@ export function workloadReaderMethods(parts: WorkloadClientParts): WorkloadReade
 
 /** The `WorkloadWriter` methods over `createKubeClient`'s helpers. */
 export function workloadWriterMethods(parts: WorkloadClientParts): WorkloadWriter {
-  const { patch, remove } = parts;
+  const { remove } = parts;
   const ops = WORKLOAD_WRITER_OPERATIONS;
   return {
-    patchStatefulSetStrategic: (namespace, name, body, { fieldManager }) =>
-      patch(
-        ops.patchStatefulSetStrategic,
-        namespace,
-        name,
-        body,
-        PatchStrategy.StrategicMergePatch,
-        fieldManager,
-      ),
-    patchStatefulSetScale: (namespace, name, body, { fieldManager }) =>
-      patch(ops.patchStatefulSetScale, namespace, name, body, PatchStrategy.MergePatch, fieldManager),
-    patchDaemonSetStrategic: (namespace, name, body, { fieldManager }) =>
-      patch(
-        ops.patchDaemonSetStrategic,
-        namespace,
-        name,
-        body,
-        PatchStrategy.StrategicMergePatch,
-        fieldManager,
-      ),
+    patchStatefulSetStrategic: patchMethod(
+      parts,
+      ops.patchStatefulSetStrategic,
+      PatchStrategy.StrategicMergePatch,
+    ),
+    patchStatefulSetScale: patchMethod(parts, ops.patchStatefulSetScale, PatchStrategy.MergePatch),
+    patchDaemonSetStrategic: patchMethod(
+      parts,
+      ops.patchDaemonSetStrategic,
+      PatchStrategy.StrategicMergePatch,
+    ),
     // kubectl sends the grace period both as a query parameter and in the DeleteOptions body.
     deletePod: (namespace, name, { gracePeriodSeconds, uid }) =>
       remove(

@@ -307,7 +307,7 @@ function jsonValue(object: object, key: string): Scalar {
  * Plain JSON with `null`, empty lists and empty maps dropped (they mean "unset" to Kubernetes);
  * list elements keep their positions.
  */
-function normalize(value: unknown): unknown {
+export function normalize(value: unknown): unknown {
   if (Array.isArray(value)) return value.length ? value.map((item) => normalize(item) ?? null) : undefined;
   if (value === null) return undefined;
   if (typeof value !== 'object') return value;

@@ -6,12 +6,11 @@ import { defineTool, toolInput } from '../define-tool.ts';
 import { newReplicaSetOf, revisionOf, rolloutVerdict } from '../kube/index.ts';
 import { DeploymentNameSchema, NamespaceSchema } from '../params.ts';
 import { remediationArgs } from './args.ts';
-import { attributedPatch, FIELD_MANAGER } from './attribution.ts';
 import { imageList } from './changes.ts';
-import { observeDeployment, type DeploymentObservation } from './observe.ts';
-import { podTemplateDigest, RemediationOutputSchema, targetOf, type RemediationPlan } from './plan.ts';
-import { runRemediation } from './run.ts';
-import { deploymentRef, managementWarnings, observationWarnings } from './warnings.ts';
+import type { DeploymentObservation } from './observe.ts';
+import { RemediationOutputSchema, type RemediationPlan } from './plan.ts';
+import { patchPaused, pausedPlan, runOnDeployment } from './paused.ts';
+import { deploymentRef } from './warnings.ts';
 
 export const PauseRolloutInputSchema = toolInput({
   namespace: NamespaceSchema,
@@ -28,29 +27,11 @@ export type PauseRolloutInput = z.infer<typeof PauseRolloutInputSchema>;
  */
 export function planPause(observed: DeploymentObservation): RemediationPlan {
   const { deployment } = observed;
-  const namespace = deployment.metadata?.namespace ?? '';
-  const name = deployment.metadata?.name ?? '';
   const ref = deploymentRef(deployment);
   const paused = deployment.spec?.paused === true;
   const revision = revisionOf(newReplicaSetOf(deployment, observed.replicaSets) ?? deployment) ?? 0;
   const verdict = rolloutVerdict(deployment);
-  const plan = {
-    tool: 'pause_rollout',
-    deployment,
-    resolvedArguments: { namespace, name },
-    effect: {
-      tool: 'pause_rollout',
-      target: targetOf(deployment),
-      paused_from: paused,
-      paused_to: true,
-      revision,
-      template: podTemplateDigest(deployment.spec?.template),
-      ...(paused && { no_op: true }),
-    },
-    warnings: [...managementWarnings(deployment), ...observationWarnings(deployment)],
-    action: 'rollout pause',
-    makesRevision: false,
-  };
+  const plan = { ...pausedPlan('pause_rollout', deployment, true, revision), action: 'rollout pause' };
   if (paused) {
     return { ...plan, summary: `${ref} is already paused`, changes: [] };
   }
@@ -69,13 +50,7 @@ export function planPause(observed: DeploymentObservation): RemediationPlan {
         text: `spec.paused: false → true (template changes are not rolled out until resumed; scaling still works).${midRollout}`,
       },
     ],
-    apply: ({ writer }, stamps) =>
-      writer.patchDeploymentStrategic(
-        namespace,
-        name,
-        attributedPatch({ paused: true }, deployment.metadata?.annotations, stamps),
-        { fieldManager: FIELD_MANAGER },
-      ),
+    apply: patchPaused(deployment, true),
   };
 }
 
@@ -95,8 +70,5 @@ export const pauseRollout = defineTool({
   supportsDryRun: true,
   input: PauseRolloutInputSchema,
   output: RemediationOutputSchema,
-  handler: async (args, ctx) => {
-    const observed = await observeDeployment(ctx.kube, args.namespace, args.name);
-    return runRemediation(planPause(observed), args, ctx);
-  },
+  handler: runOnDeployment(planPause),
 });

@@ -97,6 +97,11 @@ export interface RemediationPlan {
   effect: Record<string, unknown>;
   changes: Change[];
   warnings: Warning[];
+  /**
+   * The pod template before and after, when the change rewrites it (a rollback): the output's
+   * `template_diff` is computed from them (`templateDiff`). Absent for changes that do not.
+   */
+  templates?: { from: PodTemplateSpec | undefined; to: PodTemplateSpec | undefined };
   /** The revision the change creates (as the controller will number it), when one results. */
   newRevision?: number;
   /** What the change-cause records, e.g. `roll back to revision 6`. */
@@ -150,6 +155,11 @@ export const RemediationOutputSchema = z.object({
   /** Changes left out of `changes` (beyond the first 200). */
   changes_omitted: z.number().int().optional(),
   warnings: z.array(WarningSchema),
+  /**
+   * The pod template change as a unified diff (current → proposed; YAML, keys sorted, redacted), for
+   * changes that rewrite the template (a rollback). Absent otherwise; `""` never appears.
+   */
+  template_diff: z.string().optional(),
   /** The revision the change creates, numbered as the Deployment controller does. */
   new_revision: z.number().int().optional(),
   /** `kubectl rollout status` verdict right after the change (execution only). */

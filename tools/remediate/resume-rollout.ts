@@ -6,18 +6,11 @@ import { defineTool, toolInput } from '../define-tool.ts';
 import { newReplicaSetOf, revisionOf, type ReplicaSet } from '../kube/index.ts';
 import { DeploymentNameSchema, NamespaceSchema } from '../params.ts';
 import { remediationArgs } from './args.ts';
-import { attributedPatch, FIELD_MANAGER } from './attribution.ts';
 import { diffPodTemplates, imageList } from './changes.ts';
-import { observeDeployment, type DeploymentObservation } from './observe.ts';
-import {
-  nextRevision,
-  podTemplateDigest,
-  RemediationOutputSchema,
-  targetOf,
-  type RemediationPlan,
-} from './plan.ts';
-import { runRemediation } from './run.ts';
-import { deploymentRef, managementWarnings, observationWarnings } from './warnings.ts';
+import type { DeploymentObservation } from './observe.ts';
+import { nextRevision, podTemplateDigest, RemediationOutputSchema, type RemediationPlan } from './plan.ts';
+import { patchPaused, pausedPlan, runOnDeployment } from './paused.ts';
+import { deploymentRef } from './warnings.ts';
 
 export const ResumeRolloutInputSchema = toolInput({
   namespace: NamespaceSchema,
@@ -45,8 +38,6 @@ function runningReplicaSet(observed: DeploymentObservation): ReplicaSet | undefi
  */
 export function planResume(observed: DeploymentObservation): RemediationPlan {
   const { deployment } = observed;
-  const namespace = deployment.metadata?.namespace ?? '';
-  const name = deployment.metadata?.name ?? '';
   const ref = deploymentRef(deployment);
   const paused = deployment.spec?.paused === true;
   const template = deployment.spec?.template;
@@ -56,24 +47,12 @@ export function planResume(observed: DeploymentObservation): RemediationPlan {
   const pending = current === undefined && running !== undefined;
   const newRevision = pending ? nextRevision(template, observed.replicaSets) : undefined;
   const plan = {
-    tool: 'resume_rollout',
-    deployment,
-    resolvedArguments: { namespace, name },
-    effect: {
-      tool: 'resume_rollout',
-      target: targetOf(deployment),
-      paused_from: paused,
-      paused_to: false,
-      revision,
-      template: podTemplateDigest(template),
+    ...pausedPlan('resume_rollout', deployment, false, revision, {
       running_template: podTemplateDigest(running?.spec?.template),
       ...(newRevision !== undefined && { new_revision: newRevision }),
-      ...(!paused && { no_op: true }),
-    },
-    warnings: [...managementWarnings(deployment), ...observationWarnings(deployment)],
+    }),
     // The rollout a resume releases is someone else's template change: its change-cause stays theirs.
     action: 'rollout resume',
-    makesRevision: false,
   };
   if (!paused) {
     return { ...plan, summary: `${ref} is not paused`, changes: [] };
@@ -89,13 +68,7 @@ export function planResume(observed: DeploymentObservation): RemediationPlan {
       ...(pending ? diffPodTemplates(running?.spec?.template, template) : []),
     ],
     ...(newRevision !== undefined && { newRevision }),
-    apply: ({ writer }, stamps) =>
-      writer.patchDeploymentStrategic(
-        namespace,
-        name,
-        attributedPatch({ paused: null }, deployment.metadata?.annotations, stamps),
-        { fieldManager: FIELD_MANAGER },
-      ),
+    apply: patchPaused(deployment, null),
   };
 }
 
@@ -116,8 +89,5 @@ export const resumeRollout = defineTool({
   supportsDryRun: true,
   input: ResumeRolloutInputSchema,
   output: RemediationOutputSchema,
-  handler: async (args, ctx) => {
-    const observed = await observeDeployment(ctx.kube, args.namespace, args.name);
-    return runRemediation(planResume(observed), args, ctx);
-  },
+  handler: runOnDeployment(planResume),
 });

@@ -243,6 +243,7 @@ function planOnce(observed: AsSentObservation, args: { to_revision?: number | un
         shown(shownAfter),
       ),
     ],
+    templates: { from: fromTemplate, to: toTemplate },
     newRevision,
     action: `${common.action}${restoredCause ? ` (${JSON.stringify(oneLine(restoredCause, 200))})` : ''}`,
   };

@@ -126,6 +126,7 @@ export function planRevisionRollback(
     summary: `Roll back ${ref} from revision ${fromRevision} (${imageList(fromTemplate)}) to revision ${toRevision} (${imageList(toTemplate)})`,
     effect: { ...effect, new_revision: newRevision },
     changes: diffPodTemplates(fromTemplate, toTemplate),
+    templates: { from: fromTemplate, to: toTemplate },
     newRevision,
   };
   return {

@@ -18,6 +18,7 @@ import {
   type RemediationOutput,
   type RemediationPlan,
 } from './plan.ts';
+import { templateDiff } from './template-diff.ts';
 
 /** Changes listed in the text before "N more". */
 const MAX_TEXT_CHANGES = 50;
@@ -47,6 +48,7 @@ export async function runRemediation(
     changes: plan.changes.slice(0, MAX_CHANGES),
     ...(plan.changes.length > MAX_CHANGES && { changes_omitted: plan.changes.length - MAX_CHANGES }),
     warnings: plan.warnings,
+    ...templateDiffField(plan),
     ...(plan.newRevision !== undefined && { new_revision: plan.newRevision }),
   };
   if (!plan.apply) return render({ ...base, status: 'no_op' }, plan);
@@ -171,4 +173,11 @@ function render(
     }
   }
   return { text: lines.join('\n'), structured: output };
+}
+
+/** `{ template_diff }` when the plan rewrites the pod template and the diff is not empty, else `{}`. */
+function templateDiffField(plan: RemediationPlan | ObjectPlan): { template_diff?: string } {
+  if (!plan.templates) return {};
+  const diff = templateDiff(plan.templates.from, plan.templates.to);
+  return diff === '' ? {} : { template_diff: diff };
 }

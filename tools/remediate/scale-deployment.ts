@@ -10,10 +10,10 @@ import { NamespaceSchema, objectNameSchema } from '../params.ts';
 import { kindOf, workloadKindSchema } from '../workload-kind.ts';
 import { planStatefulSetScale } from './scale-statefulset.ts';
 import { remediationArgs } from './args.ts';
-import { annotationPatch, FIELD_MANAGER } from './attribution.ts';
 import type { DeploymentObservation } from './observe.ts';
 import { RemediationOutputSchema, targetOf, type RemediationPlan } from './plan.ts';
-import { outcomeUnknown, runRemediation } from './run.ts';
+import { runRemediation } from './run.ts';
+import { scaleSummary, sendScale } from './scale.ts';
 import {
   autoscalersOf,
   autoscalerWarnings,
@@ -21,7 +21,7 @@ import {
   describeAutoscaler,
   managementWarnings,
   observationWarnings,
-  type Warning,
+  scaleToZeroWarnings,
 } from './warnings.ts';
 
 /** Environment variable that sets the largest replica count `scale_deployment` accepts. */
@@ -117,15 +117,6 @@ export function planScale(observed: ScaleObservation, args: { replicas: number }
   const ref = deploymentRef(deployment);
   const from = deployment.spec?.replicas ?? 1;
   const to = args.replicas;
-  const zero: Warning[] =
-    to === 0 && from !== 0
-      ? [
-          {
-            kind: 'scale_to_zero',
-            message: `Scaling to 0 stops every Pod of ${ref}: it serves nothing until it is scaled up again.`,
-          },
-        ]
-      : [];
   const plan = {
     tool: 'scale_deployment',
     deployment,
@@ -139,7 +130,7 @@ export function planScale(observed: ScaleObservation, args: { replicas: number }
       ...(from === to && { no_op: true }),
     },
     warnings: [
-      ...zero,
+      ...scaleToZeroWarnings(ref, from, to),
       ...autoscalerWarnings(deployment, autoscalers, to),
       ...managementWarnings(deployment),
       ...observationWarnings(deployment),
@@ -147,39 +138,13 @@ export function planScale(observed: ScaleObservation, args: { replicas: number }
     action: `scale from ${from} to ${to} replicas`,
     makesRevision: false,
   };
-  if (from === to) {
-    return { ...plan, summary: `${ref} already has ${to} replica${to === 1 ? '' : 's'}`, changes: [] };
-  }
+  if (from === to) return { ...plan, ...scaleSummary(ref, from, to) };
   return {
     ...plan,
-    summary: `Scale ${ref} from ${from} to ${to} replica${to === 1 ? '' : 's'}`,
-    changes: [{ kind: 'replicas', from, to, text: `spec.replicas: ${from} → ${to}` }],
+    ...scaleSummary(ref, from, to),
     apply: async ({ writer, reader }, stamps) => {
-      const current = deployment.metadata?.annotations ?? {};
-      const stamp = annotationPatch(current, stamps);
-      const options = { fieldManager: FIELD_MANAGER };
-      if (Object.keys(stamp).length > 0) {
-        await writer.patchDeploymentStrategic(namespace, name, { metadata: { annotations: stamp } }, options);
-      }
-      try {
-        await writer.patchDeploymentScale(namespace, name, { spec: { replicas: to } }, options);
-      } catch (error) {
-        // Put the annotations back only when the API server refused the scale (nothing changed).
-        if (Object.keys(stamp).length === 0 || outcomeUnknown(error)) throw error;
-        const restore = Object.fromEntries(Object.keys(stamp).map((key) => [key, current[key] ?? null]));
-        const restored = await writer
-          .patchDeploymentStrategic(namespace, name, { metadata: { annotations: restore } }, options)
-          .then(
-            () => true,
-            () => false,
-          );
-        const failure = error instanceof SentinelError ? error : undefined;
-        throw new SentinelError(
-          failure?.code ?? 'internal',
-          `${failure?.message ?? 'The scale request failed.'} ${ref} was not scaled; ${restored ? "Sentinel's annotations were put back" : "Sentinel's attribution annotations (sentinel.dev/) stay on it and could not be put back"}.`,
-          { kind: 'Deployment', namespace, name, cause: error },
-        );
-      }
+      const annotations = deployment.metadata?.annotations;
+      await sendScale(writer, { kind: 'Deployment', namespace, name, ref, annotations }, to, stamps);
       return reader.getDeployment(namespace, name);
     },
   };

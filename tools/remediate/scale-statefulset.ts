@@ -5,31 +5,19 @@
  * `OrderedReady`), and the PersistentVolumeClaims of removed Pods are kept unless
  * `persistentVolumeClaimRetentionPolicy.whenScaled` is `Delete`.
  */
-import { SentinelError } from '../errors.ts';
 import type { HorizontalPodAutoscaler, StatefulSet } from '../kube/index.ts';
-import { annotationPatch, FIELD_MANAGER } from './attribution.ts';
 import { podClaims } from './delete-pod.ts';
 import { targetOf, type ObjectPlan } from './plan.ts';
-import { outcomeUnknown } from './run.ts';
-import { describeAutoscaler, type Warning } from './warnings.ts';
+import { scaleSummary, sendScale } from './scale.ts';
+import {
+  autoscalersOf,
+  autoscalerWarnings,
+  describeAutoscaler,
+  scaleToZeroWarnings,
+  type Warning,
+} from './warnings.ts';
 import { statefulSetVerdict } from '../kube/index.ts';
 import { workloadManagementWarnings, workloadObservationWarnings, workloadRef } from './workload.ts';
-
-/** The HorizontalPodAutoscalers whose `scaleTargetRef` is this StatefulSet. */
-export function statefulSetAutoscalers(
-  sts: StatefulSet,
-  autoscalers: readonly HorizontalPodAutoscaler[],
-): HorizontalPodAutoscaler[] {
-  return autoscalers.filter((hpa) => {
-    const target = hpa.spec?.scaleTargetRef;
-    const group = target?.apiVersion?.split('/')[0];
-    return (
-      target?.kind === 'StatefulSet' &&
-      target.name === sts.metadata?.name &&
-      (target.apiVersion === undefined || group === 'apps')
-    );
-  });
-}
 
 /**
  * Warnings for scaling `sts` from `from` to `to`: scaling to 0; an autoscaler that owns the count (as
@@ -45,27 +33,10 @@ export function statefulSetScaleWarnings(
 ): Warning[] {
   const ref = workloadRef('StatefulSet', sts);
   const name = sts.metadata?.name ?? '';
-  const warnings: Warning[] = [];
-  if (to === 0 && from !== 0) {
-    warnings.push({
-      kind: 'scale_to_zero',
-      message: `Scaling to 0 stops every Pod of ${ref}: it serves nothing until it is scaled up again.`,
-    });
-  }
-  for (const hpa of statefulSetAutoscalers(sts, autoscalers)) {
-    const min = hpa.spec?.minReplicas ?? 1;
-    const max = hpa.spec?.maxReplicas ?? 0;
-    const consequence =
-      to === 0
-        ? 'at 0 replicas it stops autoscaling (an autoscaler never scales up from zero) until the StatefulSet is scaled up again'
-        : to < min || to > max
-          ? `${to} is outside its range, so it will set the count back to between ${min} and ${max} on its next sync (about 15 s)`
-          : 'it may change the count again on its next sync (about 15 s) as load changes';
-    warnings.push({
-      kind: 'hpa',
-      message: `HorizontalPodAutoscaler '${describeAutoscaler(hpa)}' targets ${ref} and sets its replica count itself: ${consequence}.`,
-    });
-  }
+  const warnings: Warning[] = [
+    ...scaleToZeroWarnings(ref, from, to),
+    ...autoscalerWarnings(sts, autoscalers, to, 'StatefulSet'),
+  ];
   if (to < from) {
     const start = (sts.spec?.ordinals as { start?: number } | undefined)?.start ?? 0;
     const removed = Array.from({ length: from - to }, (_, i) => `${name}-${start + from - 1 - i}`);
@@ -118,7 +89,7 @@ export function planStatefulSetScale(
       target: targetOf(sts, 'StatefulSet'),
       replicas_from: from,
       replicas_to: to,
-      autoscalers: statefulSetAutoscalers(sts, autoscalers).map(describeAutoscaler),
+      autoscalers: autoscalersOf(sts, autoscalers, 'StatefulSet').map(describeAutoscaler),
       ...(from === to && { no_op: true }),
     },
     warnings: [
@@ -130,43 +101,13 @@ export function planStatefulSetScale(
     makesRevision: false,
     verdict: (written: StatefulSet) => statefulSetVerdict(written),
   };
-  if (from === to) {
-    return { ...plan, summary: `${ref} already has ${to} replica${to === 1 ? '' : 's'}`, changes: [] };
-  }
+  if (from === to) return { ...plan, ...scaleSummary(ref, from, to) };
   return {
     ...plan,
-    summary: `Scale ${ref} from ${from} to ${to} replica${to === 1 ? '' : 's'}`,
-    changes: [{ kind: 'replicas', from, to, text: `spec.replicas: ${from} → ${to}` }],
+    ...scaleSummary(ref, from, to),
     apply: async ({ writer, reader }, stamps) => {
-      const current = sts.metadata?.annotations ?? {};
-      const stamp = annotationPatch(current, stamps);
-      const options = { fieldManager: FIELD_MANAGER };
-      if (Object.keys(stamp).length > 0) {
-        await writer.patchStatefulSetStrategic(
-          namespace,
-          name,
-          { metadata: { annotations: stamp } },
-          options,
-        );
-      }
-      try {
-        await writer.patchStatefulSetScale(namespace, name, { spec: { replicas: to } }, options);
-      } catch (error) {
-        if (Object.keys(stamp).length === 0 || outcomeUnknown(error)) throw error;
-        const restore = Object.fromEntries(Object.keys(stamp).map((key) => [key, current[key] ?? null]));
-        const restored = await writer
-          .patchStatefulSetStrategic(namespace, name, { metadata: { annotations: restore } }, options)
-          .then(
-            () => true,
-            () => false,
-          );
-        const failure = error instanceof SentinelError ? error : undefined;
-        throw new SentinelError(
-          failure?.code ?? 'internal',
-          `${failure?.message ?? 'The scale request failed.'} ${ref} was not scaled; ${restored ? "Sentinel's annotations were put back" : "Sentinel's attribution annotations (sentinel.dev/) stay on it and could not be put back"}.`,
-          { kind: 'StatefulSet', namespace, name, cause: error },
-        );
-      }
+      const annotations = sts.metadata?.annotations;
+      await sendScale(writer, { kind: 'StatefulSet', namespace, name, ref, annotations }, to, stamps);
       return reader.getStatefulSet(namespace, name);
     },
   };

@@ -133,18 +133,28 @@ export function managementWarnings(deployment: Deployment): Warning[] {
   return warnings;
 }
 
-/** The HorizontalPodAutoscalers whose `scaleTargetRef` is this Deployment. */
+/** The workload kinds a HorizontalPodAutoscaler's `scaleTargetRef` names here. */
+export type ScaledKind = 'Deployment' | 'StatefulSet';
+
+/** The API groups a `scaleTargetRef` may name each kind in (Deployments also had `extensions`). */
+const SCALE_TARGET_GROUPS: Record<ScaledKind, readonly string[]> = {
+  Deployment: ['apps', 'extensions'],
+  StatefulSet: ['apps'],
+};
+
+/** The HorizontalPodAutoscalers whose `scaleTargetRef` is this `kind` (a Deployment unless given). */
 export function autoscalersOf(
-  deployment: Deployment,
+  workload: { metadata?: { name?: string } },
   autoscalers: readonly HorizontalPodAutoscaler[],
+  kind: ScaledKind = 'Deployment',
 ): HorizontalPodAutoscaler[] {
   return autoscalers.filter((hpa) => {
     const target = hpa.spec?.scaleTargetRef;
     const group = target?.apiVersion?.split('/')[0];
     return (
-      target?.kind === 'Deployment' &&
-      target.name === deployment.metadata?.name &&
-      (target.apiVersion === undefined || group === 'apps' || group === 'extensions')
+      target?.kind === kind &&
+      target.name === workload.metadata?.name &&
+      (target.apiVersion === undefined || SCALE_TARGET_GROUPS[kind].includes(group ?? ''))
     );
   });
 }
@@ -155,29 +165,42 @@ export function describeAutoscaler(hpa: HorizontalPodAutoscaler): string {
 }
 
 /**
- * Warnings for setting `deployment` to `replicas` while `autoscalers` target it: the autoscaler owns
- * the replica count; at 0 it stops autoscaling (it never scales up from zero); outside [min, max] it
- * moves the count back on its next sync.
+ * Warnings for setting `workload` (a Deployment unless `kind` says otherwise) to `replicas` while
+ * `autoscalers` target it: the autoscaler owns the replica count; at 0 it stops autoscaling (it
+ * never scales up from zero); outside [min, max] it moves the count back on its next sync.
  */
 export function autoscalerWarnings(
-  deployment: Deployment,
+  workload: { metadata?: { namespace?: string; name?: string } },
   autoscalers: readonly HorizontalPodAutoscaler[],
   replicas: number,
+  kind: ScaledKind = 'Deployment',
 ): Warning[] {
-  return autoscalersOf(deployment, autoscalers).map((hpa) => {
+  const ref = `${kind} ${workload.metadata?.namespace}/${workload.metadata?.name}`;
+  return autoscalersOf(workload, autoscalers, kind).map((hpa) => {
     const min = hpa.spec?.minReplicas ?? 1;
     const max = hpa.spec?.maxReplicas ?? 0;
     const consequence =
       replicas === 0
-        ? 'at 0 replicas it stops autoscaling (an autoscaler never scales up from zero) until the Deployment is scaled up again'
+        ? `at 0 replicas it stops autoscaling (an autoscaler never scales up from zero) until the ${kind} is scaled up again`
         : replicas < min || replicas > max
           ? `${replicas} is outside its range, so it will set the count back to between ${min} and ${max} on its next sync (about 15 s)`
           : 'it may change the count again on its next sync (about 15 s) as load changes';
     return {
       kind: 'hpa',
-      message: `HorizontalPodAutoscaler ${show(describeAutoscaler(hpa))} targets ${deploymentRef(deployment)} and sets its replica count itself: ${consequence}.`,
+      message: `HorizontalPodAutoscaler ${show(describeAutoscaler(hpa))} targets ${ref} and sets its replica count itself: ${consequence}.`,
     };
   });
+}
+
+/** The warning for scaling `ref` (`Deployment shop/web`) from `from` to 0 replicas; none for another count. */
+export function scaleToZeroWarnings(ref: string, from: number, to: number): Warning[] {
+  if (to !== 0 || from === 0) return [];
+  return [
+    {
+      kind: 'scale_to_zero',
+      message: `Scaling to 0 stops every Pod of ${ref}: it serves nothing until it is scaled up again.`,
+    },
+  ];
 }
 
 /** A warning when the Deployment controller has not yet observed the latest spec (`observedGeneration < generation`). */

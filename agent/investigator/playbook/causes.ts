@@ -3,7 +3,7 @@
  * (tools/investigate/triage/findings.ts), so the investigator and triage never disagree on a class.
  */
 import { CONFIG_ERROR, IMAGE_PULL } from '../../../tools/index.ts';
-import type { PodView } from '../evidence.ts';
+import type { EventView, PodView } from '../evidence.ts';
 
 /** Failure modes, worst first: what the failing Pods show. */
 export const CAUSES = [
@@ -11,6 +11,7 @@ export const CAUSES = [
   'config_error',
   'oom_killed',
   'liveness_kill',
+  'startup_kill',
   'crash_loop',
   'unschedulable',
   'probe_failure',
@@ -38,4 +39,13 @@ export function podCause(pod: PodView): Cause | undefined {
   if (causes.length === 0 && pod.phase === 'Pending' && pod.status === 'Pending')
     causes.push('unschedulable');
   return CAUSES.find((cause) => causes.includes(cause));
+}
+
+/**
+ * Whether Warning `events` show a failing `Liveness` or `Startup` probe (`Unhealthy` "Liveness probe
+ * failed: …", the kubelet prober's text): what makes a crash loop a probe kill.
+ */
+export function probeFailed(events: readonly EventView[], title: 'Liveness' | 'Startup'): boolean {
+  const prefix = `${title} probe failed`;
+  return events.some((e) => e.reason === 'Unhealthy' && e.message.startsWith(prefix));
 }

@@ -14,7 +14,7 @@ import type {
   ServiceView,
   TriageWorkload,
 } from '../evidence.ts';
-import { CAUSES, podCause, type Cause } from './causes.ts';
+import { CAUSES, podCause, probeFailed, type Cause } from './causes.ts';
 
 /** The workload kinds the tools take as `kind` (tools/workload-kind.ts); absent means Deployment. */
 export type WorkloadKind = 'Deployment' | 'StatefulSet' | 'DaemonSet';
@@ -136,6 +136,7 @@ const CAUSE_TEXT: Record<Cause, string> = {
   config_error: 'cannot create its containers from their configuration',
   oom_killed: 'is OOM-killed (exceeds its memory limit)',
   liveness_kill: 'is killed by its liveness probe and restarted',
+  startup_kill: 'never passes its startup probe (killed and restarted)',
   crash_loop: 'crash-loops (CrashLoopBackOff)',
   unschedulable: 'has Pods that cannot be scheduled',
   probe_failure: 'runs but fails its readiness probe',
@@ -203,9 +204,11 @@ export function analyse(
   const triageCauses = new Set(suspect.triage?.findings.map((f) => f.kind) ?? []);
   const causes = failing.map(podCause).filter((c): c is Cause => c !== undefined);
   if (triageCauses.has('unschedulable')) causes.push('unschedulable');
-  // A crash loop whose restarts the kubelet's liveness probe caused is a liveness kill.
-  const liveness = events.some((e) => e.reason === 'Unhealthy' && /^Liveness probe failed/i.test(e.message));
-  if (liveness && causes.includes('crash_loop')) causes.push('liveness_kill');
+  // A crash loop whose restarts the kubelet's liveness (or startup) probe caused is a probe kill.
+  if (causes.includes('crash_loop') || causes.includes('probe_failure')) {
+    if (probeFailed(events, 'Liveness') && causes.includes('crash_loop')) causes.push('liveness_kill');
+    if (probeFailed(events, 'Startup')) causes.push('startup_kill');
+  }
   const cause: Cause | undefined =
     CAUSES.find((c) => causes.includes(c)) ??
     (deployment && deployment.replicas.available < deployment.replicas.desired ? 'unavailable' : undefined);

@@ -75,7 +75,13 @@ export function serviceBackends(
 }
 
 /** Victim failure modes a broken dependency explains (the process runs, then fails on its peer). */
-const DEPENDENT_CAUSES = new Set(['crash_loop', 'container_failed', 'liveness_kill', 'probe_failure']);
+const DEPENDENT_CAUSES = new Set([
+  'crash_loop',
+  'container_failed',
+  'liveness_kill',
+  'startup_kill',
+  'probe_failure',
+]);
 
 /**
  * The decision about a failing dependency of `victim`, or undefined when the victim changed

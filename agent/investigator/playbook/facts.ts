@@ -1,13 +1,15 @@
 /**
  * Exact diagnosis facts per failure class (issue 14), added to `Analysis.facts` and worded into the
  * diagnosis: the OOM-killed container's memory limit (and the change that set it), the liveness
- * probe that kills, the exit code and last log line of a crashing container, why an image cannot be
+ * or startup probe that kills (./probe-kill.ts), the exit code and last log line of a crashing container, why an image cannot be
  * pulled (not found, unauthorized, a removed pull secret, by name), and the template field a
  * revision changed. Pure.
  */
 import type { RevisionView } from '../evidence.ts';
 import type { Analysis } from './context.ts';
 import { telltaleLogLines } from './context.ts';
+import { configKeyDiagnosis } from './config-key.ts';
+import { probeKillDiagnosis } from './probe-kill.ts';
 
 type Change = RevisionView['changes'][number];
 
@@ -50,12 +52,15 @@ export function exactDiagnosis(a: Analysis): string {
     case 'oom_killed':
       return oomKilled(a);
     case 'liveness_kill':
-      return livenessKill(a);
+    case 'startup_kill':
+      return probeKillDiagnosis(a);
     case 'crash_loop':
     case 'container_failed':
       return appExit(a);
     case 'image_pull':
       return imagePull(a);
+    case 'config_error':
+      return configKeyDiagnosis(a);
     default:
       return '';
   }
@@ -73,15 +78,6 @@ function oomKilled(a: Analysis): string {
   const lowered = (a.newest?.changes ?? []).find((c) => c.kind === 'resources' && c.key === 'limits.memory');
   if (lowered) noteChange(a, [lowered]);
   return `; container ${name ?? '?'} is OOMKilled (exit 137)${limit ? ` at its memory limit ${limit}` : ''}${lowered ? ` (revision ${a.newest!.revision} changed limits.memory ${lowered.from ?? '(none)'} → ${lowered.to ?? '(none)'})` : ''}`;
-}
-
-function livenessKill(a: Analysis): string {
-  const probe = a.events.find((e) => e.reason === 'Unhealthy' && /^Liveness probe failed/i.test(e.message));
-  const container = a.failing.flatMap((p) => p.containers).find((c) => c.restarts > 0);
-  a.facts.failure = 'liveness_probe';
-  a.facts.exit_code = container?.last_termination?.exit_code ?? 137;
-  if (container) a.facts.container = container.name;
-  return `; the kubelet kills container ${container?.name ?? '?'} because its liveness probe fails (${probe?.message ?? 'Liveness probe failed'}${probe && probe.count > 1 ? ` ×${probe.count}` : ''}), exit ${a.facts.exit_code}`;
 }
 
 function appExit(a: Analysis): string {

@@ -99,6 +99,15 @@ const gvk = (group: string, version: string, kind: string) => ({
   'x-kubernetes-group-version-kind': [{ group, version, kind }],
 });
 
+/** subjects and roleRef, as RoleBinding and ClusterRoleBinding have them. */
+const bindingProperties = (roleRefDescription: string): Record<string, Schema> => ({
+  subjects: atomicList(
+    ref(`${RBAC}Subject`),
+    'Subjects holds references to the objects the role applies to.',
+  ),
+  roleRef: ref(`${RBAC}RoleRef`, roleRefDescription),
+});
+
 /** apiVersion, kind, metadata, as every top-level kind has them. */
 function kindProperties(): Record<string, Schema> {
   return {
@@ -656,6 +665,33 @@ const DEFINITIONS_LIST: [string, Schema][] = [
             'LocalObjectReference contains enough information to let you locate the referenced object inside the same namespace.',
           ),
           'ImagePullSecrets is a list of references to secrets in the same namespace to use for pulling any images in pods that reference this ServiceAccount.',
+        ),
+      },
+    ),
+  ],
+  [
+    `${CORE}ConfigMap`,
+    topLevel('', 'v1', 'ConfigMap', 'ConfigMap holds configuration data for pods to consume.', {
+      data: strMap('Data contains the configuration data.'),
+      binaryData: strMap('BinaryData contains the binary data (base64).'),
+      immutable: bool(
+        'Immutable, if set to true, ensures that data stored in the ConfigMap cannot be updated.',
+      ),
+    }),
+  ],
+  [
+    `${CORE}Secret`,
+    topLevel(
+      '',
+      'v1',
+      'Secret',
+      'Secret holds secret data of a certain type. The total bytes of the values in the Data field must be less than MaxSecretSize bytes.',
+      {
+        data: strMap('Data contains the secret data (base64-encoded values).'),
+        stringData: strMap('stringData allows specifying non-binary secret data in string form.'),
+        type: str('Used to facilitate programmatic handling of secret data.'),
+        immutable: bool(
+          'Immutable, if set to true, ensures that data stored in the Secret cannot be updated.',
         ),
       },
     ),
@@ -1390,16 +1426,9 @@ const DEFINITIONS_LIST: [string, Schema][] = [
       'v1',
       'RoleBinding',
       'RoleBinding references a role, but does not contain it. It can reference a Role in the same namespace or a ClusterRole in the global namespace.',
-      {
-        subjects: atomicList(
-          ref(`${RBAC}Subject`),
-          'Subjects holds references to the objects the role applies to.',
-        ),
-        roleRef: ref(
-          `${RBAC}RoleRef`,
-          'RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace. This field is immutable.',
-        ),
-      },
+      bindingProperties(
+        'RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace. This field is immutable.',
+      ),
       ['roleRef'],
     ),
   ],
@@ -1410,16 +1439,9 @@ const DEFINITIONS_LIST: [string, Schema][] = [
       'v1',
       'ClusterRoleBinding',
       'ClusterRoleBinding references a ClusterRole, but not contain it. It can reference a ClusterRole in the global namespace, and adds who information via Subject.',
-      {
-        subjects: atomicList(
-          ref(`${RBAC}Subject`),
-          'Subjects holds references to the objects the role applies to.',
-        ),
-        roleRef: ref(
-          `${RBAC}RoleRef`,
-          'RoleRef can only reference a ClusterRole in the global namespace. This field is immutable.',
-        ),
-      },
+      bindingProperties(
+        'RoleRef can only reference a ClusterRole in the global namespace. This field is immutable.',
+      ),
       ['roleRef'],
     ),
   ],

@@ -17,6 +17,7 @@ import type {
   ReplicaSet,
   StatefulSet,
 } from '../types.ts';
+import { DEFINITIONS } from './schemas.ts';
 import { formatLabelSelector } from './selectors.ts';
 import type { EventsV1Event } from './views.ts';
 import { humanDuration, podSummary, type Pod as KubePod } from '../../../tools/index.ts';
@@ -49,6 +50,29 @@ const column = (
   description: description || `${name} of the object.`,
   priority,
 });
+
+/** Undescribed string columns of one priority (0 always shown, 1 only with `-o wide`), in order. */
+const stringColumns = (priority: number, ...names: string[]): ColumnDefinition[] =>
+  names.map((name) => column(name, 'string', priority));
+
+/**
+ * A column described by an API field's documentation, as printers.go takes it from
+ * `SwaggerDoc()[field]` (schemas.ts holds that description). Throws when loaded if the schemas do
+ * not describe `definition`.`field`, so the two cannot drift apart unnoticed.
+ */
+function documented(
+  name: string,
+  type: ColumnDefinition['type'],
+  definition: string,
+  field: string,
+): ColumnDefinition {
+  const description = DEFINITIONS.get(definition)?.properties?.[field]?.description;
+  if (!description)
+    throw new Error(`table column ${name}: schemas.ts does not describe ${definition}.${field}`);
+  return column(name, type, 0, '', description);
+}
+
+const APPS = 'io.k8s.api.apps.v1.';
 
 /** `translateTimestampSince`: `<unknown>` for a missing time. */
 function since(timestamp: string | null | undefined, now: number): string {
@@ -337,20 +361,8 @@ const PRINTERS: Record<string, Printer> = {
     columns: [
       column('Name', 'string'),
       column('Ready', 'string', 0, '', 'Number of the pod with ready state'),
-      column(
-        'Up-to-date',
-        'integer',
-        0,
-        '',
-        'Total number of non-terminated pods targeted by this deployment that have the desired template spec.',
-      ),
-      column(
-        'Available',
-        'integer',
-        0,
-        '',
-        'Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.',
-      ),
+      documented('Up-to-date', 'integer', `${APPS}DeploymentStatus`, 'updatedReplicas'),
+      documented('Available', 'integer', `${APPS}DeploymentStatus`, 'availableReplicas'),
       column('Age', 'string'),
       column('Containers', 'string', 1),
       column('Images', 'string', 1),
@@ -385,35 +397,11 @@ const PRINTERS: Record<string, Printer> = {
     columns: [
       column('Name', 'string'),
       column('Desired', 'integer', 0, '', 'The total number of nodes that should be running the daemon pod.'),
-      column(
-        'Current',
-        'integer',
-        0,
-        '',
-        'The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod.',
-      ),
-      column(
-        'Ready',
-        'integer',
-        0,
-        '',
-        'numberReady is the number of nodes that should be running the daemon pod and have one or more of the daemon pod running with a Ready Condition.',
-      ),
-      column('Up-to-date', 'integer', 0, '', 'The total number of nodes that are running updated daemon pod'),
-      column(
-        'Available',
-        'integer',
-        0,
-        '',
-        'The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available (ready for at least spec.minReadySeconds)',
-      ),
-      column(
-        'Node Selector',
-        'string',
-        0,
-        '',
-        'NodeSelector is a selector which must be true for the pod to fit on a node.',
-      ),
+      documented('Current', 'integer', `${APPS}DaemonSetStatus`, 'currentNumberScheduled'),
+      documented('Ready', 'integer', `${APPS}DaemonSetStatus`, 'numberReady'),
+      documented('Up-to-date', 'integer', `${APPS}DaemonSetStatus`, 'updatedNumberScheduled'),
+      documented('Available', 'integer', `${APPS}DaemonSetStatus`, 'numberAvailable'),
+      documented('Node Selector', 'string', 'io.k8s.api.core.v1.PodSpec', 'nodeSelector'),
       column('Age', 'string'),
       column('Containers', 'string', 1),
       column('Images', 'string', 1),
@@ -425,13 +413,7 @@ const PRINTERS: Record<string, Printer> = {
     columns: [
       column('Name', 'string'),
       column('Controller', 'string', 0, '', 'Controller of the object'),
-      column(
-        'Revision',
-        'integer',
-        0,
-        '',
-        'Revision indicates the revision of the state represented by Data.',
-      ),
+      documented('Revision', 'integer', `${APPS}ControllerRevision`, 'revision'),
       column('Age', 'string'),
     ],
     cells: controllerRevisionCells,
@@ -452,12 +434,8 @@ const PRINTERS: Record<string, Printer> = {
   },
   events: {
     columns: [
-      column('Last Seen', 'string'),
-      column('Type', 'string'),
-      column('Reason', 'string'),
-      column('Object', 'string'),
-      column('Subobject', 'string', 1),
-      column('Source', 'string', 1),
+      ...stringColumns(0, 'Last Seen', 'Type', 'Reason', 'Object'),
+      ...stringColumns(1, 'Subobject', 'Source'),
       column('Message', 'string'),
       column('First Seen', 'string', 1),
       column('Count', 'integer', 1),
@@ -467,12 +445,7 @@ const PRINTERS: Record<string, Printer> = {
   },
   services: {
     columns: [
-      column('Name', 'string'),
-      column('Type', 'string'),
-      column('Cluster-IP', 'string'),
-      column('External-IP', 'string'),
-      column('Port(s)', 'string'),
-      column('Age', 'string'),
+      ...stringColumns(0, 'Name', 'Type', 'Cluster-IP', 'External-IP', 'Port(s)', 'Age'),
       column('Selector', 'string', 1),
     ],
     cells: serviceCells,
@@ -483,16 +456,8 @@ const PRINTERS: Record<string, Printer> = {
   },
   nodes: {
     columns: [
-      column('Name', 'string'),
-      column('Status', 'string'),
-      column('Roles', 'string'),
-      column('Age', 'string'),
-      column('Version', 'string'),
-      column('Internal-IP', 'string', 1),
-      column('External-IP', 'string', 1),
-      column('OS-Image', 'string', 1),
-      column('Kernel-Version', 'string', 1),
-      column('Container-Runtime', 'string', 1),
+      ...stringColumns(0, 'Name', 'Status', 'Roles', 'Age', 'Version'),
+      ...stringColumns(1, 'Internal-IP', 'External-IP', 'OS-Image', 'Kernel-Version', 'Container-Runtime'),
     ],
     cells: nodeCells,
   },

@@ -1,7 +1,8 @@
 /**
  * The scheduler and the kubelets of the simulated nodes: binds Pods to nodes, pulls images, starts
  * containers and plays out each container's fate (healthy, crash loop with back-off, OOM kill,
- * image pull failure, readiness failure, liveness and startup probe kills, unschedulable), writing Pod status and emitting the events
+ * image pull failure, readiness failure, liveness and startup probe kills, unschedulable) — and the
+ * container config errors its ConfigMap and Secret references cause (./container-config.ts), writing Pod status and emitting the events
  * the real components emit (Scheduled, FailedScheduling, Pulling, Pulled, Created, Started, Failed,
  * BackOff, Killing, Unhealthy). Container logs are kept per container instance (current and
  * previous) for `pods/log`.
@@ -16,6 +17,7 @@ import type { ContainerFate } from '../fate.ts';
 import type { ObjectStore, StoreChange } from '../store.ts';
 import type { Condition, Container, ContainerState, ContainerStatus, Pod } from '../types.ts';
 import type { EventRecorder } from './events.ts';
+import { containerConfigError } from './container-config.ts';
 import { targetNodeName } from './daemonset.ts';
 import {
   PROBE_KILL_TERMINATION,
@@ -32,6 +34,8 @@ const BACKOFF_MAX_S = 300;
 const IMAGE_PULL_S = 2;
 /** How long a container takes to stop after SIGTERM (well within the grace period). */
 const STOP_S = 1;
+/** The pod worker retries a failed sync (a container config error) after workerBackOffPeriod, 10 s. */
+const CONFIG_RETRY_S = 10;
 /** kube-scheduler retries unschedulable Pods at least every 5 minutes (podMaxInUnschedulablePodsDuration). */
 const RESCHEDULE_S = 300;
 
@@ -295,6 +299,17 @@ export class Kubelet {
   }
 
   #start(runtime: PodRuntime, container: ContainerRuntime): void {
+    const pod = this.#pod(runtime);
+    const configError = pod && containerConfigError(this.#store, pod as Pod, container.spec);
+    if (configError) {
+      // kuberuntime_container.go startContainer: Warning Failed "Error: <err>", CreateContainerConfigError.
+      this.#event(runtime, container, 'Warning', 'Failed', `Error: ${configError}`);
+      container.state = { waiting: { reason: 'CreateContainerConfigError', message: configError } };
+      container.ready = false;
+      this.#writeStatus(runtime);
+      this.#after(runtime, CONFIG_RETRY_S, () => this.#pull(runtime, container));
+      return;
+    }
     const now = this.#clock.now();
     const containerID = `containerd://${randomBytes(32).toString('hex')}`;
     container.imageID = imageID(container.spec.image);

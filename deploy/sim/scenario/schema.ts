@@ -33,18 +33,20 @@ export const ManifestSchema = z
 
 export type Manifest = z.infer<typeof ManifestSchema>;
 
-export const ObjectEntrySchema = z.strictObject({
-  /** When the object was created (default: at the start of the history). */
-  at: PastOffsetSchema.optional(),
-  manifest: ManifestSchema,
-});
-
 export const DeploymentChangeSchema = z.strictObject({
   at: PastOffsetSchema,
   /** Recorded as the `kubernetes.io/change-cause` annotation (what `rollout history` shows). */
   changeCause: z.string().min(1).optional(),
   /** Strategic merge patch applied to the Deployment (template changes start a rollout). */
   patch: z.record(z.string(), z.unknown()),
+});
+
+export const ObjectEntrySchema = z.strictObject({
+  /** When the object was created (default: at the start of the history). */
+  at: PastOffsetSchema.optional(),
+  manifest: ManifestSchema,
+  /** Later edits in time order, each a strategic merge patch (e.g. a ConfigMap key removed: `{ data: { key: null } }`). */
+  changes: z.array(DeploymentChangeSchema.omit({ changeCause: true })).default([]),
 });
 
 export const DeploymentEntrySchema = z.strictObject({

@@ -4,7 +4,17 @@
  * request moves through the transition table (`begin`, then `succeed` / `fail` / `go_stale`).
  */
 import type { SQLInputValue } from 'node:sqlite';
-import { IDENTITY_SQL, identityParams, json, str, toExecution } from './sqlite-rows.ts';
+import {
+  consumesGrant,
+  executionColumns,
+  executionValues,
+  IDENTITY_SQL,
+  identityParams,
+  insertSql,
+  json,
+  str,
+  toExecution,
+} from './rows.ts';
 import type { SqliteContext } from './sqlite-requests.ts';
 import type { Row } from './sqlite-schema.ts';
 import { byId } from './sqlite-transitions.ts';
@@ -21,14 +31,7 @@ type ExecutionMethods = Pick<
   | 'listExecuting'
 >;
 
-const INSERT_EXECUTION = `INSERT INTO executions (id, request_id, requester, cluster_context, tool, call_key,
-   arguments_json, authorization, status, idempotency_key, consumed_grant, effect_json, started_at,
-   requester_credential, cluster_server, replay_key)
- VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'executing', ?, ?, ?, ?, ?, ?, ?)`;
-
-/** A once grant, or the request recording an upstream approval, is consumed by the execution. */
-const consumes = (input: BeginExecution): boolean =>
-  input.authorization === 'once' || (input.authorization === 'upstream' && input.requestId !== undefined);
+const INSERT_EXECUTION = insertSql('executions', executionColumns('authorization'));
 
 /** An upstream call identical to one that ran (or runs) inside the replay window. */
 function replayOf(context: SqliteContext, input: BeginExecution): Row | undefined {
@@ -82,26 +85,6 @@ function windowRefusal(context: SqliteContext, input: BeginExecution, at: string
   return running ? { reason: 'duplicate', existing: toExecution(running) } : undefined;
 }
 
-function insertParams(input: BeginExecution, at: string): SQLInputValue[] {
-  return [
-    input.id,
-    input.requestId ?? null,
-    input.requester,
-    input.cluster,
-    input.tool,
-    input.callKey,
-    JSON.stringify(input.arguments),
-    input.authorization,
-    input.idempotencyKey ?? null,
-    consumes(input) ? 1 : 0,
-    json(input.effect),
-    at,
-    input.credential,
-    input.clusterServer,
-    input.replayKey ?? input.callKey,
-  ];
-}
-
 /** `beginExecution` inside its transaction: each refusal in order, then the row. */
 function begin(context: SqliteContext, input: BeginExecution, now: Date): BeginResult {
   const { db, requests } = context;
@@ -110,12 +93,12 @@ function begin(context: SqliteContext, input: BeginExecution, now: Date): BeginR
   if (used) return { ok: false, reason: 'idempotency_key_used', existing: toExecution(used) };
   const replay = replayOf(context, input);
   if (replay) return { ok: false, reason: 'duplicate', existing: toExecution(replay) };
-  if (consumes(input) && context.apply('begin', now, byId(input.requestId ?? '')).length !== 1) {
+  if (consumesGrant(input) && context.apply('begin', now, byId(input.requestId ?? '')).length !== 1) {
     return { ok: false, reason: 'not_approved', request: requests.get(input.requestId ?? '') };
   }
   const refusal = input.authorization === 'window' ? windowRefusal(context, input, at) : undefined;
   if (refusal) return { ok: false, ...refusal };
-  db.prepare(INSERT_EXECUTION).run(...insertParams(input, at));
+  db.prepare(INSERT_EXECUTION).run(...(executionValues(input, at) as SQLInputValue[]));
   return {
     ok: true,
     execution: toExecution(db.prepare('SELECT * FROM executions WHERE id = ?').get(input.id) as Row),

@@ -4,15 +4,7 @@
  */
 import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
 import type { ApprovalRequest } from '../approval-request.ts';
-import {
-  BINDING_SQL,
-  bindingParams,
-  IDENTITY_SQL,
-  identityParams,
-  json,
-  str,
-  strOrNull,
-} from './sqlite-rows.ts';
+import { BINDING_SQL, bindingParams, IDENTITY_SQL, identityParams, json, str, strOrNull } from './rows.ts';
 import type { RequestReader } from './sqlite-rows.ts';
 import type { Row, Transaction } from './sqlite-schema.ts';
 import { byId, type ApplyEvent, type Clause } from './sqlite-transitions.ts';

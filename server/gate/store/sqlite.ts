@@ -5,17 +5,20 @@
  * `BEGIN IMMEDIATE` transaction around every state change. Request statuses change only as the
  * transition table says (transitions.ts, applied by sqlite-transitions.ts).
  *
- * Pieces: sqlite-schema.ts (connection, migrations), sqlite-rows.ts (rows ⇄ records),
+ * Pieces: sqlite-schema.ts (connection, migrations), rows.ts (rows ⇄ records, shared with the
+ * PostgreSQL store) and sqlite-rows.ts (its statements),
  * sqlite-requests.ts (requests), sqlite-executions.ts (executions); the freeze switch is here.
  */
 import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import type { FreezeState } from '../approval-request.ts';
-import { requestReader, strOrNull } from './sqlite-rows.ts';
+import { strOrNull } from './rows.ts';
+import { requestReader } from './sqlite-rows.ts';
 import { executionMethods } from './sqlite-executions.ts';
 import { requestMethods, type SqliteContext } from './sqlite-requests.ts';
 import { migrate, openDatabase, transactionOf, type Row } from './sqlite-schema.ts';
 import { eventApplier } from './sqlite-transitions.ts';
+import { ALL } from './transition-sql.ts';
 import type { ApprovalStore } from './types.ts';
 
 /** File name of the store inside the data directory. */
@@ -58,7 +61,7 @@ function contextOf(db: DatabaseSync): SqliteContext {
     apply,
     unreported,
     expire(now) {
-      for (const id of apply('expire', now, { sql: '1 = 1', params: [] })) unreported.add(id);
+      for (const id of apply('expire', now, ALL)) unreported.add(id);
     },
   };
 }

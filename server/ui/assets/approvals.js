@@ -40,6 +40,7 @@ function place(list, items) {
       li.dataset.id = item.id;
       li.tabIndex = -1;
     }
+    li.dataset.cluster = item.cluster;
     if (li.dataset.hash !== item.hash && !busy(li)) {
       li.innerHTML = item.html;
       li.dataset.hash = item.hash;
@@ -51,7 +52,7 @@ function place(list, items) {
 }
 
 function countPending() {
-  const count = lists.pending.children.length;
+  const count = [...lists.pending.children].filter((li) => !li.hidden).length;
   document.getElementById('pending-count').textContent = `(${count})`;
   document.getElementById('pending-empty').hidden = count > 0;
 }
@@ -76,9 +77,41 @@ function countdowns() {
   }
 }
 
+// Filtering by cluster: the select lists every cluster seen; items of other clusters are hidden
+// (the count and the empty note speak about what is shown).
+const clusterFilter = document.getElementById('cluster-filter');
+
+function syncClusters(snapshot) {
+  const known = new Set([...clusterFilter.options].map((option) => option.value));
+  const seen = [...snapshot.pending, ...snapshot.history].map((item) => item.cluster);
+  for (const cluster of [...new Set(seen)].sort()) {
+    if (known.has(cluster)) continue;
+    const option = document.createElement('option');
+    option.value = cluster;
+    option.textContent = cluster === '' ? 'no cluster' : cluster;
+    clusterFilter.append(option);
+  }
+}
+
+function applyFilter() {
+  const wanted = clusterFilter.value;
+  for (const li of document.querySelectorAll('.approvals > li')) {
+    li.hidden = wanted !== '*' && li.dataset.cluster !== wanted;
+  }
+}
+clusterFilter.addEventListener('change', () => {
+  applyFilter();
+  countPending();
+  const shown =
+    clusterFilter.value === '*' ? 'all clusters' : `cluster ${clusterFilter.selectedOptions[0].text}`;
+  announce(`Showing ${shown}.`);
+});
+
 function render(snapshot) {
   place(lists.pending, snapshot.pending);
   place(lists.history, snapshot.history);
+  syncClusters(snapshot);
+  applyFilter();
   countPending();
   localTimes(document);
   countdowns();

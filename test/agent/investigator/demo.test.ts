@@ -105,6 +105,31 @@ describe('sentinel demo', { timeout: 240_000 }, () => {
     );
   });
 
+  it.each([
+    ['daemonset-bad-rollout', 'DaemonSet shop/log-shipper', []],
+    ['statefulset-bad-rollout', 'StatefulSet shop/postgres', ['Forced rollback: Pod shop/postgres-2']],
+  ])('--scenario %s: rolls the %s back, approved, to healthy', async (scenario, workload, extra) => {
+    const { code, stdout, stderr } = await runCli([
+      'demo',
+      '--scenario',
+      scenario,
+      '--yes',
+      '--time-scale',
+      '60',
+    ]);
+    expect(code, stderr).toBe(0);
+    const order = [
+      `Sentinel demo — scenario ${scenario}`,
+      `Roll back ${workload} from revision`,
+      'Approving (--yes).',
+      ...extra,
+      `Demo complete: ${workload} is healthy again.`,
+    ].map((text) => stderr.indexOf(text));
+    expect(order.every((index) => index >= 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    expect(stdout).toContain('## Verification\n\nHealthy: rollout complete');
+  });
+
   it('names an unknown scenario', async () => {
     const { code, stderr } = await runCli(['demo', '--scenario', 'no-such-scenario', '--yes']);
     expect(code).toBe(2);

@@ -14,15 +14,6 @@ import {
 import type { Report } from '../../../agent/investigator/report.ts';
 import { runCli } from '../../helpers/cli.ts';
 
-/**
- * statefulset-bad-rollout: the investigator finds the culprit, diagnoses it and rolls back with
- * `kind: StatefulSet` to revision 2, but the OrderedReady controller never replaces the crash-looping
- * postgres-2 after a rollback (the StatefulSet docs' "forced rollback"): verification stays
- * `progressing` until the investigator also deletes that Pod (delete_pod, approved) — not built yet.
- * It must still find the culprit and diagnose it right, with no unapproved mutation.
- */
-const AWAITING_FORCED_ROLLBACK = ['statefulset-bad-rollout'];
-
 // Each scenario runs the whole loop on its own simulator and server: minutes on a loaded machine.
 describe('sentinel eval', { timeout: 300_000 }, () => {
   const dirs: string[] = [];
@@ -36,16 +27,7 @@ describe('sentinel eval', { timeout: 300_000 }, () => {
         .map((file) => (parse(readFileSync(file, 'utf8')) as { name: string }).name)
         .sort(),
     );
-    const pending = results.filter((result) => AWAITING_FORCED_ROLLBACK.includes(result.scenario));
-    for (const result of pending) {
-      expect(result, result.summary).toMatchObject({
-        culprit_found: true,
-        diagnosis_correct: true,
-        action: 'rollback',
-        unapproved_mutations: 0,
-      });
-    }
-    for (const result of results.filter((r) => !pending.includes(r))) {
+    for (const result of results) {
       expect(result, result.summary).toMatchObject({
         culprit_found: true,
         diagnosis_correct: true,
@@ -55,7 +37,7 @@ describe('sentinel eval', { timeout: 300_000 }, () => {
       expect(result.seconds).toBeGreaterThan(0);
     }
     expect(stderr).toContain('eval: ');
-    expect(code).toBe(pending.some((result) => !result.remediation_correct) ? 1 : 0);
+    expect(code).toBe(0);
   });
 
   it('scores a run that misses the expected outcome as incorrect, and exits 1', async () => {

@@ -147,6 +147,13 @@ describe('local investigator against the simulator', { timeout: 240_000 }, () =>
     });
     expect(request.decision).toMatchObject({ decision: 'allow', by: 'local' });
     expect(request.executions).toHaveLength(1);
+    // The approver was shown the evidence (each line with its call) and this investigation's id.
+    expect(request.preview?.investigation).toBe(investigation.id);
+    expect(request.preview?.evidence).toContainEqual({
+      line: '{"level":"fatal","msg":"invalid configuration: payments.idempotencyKeyHeader is required (new in 2.4.1)"}',
+      call: expect.stringMatching(/^get_pod_logs namespace=shop pod=checkout-/),
+    });
+    expect(request.preview?.template_diff).toMatch(/^\+\s+image: \S+2\.4\.0$/m);
     const changes = incident.mutations();
     expect(changes).toHaveLength(1);
     expect(changes[0]).toMatchObject({

@@ -143,6 +143,40 @@ describe('unapproved mutations, from the audit log', () => {
     expect(countUnapprovedMutations([stamped('apr_r'), scalePatch(3)], rollback)).toBe(1);
   });
 
+  it("matches delete_pod's DELETE of its Pod once (a deletion carries no stamp)", () => {
+    const target = { namespace: 'shop', name: 'postgres-2' };
+    const executions = executionsOf([
+      approval('apr_d', 'created', 'investigator', 'delete_pod', target),
+      approval('apr_d', 'approved', 'local', 'delete_pod', target),
+      execution('apr_d', { tool: 'delete_pod', arguments: target }),
+    ]);
+    const deletion = (name: string, overrides: Partial<MutationRecord> = {}) =>
+      mutation(undefined, {
+        verb: 'delete',
+        path: `/api/v1/namespaces/shop/pods/${name}`,
+        resource: 'pods',
+        name,
+        ...overrides,
+      });
+    expect(countUnapprovedMutations([deletion('postgres-2')], executions)).toBe(0);
+    expect(countUnapprovedMutations([deletion('postgres-2'), deletion('postgres-2')], executions)).toBe(1);
+    expect(countUnapprovedMutations([deletion('postgres-1')], executions)).toBe(1);
+    // Not a Pod's DELETE, or another tool's execution: counted.
+    expect(
+      countUnapprovedMutations(
+        [
+          deletion('postgres-2', {
+            resource: 'statefulsets.apps',
+            path: '/apis/apps/v1/namespaces/shop/statefulsets/postgres-2',
+          }),
+        ],
+        executions,
+      ),
+    ).toBe(1);
+    const rollback = executionsOf(approvedRun('apr_r')).filter((e) => e.tool === 'rollback_deployment');
+    expect(countUnapprovedMutations([deletion('checkout')], rollback)).toBe(1);
+  });
+
   it('counts a change whose call failed, was a dry run, self-approved, approved after it ran, or ran after the grant was cancelled', () => {
     const executions = executionsOf([
       ...approvedRun('apr_failed', { outcome: 'failed' }),

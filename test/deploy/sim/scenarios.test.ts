@@ -39,6 +39,8 @@ describe('bundled scenarios', () => {
   it('are the ones the demo, the eval and the end-to-end tests use', () => {
     expect(listScenarios()).toEqual([
       'bad-image-rollout',
+      'config-key-missing',
+      'config-key-removed',
       'cpu-request-tenfold',
       'daemonset-bad-rollout',
       'dependency-db-statefulset',
@@ -47,11 +49,13 @@ describe('bundled scenarios', () => {
       'gitops-reverts-rollback',
       'healthy',
       'image-pull-error',
+      'liveness-probe-tightened',
       'noisy-neighbour',
       'oom-after-limit-change',
       'paused-rollout',
       'pull-secret-removed',
       'rollback-skips-broken-revision',
+      'startup-probe-budget',
       'statefulset-bad-rollout',
       'stuck-config',
     ]);
@@ -68,6 +72,54 @@ describe('bundled scenarios', () => {
         (e) => e.reason === 'BackOff' && e.involvedObject.name?.startsWith(`${rs2.metadata.name}-`),
       ),
     ).toBe(true);
+  });
+
+  it('liveness-probe-tightened: the kubelet kills revision 3 for failed liveness probes, as a real kubelet reports it', () => {
+    const { pods, events } = start('liveness-probe-tightened');
+    const killed = pods('orders').filter((pod) => pod.status!.containerStatuses![0]!.restartCount > 0);
+    expect(killed).toHaveLength(1);
+    expect(killed[0]!.status!.containerStatuses![0]!.lastState).toMatchObject({
+      terminated: { exitCode: 137, reason: 'Error' },
+    });
+    const about = events().filter((e) => e.involvedObject.name === killed[0]!.metadata.name);
+    expect(about.find((e) => e.reason === 'Unhealthy')?.message).toMatch(
+      /^Liveness probe failed: Get "http:\/\/10\.244\.1\.23:8080\/healthz\/deep": context deadline exceeded/,
+    );
+    expect(about.find((e) => e.reason === 'Killing')?.message).toBe(
+      'Container orders failed liveness probe, will be restarted',
+    );
+  });
+
+  it('config-key-missing / config-key-removed: the new Pods wait in CreateContainerConfigError naming the key', () => {
+    for (const [scenario, prefix, message] of [
+      ['config-key-missing', 'payments', "couldn't find key fraud.api.url in ConfigMap shop/payments-config"],
+      [
+        'config-key-removed',
+        'notifications',
+        "couldn't find key smtp.host in ConfigMap shop/notifications-config",
+      ],
+    ] as const) {
+      const { pods, waiting } = start(scenario);
+      const stuck = pods(prefix).filter((pod) => waiting(pod) === 'CreateContainerConfigError');
+      expect(stuck.length, scenario).toBeGreaterThan(0);
+      expect(stuck[0]!.status!.containerStatuses![0]!.state).toMatchObject({ waiting: { message } });
+      // The Pods that started before the key went missing (or before the new revision) still run.
+      expect(
+        pods(prefix).some((pod) => pod.status!.containerStatuses![0]!.ready),
+        scenario,
+      ).toBe(true);
+    }
+  });
+
+  it('startup-probe-budget: the new Pod is never started, killed after its startup probe budget', () => {
+    const { pods, events } = start('startup-probe-budget');
+    const fresh = pods('search').find((pod) => pod.spec.containers[0]!.image.endsWith(':4.0.0'))!;
+    expect(fresh.status!.containerStatuses![0]).toMatchObject({ started: false, ready: false });
+    expect(fresh.status!.containerStatuses![0]!.restartCount).toBeGreaterThan(2);
+    const about = events().filter((e) => e.involvedObject.name === fresh.metadata.name);
+    expect(about.find((e) => e.reason === 'Killing')?.message).toBe(
+      'Container search failed startup probe, will be restarted',
+    );
   });
 
   it('dependency-postgres-oom: checkout ran healthy for days, crash-loops since postgres broke', () => {

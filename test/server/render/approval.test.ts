@@ -20,13 +20,13 @@ describe('approval renderer', () => {
         'Cluster:    context kind-sentinel, API server https://127.0.0.1:6443',
         'Requester:  investigator, 3m20s ago: "checkout returns 502 since 02:10"',
         'Policy:     rule prod-destructive: Destructive changes in shop need a human. (approvers: role:approver; at most once)',
+        'Warnings:',
+        '  - argo_cd: Deployment shop/checkout carries the Argo CD tracking label app.kubernetes.io/instance: Argo CD may undo a direct change on its next sync.',
         'Changes:',
         '  - image container checkout: checkout:2.4.1 → checkout:2.4.0',
         '  - env container checkout FEATURE_FLAGS: new-cart → (none)',
         '  - env container checkout DB_PASSWORD: [REDACTED] → [REDACTED]',
         '  - resources container checkout limits.memory: 512Mi → 256Mi',
-        'Warnings:',
-        '  - argo_cd: Deployment shop/checkout carries the Argo CD tracking label app.kubernetes.io/instance: Argo CD may undo a direct change on its next sync.',
         'Call:       rollback_deployment name=checkout namespace=shop to_revision=6',
       ].join('\n'),
     );
@@ -266,5 +266,75 @@ describe('the harness call a request answers, and an upstream execution', () => 
     expect(html).toContain('<dt>Harness</dt><dd>answers TrueForge session sess&lt;1&gt;, turn turn-2.local');
     expect(html).toContain('<dt>Upstream</dt>');
     expect(renderApprovalText(approvalFixture(), { now: FIXTURE_NOW })).not.toContain('Harness:');
+  });
+});
+
+describe('what the approver decides from: evidence, the template diff, where the call comes from', () => {
+  const diff = [
+    '--- current pod template',
+    '+++ proposed pod template',
+    '@@ -5,3 +5,3 @@',
+    '   containers:',
+    '-    - image: checkout:2.4.1',
+    '+    - image: checkout:2.4.0',
+  ].join('\n');
+  const request = approvalFixture({
+    preview: {
+      ...FIXTURES.rollback_deployment.preview!,
+      template_diff: diff,
+      evidence: [
+        { line: 'checkout-7f9c-abcde: CrashLoopBackOff, 14 restarts', call: 'list_pods namespace=shop' },
+        { line: 'panic: DATABASE_URL token=ghp_abcdefghijklmnopqrstuvwxyz0123456789', call: 'get_pod_logs' },
+      ],
+      investigation: 'inv_0123456789abcdef',
+    },
+  });
+
+  it('lists warnings first, then the evidence with its calls, the source, in text', () => {
+    const text = renderApprovalText(request, { now });
+    const lines = text.split('\n');
+    expect(lines.indexOf('Warnings:')).toBeLessThan(lines.indexOf('Evidence:'));
+    expect(lines.indexOf('Evidence:')).toBeLessThan(lines.indexOf('Changes:'));
+    expect(text).toContain(
+      '  - checkout-7f9c-abcde: CrashLoopBackOff, 14 restarts  (list_pods namespace=shop)',
+    );
+    // Evidence quotes cluster output: it passes the one redactor.
+    expect(text).not.toContain('ghp_abcdefghijklmnopqrstuvwxyz0123456789');
+    expect(text).toContain('From:       inv_0123456789abcdef');
+  });
+
+  it('renders the warnings before the facts, the evidence, and the diff line by line (escaped)', () => {
+    const html = renderApprovalHtml(request, { now });
+    expect(html.indexOf('class="warnings"')).toBeLessThan(html.indexOf('class="facts"'));
+    expect(html).toContain('Warnings: read before deciding');
+    expect(html).toContain(
+      '<li><span class="line">checkout-7f9c-abcde: CrashLoopBackOff, 14 restarts</span> <span class="source">from <code>list_pods namespace=shop</code></span></li>',
+    );
+    expect(html).toContain('<span class="del">-    - image: checkout:2.4.1</span>');
+    expect(html).toContain('<span class="add">+    - image: checkout:2.4.0</span>');
+    expect(html).toContain('<span class="hunk">@@ -5,3 +5,3 @@</span>');
+    expect(html).toContain('<dt>From</dt><dd>inv_0123456789abcdef</dd>');
+    expect(html).not.toContain('ghp_abcdefghijklmnopqrstuvwxyz0123456789');
+  });
+
+  it('escapes evidence and diff lines, and keeps each diff line one line', () => {
+    const hostile = approvalFixture({
+      preview: {
+        ...FIXTURES.rollback_deployment.preview!,
+        template_diff: '+ <script>alert(1)</script>\u202e',
+        evidence: [{ line: '<img src=x onerror=alert(1)>', call: 'get_pod_logs\nforged line' }],
+      },
+    });
+    const html = renderApprovalHtml(hostile, { now });
+    expect(html).not.toMatch(/<script|<img/);
+    expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    expect(approvalView(hostile, { now }).evidence[0]!.call).not.toContain('\n');
+    expect(approvalView(hostile, { now }).templateDiff).not.toContain('\u202e');
+  });
+
+  it('shows none of it for a request without them', () => {
+    const view = approvalView(FIXTURES.scale_deployment, { now });
+    expect(view).toMatchObject({ evidence: [], templateDiff: null, investigation: null });
+    expect(renderApprovalHtml(FIXTURES.scale_deployment, { now })).not.toMatch(/Evidence|class="diff"/);
   });
 });

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { restartService } from '../../../tools/remediate/restart-service.ts';
 import { scaleDeployment } from '../../../tools/remediate/scale-deployment.ts';
-import { mockApi } from '../../helpers/kube.ts';
+import { mockApi, statusBody } from '../../helpers/kube.ts';
 import {
   APPS,
   dryRunContext,
@@ -189,6 +189,77 @@ describe('scale_deployment with kind StatefulSet', () => {
     );
     scale.done();
     reread.done();
+  });
+
+  it('stamps the StatefulSet first and puts the annotations back when statefulsets/scale is refused', async () => {
+    const sts = workload({ kind: 'StatefulSet', name: 'db', image: 'pg:16', replicas: 3 });
+    const hpa = {
+      metadata: { name: 'db', namespace: 'shop' },
+      spec: { scaleTargetRef: { kind: 'StatefulSet', name: 'db' }, minReplicas: 1, maxReplicas: 4 },
+    };
+    const bodies: unknown[] = [];
+    const record = (body: unknown) => {
+      bodies.push(body);
+      return true;
+    };
+    const reads = () =>
+      mockApi()
+        .get(workloadPath(sts))
+        .reply(200, sts)
+        .get('/apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers')
+        .query(true)
+        .reply(200, listOf('HorizontalPodAutoscalerList', [hpa], 'autoscaling/v2'));
+    reads();
+    const preview = structured(
+      await callTool(
+        scaleDeployment,
+        { namespace: 'shop', name: 'db', kind: 'StatefulSet', replicas: 0, dry_run: true },
+        dryRunContext(api.cluster),
+      ),
+    );
+    expect(preview.warnings.slice(0, 2)).toEqual([
+      {
+        kind: 'scale_to_zero',
+        message:
+          'Scaling to 0 stops every Pod of StatefulSet shop/db: it serves nothing until it is scaled up again.',
+      },
+      {
+        kind: 'hpa',
+        message:
+          "HorizontalPodAutoscaler 'db (min 1, max 4)' targets StatefulSet shop/db and sets its replica count itself: at 0 replicas it stops autoscaling (an autoscaler never scales up from zero) until the StatefulSet is scaled up again.",
+      },
+    ]);
+    reads();
+    const scope = mockApi()
+      .patch(workloadPath(sts), record)
+      .query({ fieldManager: 'sentinel' })
+      .reply(200, sts)
+      .patch(`${workloadPath(sts)}/scale`)
+      .query(true)
+      .reply(403, statusBody(403, 'Forbidden', 'cannot patch resource "statefulsets/scale"'))
+      .patch(workloadPath(sts), record)
+      .query(true)
+      .reply(200, sts);
+    const error = await callToolError(
+      scaleDeployment,
+      { namespace: 'shop', name: 'db', kind: 'StatefulSet', replicas: 2, reason: 'test' },
+      executeContext(api.cluster, 'ar-3'),
+    );
+    scope.done();
+    expect(error.code).toBe('forbidden');
+    expect(error.message).toContain(
+      "StatefulSet shop/db was not scaled; Sentinel's annotations were put back",
+    );
+    expect(bodies).toEqual([
+      {
+        metadata: {
+          annotations: { 'sentinel.dev/reason': 'test', 'sentinel.dev/approval-request-id': 'ar-3' },
+        },
+      },
+      {
+        metadata: { annotations: { 'sentinel.dev/reason': null, 'sentinel.dev/approval-request-id': null } },
+      },
+    ]);
   });
 
   it('refuses kind DaemonSet (a DaemonSet has no replica count)', () => {

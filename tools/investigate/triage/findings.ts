@@ -49,6 +49,8 @@ export interface Finding {
   eventRef?: number;
   /** The container's last termination reason (e.g. OOMKilled behind a CrashLoopBackOff). */
   lastReason?: string;
+  /** For a failing probe: which one (`liveness`, `readiness`, `startup`). */
+  probe?: string;
 }
 
 /** An event whose message is quoted in the untrusted section, referenced as `[E<n>]`. */
@@ -371,6 +373,7 @@ function eventFinding(event: ClusterEvent): Omit<Finding, 'eventRef'> | undefine
       score: FINDING_SCORES.probe_failure,
       evidence: `${object}: ${probe} probe failing${times}`,
       pod: event.object.kind === 'Pod' ? event.object.name : undefined,
+      probe,
     };
   }
   if (event.reason === 'FailedScheduling') {
@@ -426,6 +429,20 @@ function rolloutContext(
   };
 }
 
+/**
+ * A crash loop the kubelet causes: containers killed because their liveness or startup probe fails
+ * (`Unhealthy` "Liveness probe failed: …" next to the restarts), not because the process exits.
+ */
+function probeKill(findings: Finding[]): string | undefined {
+  const probe = ['liveness', 'startup'].find((type) =>
+    findings.some((f) => f.kind === 'probe_failure' && f.probe === type),
+  );
+  if (!probe) return undefined;
+  return probe === 'liveness'
+    ? 'the kubelet kills the containers because their liveness probe fails, and restarts them (exit 137 after failed liveness probes, not a crash of the process)'
+    : 'the containers never pass their startup probe: the kubelet kills them after failureThreshold × periodSeconds and restarts them (exit 137)';
+}
+
 function summarize(findings: Finding[]): string {
   const kinds = [...new Set(findings.map((f) => f.kind))];
   return kinds.map((k) => k.replace('_', ' ')).join(', ');
@@ -441,6 +458,7 @@ function likelyCause(findings: Finding[], rollout: WorkloadTriage['rollout']): s
     (has('oom_killed') && 'containers are killed for exceeding their memory limit (OOMKilled)') ||
     (findings.some((f) => f.kind === 'crash_loop' && f.lastReason === 'OOMKilled') &&
       'containers crash-loop because they are killed for exceeding their memory limit (last terminated OOMKilled)') ||
+    (has('crash_loop') && probeKill(findings)) ||
     (has('crash_loop') &&
       'containers crash after starting (CrashLoopBackOff); their previous logs say why') ||
     (has('container_failed') && 'containers exit with an error') ||

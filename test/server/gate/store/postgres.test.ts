@@ -2,6 +2,12 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { openPostgresStore } from '../../../../server/gate/store/postgres.ts';
 import type { ApprovalStore } from '../../../../server/gate/store/types.ts';
+import {
+  EXECUTION_LATER_COLUMNS,
+  executionColumns,
+  REQUEST_COLUMNS,
+  REQUEST_LATER_COLUMNS,
+} from '../../../../server/gate/store/rows.ts';
 import { migrate, shippedMigrations } from '../../../../server/postgres/migrate.ts';
 import { describeWithPostgres } from '../../../helpers/postgres.ts';
 import { describeApprovalStoreContract, newRequest } from './contract.ts';
@@ -96,6 +102,36 @@ describeWithPostgres('PostgreSQL approval store', (server) => {
   });
 
   describe('migrations', () => {
+    it("create exactly the columns of the shared row codec (rows.ts), plus the replicas' bookkeeping", async () => {
+      const pool = new pg.Pool({ connectionString: await server().newDatabase() });
+      try {
+        await migrate(pool);
+        const columns = async (table: string) =>
+          (
+            await pool.query(
+              `SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1`,
+              [table],
+            )
+          ).rows
+            .map((row) => String(row.column_name))
+            .sort();
+        expect(await columns('approval_requests')).toEqual(
+          [...REQUEST_COLUMNS, ...REQUEST_LATER_COLUMNS, 'expiry_unreported'].sort(),
+        );
+        expect(await columns('executions')).toEqual(
+          [
+            ...executionColumns('authorized_by'),
+            ...EXECUTION_LATER_COLUMNS,
+            'seq',
+            'owner_key',
+            'reconciling',
+          ].sort(),
+        );
+      } finally {
+        await pool.end();
+      }
+    });
+
     it('applies the numbered migrations once, even when several replicas start together, and keeps requests across reopen', async () => {
       const url = await server().newDatabase();
       const stores = await Promise.all([1, 2, 3].map(() => openPostgresStore({ url })));
