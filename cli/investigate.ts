@@ -164,7 +164,13 @@ function addLocalInvestigateOptions(command: Command): Command {
   command
     .option('-n, --namespace <namespace>', 'namespace to investigate (local investigator)')
     .option('--deployment <name>', 'the Deployment you suspect (default: the worst one triage finds)')
-    .option('--json', 'print the report as JSON instead of Markdown')
+    .option('--json', 'print the report as JSON (same as --format json)')
+    .addOption(
+      new Option(
+        '--format <format>',
+        'report format: summary (a few lines, the full report saved to <data-dir>/investigations/<id>.md), markdown or json; default summary on a terminal, else markdown',
+      ).choices(['summary', 'markdown', 'json']),
+    )
     .option(
       '--settle-seconds <seconds>',
       'after the rollout, how long the approved template must hold before the incident counts as resolved (default 60; 0 skips)',

@@ -12,9 +12,18 @@ import {
   rotateLocalToken,
   createIdentityStore,
 } from '../server/index.ts';
-import { Option, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { didYouMean } from '../core/index.ts';
 import { resolve } from 'node:path';
 import { dataDirOption, tokensFileOption } from './options.ts';
+
+/** Collects one `--role` value: a known role, else a usage error with the nearest one. */
+function parseRole(value: string, previous: Role[] | undefined): Role[] {
+  if (!(ROLES as readonly string[]).includes(value)) {
+    throw new InvalidArgumentError(`Allowed choices are ${ROLES.join(', ')}.${didYouMean(value, ROLES)}`);
+  }
+  return [...(previous ?? []), value as Role];
+}
 
 /** The identity store the `tokens` subcommands work on. */
 function storeFor(options: { dataDir?: string; tokensFile?: string }) {
@@ -37,6 +46,7 @@ export function registerTokensCommands(program: Command): void {
     .addOption(
       new Option('--role <role...>', 'role(s) of the identity (repeatable)')
         .choices(ROLES)
+        .argParser(parseRole)
         .makeOptionMandatory(),
     )
     .option(

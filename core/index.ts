@@ -23,3 +23,4 @@ export {
 } from './zod.ts';
 export { canonicalJson, digest, sha256 } from './canonical.ts';
 export { ClusterSchema, type Cluster } from './cluster.ts';
+export { closestNames, didYouMean } from './suggest.ts';

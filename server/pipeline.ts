@@ -11,7 +11,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { ClusterIdentity, Tool, KubeConnection, ToolRegistry } from '../tools/index.ts';
-import { SentinelError, toSentinelError } from '../core/index.ts';
+import { didYouMean, SentinelError, toSentinelError } from '../core/index.ts';
 import { parseToolArguments } from './arguments.ts';
 import type { CallOutcome } from './call-outcome.ts';
 import type { ApprovalRequest } from './gate/approval-request.ts';
@@ -183,7 +183,10 @@ export function createToolCallPipeline(options: ToolCallPipelineOptions): ToolCa
         'unknown_tool',
         new SentinelError(
           'not_found',
-          `Unknown tool '${request.name}'; tools/list shows the tools this server provides.`,
+          `Unknown tool '${request.name}'; tools/list shows the tools this server provides.${didYouMean(
+            request.name,
+            registry.tools.map((known) => known.name),
+          )}`,
           { field: 'name' },
         ),
       );

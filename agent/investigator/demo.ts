@@ -3,6 +3,8 @@
  * Kubernetes API simulator with an incident scenario, a Sentinel server in-process against it, and a
  * local investigation of the scenario's symptom that pauses for the user's approval in the terminal.
  */
+import { sentinelCommand } from '../command-name.ts';
+import type { ApprovalPrompter } from '../harness/prompter.ts';
 import { investigateLocally, type CommandIo } from './investigate-local.ts';
 import type { Report } from './report.ts';
 import { startSimulatedIncident } from './simulated-incident.ts';
@@ -15,6 +17,11 @@ export interface DemoOptions {
   /** Simulated seconds per real second (default 10: the rollback settles in about a second). */
   timeScale: number;
   json?: boolean;
+  /**
+   * Without a terminal to ask at: wait for a decision on the approvals page (or `sentinel
+   * approvals`) instead of declining at once.
+   */
+  wait?: boolean;
   /** Aborting it (Ctrl-C) stops the demo: `runDemo` cleans up and throws `DemoInterrupted`. */
   signal?: AbortSignal;
 }
@@ -59,7 +66,9 @@ export async function runDemo(options: DemoOptions, io: CommandIo): Promise<Repo
           ? 'With --yes, the proposed remediation is approved without asking.'
           : interactive
             ? 'You will be asked to approve any change before it runs.'
-            : `No terminal to ask at: approve on the approvals page, or run again with --yes.`,
+            : options.wait
+              ? 'No terminal to ask at (--wait): approve or deny on the approvals page, or with `sentinel approvals`.'
+              : `No terminal to ask at (stdin is not one): the proposed change will be declined, so nothing changes. \`${sentinelCommand()} demo --yes\` approves it; \`--wait\` waits for a decision on the approvals page.`,
         '',
       ].join('\n'),
     );
@@ -73,7 +82,9 @@ export async function runDemo(options: DemoOptions, io: CommandIo): Promise<Repo
         yes: options.yes,
         json: options.json,
       },
-      io,
+      // No terminal and neither --yes nor --wait: nobody can answer here, and waiting out the
+      // approval window would look like a hang. The proposal is declined at once.
+      interactive || options.yes || options.wait ? io : { ...io, prompter: decliningPrompter(io.stderr) },
       {
         clusterNow: () => sim.clock.now(),
         pollMs: 500,
@@ -102,4 +113,21 @@ function interruption(signal: AbortSignal | undefined): Promise<never> {
     if (signal?.aborted) reject(new DemoInterrupted('interrupted'));
     signal?.addEventListener('abort', () => reject(new DemoInterrupted('interrupted')), { once: true });
   });
+}
+
+/** Reason recorded for a demo proposal declined for want of a terminal. */
+export const NO_TERMINAL_REASON = 'No terminal to answer at: sentinel demo ran without --yes or --wait.';
+
+/** A prompter for nobody: every question answered "no" at once, saying so on `progress`. */
+function decliningPrompter(progress: NodeJS.WritableStream): ApprovalPrompter {
+  return {
+    async confirm(question) {
+      progress.write(`${question} [y/N] n\nDeclined: no terminal to answer at.\n`);
+      return false;
+    },
+    async ask() {
+      return NO_TERMINAL_REASON;
+    },
+    close() {},
+  };
 }

@@ -6,7 +6,10 @@ import { sentinelCommand } from '../command-name.ts';
 import { resolveDataDir } from '../../server/index.ts';
 import { terminalPrompter, type ApprovalPrompter } from '../harness/prompter.ts';
 import type { Investigation } from './model.ts';
-import { renderMarkdown, type Report } from './report.ts';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { renderMarkdown, renderSummary, type Report } from './report.ts';
+import { investigationsDir } from './store.ts';
 import { runLocalInvestigation, type LocalInvestigationOptions } from './session.ts';
 
 export { checkNewInvestigation } from './session.ts';
@@ -23,6 +26,11 @@ export interface LocalInvestigateCliOptions {
   context?: string | undefined;
   yes?: boolean | undefined;
   json?: boolean | undefined;
+  /**
+   * `--format`: `summary` (a few lines and where the full report is), `markdown` or `json`.
+   * Default: `json` with `--json`, else `summary` when stdout is a terminal, else `markdown`.
+   */
+  format?: ReportFormat | undefined;
   resume?: string | undefined;
   /** `--settle-seconds`: how long the approved template must hold after the rollout (default 60). */
   settleSeconds?: number | undefined;
@@ -41,19 +49,49 @@ export interface CommandIo {
   onStart?: (investigation: Investigation) => void;
 }
 
-/** Writes the report: Markdown, or one JSON object. */
-export function printReport(report: Report, json: boolean, stdout: NodeJS.WritableStream): void {
-  stdout.write(json ? `${JSON.stringify(report, null, 2)}\n` : renderMarkdown(report));
+/** How the report is printed (`--format`). */
+export const REPORT_FORMATS = ['summary', 'markdown', 'json'] as const;
+export type ReportFormat = (typeof REPORT_FORMATS)[number];
+
+/**
+ * Writes the report in `format`. `summary` also writes the full Markdown report to
+ * `<data-dir>/investigations/<id>.md` (0600) and names that file.
+ */
+export function printReport(
+  report: Report,
+  format: ReportFormat,
+  stdout: NodeJS.WritableStream,
+  dataDir: string,
+): void {
+  if (format === 'json') return void stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  const markdown = renderMarkdown(report);
+  if (format === 'markdown') return void stdout.write(markdown);
+  const file = join(investigationsDir(dataDir), `${report.id}.md`);
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  writeFileSync(file, markdown, { mode: 0o600 });
+  stdout.write(renderSummary(report, file));
+}
+
+/** The format to print in: `--json`, else `--format`, else summary on a terminal, Markdown otherwise. */
+export function reportFormat(
+  options: Pick<LocalInvestigateCliOptions, 'json' | 'format'>,
+  stdout: NodeJS.WritableStream,
+): ReportFormat {
+  if (options.json) return 'json';
+  return options.format ?? ((stdout as Partial<NodeJS.WriteStream>).isTTY === true ? 'summary' : 'markdown');
 }
 
 /**
- * Whether the run ended well: finished, what it was asked about exists, and any executed
- * remediation verified healthy.
+ * Whether the run ended well (exit 0; README "Exit codes"): finished, and either nothing was
+ * unhealthy or the executed remediation verified healthy. Unresolved (exit 1): not found, refused
+ * (the cause is nothing the tools can fix), declined or denied, still awaiting a decision, failed,
+ * or verified unhealthy or reverted.
  */
 export function succeeded(report: Report): boolean {
-  if (report.status !== 'done' || report.action.kind === 'not_found') return false;
-  if (report.action.status === 'executed') return report.verification?.healthy === true;
-  return report.action.status !== 'failed';
+  if (report.status !== 'done') return false;
+  if (report.action.kind === 'none') return true;
+  if (report.action.kind === 'not_found' || report.action.kind === 'refused') return false;
+  return report.action.status === 'executed' && report.verification?.healthy === true;
 }
 
 /**
@@ -91,7 +129,8 @@ export async function investigateLocally(
       },
       ...extra,
     });
-    printReport(report, options.json ?? false, io.stdout);
+    const dataDir = resolveDataDir(options.dataDir, io.env ?? process.env);
+    printReport(report, reportFormat(options, io.stdout), io.stdout, dataDir);
     return report;
   } finally {
     if (!io.prompter) prompter?.close();

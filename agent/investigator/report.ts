@@ -227,3 +227,39 @@ export function renderMarkdown(report: Report): string {
   }
   return `${lines.join('\n')}\n`;
 }
+
+/**
+ * The report for a person at a terminal: a few lines — what is wrong, the culprit, the action and
+ * its status, the verification — and where the full Markdown report is (`fullReport`, a file
+ * path). `✔` marks a resolved incident, `✘` an unresolved one, `•` a line with nothing to judge.
+ */
+export function renderSummary(report: Report, fullReport: string): string {
+  const { action, verification: v } = report;
+  const resolved = report.status === 'done' && (action.kind === 'none' || v?.healthy === true);
+  const culprit = report.culprit
+    ? `${report.culprit.kind} ${report.culprit.namespace}/${report.culprit.name}${report.cause ? ` (${report.cause.replace(/_/g, ' ')})` : ''}`
+    : 'none found';
+  const decided = action.decided_by
+    ? ` by ${action.decided_by}${action.decision_reason ? `: ${action.decision_reason}` : ''}`
+    : '';
+  const actionLine = action.call
+    ? `${action.preview ?? action.call.tool} — ${action.status ?? 'not proposed'}${decided}`
+    : action.kind === 'refused'
+      ? `none (refused: ${action.refusal})`
+      : action.kind === 'not_found'
+        ? 'none: what you asked about was not found'
+        : 'none needed';
+  const lines = [
+    `${resolved ? '✔' : '✘'} ${report.summary.split('\n')[0]}`,
+    `  Culprit:       ${culprit}`,
+    `  Action:        ${actionLine}`,
+    ...(v ? [`  Verification:  ${v.healthy ? 'healthy' : 'not healthy'} — ${v.state}: ${v.message}`] : []),
+    ...(report.pending_approval_ids.length > 0
+      ? [
+          `  Waiting for:   ${report.pending_approval_ids.join(', ')} — resume with ${sentinelCommand()} investigate --resume ${report.id}`,
+        ]
+      : []),
+    `  Full report:   ${fullReport} (evidence with the call that returned each line; --format markdown prints it, --json as JSON)`,
+  ];
+  return `${lines.join('\n')}\n`;
+}

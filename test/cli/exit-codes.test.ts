@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.ts';
 import { tempDataDir } from '../helpers/server.ts';
-import { closestNames, didYouMean } from '../../tools/format/suggest.ts';
+import { closestNames, didYouMean } from '../../core/suggest.ts';
 
 describe('exit codes', () => {
   const data = tempDataDir();
@@ -33,6 +33,24 @@ describe('exit codes', () => {
     expect(result.stderr).toContain("Unknown tool 'scale_deploymnt'");
     expect(result.stderr).toContain("Did you mean 'scale_deployment'?");
     expect(result.stdout).toBe('');
+  });
+
+  it.each([
+    [
+      'a scenario (demo)',
+      ['demo', '--scenario', 'bad-imag-rollout', '--yes'],
+      "Did you mean 'bad-image-rollout'?",
+    ],
+    ['a scenario (sim)', ['sim', '--scenario', 'healty'], "Did you mean 'healthy'?"],
+    [
+      'a role',
+      ['tokens', 'add', 'bob', '--role', 'aprover', '--data-dir', data.dir],
+      "Did you mean 'approver'?",
+    ],
+  ])('suggests the nearest name for a typo in %s, exit 2', async (_what, args, suggestion) => {
+    const result = await runCli(args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(suggestion);
   });
 
   it('exits 3 when the server cannot be reached', async () => {

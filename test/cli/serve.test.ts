@@ -49,6 +49,25 @@ describe('sentinel serve refuses a non-loopback address', () => {
     expect(result.stderr).toMatch(/pass --allow-remote and configure at least one token/);
   });
 
+  it("refuses SENTINEL_TOKEN set to an approver's token with one clean line: no stack trace anywhere", async () => {
+    const added = await runCli(['tokens', 'add', 'alice', '--role', 'approver', '--data-dir', data.dir]);
+    const alice = added.stdout.trim();
+    const result = await sentinel(
+      ['serve', '--port', '0', '--data-dir', data.dir],
+      cleanEnv({ SENTINEL_TOKEN: alice }),
+    );
+    await runCli(['tokens', 'revoke', 'alice', '--data-dir', data.dir]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /^sentinel: The startup token \(SENTINEL_TOKEN\) is also the token of identity 'alice'/,
+    );
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    for (const output of [result.stdout, result.stderr]) {
+      expect(output).not.toMatch(/\n\s+at |"stack"/);
+      expect(output).not.toContain(alice);
+    }
+  });
+
   it('still refuses with --allow-remote when no token is configured', async () => {
     const result = await runCli(['serve', '--host', '::', '--allow-remote', '--data-dir', data.dir]);
     expect(result.code).not.toBe(0);

@@ -48,6 +48,13 @@ describe('tools/call pipeline', () => {
     expect(order).toEqual([]);
   });
 
+  it('names the nearest tool for a mistyped name', async () => {
+    const { call } = setup([]);
+    expect(text(await call('scale_thnig', scaleArgs))).toBe(
+      "Unknown tool 'scale_thnig'; tools/list shows the tools this server provides. Did you mean 'scale_thing'?",
+    );
+  });
+
   it.each([
     [
       { ...scaleArgs, dryrun: true },

@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
-import { fromZod, zodIssueLines, SentinelError } from '../../../core/index.ts';
+import { didYouMean, fromZod, zodIssueLines, SentinelError } from '../../../core/index.ts';
 import { ScenarioSchema } from './schema.ts';
 import type { Scenario } from './schema.ts';
 
@@ -52,7 +52,7 @@ export function loadScenario(scenario: string | unknown): Scenario {
   if (!existsSync(file)) {
     throw new SentinelError(
       'invalid_input',
-      `scenario "${scenario}" is neither a bundled scenario (${listScenarios().join(', ')}) nor a file`,
+      `scenario "${scenario}" is neither a bundled scenario (${listScenarios().join(', ')}) nor a file.${didYouMean(scenario, listScenarios())}`,
       { field: 'scenario' },
     );
   }

@@ -61,7 +61,7 @@ describe('sentinel demo', { timeout: 240_000 }, () => {
     const env = Object.fromEntries(
       Object.entries(process.env).filter(([key]) => !key.startsWith('SENTINEL_')),
     );
-    const child = spawn(process.execPath, [SENTINEL, 'demo', '--time-scale', '60'], {
+    const child = spawn(process.execPath, [SENTINEL, 'demo', '--wait', '--time-scale', '60'], {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -83,6 +83,17 @@ describe('sentinel demo', { timeout: 240_000 }, () => {
     expect(stderr).toContain('Demo stopped. Nothing is left behind');
     expect(stderr).not.toContain('--resume');
     expect(existsSync(dirname(kubeconfig!))).toBe(false);
+  });
+
+  it('without a terminal or --yes, declines the proposal at once and says how to approve (exit 1)', async () => {
+    const { code, stdout, stderr } = await runCli(['demo', '--time-scale', '60']);
+    expect(code, stderr).toBe(1);
+    expect(stderr).toContain(
+      'No terminal to ask at (stdin is not one): the proposed change will be declined, so nothing changes. `npx sentinel demo --yes` approves it; `--wait` waits for a decision on the approvals page.',
+    );
+    expect(stderr).toContain('Declined: no terminal to answer at.');
+    expect(stderr).not.toContain('Waiting for a decision');
+    expect(stdout).toContain('declined');
   });
 
   it('shows the approvals page token only when stderr is a terminal', async () => {

@@ -201,6 +201,7 @@ describe('local investigator against the simulator', { timeout: 240_000 }, () =>
     expect(incident.mutations()).toEqual([]);
     const request = await incident.approvals.get(report.action.approval_request_id!);
     expect(request.status).toBe('denied');
+    expect(succeeded(report)).toBe(false); // declined: unresolved, exit 1
   });
 
   it('refuses to act on a paused Deployment and says why, without requesting anything', async () => {
@@ -242,6 +243,8 @@ describe('local investigator against the simulator', { timeout: 240_000 }, () =>
     expect(report.cause).toBe('oom_killed');
     expect(report.action).toMatchObject({ kind: 'refused', refusal: 'oom-no-recent-change', call: null });
     expect(incident.mutations()).toEqual([]);
+    // Still broken, and nothing Sentinel can do: unresolved (exit 1), not "done".
+    expect(succeeded(report)).toBe(false);
   });
 
   it('restarts Pods of an unchanged template that stopped being ready, then verifies them healthy', async () => {
@@ -306,6 +309,7 @@ describe('local investigator against the simulator', { timeout: 240_000 }, () =>
     expect(report.action).toMatchObject({ kind: 'none', call: null });
     expect(report.summary).toBe('Nothing in namespace shop is unhealthy. No remediation proposed.');
     expect(investigation.steps.map((s) => s.name)).toEqual(['triage']);
+    expect(succeeded(report)).toBe(true);
   });
 
   /** `sentinel investigate` (in-process CLI) against the incident's server. */

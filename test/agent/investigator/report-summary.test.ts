@@ -1,0 +1,59 @@
+/**
+ * The report as a person at a terminal gets it: a short summary (culprit, action, verification)
+ * naming the file with the full Markdown report; Markdown on a pipe; `--format` and `--json` choose.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { investigateLocally, printReport } from '../../../agent/investigator/investigate-local.ts';
+import type { Report } from '../../../agent/investigator/report.ts';
+import { capture, startIncident, type Incident } from '../../helpers/incident.ts';
+
+describe('the report for people: summary on a terminal, Markdown otherwise', { timeout: 240_000 }, () => {
+  let incident: Incident;
+  let report: Report;
+  let terminal: ReturnType<typeof capture>;
+  beforeAll(async () => {
+    incident = await startIncident('bad-image-rollout');
+    terminal = Object.assign(capture(), { isTTY: true });
+    report = await investigateLocally(
+      'checkout returns 502',
+      {
+        namespace: 'shop',
+        server: `${incident.server.url}/mcp`,
+        token: incident.server.token,
+        dataDir: incident.dataDir,
+        yes: true,
+        settleSeconds: 0,
+      },
+      { stdout: terminal, stderr: capture(), interactive: false },
+    );
+  });
+  afterAll(async () => {
+    await incident?.close();
+  });
+
+  it('prints a few lines on a terminal and saves the full Markdown report, naming where', () => {
+    const file = `${incident.dataDir}/investigations/${report.id}.md`;
+    expect(terminal.text().split('\n').slice(0, 4)).toEqual([
+      expect.stringMatching(/^✔ Deployment shop\/checkout/),
+      '  Culprit:       Deployment shop/checkout (crash loop)',
+      expect.stringMatching(
+        /^ {2}Action: {8}Roll back Deployment shop\/checkout from revision 3 .* — executed by local$/,
+      ),
+      expect.stringMatching(/^ {2}Verification: {2}healthy — complete: /),
+    ]);
+    expect(terminal.text()).toContain(`  Full report:   ${file} (`);
+    expect(terminal.text().split('\n').length).toBeLessThanOrEqual(7);
+    expect(readFileSync(file, 'utf8')).toMatch(/^# Investigation inv_\w+\n[\s\S]*## Evidence/);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it('--format markdown and json print the full report whatever stdout is', () => {
+    const markdown = capture();
+    printReport(report, 'markdown', markdown, incident.dataDir);
+    expect(markdown.text()).toMatch(/^# Investigation inv_\w+\n/);
+    const json = capture();
+    printReport(report, 'json', json, incident.dataDir);
+    expect(JSON.parse(json.text())).toMatchObject({ id: report.id });
+  });
+});
