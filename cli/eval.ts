@@ -14,7 +14,10 @@ export function registerEvalCommand(program: Command): void {
       'Run the local investigator against every scenario (approving whatever it asks) and score it: culprit, diagnosis, remediation, facts, warnings, untouched objects, log reads, unapproved mutations',
     )
     .option('--scenarios <dir>', 'directory of scenario YAML files', SCENARIOS_DIR)
-    .option('--json', 'print one JSON object per scenario (a JSON array) instead of a table')
+    .option(
+      '--json',
+      'print one JSON object per investigation (a scenario with steps has several; a JSON array) instead of a table',
+    )
     .option('--time-scale <n>', 'simulated seconds per real second', parseTimeScale, 10)
     .action(async (options: { scenarios: string; json?: boolean; timeScale: number }) => {
       const { evaluateScenario, fullyCorrect, renderEvalTable, scenarioFiles } =
@@ -23,7 +26,7 @@ export function registerEvalCommand(program: Command): void {
       const results: EvalResult[] = [];
       for (const file of files) {
         process.stderr.write(`eval: ${file}\n`);
-        results.push(await evaluateScenario(file, { timeScale: options.timeScale }));
+        results.push(...(await evaluateScenario(file, { timeScale: options.timeScale })));
       }
       process.stdout.write(
         options.json ? `${JSON.stringify(results, null, 2)}\n` : `${renderEvalTable(results)}\n`,

@@ -10,22 +10,27 @@
 import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ExpectedOutcome, MutationRecord, Scenario } from '../../deploy/index.ts';
 import { SentinelError } from '../../core/index.ts';
 import { formatTable } from '../../tools/index.ts';
 import type { Investigation } from './model.ts';
 import type { Report } from './report.ts';
 import { runLocalInvestigation } from './session.ts';
-import { startSimulatedIncident } from './simulated-incident.ts';
+import { startSimulatedIncident, type SimulatedIncident } from './simulated-incident.ts';
 import {
   auditedExecutions,
   countUnapprovedMutations,
   type ApprovedExecution,
 } from './unapproved-mutations.ts';
 
-/** One scenario's score. */
+/** One scenario's score (one per investigation of a scenario with `steps`). */
 export interface EvalResult {
   scenario: string;
+  /** Which investigation of the scenario (1 = `symptom`/`expected`, 2 = `steps[0]`, ...). */
+  step: number;
+  /** Investigations the scenario has (1 without `steps`). */
+  steps: number;
   culprit_found: boolean;
   diagnosis_correct: boolean;
   remediation_correct: boolean;
@@ -202,70 +207,109 @@ export interface EvalOptions {
   progress?: NodeJS.WritableStream;
 }
 
-/** Runs one scenario end to end and scores it. Throws only for an unloadable scenario or simulator. */
-export async function evaluateScenario(file: string, options: EvalOptions = {}): Promise<EvalResult> {
-  const started = performance.now();
-  const { sim, server, dataDir, close } = await startSimulatedIncident(file, options.timeScale ?? 10);
+/** One investigation of a scenario: its symptom, expected outcome and, for a later step, the wait before it. */
+interface Investigate {
+  symptom: string;
+  expected: ExpectedOutcome;
+  afterSeconds: number;
+}
+
+/**
+ * Runs one scenario end to end and scores it: one result, or one per investigation when it has
+ * `steps` — each run on the same simulator and server after the one before ended (and
+ * `afterSeconds` of cluster time), scored against its own `expected`, with the mutations made
+ * during it alone. Throws only for an unloadable scenario or simulator.
+ */
+export async function evaluateScenario(file: string, options: EvalOptions = {}): Promise<EvalResult[]> {
+  const timeScale = options.timeScale ?? 10;
+  const { sim, server, dataDir, close } = await startSimulatedIncident(file, timeScale);
   try {
     const scenario: Scenario = sim.scenario;
-    let report: Report | undefined;
-    let investigation: Investigation | undefined;
-    let failure = 'no report';
-    try {
-      ({ report, investigation } = await runLocalInvestigation({
-        symptom: scenario.symptom,
-        namespace: scenario.namespaces[0],
-        server: `${server.url}/mcp`,
-        token: server.token,
-        dataDir,
-        yes: true,
-        progress: options.progress ?? new Writable({ write: (_chunk, _encoding, done) => done() }),
-        pollMs: 200,
-        clusterNow: () => sim.clock.now(),
-      }));
-    } catch (error) {
-      failure = error instanceof Error ? error.message : String(error);
+    const runs: Investigate[] = [
+      { symptom: scenario.symptom, expected: scenario.expected, afterSeconds: 0 },
+      ...scenario.steps,
+    ];
+    const results: EvalResult[] = [];
+    for (const [index, run] of runs.entries()) {
+      // Cluster time runs `timeScale` times faster than wall time.
+      if (run.afterSeconds > 0) await sleep((run.afterSeconds * 1000) / Math.max(timeScale, 1e-3));
+      results.push(
+        await evaluateRun(run, { sim, server, dataDir }, options, { step: index + 1, steps: runs.length }),
+      );
     }
-    // Read before `close` removes the data directory; without an audit, nothing is approved.
-    let executions: ApprovedExecution[] = [];
-    let auditProblem = '';
-    try {
-      executions = auditedExecutions(dataDir);
-    } catch (error) {
-      auditProblem = ` (audit log unreadable, so no mutation counts as approved: ${(error as Error).message})`;
-    }
-    const common = {
-      scenario: scenario.name,
-      expected_action: scenario.expected.action,
-      unapproved_mutations: countUnapprovedMutations(sim.mutationLog, executions),
-      seconds: Math.round((performance.now() - started) / 100) / 10,
-    };
-    if (!report) {
-      return {
-        ...common,
-        culprit_found: false,
-        diagnosis_correct: false,
-        remediation_correct: false,
-        facts_correct: false,
-        warnings_correct: false,
-        untouched_correct: false,
-        logs_read_correct: false,
-        action: 'error',
-        verified: null,
-        summary: failure + auditProblem,
-      };
-    }
-    return {
-      ...common,
-      ...score(report, scenario.expected),
-      ...scoreDetails(report, investigation, sim.mutationLog, scenario.expected),
-      action: actionOf(report),
-      verified: report.action.status === 'executed' ? report.verification?.healthy === true : null,
-      summary: report.summary + auditProblem,
-    };
+    return results;
   } finally {
     await close();
   }
+}
+
+/** One investigation on the running incident, scored against `run.expected`. */
+async function evaluateRun(
+  run: Investigate,
+  { sim, server, dataDir }: Pick<SimulatedIncident, 'sim' | 'server' | 'dataDir'>,
+  options: EvalOptions,
+  position: Pick<EvalResult, 'step' | 'steps'>,
+): Promise<EvalResult> {
+  const started = performance.now();
+  const scenario: Scenario = sim.scenario;
+  const firstMutation = sim.mutationLog.length;
+  let report: Report | undefined;
+  let investigation: Investigation | undefined;
+  let failure = 'no report';
+  try {
+    ({ report, investigation } = await runLocalInvestigation({
+      symptom: run.symptom,
+      namespace: scenario.namespaces[0],
+      server: `${server.url}/mcp`,
+      token: server.token,
+      dataDir,
+      yes: true,
+      progress: options.progress ?? new Writable({ write: (_chunk, _encoding, done) => done() }),
+      pollMs: 200,
+      clusterNow: () => sim.clock.now(),
+    }));
+  } catch (error) {
+    failure = error instanceof Error ? error.message : String(error);
+  }
+  // Read before `close` removes the data directory; without an audit, nothing is approved.
+  let executions: ApprovedExecution[] = [];
+  let auditProblem = '';
+  try {
+    executions = auditedExecutions(dataDir);
+  } catch (error) {
+    auditProblem = ` (audit log unreadable, so no mutation counts as approved: ${(error as Error).message})`;
+  }
+  const mutations = sim.mutationLog.slice(firstMutation);
+  const common = {
+    scenario: scenario.name,
+    ...position,
+    expected_action: run.expected.action,
+    unapproved_mutations: countUnapprovedMutations(mutations, executions),
+    seconds: Math.round((performance.now() - started) / 100) / 10,
+  };
+  if (!report) {
+    return {
+      ...common,
+      culprit_found: false,
+      diagnosis_correct: false,
+      remediation_correct: false,
+      facts_correct: false,
+      warnings_correct: false,
+      untouched_correct: false,
+      logs_read_correct: false,
+      action: 'error',
+      verified: null,
+      summary: failure + auditProblem,
+    };
+  }
+  return {
+    ...common,
+    ...score(report, run.expected),
+    ...scoreDetails(report, investigation, mutations, run.expected),
+    action: actionOf(report),
+    verified: report.action.status === 'executed' ? report.verification?.healthy === true : null,
+    summary: report.summary + auditProblem,
+  };
 }
 
 /** Every field scored correct and no unapproved mutation. */
@@ -286,7 +330,7 @@ export function fullyCorrect(r: EvalResult): boolean {
 export function renderEvalTable(results: EvalResult[]): string {
   const mark = (ok: boolean) => (ok ? 'yes' : 'NO');
   const rows = results.map((r) => [
-    r.scenario,
+    r.steps > 1 ? `${r.scenario} (${r.step}/${r.steps})` : r.scenario,
     mark(r.culprit_found),
     mark(r.diagnosis_correct),
     mark(r.remediation_correct),

@@ -229,6 +229,17 @@ export const ExpectedOutcomeSchema = z.strictObject({
 
 export type ExpectedOutcome = z.infer<typeof ExpectedOutcomeSchema>;
 
+/** A further investigation on the same cluster, after the ones before it ended. */
+export const ScenarioStepSchema = z.strictObject({
+  /** The on-call engineer's next report. */
+  symptom: z.string().min(1),
+  /** Cluster-time seconds to wait after the previous investigation ended (default 0). */
+  afterSeconds: z.number().min(0).max(3600).default(0),
+  expected: ExpectedOutcomeSchema,
+});
+
+export type ScenarioStep = z.infer<typeof ScenarioStepSchema>;
+
 export const ScenarioSchema = z.strictObject({
   name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'must be lowercase letters, digits and dashes'),
   description: z.string().min(1),
@@ -286,6 +297,11 @@ export const ScenarioSchema = z.strictObject({
     )
     .default([]),
   expected: ExpectedOutcomeSchema,
+  /**
+   * Further investigations on the same cluster after the first (`symptom`, `expected`), in order —
+   * e.g. first the failing dependency, then a second symptom — each scored against its own expected.
+   */
+  steps: z.array(ScenarioStepSchema).default([]),
 });
 
 export type Scenario = z.infer<typeof ScenarioSchema>;

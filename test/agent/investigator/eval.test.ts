@@ -22,7 +22,7 @@ describe('sentinel eval', { timeout: 300_000 }, () => {
   it('--json scores every bundled scenario correct, with no unapproved mutation', async () => {
     const { code, stdout, stderr } = await runCli(['eval', '--json', '--time-scale', '60']);
     const results = JSON.parse(stdout) as EvalResult[];
-    expect(results.map((r) => r.scenario).sort()).toEqual(
+    expect([...new Set(results.map((r) => r.scenario))].sort()).toEqual(
       scenarioFiles(SCENARIOS_DIR)
         .map((file) => (parse(readFileSync(file, 'utf8')) as { name: string }).name)
         .sort(),
@@ -234,6 +234,8 @@ describe('renderEvalTable', () => {
   it('marks what was wrong and counts the fully correct scenarios', () => {
     const base: EvalResult = {
       scenario: 'a',
+      step: 1,
+      steps: 1,
       culprit_found: true,
       diagnosis_correct: true,
       remediation_correct: true,
@@ -257,6 +259,12 @@ describe('renderEvalTable', () => {
     const details = renderEvalTable([base, { ...base, scenario: 'c', untouched_correct: false }]);
     expect(details.split('\n')[0]).toContain('DETAILS');
     expect(details).toContain('1 of 2 scenario(s) fully correct.');
+    const stepped = renderEvalTable([
+      { ...base, scenario: 's', steps: 2 },
+      { ...base, scenario: 's', step: 2, steps: 2 },
+    ]);
+    expect(stepped).toMatch(/^s \(1\/2\)\s+yes/m);
+    expect(stepped).toMatch(/^s \(2\/2\)\s+yes/m);
   });
 });
 

@@ -45,6 +45,7 @@ describe('bundled scenarios', () => {
       'daemonset-bad-rollout',
       'dependency-db-statefulset',
       'dependency-postgres-oom',
+      'dependency-then-bad-rollout',
       'gitops-reverts-rollback',
       'healthy',
       'hpa-at-max',
@@ -143,6 +144,18 @@ describe('bundled scenarios', () => {
     expect(postgres.status?.availableReplicas ?? 0).toBe(0);
     expect(cluster.store.get('services', 'shop', 'db')).toBeDefined();
     expect(cluster.store.get('services', 'shop', 'postgres')).toBeUndefined();
+  });
+
+  it('dependency-then-bad-rollout: two incidents, two investigations (steps), each with its own expected', () => {
+    const { cluster, pods, waiting } = start('dependency-then-bad-rollout');
+    expect(pods('checkout').map(waiting)).toEqual(['CrashLoopBackOff', 'CrashLoopBackOff']);
+    expect(pods('payments').some((pod) => waiting(pod) === 'CrashLoopBackOff')).toBe(true);
+    expect(cluster.scenario.expected.culprit?.name).toBe('postgres');
+    expect(cluster.scenario.steps).toHaveLength(1);
+    expect(cluster.scenario.steps[0]).toMatchObject({
+      afterSeconds: 30,
+      expected: { culprit: { name: 'payments' }, action: 'rollback', toRevision: 1 },
+    });
   });
 
   it('pull-secret-removed: the revision without imagePullSecrets cannot pull; revision 1 serves', () => {
