@@ -58,7 +58,7 @@ describe('tools/call pipeline', () => {
   it.each([
     [
       { ...scaleArgs, dryrun: true },
-      /: arguments\.dryrun: unknown argument \(accepted: namespace, name, replicas, dry_run, idempotency_key\)\./,
+      /: arguments\.dryrun: unknown argument \(accepted: namespace, name, replicas, dry_run, idempotency_key, evidence, investigation\)\./,
     ],
     [{ ...scaleArgs, replicas: 1000 }, /: arguments\.replicas: must be at most 100\./],
     [{ namespace: 'shop', name: 'web' }, /: arguments\.replicas: required; must be a number\./],

@@ -25,6 +25,7 @@ const ARGS: Record<string, Record<string, unknown>> = {
   list_deployments: { namespace: 'shop' },
   get_deployment: { namespace: 'shop', name: 'web' },
   get_rollout_history: { namespace: 'shop', name: 'web' },
+  get_service: { namespace: 'shop', name: 'web' },
   get_rollout_status: { namespace: 'shop', name: 'web' },
   list_pods: { namespace: 'shop' },
   get_pod_logs: { namespace: 'shop', pod: 'web-1' },

@@ -39,6 +39,7 @@ describe('no-cluster mode', () => {
       get_cluster_version: {},
       get_deployment: { namespace: 'shop', name: 'web' },
       get_rollout_history: { namespace: 'shop', name: 'web' },
+      get_service: { namespace: 'shop', name: 'web' },
       get_rollout_status: { namespace: 'shop', name: 'web' },
       get_pod_logs: { namespace: 'shop', pod: 'web-1' },
     };

@@ -157,6 +157,7 @@ function serve(current: () => Cluster): nock.Scope {
         [/\/apis\/events\.k8s\.io\/v1\/namespaces\/[^/]+\/events$/, () => list(c.eventsV1)],
         [/\/horizontalpodautoscalers$/, () => list(c.hpas)],
         [/\/services$/, () => list(c.services)],
+        [/\/services\/[^/]+$/, () => [200, c.services[0]]],
       ];
       for (const [pattern, answer] of routes) if (pattern.test(path)) return answer() as [number, unknown];
       return [404, c.status];
@@ -182,6 +183,7 @@ function argumentsFor(tool: Tool): Record<string, unknown> {
     case 'get_deployment':
     case 'get_rollout_history':
     case 'get_rollout_status':
+    case 'get_service':
       return target;
     default:
       return { ...target, dry_run: true };
