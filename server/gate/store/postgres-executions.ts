@@ -20,18 +20,7 @@ import {
 } from './rows.ts';
 import { byId } from './transition-sql.ts';
 import { finishEvent } from './transitions.ts';
-import type { ApprovalStore, BeginExecution, BeginFailure, BeginResult } from './types.ts';
-
-type ExecutionMethods = Pick<
-  ApprovalStore,
-  | 'executionMark'
-  | 'beginExecution'
-  | 'finishExecution'
-  | 'getExecution'
-  | 'findExecutionByIdempotencyKey'
-  | 'listExecuting'
-  | 'listOrphaned'
->;
+import type { ExecutionMethods, BeginExecution, BeginFailure, BeginResult } from './types.ts';
 
 /** First key of the session advisory lock (`OWNER_LOCK`, owner key) each live replica holds. */
 export const OWNER_LOCK = 5_177_004;

@@ -26,30 +26,9 @@ import {
   str,
   strOrNull,
 } from './rows.ts';
-import { byId, type Clause } from './transition-sql.ts';
-import { statusesFor, type RequestEvent } from './transitions.ts';
-import type { ApprovalStore, NewApprovalRequest, TransitionResult } from './types.ts';
-
-type RequestMethods = Omit<
-  ApprovalStore,
-  | 'executionMark'
-  | 'beginExecution'
-  | 'finishExecution'
-  | 'getExecution'
-  | 'findExecutionByIdempotencyKey'
-  | 'listExecuting'
-  | 'listOrphaned'
-  | 'getFreeze'
-  | 'setFreeze'
-  | 'close'
->;
-
-/** The statuses a requester's revocation cancels: pending requests and approved grants. */
-const LIVE = `status IN (${statusesFor('cancel')
-  .map((status) => `'${status}'`)
-  .join(', ')})`;
-
-const reasonSet = (reason: string): Clause => ({ sql: 'status_reason = ?', params: [reason] });
+import { byId, LIVE, reasonSet, type Clause } from './transition-sql.ts';
+import type { RequestEvent } from './transitions.ts';
+import type { ApprovalStore, RequestMethods, NewApprovalRequest, TransitionResult } from './types.ts';
 
 /** Why the pending request of another credential or cluster server is cancelled. */
 function otherBindingReason(request: NewApprovalRequest['request'], sameCredential: boolean): string {

@@ -20,18 +20,7 @@ import type { Row } from './sqlite-schema.ts';
 import { byId } from './sqlite-transitions.ts';
 import { finishEvent } from './transitions.ts';
 import { orphanLister, ownerParams, SET_OWNER } from './sqlite-owner.ts';
-import type { ApprovalStore, BeginExecution, BeginFailure, BeginResult } from './types.ts';
-
-type ExecutionMethods = Pick<
-  ApprovalStore,
-  | 'executionMark'
-  | 'beginExecution'
-  | 'finishExecution'
-  | 'getExecution'
-  | 'findExecutionByIdempotencyKey'
-  | 'listExecuting'
-  | 'listOrphaned'
->;
+import type { ExecutionMethods, BeginExecution, BeginFailure, BeginResult } from './types.ts';
 
 const INSERT_EXECUTION = insertSql('executions', executionColumns('authorization'));
 

@@ -9,8 +9,9 @@ import type { RequestReader } from './sqlite-rows.ts';
 import type { Row, Transaction } from './sqlite-schema.ts';
 import type { SqliteOwner } from './sqlite-owner.ts';
 import { byId, type ApplyEvent, type Clause } from './sqlite-transitions.ts';
-import { statusesFor, type RequestEvent } from './transitions.ts';
-import type { ApprovalStore, NewApprovalRequest, TransitionResult } from './types.ts';
+import { LIVE, reasonSet } from './transition-sql.ts';
+import type { RequestEvent } from './transitions.ts';
+import type { ApprovalStore, RequestMethods, NewApprovalRequest, TransitionResult } from './types.ts';
 
 /** What the request and execution halves of the store share. */
 export interface SqliteContext {
@@ -25,25 +26,6 @@ export interface SqliteContext {
   /** This open store's process, recorded on the executions it begins (sqlite-owner.ts). */
   owner: SqliteOwner;
 }
-
-type RequestMethods = Omit<
-  ApprovalStore,
-  | 'executionMark'
-  | 'beginExecution'
-  | 'finishExecution'
-  | 'getExecution'
-  | 'findExecutionByIdempotencyKey'
-  | 'listExecuting'
-  | 'getFreeze'
-  | 'setFreeze'
-  | 'close'
->;
-
-const LIVE = `status IN (${statusesFor('cancel')
-  .map((status) => `'${status}'`)
-  .join(', ')})`;
-
-const reasonSet = (reason: string): Clause => ({ sql: 'status_reason = ?', params: [reason] });
 
 /** Why the pending request of another credential or cluster server is cancelled. */
 function otherBindingReason(existing: Row, request: NewApprovalRequest['request'], sameCredential: boolean) {

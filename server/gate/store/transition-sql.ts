@@ -4,7 +4,7 @@
  * as a condition — so a status the table does not list for the event never changes. Engine-neutral
  * SQL (`?` placeholders; ISO 8601 text timestamps compare as instants in SQLite and PostgreSQL).
  */
-import { TRANSITIONS, type Guard, type RequestEvent } from './transitions.ts';
+import { statusesFor, TRANSITIONS, type Guard, type RequestEvent } from './transitions.ts';
 
 /** Each guard as a condition on `approval_requests`; `?` is the transition's `now`. */
 export const GUARD_SQL: Record<Guard, string> = {
@@ -61,3 +61,11 @@ export function eventParams(
   const at = now.toISOString();
   return [...(set?.params ?? []), ...where.params, ...Array.from({ length: statement.nowParams }, () => at)];
 }
+
+/** The statuses a requester's revocation cancels (pending requests and approved grants), as SQL. */
+export const LIVE = `status IN (${statusesFor('cancel')
+  .map((status) => `'${status}'`)
+  .join(', ')})`;
+
+/** The `status_reason` a transition records. */
+export const reasonSet = (reason: string): Clause => ({ sql: 'status_reason = ?', params: [reason] });

@@ -272,3 +272,21 @@ export interface ApprovalStore {
   setFreeze(frozen: boolean, reason: string | null, by: string | null, now: Date): Promise<FreezeState>;
   close(): Promise<void>;
 }
+
+/** The execution half of a store: what `executionMethods` of each engine provides. */
+export type ExecutionMethods = Pick<
+  ApprovalStore,
+  | 'executionMark'
+  | 'beginExecution'
+  | 'finishExecution'
+  | 'getExecution'
+  | 'findExecutionByIdempotencyKey'
+  | 'listExecuting'
+  | 'listOrphaned'
+>;
+
+/** The approval-request half of a store: everything but executions, the freeze and `close`. */
+export type RequestMethods = Omit<
+  ApprovalStore,
+  keyof ExecutionMethods | 'getFreeze' | 'setFreeze' | 'close'
+>;

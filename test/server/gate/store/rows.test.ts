@@ -24,7 +24,15 @@ describe('the shared row codec', () => {
         (db.prepare(`PRAGMA table_info(${table})`).all() as Row[]).map((row) => String(row.name)).sort();
       expect(columns('approval_requests')).toEqual([...REQUEST_COLUMNS, ...REQUEST_LATER_COLUMNS].sort());
       expect(columns('executions')).toEqual(
-        [...executionColumns('authorization'), ...EXECUTION_LATER_COLUMNS].sort(),
+        [
+          ...executionColumns('authorization'),
+          ...EXECUTION_LATER_COLUMNS,
+          // The executing process (sqlite-owner.ts): the engine's own bookkeeping, not the codec's.
+          'owner_key',
+          'owner_pid',
+          'owner_stamp',
+          'reconciling',
+        ].sort(),
       );
     } finally {
       db.close();
