@@ -183,7 +183,7 @@ describe('every state change leaves an audit record', () => {
     const pause = idOf(await crashed.call(people.agent!, 'pause_rollout', checkout));
     await crashed.gate.approvals.approve(scale, people.alice!, {});
     await crashed.gate.approvals.approve(pause, people.alice!, {});
-    // Both retries hang inside their handlers; the server "crashes" (is never closed) and restarts.
+    // Both retries hang inside their handlers; the server "crashes" and restarts.
     void crashed.call(people.agent!, 'scale_deployment', { ...checkout, replicas: 5 });
     void crashed.call(people.agent!, 'pause_rollout', checkout);
     for (let i = 0; i < 100 && cluster.deployment('shop', 'checkout').spec?.replicas !== 5; i++) {
@@ -192,6 +192,9 @@ describe('every state change leaves an audit record', () => {
     expect(cluster.deployment('shop', 'checkout').spec?.replicas).toBe(5);
     const generation = cluster.deployment('shop', 'checkout').metadata?.generation;
 
+    // The crashed process is gone: its store closes and hands the running executions over
+    // (an execution of a live process is never settled by another, sqlite-owner.ts).
+    await crashed.gate.close();
     const restarted = startGate();
     const report = await restarted.gate.reconcile(cluster.reader);
     expect(report.applied).toHaveLength(1);
