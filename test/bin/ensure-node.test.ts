@@ -211,10 +211,14 @@ describe('bin/sentinel.js under a Node older than 22.20', () => {
   it('passes a signal sent to the launcher alone on to the child, which ends its own way', async () => {
     const { root, olderNode } = scratchClone();
     const [node, ...flags] = olderNode;
-    const launcher = spawn(node!, [...flags, join(root, 'bin/sentinel.js'), 'demo', '--time-scale', '60'], {
-      env: { ...process.env, SENTINEL_NODE_REEXEC: undefined },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const launcher = spawn(
+      node!,
+      [...flags, join(root, 'bin/sentinel.js'), 'demo', '--wait', '--time-scale', '60'],
+      {
+        env: { ...process.env, SENTINEL_NODE_REEXEC: undefined },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     let stderr = '';
     const waiting = new Promise<void>((resolve) =>
       launcher.stderr.on('data', (chunk: Buffer) => {
