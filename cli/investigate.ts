@@ -109,11 +109,25 @@ export function registerInvestigateCommand(program: Command): void {
       // Without --server: the `sentinel serve` running on this data directory, else (or when
       // resuming, the server the investigation was started with) a server in-process.
       let server: string | undefined = defaulted ? undefined : options.server;
+      // --kubeconfig/--context name a cluster: only a server started here reads them, so a running
+      // `sentinel serve` (its own cluster) is not used, and an explicit --server is a contradiction.
+      const namesCluster = options.kubeconfig !== undefined || options.context !== undefined;
+      if (namesCluster && !defaulted) {
+        throw new SentinelError(
+          'invalid_input',
+          '--kubeconfig/--context choose the cluster of a server started in-process; the server at --server investigates its own cluster. Drop one of them.',
+          { field: 'kubeconfig' },
+        );
+      }
       if (defaulted && options.resume === undefined) {
-        if (running) {
+        if (running && !namesCluster) {
           server = serverMcpUrl(running.url);
           process.stderr.write(
             `Using the Sentinel server running at ${running.url} (pid ${running.pid}, since ${running.started}); pass --server to choose another.\n`,
+          );
+        } else if (running) {
+          process.stderr.write(
+            `--kubeconfig/--context given: starting a Sentinel server in-process for that cluster (not the one running at ${running.url}).\n`,
           );
         } else {
           process.stderr.write(

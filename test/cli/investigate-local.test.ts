@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Report } from '../../agent/investigator/report.ts';
 import { runCli } from '../helpers/cli.ts';
 import { startIncident, type Incident } from '../helpers/incident.ts';
+import { registerServer } from '../../server/discovery.ts';
 import { tempDataDir } from '../helpers/server.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/sentinel.js', import.meta.url));
@@ -50,6 +51,57 @@ describe('sentinel investigate (local): usage errors first', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
       'sentinel: --namespace is required: the namespace to investigate, e.g. --namespace shop.\n',
+    );
+  });
+});
+
+describe('sentinel investigate (local): --kubeconfig names the cluster', () => {
+  const data = tempDataDir();
+
+  it('with a `sentinel serve` running, --kubeconfig starts a server in-process instead of using it', async () => {
+    // A live discovery entry (this process's pid) for a serve of another cluster.
+    const remove = registerServer(data.dir, {
+      url: 'http://127.0.0.1:9/',
+      pid: process.pid,
+      started: new Date().toISOString(),
+      kind: 'serve',
+    });
+    try {
+      const result = await runCli([
+        'investigate',
+        'checkout returns 502',
+        '-n',
+        'shop',
+        '--kubeconfig',
+        `${data.dir}/missing.kubeconfig`,
+        '--data-dir',
+        data.dir,
+      ]);
+      expect(result.stderr).not.toContain('Using the Sentinel server running at');
+      expect(result.stderr).toContain(
+        '--kubeconfig/--context given: starting a Sentinel server in-process for that cluster (not the one running at http://127.0.0.1:9/).',
+      );
+    } finally {
+      remove();
+    }
+  });
+
+  it('with an explicit --server, --kubeconfig is a usage error naming both, exit 2', async () => {
+    const result = await runCli([
+      'investigate',
+      'checkout returns 502',
+      '-n',
+      'shop',
+      '--server',
+      'http://127.0.0.1:9/mcp',
+      '--kubeconfig',
+      `${data.dir}/missing.kubeconfig`,
+      '--data-dir',
+      data.dir,
+    ]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      /--kubeconfig\/--context choose the cluster of a server started in-process/,
     );
   });
 });
