@@ -8,8 +8,9 @@
  * every request, which builds a new undici `Agent` whenever the kubeconfig carries TLS material (a
  * CA, a client certificate) — a fresh TLS handshake per request and a pool of connections nobody
  * reuses. `pinDispatcher` replaces that method on the `KubeConfig` instance with one that returns the
- * same dispatcher every time (built by the library's own `createDispatcher` on first use, so proxy,
- * SOCKS and TLS options keep the library's mapping), so neither this layer nor any generated
+ * same dispatcher every time (built on first use from the library's own dispatcher options, in a pool of
+ * at most MAX_CONNECTIONS_PER_CLUSTER connections; proxy and SOCKS by the library's `createDispatcher`,
+ * so every option keeps the library's mapping), so neither this layer nor any generated
  * client made from the same `KubeConfig` opens a connection per request.
  *
  * Responses are read as text and handed back unparsed: callers parse the JSON themselves, without
@@ -47,7 +48,40 @@ export interface KubeTransport {
 }
 
 type CreateDispatcher = (cluster: unknown, agentOptions: unknown) => Dispatcher | undefined;
+type CreateDispatcherOptions = (
+  cluster: unknown,
+  agentOptions: unknown,
+) => { type: string; connect?: object };
 const pinned = new WeakMap<KubeConfig, () => Dispatcher>();
+
+/**
+ * Connections per cluster at most. A tool call may send requests in parallel (get_deployment reads
+ * the Deployment and its autoscalers together), so an unbounded pool would open a handshake per
+ * request in flight; beyond the bound, requests queue on the open connections (keep-alive).
+ */
+export const MAX_CONNECTIONS_PER_CLUSTER = 10;
+
+const keepAlive = { keepAlive: true, keepAliveInitialDelay: 30_000 };
+
+/**
+ * The library's own direct-connection options (TLS material, keep-alive) in a bounded pool; `undefined`
+ * for a proxy or SOCKS configuration, which the library's `createDispatcher` builds as it does.
+ */
+function boundedAgent(
+  kubeConfig: KubeConfig,
+  cluster: unknown,
+  agentOptions: unknown,
+): Dispatcher | undefined {
+  const options = (kubeConfig as unknown as { createDispatcherOptions?: CreateDispatcherOptions })
+    .createDispatcherOptions;
+  if (typeof options !== 'function') return undefined;
+  const opts = options.call(kubeConfig, cluster, agentOptions);
+  if (opts.type === 'agent')
+    return new Agent({ connect: opts.connect, connections: MAX_CONNECTIONS_PER_CLUSTER });
+  if (opts.type === 'none')
+    return new Agent({ connect: keepAlive, connections: MAX_CONNECTIONS_PER_CLUSTER });
+  return undefined;
+}
 
 /**
  * Makes `kubeConfig` hand out one dispatcher for its lifetime: the first call of the library's
@@ -70,8 +104,9 @@ export function pinDispatcher(kubeConfig: KubeConfig): () => Dispatcher {
   let shared: Dispatcher | undefined;
   const build = (cluster: unknown, agentOptions: unknown): Dispatcher =>
     (shared ??=
+      boundedAgent(kubeConfig, cluster, agentOptions) ??
       original.call(kubeConfig, cluster, agentOptions) ??
-      new Agent({ connect: { keepAlive: true, keepAliveInitialDelay: 30_000 } }));
+      new Agent({ connect: keepAlive, connections: MAX_CONNECTIONS_PER_CLUSTER }));
   target.createDispatcher = build;
   const get = () => shared ?? build(kubeConfig.getCurrentCluster(), tlsOptionsOf(kubeConfig));
   pinned.set(kubeConfig, get);
