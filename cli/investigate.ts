@@ -31,8 +31,16 @@ import {
 type InvestigateCliOptions = Omit<HarnessInvestigateCliOptions, 'harness'> &
   Omit<LocalInvestigateCliOptions, 'server'> & { harness?: string };
 
-/** What an interrupted investigation leaves: what is pending, and the exact command to resume. */
-async function interruptedLines(started: Investigation | undefined, dataDir: string): Promise<string> {
+/**
+ * What an interrupted investigation leaves: what is pending, and the exact command to resume.
+ * `inProcess`: the server was this command's own and has stopped with it, so no `approvals`
+ * command can reach the pending request — only the resumed investigation (which starts one again).
+ */
+async function interruptedLines(
+  started: Investigation | undefined,
+  dataDir: string,
+  inProcess: boolean,
+): Promise<string> {
   if (!started) return 'Stopped before the investigation started; nothing was saved.\n';
   const { openInvestigationStore } = await import('../agent/index.ts');
   let saved = started;
@@ -44,7 +52,11 @@ async function interruptedLines(started: Investigation | undefined, dataDir: str
   const pending = saved.pending_approval_ids;
   return [
     pending.length > 0
-      ? `Still pending on the Sentinel server: approval request${pending.length === 1 ? '' : 's'} ${pending.join(', ')} (nothing has run; \`${sentinelCommand()} approvals show <id>\` shows one).`
+      ? `Still pending on the Sentinel server: approval request${pending.length === 1 ? '' : 's'} ${pending.join(', ')} (nothing has run; ${
+          inProcess
+            ? "the server was this command's own and has stopped: resume to decide"
+            : `\`${sentinelCommand()} approvals show <id>\` shows one`
+        }).`
       : `Investigation ${saved.id}: nothing is pending on the server.`,
     `Resume with: ${sentinelCommand()} investigate --resume ${saved.id}${dataDir === resolveDataDir(undefined) ? '' : ` --data-dir ${dataDir}`}`,
     '',
@@ -162,7 +174,8 @@ export function registerInvestigateCommand(program: Command): void {
         if (!succeeded(report)) process.exitCode = 1;
       } catch (error) {
         if (!received) throw error;
-        process.stderr.write(await interruptedLines(started, resolveDataDir(options.dataDir)));
+        const inProcess = server === undefined && options.resume === undefined;
+        process.stderr.write(await interruptedLines(started, resolveDataDir(options.dataDir), inProcess));
         // A prompt may still be reading stdin: end the process here rather than wait for input.
         process.exit(128 + osConstants.signals[received]);
       } finally {

@@ -122,7 +122,8 @@ export const NO_TERMINAL_REASON = 'No terminal to answer at: sentinel demo ran w
 function decliningPrompter(progress: NodeJS.WritableStream): ApprovalPrompter {
   return {
     async confirm(question) {
-      progress.write(`${question} [y/N] n\nDeclined: no terminal to answer at.\n`);
+      // No `[y/N] n`: nobody typed an answer, so none is shown as if typed.
+      progress.write(`${question}\nDeclined: no terminal to answer at.\n`);
       return false;
     },
     async ask() {

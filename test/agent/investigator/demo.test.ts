@@ -92,6 +92,8 @@ describe('sentinel demo', { timeout: 240_000 }, () => {
       'No terminal to ask at (stdin is not one): the proposed change will be declined, so nothing changes. `npx sentinel demo --yes` approves it; `--wait` waits for a decision on the approvals page.',
     );
     expect(stderr).toContain('Declined: no terminal to answer at.');
+    // Nobody answered: no `[y/N] n` that reads as if someone had typed it.
+    expect(stderr).not.toContain('[y/N]');
     expect(stderr).not.toContain('Waiting for a decision');
     expect(stdout).toContain('declined');
   });

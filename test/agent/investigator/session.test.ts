@@ -85,6 +85,9 @@ describe('local investigations across processes', { timeout: 240_000 }, () => {
     expect(stderr).toMatch(
       /Still pending on the Sentinel server: approval request apr_\w+ \(nothing has run/,
     );
+    // Its server was in-process and stopped with it: no `approvals show` hint that cannot work.
+    expect(stderr).toContain("the server was this command's own and has stopped: resume to decide");
+    expect(stderr).not.toContain('approvals show');
     expect(stderr).toMatch(
       new RegExp(`Resume with: npx sentinel investigate --resume inv_\\w+ --data-dir ${dataDir}`),
     );
