@@ -10,12 +10,13 @@ export const ago = (minutes: number) => new Date(NOW - minutes * 60_000).toISOSt
 export type ContainerView = PodView['containers'][number];
 type DeploymentContainer = NonNullable<SuspectEvidence['deployment']>['value']['containers'][number];
 
-/** A Pod of `revision` created `created` minutes ago with one container `c` (default: running, ready). */
+/** A Pod of `revision` created `created` minutes ago, in `phase`, with one container `c` (default: running, ready). */
 export function pod(
   name: string,
   revision: number,
   created: number,
   c: Partial<ContainerView> = {},
+  phase = 'Running',
 ): PodView {
   const container: ContainerView = {
     name: 'app',
@@ -31,8 +32,8 @@ export function pod(
   };
   return {
     name,
-    phase: 'Running',
-    status: container.reason ?? 'Running',
+    phase,
+    status: phase === 'Pending' ? 'Pending' : (container.reason ?? 'Running'),
     ready_containers: container.ready ? 1 : 0,
     total_containers: 1,
     restarts: container.restarts,

@@ -1,113 +1,26 @@
 /** One test group per failure class of the playbook (issue 14): its evidence rule and its decision. */
 import { describe, expect, it } from 'vitest';
-import type { EventView, PodView, RevisionView } from '../../../agent/investigator/evidence.ts';
+import { decide, namedHosts, dependencyNames } from '../../../agent/investigator/playbook.ts';
+
+import type { RevisionView } from '../../../agent/investigator/evidence.ts';
 import {
-  decide,
-  namedHosts,
-  dependencyNames,
-  type SuspectEvidence,
-} from '../../../agent/investigator/playbook.ts';
+  crashing,
+  event,
+  healthy as health,
+  NOW,
+  pod,
+  rev,
+  sourced,
+  suspect as suspectWith,
+} from '../../helpers/playbook.ts';
 
-const NOW = Date.parse('2026-12-01T02:24:00Z');
-const ago = (minutes: number) => new Date(NOW - minutes * 60_000).toISOString();
-type Container = PodView['containers'][number];
+/** A Warning event about `name` first seen `minutes` ago (4 times). */
+const warning = (name: string, reason: string, message: string, minutes: number, kind = 'Pod') =>
+  event(name, reason, message, minutes, { kind });
 
-function pod(
-  name: string,
-  revision: number,
-  created: number,
-  c: Partial<Container> = {},
-  phase = 'Running',
-): PodView {
-  const container: Container = {
-    name: c.name ?? 'app',
-    type: 'app',
-    image: 'app:1',
-    state: 'running',
-    reason: null,
-    ready: true,
-    restarts: 0,
-    last_termination: null,
-    problem: null,
-    ...c,
-  };
-  return {
-    name,
-    phase,
-    status: phase === 'Pending' ? 'Pending' : (container.reason ?? 'Running'),
-    ready_containers: container.ready ? 1 : 0,
-    total_containers: 1,
-    restarts: container.restarts,
-    created: ago(created),
-    revision,
-    containers: [container],
-  };
-}
-
-const crashing = (exit = 1, reason = 'Error'): Partial<Container> => ({
-  state: 'waiting',
-  reason: 'CrashLoopBackOff',
-  ready: false,
-  restarts: 6,
-  last_termination: { reason, exit_code: exit, finished_at: ago(1) },
-});
-
-function rev(n: number, created: number, ready: number, extra: Partial<RevisionView> = {}): RevisionView {
-  return {
-    revision: n,
-    current: false,
-    replica_set: `app-${n}`,
-    images: [`app:${n}`],
-    change_cause: null,
-    created: ago(created),
-    replicas: ready,
-    ready,
-    changes: [],
-    ...extra,
-  };
-}
-
-const health = { state: 'healthy' as const, failures: [], basis: 'served' };
-
-function warning(name: string, reason: string, message: string, minutes: number, kind = 'Pod'): EventView {
-  return {
-    type: 'Warning',
-    reason,
-    object: { kind, name },
-    count: 4,
-    first_seen: ago(minutes),
-    last_seen: ago(0),
-    message,
-  };
-}
-
-function suspect(
-  name: string,
-  s: Omit<Partial<SuspectEvidence>, 'pods'> & { pods: PodView[] },
-  limits: Record<string, string> = {},
-): SuspectEvidence {
-  return {
-    name,
-    deployment: {
-      value: {
-        namespace: 'shop',
-        name,
-        revision: 1,
-        paused: false,
-        replicas: { desired: 2, ready: 0, available: 0, updated: 2 },
-        conditions: [],
-        containers: [{ name: 'app', image: 'app:1', limits }],
-      },
-      source: `get_deployment name=${name}`,
-    },
-    events: { value: [], source: 'list_events' },
-    logs: [],
-    ...s,
-    pods: { value: s.pods, source: `list_pods deployment=${name}` },
-  };
-}
-
-const sourced = <T>(value: T, source: string) => ({ value, source });
+/** The evidence about Deployment `name` whose one container `app` has `limits`. */
+const suspect = (name: string, s: Parameters<typeof suspectWith>[1], limits: Record<string, string> = {}) =>
+  suspectWith(name, s, [{ name: 'app', image: 'app:1', limits }]);
 
 describe('rollout class: the newest revision demonstrably healthy', () => {
   it('skips a previous revision that crash-looped (its Pods are gone, its events remain) and targets the healthy one', () => {
