@@ -51,6 +51,7 @@ import {
 import { autoscalerAtMax } from './playbook/autoscaler.ts';
 import { configKey } from './playbook/config-key.ts';
 import { dependencyDecision } from './playbook/dependency.ts';
+import { imagePull } from './playbook/image-pull.ts';
 import { paused } from './playbook/paused.ts';
 import { probeKill } from './playbook/probe-kill.ts';
 import { refusal } from './playbook/refusal.ts';
@@ -89,6 +90,7 @@ const CLASSES: FailureClass[] = [
   autoscalerAtMax,
   restart,
   probeKill,
+  imagePull,
   refusal,
 ];
 
