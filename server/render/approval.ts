@@ -29,6 +29,7 @@ import {
 } from '../../tools/index.ts';
 import { describeToolCall, formatArguments, MAX_SENTENCE } from './describe-call.ts';
 import { describeWindowOffer } from './window.ts';
+import { withLocalTimes } from './time.ts';
 
 /** Longest change, warning or reason line shown, in characters. */
 const MAX_LINE = 400;
@@ -334,7 +335,8 @@ export function renderApprovalText(request: ApprovalRequest, options: RenderOpti
     lines.push('Evidence:', ...view.evidence.map((item) => `  - ${item.line}  (${item.call})`));
   if (view.changes.length > 0) lines.push('Changes:', ...view.changes.map((line) => `  - ${line}`));
   if (view.decision) lines.push(`Decision:   ${view.decision}`);
-  if (view.grantScope) lines.push(`Grant:      ${view.grantScope}`);
+  // The recorded scope says until when in ISO UTC; people read it in their zone (as on the page).
+  if (view.grantScope) lines.push(`Grant:      ${withLocalTimes(view.grantScope, options)}`);
   if (view.statusReason) lines.push(`Ended:      ${view.statusReason}`);
   if (view.harness) lines.push(`Harness:    ${view.harness}`);
   if (view.investigation) lines.push(`From:       ${view.investigation}`);

@@ -21,3 +21,4 @@ export {
   describeWindowOffer,
   type WindowDescriptionInput,
 } from './window.ts';
+export { localTime, withLocalTimes, type LocalTimeOptions } from './time.ts';

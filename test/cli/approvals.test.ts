@@ -64,7 +64,7 @@ describe('sentinel approvals, against a live server', () => {
     expect(approved.stdout).toMatch(
       new RegExp(
         `^Approved ${id} \\(now approved\\): Scale Deployment shop/checkout from 3 to 5 replicas\\n` +
-          `Grant covers: exactly this scale_deployment call by agent on context \\S+ \\(\\S+\\), once, if retried before \\S+Z\\n$`,
+          `Grant covers: exactly this scale_deployment call by agent on context \\S+ \\(\\S+\\), once, if retried before \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d .*\\bin \\d+m\\)\\n$`,
       ),
     );
     const run = await agent.callTool({ name: 'scale_deployment', arguments: { ...checkout, replicas: 5 } });
@@ -88,7 +88,9 @@ describe('sentinel approvals, against a live server', () => {
     await cli(s.tokens.alice, 'deny', id, '--reason', 'no');
     const again = await cli(s.tokens.root, 'approve', id);
     expect(again.stderr).toMatch(/already denied/);
-    expect((await cli(s.tokens.alice, 'show', 'apr_0000000000000000')).stderr).toMatch(/does not exist/);
+    const unknown = await cli(s.tokens.alice, 'show', 'apr_0000000000000000');
+    expect(unknown).toMatchObject({ code: 2, stdout: '' });
+    expect(unknown.stderr).toMatch(/^sentinel: No approval request apr_0000000000000000 on /);
     const blank = await cli(s.tokens.alice, 'deny', id, '--reason', '  ');
     expect(blank).toMatchObject({
       code: 2,
@@ -97,6 +99,50 @@ describe('sentinel approvals, against a live server', () => {
     expect((await cli(s.tokens.alice, 'approve', id, '--window', 'soon')).stderr).toMatch(
       /--window 'soon' must be a duration/,
     );
+  });
+
+  it('a mistyped --status is a usage error with a did-you-mean (exit 2)', async () => {
+    const typo = await cli(s.tokens.alice, 'list', '--status', 'pendng');
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(/--status 'pendng' is not a status.* Did you mean 'pending'\?/);
+    expect(typo.stdout).toBe('');
+  });
+
+  it('an unknown id names the request and the server and says how to list them (exit 2), not the API path', async () => {
+    const approve = await cli(s.tokens.alice, 'approve', 'apr_00000000000000ff');
+    expect(approve).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: `sentinel: No approval request apr_00000000000000ff on ${s.url}; \`npx sentinel approvals list --all --server ${s.url}\` lists them.\n`,
+    });
+    expect(approve.stderr).not.toContain('GET /approvals');
+    const deny = await cli(s.tokens.alice, 'deny', 'apr_00000000000000ff', '--reason', 'no');
+    expect(deny.stderr).toMatch(/^sentinel: No approval request apr_00000000000000ff on /);
+  });
+
+  it('--window on a once-only rule says to drop --window, with the command that works (exit 2)', async () => {
+    const id = await hold(0); // rule scale-to-zero: validity once
+    const refused = await cli(s.tokens.alice, 'approve', id, '--window', '15m');
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/rule 'scale-to-zero' allows only once grants/);
+    expect(refused.stderr).toContain(
+      `drop --window to approve this exact call once: npx sentinel approvals approve ${id} --server ${s.url}`,
+    );
+    expect((await cli(s.tokens.alice, 'show', id)).stdout).toContain('(pending, expires in');
+  });
+
+  it('says until when a once grant holds in local time, with UTC in parentheses and how long from now', async () => {
+    const id = await hold(6);
+    const zone = process.env.TZ;
+    process.env.TZ = 'Asia/Kolkata'; // Node re-reads TZ when it is assigned
+    const approved = await cli(s.tokens.alice, 'approve', id).finally(() => {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    });
+    const until = /if retried before (.+)$/m.exec(approved.stdout)?.[1];
+    // e.g. "2026-12-02 12:10 IST (06:40 UTC, in 30m)"
+    expect(until).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d (IST|GMT\+5:30) \(\d\d:\d\d UTC, in (29|30)m\)$/);
+    expect(approved.stdout).not.toMatch(/\d\dZ/);
   });
 
   it('revokes an approved grant no call has used; the retry is held again', async () => {
