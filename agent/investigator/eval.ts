@@ -63,6 +63,7 @@ const CAUSE_WORDS: Record<string, RegExp> = {
   liveness_kill: /liveness/i,
   startup_kill: /startup/i,
   hpa_at_max: /autoscal|hpa|maximum/i,
+  hpa_at_min: /autoscal|hpa|minimum/i,
   unschedulable: /schedul|capacity|insufficient|pending/i,
   probe_failure: /probe|readiness|not ready|stuck|hang|restart/i,
   container_failed: /exit|error|fail/i,

@@ -49,6 +49,7 @@ describe('bundled scenarios', () => {
       'gitops-reverts-rollback',
       'healthy',
       'hpa-at-max',
+      'hpa-at-min',
       'image-pull-error',
       'image-pull-unauthorized',
       'liveness-probe-tightened',
