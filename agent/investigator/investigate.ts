@@ -367,9 +367,8 @@ async function overwrittenDuringRollout(
   name: string,
   approved: ApprovedTemplate | undefined,
 ): Promise<void> {
-  const s = await step(inv, context, 'settle:0', () => [
-    { tool: 'get_deployment', arguments: { namespace: inv.namespace, name } },
-  ]);
+  const args = await templateReadArguments(context, inv.namespace, name);
+  const s = await step(inv, context, 'settle:0', () => [{ tool: 'get_deployment', arguments: args }]);
   const view = parseStructured(TemplateViewSchema, s.calls[0]?.structured);
   if (!view) return;
   // With the approved effect: the live template must be the approved one. Without: who wrote last.
@@ -385,6 +384,21 @@ async function overwrittenDuringRollout(
     time: newest.time,
     change: 'the template Sentinel wrote was replaced during the rollout',
   });
+}
+
+/**
+ * The `get_deployment` arguments of a look at the live template: without the HorizontalPodAutoscaler
+ * list (`autoscalers: false`, one request less per check) when the server's tool takes it.
+ */
+async function templateReadArguments(
+  context: InvestigatorContext,
+  namespace: string,
+  name: string,
+): Promise<Record<string, unknown>> {
+  const info = (await context.caller.tools()).get('get_deployment');
+  return info?.arguments?.includes('autoscalers')
+    ? { namespace, name, autoscalers: false }
+    : { namespace, name };
 }
 
 /**
@@ -405,9 +419,10 @@ async function settle(
   if (seconds <= 0) return;
   const now = context.clusterNow ?? Date.now;
   const tickMs = context.settleTickMs ?? 500;
+  const args = await templateReadArguments(context, inv.namespace, name);
   const look = async (index: number) => {
     const s = await step(inv, context, `settle:${index}`, () => [
-      { tool: 'get_deployment', arguments: { namespace: inv.namespace, name } },
+      { tool: 'get_deployment', arguments: args },
     ]);
     return parseStructured(TemplateViewSchema, s.calls[0]?.structured);
   };

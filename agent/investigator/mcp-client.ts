@@ -17,6 +17,8 @@ export interface ToolInfo {
   readOnly: boolean;
   /** Whether the input schema declares `dry_run` (a preview the gate allows). */
   supportsDryRun: boolean;
+  /** The arguments its input schema declares (absent: not known). */
+  arguments?: readonly string[];
 }
 
 /**
@@ -135,6 +137,7 @@ export function mcpToolCaller(options: McpToolCallerOptions): ToolCaller {
               name: tool.name,
               readOnly: tool.annotations?.readOnlyHint === true,
               supportsDryRun: Object.hasOwn(tool.inputSchema.properties ?? {}, 'dry_run'),
+              arguments: Object.keys(tool.inputSchema.properties ?? {}),
             },
           ]),
         );

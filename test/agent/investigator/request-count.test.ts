@@ -2,7 +2,8 @@
  * How many Kubernetes requests one local investigation makes, counted at the simulator (its audit
  * log, like kube-apiserver's `--audit-log-path`): behaviour, not timing. Up to the proposal
  * (triage, evidence, logs, preview) the steps share one read snapshot, so each distinct read is sent
- * once; the approved call's execution and the verification after it read the cluster afresh.
+ * once; the approved call's execution and the verification after it read the cluster afresh, the
+ * settle window's checks reading only the Deployment.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -69,12 +70,12 @@ describe('Kubernetes requests of one investigation', { timeout: 120_000 }, () =>
       yes: true,
       pollMs: 50,
       verifyWaitSeconds: 5,
-      settleSeconds: 0,
+      settleSeconds: 30,
       progress,
       clusterNow: () => running.clock.now(),
     });
     expect(report.action).toMatchObject({ kind: 'rollback', status: 'executed' });
-    expect(report.verification).toMatchObject({ state: 'complete', healthy: true });
+    expect(report.verification).toMatchObject({ state: 'complete', healthy: true, settle_seconds: 30 });
 
     const all = audited().slice(start);
     const toProposal = all.slice(0, atProposal! - start);
@@ -89,6 +90,11 @@ describe('Kubernetes requests of one investigation', { timeout: 120_000 }, () =>
     const patch = after.findIndex((r) => r.verb === 'patch' && !r.dryRun);
     expect(patch).toBeGreaterThan(0);
     expect(after.slice(0, patch).some((r) => r.verb === 'get' && r.requestURI === deployment)).toBe(true);
-    expect(after.slice(patch + 1).some((r) => r.verb === 'get' && r.requestURI === deployment)).toBe(true);
+    const verification = after.slice(patch + 1);
+    expect(
+      verification.filter((r) => r.verb === 'get' && r.requestURI === deployment).length,
+    ).toBeGreaterThan(1);
+    // The settle window's checks read the Deployment's template, not its autoscalers.
+    expect(verification.filter((r) => r.requestURI.includes('horizontalpodautoscalers'))).toEqual([]);
   });
 });
