@@ -95,4 +95,11 @@ export function palette(stream: NodeJS.WritableStream, env: NodeJS.ProcessEnv = 
 }
 
 /** No colours, no added symbols: what a pipe gets (a default for renderers). */
-export const plainPalette: Palette = palette({ isTTY: false } as NodeJS.WritableStream, {});
+export const plainPalette: Palette = {
+  enabled: false,
+  paint: (_style, text) => text,
+  status: (status, text = status) => text,
+  ok: (text) => text,
+  bad: (text) => text,
+  warn: (text) => text,
+};
