@@ -5,7 +5,7 @@
  * (the token `sentinel serve` generated for identity `local` on this machine).
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { sentinelCommand } from '../agent/index.ts';
+import { palette, sentinelCommand } from '../agent/index.ts';
 import { didYouMean, SentinelError } from '../core/index.ts';
 import {
   createApprovalsClient,
@@ -120,8 +120,18 @@ function withConnection(command: Command): Command {
     .option('--json', 'print the API’s JSON instead of text', false);
 }
 
+/** Terminal styling of the human output (off on a pipe, with NO_COLOR or --no-color). */
+function style() {
+  const p = palette(process.stdout);
+  return {
+    status: (status: string, text: string) => p.status(status, text),
+    warning: (text: string) => p.warn(text),
+    heading: (text: string) => p.paint('bold', text),
+  };
+}
+
 const decidedLine = (verb: string, request: ApprovalRequest) =>
-  `${verb} ${request.id} (now ${request.status}): ${approvalSentence(request)}`;
+  `${verb} ${request.id} (now ${style().status(request.status, request.status)}): ${approvalSentence(request)}`;
 
 /** Adds `sentinel approvals` and its subcommands. */
 export function registerApprovalsCommands(program: Command): void {
@@ -154,7 +164,7 @@ export function registerApprovalsCommands(program: Command): void {
       print(flags, { approvals: list }, () =>
         list.length === 0
           ? `No ${status ?? ''} approval requests.`.replace('  ', ' ')
-          : list.map((request) => renderApprovalLine(request)).join('\n'),
+          : list.map((request) => renderApprovalLine(request, { style: style() })).join('\n'),
       );
     },
   );
@@ -163,7 +173,7 @@ export function registerApprovalsCommands(program: Command): void {
     approvals.command('show <id>').description('Show one request: what it does, why, who asked.'),
   ).action(async (id: string, flags: ConnectionFlags) => {
     const request = await onRequest(id, flags, () => clientFor(flags).get(id));
-    print(flags, request, () => renderApprovalText(request));
+    print(flags, request, () => renderApprovalText(request, { style: style() }));
   });
 
   withConnection(

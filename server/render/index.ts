@@ -13,6 +13,7 @@ export {
   renderApprovalText,
   type ApprovalView,
   type RenderOptions,
+  type TextStyle,
 } from './approval.ts';
 export { describeToolCall, formatArguments, MAX_SENTENCE } from './describe-call.ts';
 export {

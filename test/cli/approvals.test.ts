@@ -1,3 +1,4 @@
+/* eslint-disable no-control-regex -- matching terminal escape codes is the point */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
@@ -143,6 +144,52 @@ describe('sentinel approvals, against a live server', () => {
     // e.g. "2026-12-02 12:10 IST (06:40 UTC, in 30m)"
     expect(until).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d (IST|GMT\+5:30) \(\d\d:\d\d UTC, in (29|30)m\)$/);
     expect(approved.stdout).not.toMatch(/\d\dZ/);
+  });
+
+  it('colours statuses on a terminal (FORCE_COLOR here), never with --no-color or NO_COLOR; cluster text cannot colour', async () => {
+    const held = await agent.callTool({
+      name: 'scale_deployment',
+      arguments: { ...checkout, replicas: 4, reason: `ok\u001b[2J\u001b[31mFAKE\u001b[0m` },
+    });
+    const id = PendingResultMetaSchema.parse(held._meta).approval_request_id;
+    const env = { FORCE_COLOR: process.env.FORCE_COLOR, NO_COLOR: process.env.NO_COLOR };
+    const run = async (vars: Record<string, string | undefined>, ...args: string[]) => {
+      Object.assign(process.env, { FORCE_COLOR: undefined, NO_COLOR: undefined });
+      for (const [name, value] of Object.entries({ ...env, ...vars }))
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      try {
+        return await cli(s.tokens.alice, ...args);
+      } finally {
+        for (const [name, value] of Object.entries(env))
+          if (value === undefined) delete process.env[name];
+          else process.env[name] = value;
+      }
+    };
+    const coloured = await run({ FORCE_COLOR: '1' }, 'list');
+    expect(coloured.stdout).toContain(`${id}  \u001b[33mpending  \u001b[39m  `);
+    const shown = await run({ FORCE_COLOR: '1' }, 'show', id);
+    expect(shown.stdout).toContain(`Request:    ${id} (\u001b[33mpending, expires in`);
+    // The requester's text keeps its ESC visible: the only codes are Sentinel's (bold, yellow, resets).
+    expect(shown.stdout).toContain('"ok\\x1b[2J\\x1b[31mFAKE\\x1b[0m"');
+    expect(
+      shown.stdout.match(/\u001b\[[0-9;]*m/g)?.every((code) => /^\u001b\[(1|22|33|39)m$/.test(code)),
+    ).toBe(true);
+    expect(shown.stdout.replace(/\u001b\[[0-9;]*m/g, '')).not.toMatch(/\u001b/);
+    for (const plain of [
+      await run({ FORCE_COLOR: '1' }, '--no-color', 'list'),
+      await run({ FORCE_COLOR: '1' }, 'list', '--no-color'),
+      await run({ NO_COLOR: '1' }, 'list'),
+      await run({}, 'list'), // not a terminal
+    ]) {
+      expect(plain.stdout).toContain(`${id}  pending    `);
+      expect(plain.stdout).not.toMatch(/\u001b/);
+    }
+    const failed = await run({ FORCE_COLOR: '1' }, 'show', 'apr_00000000000000ff');
+    expect(failed.stderr).toMatch(
+      /^\u001b\[1m\u001b\[31msentinel:\u001b\[39m\u001b\[22m No approval request/,
+    );
+    await cli(s.tokens.alice, 'deny', id, '--reason', 'test done');
   });
 
   it('revokes an approved grant no call has used; the retry is held again', async () => {
