@@ -9,7 +9,7 @@
  * The only writer allowed raw control sequences is the approval spinner, which writes its own
  * cursor and colour codes through `unguarded(stream)` (and sanitizes the text it shows).
  */
-import { sanitizeText } from '../tools/index.ts';
+import { sanitizeText } from '../tools/light.ts';
 
 type Write = NodeJS.WritableStream['write'];
 

@@ -5,21 +5,9 @@
  * (the token `sentinel serve` generated for identity `local` on this machine).
  */
 import { Option, type Command } from 'commander';
-import { SentinelError } from '../core/index.ts';
-import {
-  createApprovalsClient,
-  type ApprovalsClient,
-  clientToken,
-  localTokenFile,
-  resolveDataDir,
-  APPROVAL_STATUSES,
-  DurationSchema,
-  type ApprovalRequest,
-  type ApprovalStatus,
-  approvalSentence,
-  renderApprovalLine,
-  renderApprovalText,
-} from '../server/index.ts';
+import { SentinelError } from '../core/light.ts';
+import type { ApprovalsClient, ApprovalRequest, ApprovalStatus } from '../server/client.ts';
+import { APPROVAL_STATUSES } from '../server/light.ts';
 import { dataDirOption, serverUrlOption, useDiscoveredServer } from './options.ts';
 
 interface ConnectionFlags {
@@ -29,8 +17,12 @@ interface ConnectionFlags {
   json: boolean;
 }
 
+/** The client side of the server module, loaded when a subcommand runs (not for `--help`). */
+const server = () => import('../server/client.ts');
+
 /** The token to use: `--token`/SENTINEL_TOKEN (commander resolves both), else the local token file. */
-function tokenFor(flags: ConnectionFlags): string {
+async function tokenFor(flags: ConnectionFlags): Promise<string> {
+  const { clientToken, localTokenFile, resolveDataDir } = await server();
   const dataDir = resolveDataDir(flags.dataDir);
   const found = clientToken(flags.token, dataDir, flags.server);
   if (found) return found.token;
@@ -42,8 +34,9 @@ function tokenFor(flags: ConnectionFlags): string {
   );
 }
 
-function clientFor(flags: ConnectionFlags): ApprovalsClient {
-  return createApprovalsClient({ server: flags.server, token: tokenFor(flags) });
+async function clientFor(flags: ConnectionFlags): Promise<ApprovalsClient> {
+  const { createApprovalsClient } = await server();
+  return createApprovalsClient({ server: flags.server, token: await tokenFor(flags) });
 }
 
 function print(flags: ConnectionFlags, value: unknown, human: () => string): void {
@@ -64,8 +57,8 @@ function withConnection(command: Command): Command {
     .option('--json', 'print the API’s JSON instead of text', false);
 }
 
-const decidedLine = (verb: string, request: ApprovalRequest) =>
-  `${verb} ${request.id} (now ${request.status}): ${approvalSentence(request)}`;
+const decidedLine = async (verb: string, request: ApprovalRequest) =>
+  `${verb} ${request.id} (now ${request.status}): ${(await server()).approvalSentence(request)}`;
 
 /** Adds `sentinel approvals` and its subcommands. */
 export function registerApprovalsCommands(program: Command): void {
@@ -86,7 +79,10 @@ export function registerApprovalsCommands(program: Command): void {
       flags: ConnectionFlags & { status?: ApprovalStatus; all: boolean; tool?: string; requester?: string },
     ) => {
       const status = flags.status ?? (flags.all ? undefined : 'pending');
-      const list = await clientFor(flags).list({
+      const { renderApprovalLine } = await server();
+      const list = await (
+        await clientFor(flags)
+      ).list({
         ...(status && { status }),
         ...(flags.tool && { tool: flags.tool }),
         ...(flags.requester && { requester: flags.requester }),
@@ -102,7 +98,8 @@ export function registerApprovalsCommands(program: Command): void {
   withConnection(
     approvals.command('show <id>').description('Show one request: what it does, why, who asked.'),
   ).action(async (id: string, flags: ConnectionFlags) => {
-    const request = await clientFor(flags).get(id);
+    const { renderApprovalText } = await server();
+    const request = await (await clientFor(flags)).get(id);
     print(flags, request, () => renderApprovalText(request));
   });
 
@@ -115,6 +112,7 @@ export function registerApprovalsCommands(program: Command): void {
         'grant a window (e.g. 15m) instead of once, if the policy rule allows it',
       ),
   ).action(async (id: string, flags: ConnectionFlags & { window?: string }) => {
+    const { DurationSchema } = await server();
     if (flags.window !== undefined && !DurationSchema.safeParse(flags.window).success) {
       throw new SentinelError(
         'invalid_input',
@@ -124,15 +122,14 @@ export function registerApprovalsCommands(program: Command): void {
         },
       );
     }
-    const request = await clientFor(flags).approve(
-      id,
-      flags.window ? { validity: { window: flags.window } } : {},
-    );
+    const request = await (
+      await clientFor(flags)
+    ).approve(id, flags.window ? { validity: { window: flags.window } } : {});
+    const decided = await decidedLine('Approved', request);
     print(flags, request, () =>
-      [
-        decidedLine('Approved', request),
-        ...(request.grant?.scope ? [`Grant covers: ${request.grant.scope.description}`] : []),
-      ].join('\n'),
+      [decided, ...(request.grant?.scope ? [`Grant covers: ${request.grant.scope.description}`] : [])].join(
+        '\n',
+      ),
     );
   });
 
@@ -147,8 +144,9 @@ export function registerApprovalsCommands(program: Command): void {
         field: '--reason',
       });
     }
-    const request = await clientFor(flags).deny(id, flags.reason);
-    print(flags, request, () => decidedLine('Denied', request));
+    const request = await (await clientFor(flags)).deny(id, flags.reason);
+    const decided = await decidedLine('Denied', request);
+    print(flags, request, () => decided);
   });
 
   withConnection(
@@ -157,14 +155,16 @@ export function registerApprovalsCommands(program: Command): void {
       .description('Take back an approved grant no call has used yet; the retry is then held again.')
       .requiredOption('--reason <text>', 'why (required)'),
   ).action(async (id: string, flags: ConnectionFlags & { reason: string }) => {
-    const request = await clientFor(flags).revoke(id, flags.reason);
-    print(flags, request, () => decidedLine('Revoked', request));
+    const request = await (await clientFor(flags)).revoke(id, flags.reason);
+    const decided = await decidedLine('Revoked', request);
+    print(flags, request, () => decided);
   });
 
   withConnection(
     approvals.command('withdraw <id>').description('Withdraw a pending request you made (requester only).'),
   ).action(async (id: string, flags: ConnectionFlags) => {
-    const request = await clientFor(flags).withdraw(id);
-    print(flags, request, () => decidedLine('Withdrew', request));
+    const request = await (await clientFor(flags)).withdraw(id);
+    const decided = await decidedLine('Withdrew', request);
+    print(flags, request, () => decided);
   });
 }
