@@ -18,7 +18,7 @@ const COMMANDER = {
  * inside a module stay free, and test/ may import deep.
  */
 const DEEP_IMPORT = {
-  regex: '^(\\.\\./)+(tools|server|agent|agent-spec|deploy|core|cli|bench)/(?!index\\.ts$).+',
+  regex: '^(\\.\\./)+(tools|server|agent|agent-spec|deploy|core|cli|bench|trueforge)/(?!index\\.ts$).+',
   message:
     "Import another top-level module through its index.ts (e.g. '../tools/index.ts'); export what you need there. docs/DESIGN.md lists each module's contract.",
 };
