@@ -3,10 +3,9 @@
  * Sentinel server as `investigator` (starting an in-process server when no URL is given), decides how
  * the human approves, runs the playbook, and returns the report.
  */
-import { sentinelCommand } from '../command-name.ts';
 import type { z } from 'zod';
 import { resolve as resolvePath } from 'node:path';
-import { fromZod, SentinelError } from '../../core/index.ts';
+import { fromZod, SentinelError, sentinelCommand } from '../../core/index.ts';
 import { DeploymentNameSchema, NamespaceSchema, type KubeConnection } from '../../tools/index.ts';
 import {
   clientToken,

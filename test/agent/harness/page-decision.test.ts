@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../../cli/program.ts';
-import { TrueForgeClient } from '../../../agent/harness/client.ts';
+import { TrueForgeClient } from '../../../trueforge/client.ts';
 import { runHarnessInvestigation } from '../../../agent/harness/investigate.ts';
 import { terminalPrompter } from '../../../agent/harness/prompter.ts';
 import { SentinelServerClient } from '../../../agent/harness/sentinel-server.ts';

@@ -14,7 +14,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../../cli/program.ts';
-import { TrueForgeClient } from '../../../agent/harness/client.ts';
+import { TrueForgeClient } from '../../../trueforge/client.ts';
 import { runHarnessInvestigation } from '../../../agent/harness/investigate.ts';
 import type { ApprovalPrompter } from '../../../agent/harness/prompter.ts';
 import { SentinelServerClient } from '../../../agent/harness/sentinel-server.ts';

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { main } from '../../../cli/program.ts';
-import { TrueForgeClient } from '../../../agent/harness/client.ts';
+import { TrueForgeClient } from '../../../trueforge/client.ts';
 import { startSimulator, type Simulator } from '../../../deploy/sim/index.ts';
 import { openAuditLog } from '../../../server/audit/index.ts';
 import { APPROVAL_ANNOTATION, ApprovalListSchema } from '../../../server/gate/index.ts';
