@@ -82,8 +82,8 @@ export interface ApprovalsOptions {
    * cancelled for a missing identity: a typo being fixed must not void every pending request.
    */
   identitiesReadable?: () => boolean;
-  /** The cluster this server talks to (recorded on created requests). */
-  cluster?: () => { context: string; server: string } | undefined;
+  /** The cluster this server talks to (recorded on created requests); a promise while it connects. */
+  cluster?: () => ClusterIdentity | undefined | Promise<ClusterIdentity | undefined>;
 }
 
 export { deciderRight };
@@ -481,7 +481,7 @@ async function createOnce(ctx: Ctx, who: Identity, body: CreateApprovalBody): Pr
     const first = await store.findByClientRef(refKey);
     if (first) return { answer: sameCallOrConflict(first, tool.name, args), created: false };
   }
-  const cluster = ctx.options.cluster?.();
+  const cluster = await ctx.options.cluster?.();
   const identity = requester ?? { name: body.requester, roles: [] };
   const query = { toolName: tool.name, tool, args, cluster: cluster?.context, identity };
   const resolved = await judgeCreate(ctx, query);
