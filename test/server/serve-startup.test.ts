@@ -2,7 +2,7 @@
  * `sentinel serve` start-up as a user runs it (a real bin/sentinel.js process against the embedded
  * simulator): it listens and answers /healthz before the Kubernetes layer (`@kubernetes/client-node`)
  * is loaded, and the first tool call loads it, connects and works. What the process had loaded is
- * read from a module-load log (test/fixtures/record-module-loads.mjs), not inferred from timing.
+ * read from a module-load log (test/helpers/record-loads.mjs), not inferred from timing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -14,7 +14,7 @@ import { startSimulator, type Simulator } from '../../deploy/sim/index.ts';
 import { mcpHeaders, rawRequest, tempDataDir } from '../helpers/server.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/sentinel.js', import.meta.url));
-const RECORD_LOADS = fileURLToPath(new URL('../fixtures/record-module-loads.mjs', import.meta.url));
+const RECORD_LOADS = fileURLToPath(new URL('../helpers/record-loads.mjs', import.meta.url));
 const TOKEN = 'serve-startup-test-token-0123456789';
 const KUBE_CLIENT = '/node_modules/@kubernetes/client-node/';
 
@@ -51,7 +51,7 @@ describe('sentinel serve connects to the cluster on first need', () => {
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       SENTINEL_TOKEN: TOKEN,
-      SENTINEL_TEST_MODULE_LOG: moduleLog,
+      SENTINEL_TEST_LOADS_FILE: moduleLog,
     };
     delete env.SENTINEL_DATA_DIR;
     child = spawn(
