@@ -143,11 +143,11 @@ function openOrCreate(
  * file or context and the flags when none is configured or it cannot be used (missing file, unknown
  * context, context without a server); `field` is `context` when the context is what is wrong.
  */
-function usableCluster(
+async function usableCluster(
   kubeconfig: string | null | undefined,
   context: string | null | undefined,
-): KubeConnection {
-  const connection = connectCluster({
+): Promise<KubeConnection> {
+  const connection = await connectCluster({
     ...(kubeconfig != null && { kubeconfig }),
     ...(context != null && { context }),
   });
@@ -178,7 +178,7 @@ export async function runLocalInvestigation(
   const kube =
     target.kind === 'in-process'
       ? (options.kube ??
-        usableCluster(options.kubeconfig ?? target.kubeconfig, options.context ?? target.context))
+        (await usableCluster(options.kubeconfig ?? target.kubeconfig, options.context ?? target.context)))
       : undefined;
   let local: LocalServer | undefined;
   try {

@@ -19,7 +19,7 @@ import { startSimulator, type Simulator } from '../../../deploy/sim/index.ts';
 import { openAuditLog } from '../../../server/audit/index.ts';
 import { APPROVAL_ANNOTATION, ApprovalListSchema } from '../../../server/gate/index.ts';
 import { allTools } from '../../../tools/index.ts';
-import { connectKube } from '../../../tools/kube/index.ts';
+import { connectKube } from '../../../tools/kube/connect.ts';
 import { captureProcessOutput } from '../../helpers/capture-output.ts';
 import { FakeTrueForge, type ScriptedCall } from '../../helpers/fake-trueforge.ts';
 import { tempDataDir } from '../../helpers/server.ts';
