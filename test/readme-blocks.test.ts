@@ -10,7 +10,11 @@
  *
  * The clone is `git clone` of this checkout's HEAD (what a new user gets) with this checkout's
  * node_modules linked in (what `npm ci` would install), HOME a scratch directory (so `~/.sentinel`
- * is scratch), and servers on ephemeral ports. No timing is asserted: commands get minutes.
+ * is scratch), and servers on ephemeral ports. No timing is asserted: commands get minutes. A
+ * command ending in `&` runs in the background until the suite ends (BACKGROUND says when it is up);
+ * the simulator block's investigation is approved through the approvals API while it waits, as a
+ * human on the page would (RUNNERS). Blocks that run kubectl skip visibly without it (a failure
+ * under SENTINEL_REQUIRE_SYSTEM_TOOLS=1).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
