@@ -66,3 +66,4 @@ export { sanitizedCopy, unsanitized } from './kube/index.ts';
 
 // The contract other modules use (added with the module-boundary lint rule).
 export { didYouMean } from './format/suggest.ts';
+export { withCloseNames } from './close-names.ts';
