@@ -13,7 +13,7 @@ export { rotateLocalToken } from './local-token.ts';
 export { createIdentityStore } from './identity-store.ts';
 export { DurationSchema, type ApprovalRequest, type ApprovalStatus } from './gate/approval-request.ts';
 export { formatFreeze, requestFreeze } from './gate/freeze-client.ts';
-export { approvalSentence, renderApprovalLine, renderApprovalText } from './render/index.ts';
+export { approvalSentence, renderApprovalLine, renderApprovalText, withLocalTimes } from './render/index.ts';
 export {
   appendCheckpoint,
   checkpointLine,
