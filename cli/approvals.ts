@@ -7,16 +7,9 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { palette, sentinelCommand } from '../agent/light.ts';
 import { didYouMean, SentinelError } from '../core/light.ts';
-import type * as ServerClient from '../server/client.ts';
 import type { ApprovalsClient, ApprovalRequest, ApprovalStatus } from '../server/client.ts';
 import { APPROVAL_STATUSES } from '../server/light.ts';
 import { dataDirOption, serverUrlOption, useDiscoveredServer } from './options.ts';
-
-/**
- * The server's client side (server/client.ts), loaded by the `approvals` preAction hook when a
- * subcommand runs: `--help` and usage errors load none of it.
- */
-let server: typeof ServerClient;
 
 interface ConnectionFlags {
   server: string;
@@ -25,12 +18,16 @@ interface ConnectionFlags {
   json: boolean;
 }
 
+/** The client side of the server module, loaded when a subcommand runs (not for `--help`). */
+const server = () => import('../server/client.ts');
+
 /** The token to use: `--token`/SENTINEL_TOKEN (commander resolves both), else the local token file. */
-function tokenFor(flags: ConnectionFlags): string {
-  const dataDir = server.resolveDataDir(flags.dataDir);
-  const found = server.clientToken(flags.token, dataDir, flags.server);
+async function tokenFor(flags: ConnectionFlags): Promise<string> {
+  const { clientToken, localTokenFile, resolveDataDir } = await server();
+  const dataDir = resolveDataDir(flags.dataDir);
+  const found = clientToken(flags.token, dataDir, flags.server);
   if (found) return found.token;
-  const file = server.localTokenFile(dataDir);
+  const file = localTokenFile(dataDir);
   throw new SentinelError(
     'invalid_input',
     `No token: pass --token or set SENTINEL_TOKEN (an identity with the approver role to decide; any identity to list), or run on the machine where \`sentinel serve\` wrote ${file}.`,
@@ -38,8 +35,9 @@ function tokenFor(flags: ConnectionFlags): string {
   );
 }
 
-function clientFor(flags: ConnectionFlags): ApprovalsClient {
-  return server.createApprovalsClient({ server: flags.server, token: tokenFor(flags) });
+async function clientFor(flags: ConnectionFlags): Promise<ApprovalsClient> {
+  const { createApprovalsClient } = await server();
+  return createApprovalsClient({ server: flags.server, token: await tokenFor(flags) });
 }
 
 /** `--status <status>`: one of the approval statuses; a near miss gets a "did you mean" (exit 2). */
@@ -124,17 +122,14 @@ function style() {
   };
 }
 
-const decidedLine = (verb: string, request: ApprovalRequest) =>
-  `${verb} ${request.id} (now ${style().status(request.status, request.status)}): ${server.approvalSentence(request)}`;
+const decidedLine = async (verb: string, request: ApprovalRequest) =>
+  `${verb} ${request.id} (now ${style().status(request.status, request.status)}): ${(await server()).approvalSentence(request)}`;
 
 /** Adds `sentinel approvals` and its subcommands. */
 export function registerApprovalsCommands(program: Command): void {
   const approvals = program
     .command('approvals')
-    .description('List and decide approval requests on a running Sentinel server (`sentinel serve`).')
-    .hook('preAction', async () => {
-      server ??= await import('../server/client.ts');
-    });
+    .description('List and decide approval requests on a running Sentinel server (`sentinel serve`).');
 
   withConnection(
     approvals
@@ -153,7 +148,10 @@ export function registerApprovalsCommands(program: Command): void {
       flags: ConnectionFlags & { status?: ApprovalStatus; all: boolean; tool?: string; requester?: string },
     ) => {
       const status = flags.status ?? (flags.all ? undefined : 'pending');
-      const list = await clientFor(flags).list({
+      const { renderApprovalLine } = await server();
+      const list = await (
+        await clientFor(flags)
+      ).list({
         ...(status && { status }),
         ...(flags.tool && { tool: flags.tool }),
         ...(flags.requester && { requester: flags.requester }),
@@ -161,7 +159,7 @@ export function registerApprovalsCommands(program: Command): void {
       print(flags, { approvals: list }, () =>
         list.length === 0
           ? `No ${status ?? ''} approval requests.`.replace('  ', ' ')
-          : list.map((request) => server.renderApprovalLine(request, { style: style() })).join('\n'),
+          : list.map((request) => renderApprovalLine(request, { style: style() })).join('\n'),
       );
     },
   );
@@ -169,8 +167,9 @@ export function registerApprovalsCommands(program: Command): void {
   withConnection(
     approvals.command('show <id>').description('Show one request: what it does, why, who asked.'),
   ).action(async (id: string, flags: ConnectionFlags) => {
-    const request = await onRequest(id, flags, () => clientFor(flags).get(id));
-    print(flags, request, () => server.renderApprovalText(request, { style: style() }));
+    const { renderApprovalText } = await server();
+    const request = await onRequest(id, flags, async () => (await clientFor(flags)).get(id));
+    print(flags, request, () => renderApprovalText(request, { style: style() }));
   });
 
   withConnection(
@@ -182,7 +181,8 @@ export function registerApprovalsCommands(program: Command): void {
         'grant a window (e.g. 15m) instead of once, if the policy rule allows it',
       ),
   ).action(async (id: string, flags: ConnectionFlags & { window?: string }) => {
-    if (flags.window !== undefined && !server.DurationSchema.safeParse(flags.window).success) {
+    const { DurationSchema, withLocalTimes } = await server();
+    if (flags.window !== undefined && !DurationSchema.safeParse(flags.window).success) {
       throw new SentinelError(
         'invalid_input',
         `--window '${flags.window}' must be a duration such as 15m or 1h.`,
@@ -191,7 +191,7 @@ export function registerApprovalsCommands(program: Command): void {
         },
       );
     }
-    const client = clientFor(flags);
+    const client = await clientFor(flags);
     const request = await onRequest(id, flags, () =>
       client.approve(id, flags.window ? { validity: { window: flags.window } } : {}),
     ).catch(async (error: unknown) => {
@@ -202,13 +202,12 @@ export function registerApprovalsCommands(program: Command): void {
         error.field?.startsWith('validity') === true;
       throw refusedWindow ? await windowRefused(error, id, flags, client) : error;
     });
+    const approvedLine = await decidedLine('Approved', request);
     print(flags, request, () =>
       [
-        decidedLine('Approved', request),
+        approvedLine,
         // Recorded in ISO UTC; shown in the reader's zone with UTC alongside (as on the page).
-        ...(request.grant?.scope
-          ? [`Grant covers: ${server.withLocalTimes(request.grant.scope.description)}`]
-          : []),
+        ...(request.grant?.scope ? [`Grant covers: ${withLocalTimes(request.grant.scope.description)}`] : []),
       ].join('\n'),
     );
   });
@@ -224,8 +223,9 @@ export function registerApprovalsCommands(program: Command): void {
         field: '--reason',
       });
     }
-    const request = await onRequest(id, flags, () => clientFor(flags).deny(id, flags.reason));
-    print(flags, request, () => decidedLine('Denied', request));
+    const request = await onRequest(id, flags, async () => (await clientFor(flags)).deny(id, flags.reason));
+    const line = await decidedLine('Denied', request);
+    print(flags, request, () => line);
   });
 
   withConnection(
@@ -234,14 +234,16 @@ export function registerApprovalsCommands(program: Command): void {
       .description('Take back an approved grant no call has used yet; the retry is then held again.')
       .requiredOption('--reason <text>', 'why (required)'),
   ).action(async (id: string, flags: ConnectionFlags & { reason: string }) => {
-    const request = await onRequest(id, flags, () => clientFor(flags).revoke(id, flags.reason));
-    print(flags, request, () => decidedLine('Revoked', request));
+    const request = await onRequest(id, flags, async () => (await clientFor(flags)).revoke(id, flags.reason));
+    const line = await decidedLine('Revoked', request);
+    print(flags, request, () => line);
   });
 
   withConnection(
     approvals.command('withdraw <id>').description('Withdraw a pending request you made (requester only).'),
   ).action(async (id: string, flags: ConnectionFlags) => {
-    const request = await onRequest(id, flags, () => clientFor(flags).withdraw(id));
-    print(flags, request, () => decidedLine('Withdrew', request));
+    const request = await onRequest(id, flags, async () => (await clientFor(flags)).withdraw(id));
+    const line = await decidedLine('Withdrew', request);
+    print(flags, request, () => line);
   });
 }
