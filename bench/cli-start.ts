@@ -8,8 +8,9 @@
  *
  * Commands: `--help`, `investigate --help`, `policy test --tool rollback_deployment`, `tokens
  * list`, and `approvals list` against a `sentinel serve` this script starts (port 0, its own data
- * directory, found through its discovery file like a user's). `BENCH_COMPARE=<clone>` adds the
- * same commands run from another clone (e.g. `/work/main`, before a change) as `<name>@compare`.
+ * directory, found through its discovery file like a user's). `BENCH_COMPARE=<clone>[,<clone>…]`
+ * adds the same commands run from other clones (e.g. one checked out before a change) as
+ * `<name>@<clone folder>`.
  *
  *   node bench/cli-start.ts [rounds]            # default 7 rounds
  *   BENCH_COMPARE=../main node bench/cli-start.ts 5
@@ -19,13 +20,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const rounds = Number(process.argv[2] ?? 7);
 const TARGET_MS = 500;
-const compare = process.env.BENCH_COMPARE ? resolve(process.env.BENCH_COMPARE) : undefined;
+const compare = (process.env.BENCH_COMPARE ?? '')
+  .split(',')
+  .filter(Boolean)
+  .map((dir) => resolve(dir));
 const work = mkdtempSync(join(tmpdir(), 'sentinel-cli-bench-'));
 const dataDir = join(work, 'data');
 
@@ -127,7 +131,7 @@ try {
     { name: 'bare commander .js', args: [bare.js, '--help'], floor: true },
     { name: 'bare commander .ts', args: [bare.ts, '--help'], floor: true },
     ...commands(ROOT, ''),
-    ...(compare ? commands(compare, '@compare') : []),
+    ...compare.flatMap((clone) => commands(clone, `@${basename(clone)}`)),
   ];
   serve = await startServe();
   const samples = new Map<string, Timing[]>(rows.map((row) => [row.name, []]));
@@ -148,7 +152,7 @@ try {
     const timings = samples.get(row.name)!;
     const first = median(timings.map((t) => t.firstOutputMs));
     const exit = median(timings.map((t) => t.exitMs));
-    const ok = row.floor || row.name.endsWith('@compare') ? '' : first <= TARGET_MS ? 'ok' : 'MISSED';
+    const ok = row.floor || row.name.includes('@') ? '' : first <= TARGET_MS ? 'ok' : 'MISSED';
     if (ok === 'MISSED') missed = true;
     console.log(
       [
