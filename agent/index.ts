@@ -18,6 +18,7 @@ export type { EvalResult } from './investigator/eval.ts';
 export { checkNewInvestigation, investigateLocally, succeeded } from './investigator/investigate-local.ts';
 export type { LocalInvestigateCliOptions } from './investigator/investigate-local.ts';
 export { guardTerminalOutput } from './terminal-guard.ts';
+export { colorsEnabled, disableColors, palette, type Palette, type Style } from './colors.ts';
 
 // The contract other modules use (added with the module-boundary lint rule).
 export { fullyCorrect } from './investigator/eval.ts';

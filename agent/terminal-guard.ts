@@ -8,8 +8,15 @@
  *
  * The only writer allowed raw control sequences is the approval spinner, which writes its own
  * cursor and colour codes through `unguarded(stream)` (and sanitizes the text it shows).
+ *
+ * Sentinel's own colours (agent/colors.ts) reach a guarded stream as marks only this process can
+ * write — `<key>[<SGR parameters>m`, `key` random per process and never shown — which the guard
+ * turns into SGR colour codes after sanitizing. Cluster text cannot hold a mark (it cannot know the
+ * key), so with colours on, an ESC from the cluster is still shown as `\u001b`, never obeyed; and a
+ * mark can only select colours (SGR), never move the cursor or set a title.
  */
-import { sanitizeText } from '../tools/index.ts';
+import { randomBytes } from 'node:crypto';
+import { sanitizeText } from '../tools/light.ts';
 
 type Write = NodeJS.WritableStream['write'];
 
@@ -18,7 +25,29 @@ const guards = new WeakSet<Write>();
 /** Each guarded stream's write before the guard. */
 const originals = new WeakMap<NodeJS.WritableStream, Write>();
 
-const sanitize = (text: string) => sanitizeText(text, { multiline: true, style: 'json' });
+/** Per-process key of Sentinel's own colour marks (letters and digits: sanitizing leaves them). */
+const MARK_KEY = `SGR${randomBytes(16).toString('hex')}`;
+const MARKS = new RegExp(`${MARK_KEY}\\[([0-9;]{1,32})m`, 'g');
+
+const sanitize = (text: string) =>
+  sanitizeText(text, { multiline: true, style: 'json' }).replace(MARKS, '\u001b[$1m');
+
+/** Whether `stream` has the guard installed. */
+export function isGuarded(stream: NodeJS.WritableStream): boolean {
+  return guards.has(stream.write);
+}
+
+/**
+ * `sgr` (Select Graphic Rendition codes as `node:util` `styleText` writes them, `ESC[<n;…>m`, e.g.
+ * `\u001b[31mtext\u001b[39m`) in the form that reaches `stream` as colour: marks when the stream is
+ * guarded (the guard turns them back into the same codes), unchanged when it is not. Only SGR codes
+ * are converted; anything else in `sgr` is left for the guard to escape.
+ */
+export function ownColours(stream: NodeJS.WritableStream, sgr: string): string {
+  if (!isGuarded(stream)) return sgr;
+  // eslint-disable-next-line no-control-regex -- converting SGR codes is the point
+  return sgr.replace(/\u001b\[([0-9;]{1,32})m/g, `${MARK_KEY}[$1m`);
+}
 
 /**
  * Replaces `stream.write` by a guard that sanitizes every string chunk (and every byte chunk,

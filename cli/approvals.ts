@@ -4,22 +4,11 @@
  * API's own JSON. The token comes from `--token`, else SENTINEL_TOKEN, else `<data-dir>/local.token`
  * (the token `sentinel serve` generated for identity `local` on this machine).
  */
-import { Option, type Command } from 'commander';
-import { SentinelError } from '../core/index.ts';
-import {
-  createApprovalsClient,
-  type ApprovalsClient,
-  clientToken,
-  localTokenFile,
-  resolveDataDir,
-  APPROVAL_STATUSES,
-  DurationSchema,
-  type ApprovalRequest,
-  type ApprovalStatus,
-  approvalSentence,
-  renderApprovalLine,
-  renderApprovalText,
-} from '../server/index.ts';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { palette, sentinelCommand } from '../agent/light.ts';
+import { didYouMean, SentinelError } from '../core/light.ts';
+import type { ApprovalsClient, ApprovalRequest, ApprovalStatus } from '../server/client.ts';
+import { APPROVAL_STATUSES } from '../server/light.ts';
 import { dataDirOption, serverUrlOption, useDiscoveredServer } from './options.ts';
 
 interface ConnectionFlags {
@@ -29,8 +18,12 @@ interface ConnectionFlags {
   json: boolean;
 }
 
+/** The client side of the server module, loaded when a subcommand runs (not for `--help`). */
+const server = () => import('../server/client.ts');
+
 /** The token to use: `--token`/SENTINEL_TOKEN (commander resolves both), else the local token file. */
-function tokenFor(flags: ConnectionFlags): string {
+async function tokenFor(flags: ConnectionFlags): Promise<string> {
+  const { clientToken, localTokenFile, resolveDataDir } = await server();
   const dataDir = resolveDataDir(flags.dataDir);
   const found = clientToken(flags.token, dataDir, flags.server);
   if (found) return found.token;
@@ -42,8 +35,63 @@ function tokenFor(flags: ConnectionFlags): string {
   );
 }
 
-function clientFor(flags: ConnectionFlags): ApprovalsClient {
-  return createApprovalsClient({ server: flags.server, token: tokenFor(flags) });
+async function clientFor(flags: ConnectionFlags): Promise<ApprovalsClient> {
+  const { createApprovalsClient } = await server();
+  return createApprovalsClient({ server: flags.server, token: await tokenFor(flags) });
+}
+
+/** `--status <status>`: one of the approval statuses; a near miss gets a "did you mean" (exit 2). */
+function parseStatus(value: string): ApprovalStatus {
+  if ((APPROVAL_STATUSES as readonly string[]).includes(value)) return value as ApprovalStatus;
+  throw new InvalidArgumentError(
+    `--status '${value}' is not a status (${APPROVAL_STATUSES.join(', ')}).${didYouMean(value, APPROVAL_STATUSES)}`,
+  );
+}
+
+/** The `sentinel approvals …` command line for `args` against the same server (and data dir). */
+function approvalsCommand(flags: ConnectionFlags, ...args: string[]): string {
+  const dataDir = flags.dataDir === undefined ? '' : ` --data-dir ${flags.dataDir}`;
+  return `${sentinelCommand()} approvals ${args.join(' ')} --server ${flags.server}${dataDir}`;
+}
+
+/**
+ * Runs `call` on request `id`, saying in the CLI's terms what went wrong with the id: an unknown id
+ * is a usage error (exit 2) naming the id and the server, with the command that lists them.
+ */
+async function onRequest<T>(id: string, flags: ConnectionFlags, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof SentinelError && error.code === 'not_found') {
+      throw new SentinelError(
+        'invalid_input',
+        `No approval request ${id} on ${flags.server}; \`${approvalsCommand(flags, 'list', '--all')}\` lists them.`,
+        { field: 'id', cause: error },
+      );
+    }
+    throw error;
+  }
+}
+
+/**
+ * The server refused `--window` (field `validity…`): says which rule allows what, and the command
+ * that works — without --window for a once-only rule, with the longest window the rule allows else.
+ */
+async function windowRefused(
+  error: SentinelError,
+  id: string,
+  flags: ConnectionFlags,
+  client: ApprovalsClient,
+): Promise<SentinelError> {
+  const request = await client.get(id).catch(() => undefined);
+  const once = approvalsCommand(flags, 'approve', id);
+  if (!request) return new SentinelError('invalid_input', `${error.message} Drop --window: ${once}.`);
+  const { rule, validity } = request.policy;
+  const message =
+    validity === 'once'
+      ? `Policy rule '${rule}' allows only once grants for this call; drop --window to approve this exact call once: ${once}.`
+      : `${error.message} Policy rule '${rule}' allows a window of at most ${validity.window}: ${approvalsCommand(flags, 'approve', id, '--window', validity.window)}, or drop --window to approve once.`;
+  return new SentinelError('invalid_input', message, { field: '--window', cause: error });
 }
 
 function print(flags: ConnectionFlags, value: unknown, human: () => string): void {
@@ -64,8 +112,18 @@ function withConnection(command: Command): Command {
     .option('--json', 'print the API’s JSON instead of text', false);
 }
 
-const decidedLine = (verb: string, request: ApprovalRequest) =>
-  `${verb} ${request.id} (now ${request.status}): ${approvalSentence(request)}`;
+/** Terminal styling of the human output (off on a pipe, with NO_COLOR or --no-color). */
+function style() {
+  const p = palette(process.stdout);
+  return {
+    status: (status: string, text: string) => p.status(status, text),
+    warning: (text: string) => p.warn(text),
+    heading: (text: string) => p.paint('bold', text),
+  };
+}
+
+const decidedLine = async (verb: string, request: ApprovalRequest) =>
+  `${verb} ${request.id} (now ${style().status(request.status, request.status)}): ${(await server()).approvalSentence(request)}`;
 
 /** Adds `sentinel approvals` and its subcommands. */
 export function registerApprovalsCommands(program: Command): void {
@@ -77,7 +135,11 @@ export function registerApprovalsCommands(program: Command): void {
     approvals
       .command('list')
       .description('List approval requests, newest first (default: pending ones).')
-      .addOption(new Option('--status <status>', 'only requests in this status').choices(APPROVAL_STATUSES))
+      .addOption(
+        new Option('--status <status>', 'only requests in this status')
+          .choices(APPROVAL_STATUSES)
+          .argParser(parseStatus),
+      )
       .option('--all', 'every status, not only pending', false)
       .option('--tool <name>', 'only requests for this tool')
       .option('--requester <identity>', 'only requests made by this identity (e.g. yours, to withdraw one)'),
@@ -86,7 +148,10 @@ export function registerApprovalsCommands(program: Command): void {
       flags: ConnectionFlags & { status?: ApprovalStatus; all: boolean; tool?: string; requester?: string },
     ) => {
       const status = flags.status ?? (flags.all ? undefined : 'pending');
-      const list = await clientFor(flags).list({
+      const { renderApprovalLine } = await server();
+      const list = await (
+        await clientFor(flags)
+      ).list({
         ...(status && { status }),
         ...(flags.tool && { tool: flags.tool }),
         ...(flags.requester && { requester: flags.requester }),
@@ -94,7 +159,7 @@ export function registerApprovalsCommands(program: Command): void {
       print(flags, { approvals: list }, () =>
         list.length === 0
           ? `No ${status ?? ''} approval requests.`.replace('  ', ' ')
-          : list.map((request) => renderApprovalLine(request)).join('\n'),
+          : list.map((request) => renderApprovalLine(request, { style: style() })).join('\n'),
       );
     },
   );
@@ -102,8 +167,9 @@ export function registerApprovalsCommands(program: Command): void {
   withConnection(
     approvals.command('show <id>').description('Show one request: what it does, why, who asked.'),
   ).action(async (id: string, flags: ConnectionFlags) => {
-    const request = await clientFor(flags).get(id);
-    print(flags, request, () => renderApprovalText(request));
+    const { renderApprovalText } = await server();
+    const request = await onRequest(id, flags, async () => (await clientFor(flags)).get(id));
+    print(flags, request, () => renderApprovalText(request, { style: style() }));
   });
 
   withConnection(
@@ -115,6 +181,7 @@ export function registerApprovalsCommands(program: Command): void {
         'grant a window (e.g. 15m) instead of once, if the policy rule allows it',
       ),
   ).action(async (id: string, flags: ConnectionFlags & { window?: string }) => {
+    const { DurationSchema, withLocalTimes } = await server();
     if (flags.window !== undefined && !DurationSchema.safeParse(flags.window).success) {
       throw new SentinelError(
         'invalid_input',
@@ -124,14 +191,23 @@ export function registerApprovalsCommands(program: Command): void {
         },
       );
     }
-    const request = await clientFor(flags).approve(
-      id,
-      flags.window ? { validity: { window: flags.window } } : {},
-    );
+    const client = await clientFor(flags);
+    const request = await onRequest(id, flags, () =>
+      client.approve(id, flags.window ? { validity: { window: flags.window } } : {}),
+    ).catch(async (error: unknown) => {
+      const refusedWindow =
+        flags.window !== undefined &&
+        error instanceof SentinelError &&
+        error.code === 'invalid_input' &&
+        error.field?.startsWith('validity') === true;
+      throw refusedWindow ? await windowRefused(error, id, flags, client) : error;
+    });
+    const approvedLine = await decidedLine('Approved', request);
     print(flags, request, () =>
       [
-        decidedLine('Approved', request),
-        ...(request.grant?.scope ? [`Grant covers: ${request.grant.scope.description}`] : []),
+        approvedLine,
+        // Recorded in ISO UTC; shown in the reader's zone with UTC alongside (as on the page).
+        ...(request.grant?.scope ? [`Grant covers: ${withLocalTimes(request.grant.scope.description)}`] : []),
       ].join('\n'),
     );
   });
@@ -147,8 +223,9 @@ export function registerApprovalsCommands(program: Command): void {
         field: '--reason',
       });
     }
-    const request = await clientFor(flags).deny(id, flags.reason);
-    print(flags, request, () => decidedLine('Denied', request));
+    const request = await onRequest(id, flags, async () => (await clientFor(flags)).deny(id, flags.reason));
+    const line = await decidedLine('Denied', request);
+    print(flags, request, () => line);
   });
 
   withConnection(
@@ -157,14 +234,16 @@ export function registerApprovalsCommands(program: Command): void {
       .description('Take back an approved grant no call has used yet; the retry is then held again.')
       .requiredOption('--reason <text>', 'why (required)'),
   ).action(async (id: string, flags: ConnectionFlags & { reason: string }) => {
-    const request = await clientFor(flags).revoke(id, flags.reason);
-    print(flags, request, () => decidedLine('Revoked', request));
+    const request = await onRequest(id, flags, async () => (await clientFor(flags)).revoke(id, flags.reason));
+    const line = await decidedLine('Revoked', request);
+    print(flags, request, () => line);
   });
 
   withConnection(
     approvals.command('withdraw <id>').description('Withdraw a pending request you made (requester only).'),
   ).action(async (id: string, flags: ConnectionFlags) => {
-    const request = await clientFor(flags).withdraw(id);
-    print(flags, request, () => decidedLine('Withdrew', request));
+    const request = await onRequest(id, flags, async () => (await clientFor(flags)).withdraw(id));
+    const line = await decidedLine('Withdrew', request);
+    print(flags, request, () => line);
   });
 }

@@ -6,9 +6,10 @@
  */
 import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
-import { guardTerminalOutput } from '../agent/index.ts';
-import { applyDeprecatedServerUrlEnv } from '../server/index.ts';
-import { SentinelError } from '../core/index.ts';
+// Only light entries at start-up: each command loads what it runs when it runs (test/cli/start-up.test.ts).
+import { disableColors, guardTerminalOutput, palette } from '../agent/light.ts';
+import { applyDeprecatedServerUrlEnv } from '../server/light.ts';
+import { SentinelError } from '../core/light.ts';
 import { registerApprovalsCommands } from './approvals.ts';
 import { registerAuditCommands } from './audit.ts';
 import { registerDemoCommand } from './demo.ts';
@@ -65,6 +66,8 @@ export function buildProgram(): Command {
       'Incident-response agent for Kubernetes: investigate read-only, remediate only with human approval.',
     )
     .version(pkg.version)
+    .option('--no-color', 'no colours or symbols (as NO_COLOR=1; FORCE_COLOR=1 forces them off a terminal)')
+    .configureOutput({ outputError: (text, write) => write(palette(process.stderr).paint('red', text)) })
     .showHelpAfterError()
     .exitOverride();
   for (const register of registrars) register(program);
@@ -76,6 +79,9 @@ export async function main(argv: string[]): Promise<void> {
   // Whatever a command writes, no terminal escape or hidden character reaches the terminal.
   guardTerminalOutput(process.stdout);
   guardTerminalOutput(process.stderr);
+  // Read before parsing, so that a usage error is uncoloured too (anything after `--` is an argument).
+  const args = argv.slice(2);
+  disableColors(args.slice(0, args.includes('--') ? args.indexOf('--') : undefined).includes('--no-color'));
   const deprecation = applyDeprecatedServerUrlEnv(process.env);
   if (deprecation) process.stderr.write(deprecation);
   const program = buildProgram();
@@ -88,7 +94,9 @@ export async function main(argv: string[]): Promise<void> {
       return;
     }
     if (error instanceof SentinelError) {
-      process.stderr.write(`sentinel: ${error.message}\n`);
+      process.stderr.write(
+        `${palette(process.stderr).paint(['bold', 'red'], 'sentinel:')} ${error.message}\n`,
+      );
       process.exitCode = exitCodeOf(error);
       return;
     }

@@ -110,6 +110,7 @@ export {
   formatArguments,
   renderApprovalLine,
   renderApprovalText,
+  withLocalTimes,
 } from './render/index.ts';
 export {
   DEFAULT_SERVER_URL,

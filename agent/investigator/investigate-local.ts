@@ -3,6 +3,7 @@
  * investigator, progress on stderr, the report on stdout (Markdown, or JSON with `--json`).
  */
 import { sentinelCommand } from '../command-name.ts';
+import { palette } from '../colors.ts';
 import { resolveDataDir } from '../../server/index.ts';
 import { terminalPrompter, type ApprovalPrompter } from '../harness/prompter.ts';
 import type { Investigation } from './model.ts';
@@ -71,7 +72,7 @@ export function printReport(
   const file = join(investigationsDir(dataDir), `${report.id}.md`);
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   writeFileSync(file, markdown, { mode: 0o600 });
-  stdout.write(renderSummary(report, file));
+  stdout.write(renderSummary(report, file, palette(stdout)));
 }
 
 /** The format to print in: `--json`, else `--format`, else summary on a terminal, Markdown otherwise. */

@@ -4,6 +4,7 @@
  * verification. Markdown for people, a JSON object with `--json`.
  */
 import { sentinelCommand } from '../command-name.ts';
+import { plainPalette, type Palette } from '../colors.ts';
 import { z } from 'zod';
 import {
   ActionStatusSchema,
@@ -232,8 +233,9 @@ export function renderMarkdown(report: Report): string {
  * The report for a person at a terminal: a few lines — what is wrong, the culprit, the action and
  * its status, the verification — and where the full Markdown report is (`fullReport`, a file
  * path). `✔` marks a resolved incident, `✘` an unresolved one, `•` a line with nothing to judge.
+ * `style` colours it for a terminal (agent/colors.ts `palette`); default none.
  */
-export function renderSummary(report: Report, fullReport: string): string {
+export function renderSummary(report: Report, fullReport: string, style: Palette = plainPalette): string {
   const { action, verification: v } = report;
   const resolved = report.status === 'done' && (action.kind === 'none' || v?.healthy === true);
   const culprit = report.culprit
@@ -243,20 +245,25 @@ export function renderSummary(report: Report, fullReport: string): string {
     ? ` by ${action.decided_by}${action.decision_reason ? `: ${action.decision_reason}` : ''}`
     : '';
   const actionLine = action.call
-    ? `${action.preview ?? action.call.tool} — ${action.status ?? 'not proposed'}${decided}`
+    ? `${action.preview ?? action.call.tool} — ${action.status ? style.status(action.status) : 'not proposed'}${decided}`
     : action.kind === 'refused'
       ? `none (refused: ${action.refusal})`
       : action.kind === 'not_found'
         ? 'none: what you asked about was not found'
         : 'none needed';
+  const headline = `${resolved ? '✔' : '✘'} ${report.summary.split('\n')[0]}`;
   const lines = [
-    `${resolved ? '✔' : '✘'} ${report.summary.split('\n')[0]}`,
-    `  Culprit:       ${culprit}`,
+    style.paint(['bold', resolved ? 'green' : 'red'], headline),
+    `  Culprit:       ${report.culprit ? style.paint('bold', culprit) : culprit}`,
     `  Action:        ${actionLine}`,
-    ...(v ? [`  Verification:  ${v.healthy ? 'healthy' : 'not healthy'} — ${v.state}: ${v.message}`] : []),
+    ...(v
+      ? [
+          `  Verification:  ${style.paint(v.healthy ? 'green' : 'red', v.healthy ? 'healthy' : 'not healthy')} — ${v.state}: ${v.message}`,
+        ]
+      : []),
     ...(report.pending_approval_ids.length > 0
       ? [
-          `  Waiting for:   ${report.pending_approval_ids.join(', ')} — resume with ${sentinelCommand()} investigate --resume ${report.id}`,
+          `  Waiting for:   ${style.status('pending', report.pending_approval_ids.join(', '))} — resume with ${sentinelCommand()} investigate --resume ${report.id}`,
         ]
       : []),
     `  Full report:   ${fullReport} (evidence with the call that returned each line; --format markdown prints it, --json as JSON)`,

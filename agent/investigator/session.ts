@@ -9,6 +9,7 @@ import { resolve as resolvePath } from 'node:path';
 import { fromZod, SentinelError } from '../../core/index.ts';
 import { DeploymentNameSchema, NamespaceSchema, type KubeConnection } from '../../tools/index.ts';
 import {
+  clientToken,
   connectCluster,
   createApprovalsClient,
   createIdentityStore,
@@ -17,9 +18,10 @@ import {
 } from '../../server/index.ts';
 import type { ApprovalPrompter } from '../harness/prompter.ts';
 import { sentinelEndpoints } from '../harness/sentinel-server.ts';
-import { humanToken, investigatorToken } from './identity.ts';
+import { investigatorToken } from './identity.ts';
 import { runInvestigation } from './investigate.ts';
 import { startLocalServer, type LocalServer } from './local-server.ts';
+import { approvalInstructions, type ApproverToken } from './approval-instructions.ts';
 import { mcpToolCaller } from './mcp-client.ts';
 import { newInvestigation, type Investigation, type ServerTarget } from './model.ts';
 import { buildReport, type Report } from './report.ts';
@@ -183,7 +185,15 @@ export async function runLocalInvestigation(
   try {
     if (kube) local = await startLocalServer({ dataDir: options.dataDir, kube });
     const endpoints = sentinelEndpoints(local ? `${local.url}/mcp` : (target as { url: string }).url);
-    const human = options.token || local?.token || humanToken(undefined, options.dataDir, endpoints.mcp.href);
+    const found =
+      options.token || local ? undefined : clientToken(undefined, options.dataDir, endpoints.mcp.href);
+    const human = options.token || local?.token || found?.token;
+    // What the printed `approvals approve` hint can rely on to find the same token.
+    const approverToken: ApproverToken = options.token
+      ? { kind: options.token === process.env.SENTINEL_TOKEN ? 'env' : 'flag' }
+      : found
+        ? { kind: 'file', file: found.source }
+        : { kind: 'none' };
     if (options.yes && !human) {
       throw new SentinelError(
         'invalid_input',
@@ -201,7 +211,11 @@ export async function runLocalInvestigation(
       : human && options.prompter
         ? { kind: 'prompt', prompter: options.prompter }
         : { kind: 'wait' };
-    const howToApprove = (id: string) => approvalInstructions(id, local, serverBaseUrl(endpoints.mcp.href));
+    const howToApprove = (id: string) =>
+      approvalInstructions(id, local, serverBaseUrl(endpoints.mcp.href), {
+        dataDir: options.dataDir,
+        token: approverToken,
+      });
     const caller = mcpToolCaller({ url: endpoints.mcp, token: investigatorBearer });
     try {
       // Saved (and announced as resumable) only once the server answers: a run that fails on its
@@ -237,26 +251,4 @@ export async function runLocalInvestigation(
   } finally {
     await local?.close();
   }
-}
-
-/**
- * How to approve request `id` from somewhere else than this terminal: the approvals page and the
- * `sentinel approvals` command of the server in use, and where its token is (the in-process server's
- * token file; for another server, the approver's own token).
- */
-export function approvalInstructions(
-  id: string,
-  local: Pick<LocalServer, 'url' | 'tokenFile'> | undefined,
-  serverUrl: string,
-): string {
-  const base = local?.url ?? serverUrl;
-  const token = local
-    ? `the token in ${local.tokenFile} (valid while this command runs)`
-    : "an approver token (yours, not the investigator's)";
-  const tokenFlag = local ? `--token "$(cat ${local.tokenFile})"` : '--token <approver-token>';
-  return [
-    `To approve ${id} (or deny it), either:`,
-    `  open ${base}/ui/approvals and sign in with ${token}, or`,
-    `  run: ${sentinelCommand()} approvals approve ${id} --server ${base} ${tokenFlag}`,
-  ].join('\n');
 }

@@ -12,6 +12,7 @@ import { oneLine } from '../../tools/index.ts';
 import { SentinelError } from '../../core/index.ts';
 import { type ApprovalRequest, type ApprovalsClient, renderApprovalText } from '../../server/index.ts';
 import { unguarded } from '../terminal-guard.ts';
+import { palette } from '../colors.ts';
 import type { ApprovalPrompter } from '../harness/prompter.ts';
 
 /** How the human decides. */
@@ -116,7 +117,9 @@ async function decideHere(
   options: WaitOptions,
 ): Promise<ApprovalRequest | undefined> {
   const { approvals, progress, mode } = options;
-  progress.write(`${renderApprovalText(request)}\n`);
+  const p = palette(progress);
+  const style = { status: p.status, warning: p.warn, heading: (text: string) => p.paint('bold', text) };
+  progress.write(`${renderApprovalText(request, { style })}\n`);
   if (mode.kind === 'wait') return undefined;
   try {
     if (mode.kind === 'auto-approve') {
@@ -130,7 +133,7 @@ async function decideHere(
     options.signal?.addEventListener('abort', interrupted, { once: true });
     const elsewhere = decidedElsewhere(request.id, options, withdraw.signal);
     const answer = await Promise.race([
-      mode.prompter.confirm('Approve this call?', { signal: withdraw.signal }),
+      mode.prompter.confirm(p.paint('bold', 'Approve this call?'), { signal: withdraw.signal }),
       elsewhere,
     ]);
     withdraw.abort();

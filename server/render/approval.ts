@@ -26,9 +26,10 @@ import {
   REDACTED,
   redact,
   redactValue,
-} from '../../tools/index.ts';
+} from '../../tools/light.ts';
 import { describeToolCall, formatArguments, MAX_SENTENCE } from './describe-call.ts';
 import { describeWindowOffer } from './window.ts';
+import { withLocalTimes } from './time.ts';
 
 /** Longest change, warning or reason line shown, in characters. */
 const MAX_LINE = 400;
@@ -42,6 +43,21 @@ const MAX_DIFF_LINES = 400;
 export interface RenderOptions {
   /** The clock for ages and "expires in". Default: now. */
   now?: Date;
+  /**
+   * Terminal styling of the plain-text forms (the CLI passes its palette, agent/colors.ts); each
+   * hook gets text already shown and returns it styled. Default: no styling.
+   */
+  style?: TextStyle;
+}
+
+/** Styling hooks for `renderApprovalLine` / `renderApprovalText`; colour is never the only cue. */
+export interface TextStyle {
+  /** The status word(s), e.g. `pending, expires in 27m`, for `status`. */
+  status?(status: string, text: string): string;
+  /** The "Warnings:" heading. */
+  warning?(text: string): string;
+  /** The request's sentence (its first line). */
+  heading?(text: string): string;
 }
 
 /** An approval request in display form: short, redacted, single-line strings. */
@@ -295,7 +311,10 @@ function statusText(view: ApprovalView): string {
  */
 export function renderApprovalLine(request: ApprovalRequest, options: RenderOptions = {}): string {
   const view = approvalView(request, options);
-  return [view.id, view.status.padEnd(9), view.age.padEnd(6), view.requester, view.sentence].join('  ');
+  // Padded first: styling adds invisible codes that must not count as width.
+  const status = view.status.padEnd(9);
+  const styled = options.style?.status?.(view.status, status) ?? status;
+  return [view.id, styled, view.age.padEnd(6), view.requester, view.sentence].join('  ');
 }
 
 /**
@@ -322,19 +341,23 @@ export function renderApprovalLine(request: ApprovalRequest, options: RenderOpti
  */
 export function renderApprovalText(request: ApprovalRequest, options: RenderOptions = {}): string {
   const view = approvalView(request, options);
+  const { style } = options;
+  const status = statusText(view);
   const lines = [
-    view.sentence,
-    `Request:    ${view.id} (${statusText(view)})`,
+    style?.heading?.(view.sentence) ?? view.sentence,
+    `Request:    ${view.id} (${style?.status?.(view.status, status) ?? status})`,
     `Cluster:    ${view.cluster}`,
     `Requester:  ${view.requester}, ${view.age} ago${view.requesterReason ? `: "${view.requesterReason}"` : ''}`,
     `Policy:     rule ${view.rule}: ${view.policyReason} (approvers: ${view.approvers}; at most ${view.maxValidity})`,
   ];
-  if (view.warnings.length > 0) lines.push('Warnings:', ...view.warnings.map((line) => `  - ${line}`));
+  if (view.warnings.length > 0)
+    lines.push(style?.warning?.('Warnings:') ?? 'Warnings:', ...view.warnings.map((line) => `  - ${line}`));
   if (view.evidence.length > 0)
     lines.push('Evidence:', ...view.evidence.map((item) => `  - ${item.line}  (${item.call})`));
   if (view.changes.length > 0) lines.push('Changes:', ...view.changes.map((line) => `  - ${line}`));
   if (view.decision) lines.push(`Decision:   ${view.decision}`);
-  if (view.grantScope) lines.push(`Grant:      ${view.grantScope}`);
+  // The recorded scope says until when in ISO UTC; people read it in their zone (as on the page).
+  if (view.grantScope) lines.push(`Grant:      ${withLocalTimes(view.grantScope, options)}`);
   if (view.statusReason) lines.push(`Ended:      ${view.statusReason}`);
   if (view.harness) lines.push(`Harness:    ${view.harness}`);
   if (view.investigation) lines.push(`From:       ${view.investigation}`);

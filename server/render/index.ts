@@ -13,6 +13,7 @@ export {
   renderApprovalText,
   type ApprovalView,
   type RenderOptions,
+  type TextStyle,
 } from './approval.ts';
 export { describeToolCall, formatArguments, MAX_SENTENCE } from './describe-call.ts';
 export {
@@ -21,3 +22,4 @@ export {
   describeWindowOffer,
   type WindowDescriptionInput,
 } from './window.ts';
+export { localTime, withLocalTimes, type LocalTimeOptions } from './time.ts';

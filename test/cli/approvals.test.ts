@@ -1,3 +1,4 @@
+/* eslint-disable no-control-regex -- matching terminal escape codes is the point */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
@@ -64,7 +65,7 @@ describe('sentinel approvals, against a live server', () => {
     expect(approved.stdout).toMatch(
       new RegExp(
         `^Approved ${id} \\(now approved\\): Scale Deployment shop/checkout from 3 to 5 replicas\\n` +
-          `Grant covers: exactly this scale_deployment call by agent on context \\S+ \\(\\S+\\), once, if retried before \\S+Z\\n$`,
+          `Grant covers: exactly this scale_deployment call by agent on context \\S+ \\(\\S+\\), once, if retried before \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d .*\\bin \\d+m\\)\\n$`,
       ),
     );
     const run = await agent.callTool({ name: 'scale_deployment', arguments: { ...checkout, replicas: 5 } });
@@ -88,7 +89,9 @@ describe('sentinel approvals, against a live server', () => {
     await cli(s.tokens.alice, 'deny', id, '--reason', 'no');
     const again = await cli(s.tokens.root, 'approve', id);
     expect(again.stderr).toMatch(/already denied/);
-    expect((await cli(s.tokens.alice, 'show', 'apr_0000000000000000')).stderr).toMatch(/does not exist/);
+    const unknown = await cli(s.tokens.alice, 'show', 'apr_0000000000000000');
+    expect(unknown).toMatchObject({ code: 2, stdout: '' });
+    expect(unknown.stderr).toMatch(/^sentinel: No approval request apr_0000000000000000 on /);
     const blank = await cli(s.tokens.alice, 'deny', id, '--reason', '  ');
     expect(blank).toMatchObject({
       code: 2,
@@ -97,6 +100,96 @@ describe('sentinel approvals, against a live server', () => {
     expect((await cli(s.tokens.alice, 'approve', id, '--window', 'soon')).stderr).toMatch(
       /--window 'soon' must be a duration/,
     );
+  });
+
+  it('a mistyped --status is a usage error with a did-you-mean (exit 2)', async () => {
+    const typo = await cli(s.tokens.alice, 'list', '--status', 'pendng');
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(/--status 'pendng' is not a status.* Did you mean 'pending'\?/);
+    expect(typo.stdout).toBe('');
+  });
+
+  it('an unknown id names the request and the server and says how to list them (exit 2), not the API path', async () => {
+    const approve = await cli(s.tokens.alice, 'approve', 'apr_00000000000000ff');
+    expect(approve).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: `sentinel: No approval request apr_00000000000000ff on ${s.url}; \`npx sentinel approvals list --all --server ${s.url}\` lists them.\n`,
+    });
+    expect(approve.stderr).not.toContain('GET /approvals');
+    const deny = await cli(s.tokens.alice, 'deny', 'apr_00000000000000ff', '--reason', 'no');
+    expect(deny.stderr).toMatch(/^sentinel: No approval request apr_00000000000000ff on /);
+  });
+
+  it('--window on a once-only rule says to drop --window, with the command that works (exit 2)', async () => {
+    const id = await hold(0); // rule scale-to-zero: validity once
+    const refused = await cli(s.tokens.alice, 'approve', id, '--window', '15m');
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/rule 'scale-to-zero' allows only once grants/);
+    expect(refused.stderr).toContain(
+      `drop --window to approve this exact call once: npx sentinel approvals approve ${id} --server ${s.url}`,
+    );
+    expect((await cli(s.tokens.alice, 'show', id)).stdout).toContain('(pending, expires in');
+  });
+
+  it('says until when a once grant holds in local time, with UTC in parentheses and how long from now', async () => {
+    const id = await hold(6);
+    const zone = process.env.TZ;
+    process.env.TZ = 'Asia/Kolkata'; // Node re-reads TZ when it is assigned
+    const approved = await cli(s.tokens.alice, 'approve', id).finally(() => {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    });
+    const until = /if retried before (.+)$/m.exec(approved.stdout)?.[1];
+    // e.g. "2026-12-02 12:10 IST (06:40 UTC, in 30m)"
+    expect(until).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d (IST|GMT\+5:30) \(\d\d:\d\d UTC, in (29|30)m\)$/);
+    expect(approved.stdout).not.toMatch(/\d\dZ/);
+  });
+
+  it('colours statuses on a terminal (FORCE_COLOR here), never with --no-color or NO_COLOR; cluster text cannot colour', async () => {
+    const held = await agent.callTool({
+      name: 'scale_deployment',
+      arguments: { ...checkout, replicas: 4, reason: `ok\u001b[2J\u001b[31mFAKE\u001b[0m` },
+    });
+    const id = PendingResultMetaSchema.parse(held._meta).approval_request_id;
+    const env = { FORCE_COLOR: process.env.FORCE_COLOR, NO_COLOR: process.env.NO_COLOR };
+    const run = async (vars: Record<string, string | undefined>, ...args: string[]) => {
+      Object.assign(process.env, { FORCE_COLOR: undefined, NO_COLOR: undefined });
+      for (const [name, value] of Object.entries({ ...env, ...vars }))
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      try {
+        return await cli(s.tokens.alice, ...args);
+      } finally {
+        for (const [name, value] of Object.entries(env))
+          if (value === undefined) delete process.env[name];
+          else process.env[name] = value;
+      }
+    };
+    const coloured = await run({ FORCE_COLOR: '1' }, 'list');
+    expect(coloured.stdout).toContain(`${id}  \u001b[33mpending  \u001b[39m  `);
+    const shown = await run({ FORCE_COLOR: '1' }, 'show', id);
+    expect(shown.stdout).toContain(`Request:    ${id} (\u001b[33mpending, expires in`);
+    // The requester's text keeps its ESC visible: the only codes are Sentinel's (bold, yellow, resets).
+    expect(shown.stdout).toContain('"ok\\x1b[2J\\x1b[31mFAKE\\x1b[0m"');
+    expect(
+      shown.stdout.match(/\u001b\[[0-9;]*m/g)?.every((code) => /^\u001b\[(1|22|33|39)m$/.test(code)),
+    ).toBe(true);
+    expect(shown.stdout.replace(/\u001b\[[0-9;]*m/g, '')).not.toMatch(/\u001b/);
+    for (const plain of [
+      await run({ FORCE_COLOR: '1' }, '--no-color', 'list'),
+      await run({ FORCE_COLOR: '1' }, 'list', '--no-color'),
+      await run({ NO_COLOR: '1' }, 'list'),
+      await run({}, 'list'), // not a terminal
+    ]) {
+      expect(plain.stdout).toContain(`${id}  pending    `);
+      expect(plain.stdout).not.toMatch(/\u001b/);
+    }
+    const failed = await run({ FORCE_COLOR: '1' }, 'show', 'apr_00000000000000ff');
+    expect(failed.stderr).toMatch(
+      /^\u001b\[1m\u001b\[31msentinel:\u001b\[39m\u001b\[22m No approval request/,
+    );
+    await cli(s.tokens.alice, 'deny', id, '--reason', 'test done');
   });
 
   it('revokes an approved grant no call has used; the retry is held again', async () => {

@@ -1,3 +1,4 @@
+/* eslint-disable no-control-regex -- matching terminal colour codes is the point */
 /**
  * The report as a person at a terminal gets it: a short summary (culprit, action, verification)
  * naming the file with the full Markdown report; Markdown on a pipe; `--format` and `--json` choose.
@@ -34,7 +35,8 @@ describe('the report for people: summary on a terminal, Markdown otherwise', { t
 
   it('prints a few lines on a terminal and saves the full Markdown report, naming where', () => {
     const file = `${incident.dataDir}/investigations/${report.id}.md`;
-    expect(terminal.text().split('\n').slice(0, 4)).toEqual([
+    const text = terminal.text().replace(/\u001b\[[0-9;]*m/g, ''); // the words, without the colours
+    expect(text.split('\n').slice(0, 4)).toEqual([
       expect.stringMatching(/^✔ Deployment shop\/checkout/),
       '  Culprit:       Deployment shop/checkout (crash loop)',
       expect.stringMatching(
@@ -42,10 +44,22 @@ describe('the report for people: summary on a terminal, Markdown otherwise', { t
       ),
       expect.stringMatching(/^ {2}Verification: {2}healthy — complete: /),
     ]);
-    expect(terminal.text()).toContain(`  Full report:   ${file} (`);
-    expect(terminal.text().split('\n').length).toBeLessThanOrEqual(7);
+    expect(text).toContain(`  Full report:   ${file} (`);
+    expect(text.split('\n').length).toBeLessThanOrEqual(7);
     expect(readFileSync(file, 'utf8')).toMatch(/^# Investigation inv_\w+\n[\s\S]*## Evidence/);
     expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it('colours the summary on a terminal (resolved green, culprit bold, executed and healthy green), not on a pipe', () => {
+    const lines = terminal.text().split('\n');
+    expect(lines[0]).toMatch(/^\u001b\[1m\u001b\[32m✔ Deployment shop\/checkout.*\u001b\[39m\u001b\[22m$/);
+    expect(lines[1]).toBe('  Culprit:       \u001b[1mDeployment shop/checkout (crash loop)\u001b[22m');
+    expect(lines[2]).toContain('— \u001b[32mexecuted\u001b[39m by local');
+    expect(lines[3]).toMatch(/^ {2}Verification: {2}\u001b\[32mhealthy\u001b\[39m — /);
+    const pipe = capture();
+    printReport(report, 'summary', pipe, incident.dataDir);
+    expect(pipe.text()).not.toMatch(/\u001b/);
+    expect(pipe.text().split('\n')[0]).toMatch(/^✔ Deployment shop\/checkout/);
   });
 
   it('--format markdown and json print the full report whatever stdout is', () => {

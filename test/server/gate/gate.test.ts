@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApprovalRequestSchema, PendingResultMetaSchema } from '../../../server/gate/index.ts';
-import { renderApprovalHtml, renderApprovalText } from '../../../server/render/index.ts';
+import { renderApprovalHtml, renderApprovalText, withLocalTimes } from '../../../server/render/index.ts';
 import { FakeCluster } from './fixtures/fake-cluster.ts';
 import {
   BASE_POLICY,
@@ -519,7 +519,8 @@ describe('approval gate: what a window covers, shown before approval (issue 13, 
       'a window of up to 15m (until 2025-01-31T02:25:00.000Z if approved now) would cover any restart_deployment call by agent on context kind-sentinel (https://127.0.0.1:6443) that matches policy rule shop-window (tool restart_deployment; namespace = shop) and no stricter rule, with any value of name; for example restart_deployment name=other-checkout namespace=shop, which is not the call above';
     // The CLI (`sentinel approvals show`) and the page show it while the request is pending.
     const text = renderApprovalText(request, { now: p.clock.now });
-    expect(text).toContain(`Grant:      once by default; ${coverage}`);
+    // The terminal reads the time in the local zone, with UTC alongside.
+    expect(text).toContain(`Grant:      once by default; ${withLocalTimes(coverage, { now: p.clock.now })}`);
     expect(renderApprovalHtml(request, { now: p.clock.now })).toContain(
       `<dt>Grant</dt><dd>once by default; ${coverage}</dd>`,
     );
