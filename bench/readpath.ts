@@ -661,7 +661,7 @@ async function main(): Promise<void> {
     ] as const) {
       if (ran(row, base)) {
         lines.push(
-          `${row} / baseline: x${ratio(row, base).toFixed(2)} RPS, ${diff(row, base).toFixed(2)} ms CPU/request`,
+          `${row} / baseline: x${ratio(row, base).toFixed(2)} RPS, ${diff(row, base).toFixed(2)} ms CPU/request more (negative: less)`,
         );
       }
     }
