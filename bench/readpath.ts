@@ -90,6 +90,8 @@ const TARGETS = {
 
 interface Target {
   name: string;
+  /** The target.ts it runs (this checkout's, or a baseline's). */
+  script: string;
   url: string;
   child: ChildProcess;
   /** CPU µs and RSS bytes of the target process, now. */
@@ -134,6 +136,7 @@ async function startTarget(
   };
   return {
     name,
+    script,
     url: ready.url,
     child,
     usage,
@@ -520,7 +523,10 @@ async function main(): Promise<void> {
     if (ROUNDS > 0) for (const row of rows) await runRow(row, WARMUP_SECONDS, CONCURRENCY);
     const rounds = new Map<string, RoundFigures[]>(rows.map((row) => [row.name, []]));
     if (CPU_PROF_DIR) mkdirSync(CPU_PROF_DIR, { recursive: true });
-    const profiled = CPU_PROF_DIR ? targets.filter((target) => !target.name.includes(' x')) : [];
+    // This checkout's one-process targets (a baseline checkout's target.ts may not know 'profile').
+    const profiled = CPU_PROF_DIR
+      ? targets.filter((target) => target.script === TARGET && !target.name.includes(' x'))
+      : [];
     for (const target of profiled) target.child.send({ type: 'profile', action: 'start' });
     for (let round = 0; round < ROUNDS; round += 1) {
       for (let i = 0; i < rows.length; i += 1) {
@@ -652,7 +658,7 @@ async function main(): Promise<void> {
     ] as const) {
       if (ran(row, base)) {
         lines.push(
-          `${row} / baseline: x${ratio(row, base).toFixed(2)} RPS, ${diff(row, base).toFixed(2)} ms CPU/request`,
+          `${row} / baseline: x${ratio(row, base).toFixed(2)} RPS, ${diff(row, base).toFixed(2)} ms CPU/request more (negative: less)`,
         );
       }
     }

@@ -23,7 +23,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ClusterIdentity } from '../define-tool.ts';
 import { SentinelError } from '../errors.ts';
 import { currentCallSignal, requestSignal } from './cancellation.ts';
-import { sanitizingReader, sanitizingWriter } from './sanitize.ts';
+import {
+  isAlreadySafe,
+  markAlreadySafe,
+  parseFromCluster,
+  sanitizingReader,
+  sanitizingWriter,
+} from './sanitize.ts';
 import { KubeApiError, toKubeError, type KubeCallSubject } from './errors.ts';
 import {
   describeOperation,
@@ -103,7 +109,7 @@ export function createKubeClient(
   ): JsonObject => {
     let parsed: unknown;
     try {
-      parsed = JSON.parse(text);
+      parsed = parseFromCluster(text);
     } catch {
       parsed = undefined;
     }
@@ -187,6 +193,8 @@ export function createKubeClient(
     const path = apiPath(operation, namespace);
     const items: T[] = [];
     let next: string | undefined;
+    // Whether every page's text showed it needs no sanitizing (./sanitize.ts), so the items do not.
+    let safe = true;
     do {
       const query = listQuery(listOptions, next);
       const page = await read(operation, { namespace }, async (caller) =>
@@ -202,8 +210,10 @@ export function createKubeClient(
       }
       const meta = page.metadata as { continue?: unknown } | undefined;
       next = typeof meta?.continue === 'string' && meta.continue ? meta.continue : undefined;
+      safe &&= isAlreadySafe(page);
       for (const item of pageItems) items.push(item as T);
     } while (next);
+    if (safe) markAlreadySafe(items, items);
     return items;
   };
 

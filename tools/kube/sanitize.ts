@@ -35,7 +35,48 @@ const isPlainRecord = (value: unknown): value is Record<string, unknown> =>
  * kept. `multiline` says whether a top-level string keeps `\n`/`\t` (log text: yes).
  */
 export function sanitizeFromCluster<T>(value: T, multiline = false): T {
+  if (typeof value === 'object' && value !== null && alreadySafe.has(value)) return value;
   return walk(value, multiline) as T;
+}
+
+/**
+ * Values parsed from JSON text in which no string can hold a code point `sanitizeText` replaces
+ * (`parseFromCluster`), so sanitizing them would change nothing: `sanitizeFromCluster` returns them
+ * as they are, `sanitizedCopy` only copies. Most answers of an API server are such text; walking a
+ * 50-Pod list string by string was as costly as parsing it.
+ */
+const alreadySafe = new WeakSet<object>();
+
+/**
+ * In JSON text: a character outside printable ASCII other than the whitespace between tokens (a raw
+ * control character is not valid JSON inside a string), or an escape other than `\"`, `\\` and
+ * `\/` (which stand for printable ASCII). Text without either holds only printable ASCII strings
+ * and keys. A false alarm (`\\n`: an escaped backslash, then `n`) only means the walk runs.
+ */
+const MAY_HOLD_UNSAFE = /[^\x20-\x7e\t\n\r]|\\[^"\\/]/;
+
+/**
+ * `JSON.parse(text)`, remembering a parsed object or array as needing no sanitizing when the text
+ * shows none of its strings can (see `alreadySafe`). Throws what `JSON.parse` throws.
+ */
+export function parseFromCluster(text: string): unknown {
+  const parsed: unknown = JSON.parse(text);
+  if (typeof parsed === 'object' && parsed !== null && !MAY_HOLD_UNSAFE.test(text)) alreadySafe.add(parsed);
+  return parsed;
+}
+
+/** Whether `value` came from `parseFromCluster` (or `markSafeAs`) as needing no sanitizing. */
+export function isAlreadySafe(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && alreadySafe.has(value);
+}
+
+/**
+ * Remembers `values` (and, when given, the array holding them) as needing no sanitizing: for the
+ * items of list pages that were each `isAlreadySafe`, gathered into one array.
+ */
+export function markAlreadySafe(values: readonly unknown[], array?: object): void {
+  for (const value of values) if (typeof value === 'object' && value !== null) alreadySafe.add(value);
+  if (array) alreadySafe.add(array);
 }
 
 function walk(value: unknown, multiline: boolean): unknown {
@@ -76,7 +117,8 @@ function walkMap(map: Record<string, unknown>): Record<string, unknown> {
  * itself. For objects a write is built from (a rollback copies a ReplicaSet's pod template).
  */
 export function sanitizedCopy<T extends object>(sent: T): T {
-  const copy = sanitizeFromCluster(cloneJson(sent));
+  const copy = cloneJson(sent);
+  if (!alreadySafe.has(sent)) sanitizeFromCluster(copy);
   originals.set(copy, sent);
   return copy;
 }

@@ -3,8 +3,10 @@
  * values alike, copies that remember what was sent, and every reader result and API error message
  * sanitized once the client returns it.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { sanitizeFromCluster, sanitizedCopy, unsanitized } from '../../../tools/kube/index.ts';
+import { isAlreadySafe, parseFromCluster } from '../../../tools/kube/sanitize.ts';
 import { deployment } from '../../helpers/fixtures.ts';
 import { caughtSentinelError, mockApi, statusBody, useMockedCluster } from '../../helpers/kube.ts';
 import { CLEAR_PAYLOAD, IMAGE_PAYLOAD, IMAGE_VISIBLE, expectClean } from '../../helpers/escapes.ts';
@@ -77,6 +79,68 @@ describe('sanitizeFromCluster', () => {
     expect(dated.at).toEqual(at);
     expect(dated.at).not.toBe(at);
     expect(dated.set).toEqual(new Map([['a', 1]]));
+  });
+});
+
+describe('parseFromCluster: answers whose text shows nothing to sanitize', () => {
+  // Characters on both sides of the line: escapes JSON.stringify writes (\n, \u001b, \u202e) and
+  // raw non-ASCII, against the printable ASCII ones (", \, /) whose escapes need no sanitizing.
+  const char = fc.constantFrom(
+    'a',
+    'Z',
+    '0',
+    ' ',
+    ':',
+    '"',
+    '\\',
+    '/',
+    '\n',
+    '\t',
+    '\r\n',
+    '\u001b',
+    '\u007f',
+    '\u009b',
+    '\u202e',
+    '\u200b',
+    'é',
+    '\u{1f600}',
+    '\ud800',
+  );
+  const text = fc.array(char, { maxLength: 6 }).map((chars) => chars.join(''));
+  const value = fc.letrec((tie) => ({
+    node: fc.oneof(
+      { depthSize: 'small' },
+      text,
+      fc.integer(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.array(tie('node'), { maxLength: 4 }),
+      fc.dictionary(text, tie('node'), { maxKeys: 4 }),
+    ),
+  })).node;
+
+  it('gives what sanitizing the parsed value gives, for any JSON', () => {
+    fc.assert(
+      fc.property(value, fc.boolean(), (v, pretty) => {
+        const json = JSON.stringify({ items: [v], v }, null, pretty ? 2 : undefined);
+        const fast = sanitizeFromCluster(parseFromCluster(json));
+        expect(fast).toEqual(sanitizeFromCluster(JSON.parse(json)));
+        expect(sanitizedCopy(parseFromCluster(json) as object)).toEqual(
+          sanitizeFromCluster(JSON.parse(json)),
+        );
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('skips only text of printable ASCII whose escapes are \\", \\\\ or \\/', () => {
+    expect(
+      isAlreadySafe(parseFromCluster('{"message":"ReplicaSet \\"web\\" progressed","path":"a\\/b\\\\"}')),
+    ).toBe(true);
+    expect(isAlreadySafe(parseFromCluster('{"a":"line\\nbreak"}'))).toBe(false);
+    expect(isAlreadySafe(parseFromCluster('{"a":"\\u001b[2J"}'))).toBe(false);
+    expect(isAlreadySafe(parseFromCluster('{"a":"caf\u00e9"}'))).toBe(false);
+    expect(sanitizeFromCluster(parseFromCluster('{"a":"\\u001b[2J"}'))).toEqual({ a: '\\x1b[2J' });
   });
 });
 
