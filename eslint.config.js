@@ -59,8 +59,8 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': restrictedImports(KUBERNETES_CLIENT) },
   },
   {
-    // The gate and its stores stay in small pieces (issue 19): no function over 80 lines.
-    files: ['server/gate/**'],
+    // The gate, its stores and the identity store stay in small pieces (issue 19): no function over 80 lines.
+    files: ['server/gate/**', 'server/identity-store.ts'],
     rules: { 'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }] },
   },
   {

@@ -24,8 +24,17 @@
  * that configuration; `BENCH_COMPARE_SERVE_OPTIONS` adds rows `sentinel*` with those options beside
  * the default ones (1 vs N workers, SQLite vs PostgreSQL).
  *
+ * Subsets and profiles: `BENCH_ROWS` (comma-separated parts of row names, e.g. `floor,get_deployment`)
+ * runs only the matching rows (and checks only the targets they measure); `BENCH_LOAD=0` skips the
+ * 200-reader run; `BENCH_CPU_PROF=<dir>` profiles every one-process target's CPU during the measured
+ * rounds (no start-up, no warm-up) into `<dir>/<target>.cpuprofile` (summarise with
+ * `node bench/cpu-profile.ts <file>`). `BENCH_BASELINE=<checkout>` adds rows `baseline …` served by another
+ * checkout's bench/target.ts (e.g. `git archive main` unpacked beside this one, with node_modules):
+ * before/after of a change in one run, under the same load.
+ *
  *   npm run bench                                # 5 rounds of 5 s, concurrency 10
  *   BENCH_ROUNDS=2 BENCH_SECONDS=2 node bench/readpath.ts
+ *   BENCH_ROWS=SDK,get_deployment BENCH_LOAD=0 BENCH_WORKERS=0 BENCH_POSTGRES=0 node bench/readpath.ts
  *
  * Prints a table and the targets of issue 17 with over/under; exit code 1 when a target is missed.
  */
@@ -51,6 +60,14 @@ const READERS = Number(process.env.BENCH_READERS ?? 200);
 const CYCLES = Number(process.env.BENCH_CYCLES ?? 5);
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 2);
 const POSTGRES = process.env.BENCH_POSTGRES !== '0';
+const LOAD = process.env.BENCH_LOAD !== '0';
+const ROW_FILTER = (process.env.BENCH_ROWS ?? '')
+  .split(',')
+  .map((part) => part.trim())
+  .filter(Boolean);
+const CPU_PROF_DIR = process.env.BENCH_CPU_PROF;
+/** Another checkout of the project (with its node_modules), e.g. main, benchmarked beside this one. */
+const BASELINE = process.env.BENCH_BASELINE;
 const SERVE_OPTIONS = JSON.parse(process.env.BENCH_SERVE_OPTIONS ?? '{}') as Record<string, unknown>;
 const COMPARE_OPTIONS = process.env.BENCH_COMPARE_SERVE_OPTIONS
   ? (JSON.parse(process.env.BENCH_COMPARE_SERVE_OPTIONS) as Record<string, unknown>)
@@ -84,9 +101,14 @@ interface Target {
   startupMs: number;
 }
 
-async function startTarget(kind: string, env: Record<string, string> = {}, name = kind): Promise<Target> {
+async function startTarget(
+  kind: string,
+  env: Record<string, string> = {},
+  name = kind,
+  script = TARGET,
+): Promise<Target> {
   const started = performance.now();
-  const child = fork(TARGET, [kind], {
+  const child = fork(script, [kind], {
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     env: { ...process.env, ...env },
   });
@@ -388,9 +410,17 @@ async function main(): Promise<void> {
     const pg = postgres && sentinelEnv('postgres', { ...SERVE_OPTIONS, store: await postgres.newDatabase() });
     const sentinelPg = pg && (await startTarget('sentinel', pg.env, 'sentinel pg'));
     if (sentinelPg) targets.push(sentinelPg);
+    const baselineScript = BASELINE && join(BASELINE, 'bench', 'target.ts');
+    const baseOn = baselineScript ? sentinelEnv('baseline-on', SERVE_OPTIONS) : undefined;
+    const baseOff = baselineScript ? sentinelEnv('baseline-off', SERVE_OPTIONS) : undefined;
+    const baseline = baselineScript && {
+      on: await startTarget('sentinel', baseOn!.env, 'baseline', baselineScript),
+      off: await startTarget('sentinel-off', baseOff!.env, 'baseline-off', baselineScript),
+    };
+    if (baseline) targets.push(baseline.on, baseline.off);
 
     const getDeployment = () => toolCall('get_deployment', { namespace: NAMESPACE, name: DEPLOYMENT });
-    const rows: Row[] = [
+    const allRows: Row[] = [
       {
         name: 'HTTP floor (Express JSON echo)',
         target: () => httpEcho,
@@ -459,9 +489,42 @@ async function main(): Promise<void> {
             },
           ]
         : []),
+      ...(baseline
+        ? [
+            {
+              name: 'baseline get_deployment (all)',
+              target: () => baseline.on,
+              path: '/mcp',
+              token: baseOn!.tokens.agent,
+              body: getDeployment,
+            },
+            {
+              name: 'baseline get_deployment (none)',
+              target: () => baseline.off,
+              path: '/mcp',
+              token: baseOff!.tokens.agent,
+              body: getDeployment,
+            },
+            {
+              name: 'baseline list_pods 50 Pods (all)',
+              target: () => baseline.on,
+              path: '/mcp',
+              token: baseOn!.tokens.agent,
+              body: () => toolCall('list_pods', { namespace: NAMESPACE }),
+            },
+          ]
+        : []),
     ];
+    const rows =
+      ROW_FILTER.length === 0
+        ? allRows
+        : allRows.filter((row) => ROW_FILTER.some((part) => row.name.includes(part)));
+    if (rows.length === 0) throw new Error(`BENCH_ROWS=${ROW_FILTER.join(',')} matches no row`);
     if (ROUNDS > 0) for (const row of rows) await runRow(row, WARMUP_SECONDS, CONCURRENCY);
     const rounds = new Map<string, RoundFigures[]>(rows.map((row) => [row.name, []]));
+    if (CPU_PROF_DIR) mkdirSync(CPU_PROF_DIR, { recursive: true });
+    const profiled = CPU_PROF_DIR ? targets.filter((target) => !target.name.includes(' x')) : [];
+    for (const target of profiled) target.child.send({ type: 'profile', action: 'start' });
     for (let round = 0; round < ROUNDS; round += 1) {
       for (let i = 0; i < rows.length; i += 1) {
         const row = rows[(i + round) % rows.length]!;
@@ -469,8 +532,16 @@ async function main(): Promise<void> {
       }
       process.stderr.write(`round ${round + 1}/${ROUNDS} done\n`);
     }
+    for (const target of profiled) {
+      const file = join(CPU_PROF_DIR!, `${target.name.replace(/[^\w-]+/g, '_')}.cpuprofile`);
+      const written = once(target.child, 'message');
+      target.child.send({ type: 'profile', action: 'stop', file });
+      await written;
+      process.stderr.write(`CPU profile of ${target.name}: ${file}\n`);
+    }
 
     const of = (name: string) => rounds.get(name)!;
+    const ran = (...names: string[]) => names.every((name) => rounds.has(name));
     const fig = (name: string) => ({
       rps: median(of(name).map((r) => r.rps)),
       p50: median(of(name).map((r) => r.p50)),
@@ -478,7 +549,8 @@ async function main(): Promise<void> {
       cpu: median(of(name).map((r) => r.cpuMsPerRequest)),
       errors: of(name).reduce((sum, r) => sum + r.errors, 0),
     });
-    const ratio = (a: string, b: string) => median(of(a).map((r, i) => r.rps / of(b)[i]!.rps));
+    const ratio = (a: string, b: string) =>
+      ran(a, b) ? median(of(a).map((r, i) => r.rps / of(b)[i]!.rps)) : Number.NaN;
     const diff = (a: string, b: string) =>
       median(of(a).map((r, i) => r.cpuMsPerRequest - of(b)[i]!.cpuMsPerRequest));
     const sdk = 'SDK floor (MCP stateless echo)';
@@ -496,69 +568,96 @@ async function main(): Promise<void> {
       );
     }
     process.stderr.write(`${lines.join('\n')}\n`);
-    const load = await underLoad(sentinel, on.tokens, sim);
-    const pluginsRatio = ratio(gd, gdOff);
-    const pluginsCpu = diff(gd, gdOff);
-    const checks: [string, boolean][] = [
-      [
-        `get_deployment ${ratio(gd, sdk).toFixed(2)}x the SDK floor (target >= ${TARGETS.getDeploymentVsSdk}x)`,
-        ratio(gd, sdk) >= TARGETS.getDeploymentVsSdk,
-      ],
-      [
-        `get_deployment ${fig(gd).cpu.toFixed(2)} ms CPU/request (target <= ${TARGETS.getDeploymentCpuMs})`,
-        fig(gd).cpu <= TARGETS.getDeploymentCpuMs,
-      ],
-      [
+    const load = LOAD ? await underLoad(sentinel, on.tokens, sim) : undefined;
+    const checks: [string, boolean][] = [];
+    if (ran(gd, sdk)) {
+      checks.push(
+        [
+          `get_deployment ${ratio(gd, sdk).toFixed(2)}x the SDK floor (target >= ${TARGETS.getDeploymentVsSdk}x)`,
+          ratio(gd, sdk) >= TARGETS.getDeploymentVsSdk,
+        ],
+        [
+          `get_deployment ${fig(gd).cpu.toFixed(2)} ms CPU/request (target <= ${TARGETS.getDeploymentCpuMs})`,
+          fig(gd).cpu <= TARGETS.getDeploymentCpuMs,
+        ],
+      );
+    }
+    if (ran(lp, sdk)) {
+      checks.push([
         `list_pods ${ratio(lp, sdk).toFixed(2)}x the SDK floor (target >= ${TARGETS.listPodsVsSdk}x)`,
         ratio(lp, sdk) >= TARGETS.listPodsVsSdk,
-      ],
-      [
-        `gate+audit+metrics cost ${((1 - pluginsRatio) * 100).toFixed(1)}% throughput (target <= ${TARGETS.pluginsThroughputCost * 100}%)`,
-        1 - pluginsRatio <= TARGETS.pluginsThroughputCost,
-      ],
-      [
-        `gate+audit+metrics add ${pluginsCpu.toFixed(2)} ms CPU/call (target <= ${TARGETS.pluginsCpuMs})`,
-        pluginsCpu <= TARGETS.pluginsCpuMs,
-      ],
-      [
-        `approve -> executed p99 ${load.approveToExecuteP99Ms.toFixed(0)} ms with ${READERS} readers (target < ${TARGETS.approveToExecuteP99Ms})`,
-        load.approveToExecuteP99Ms < TARGETS.approveToExecuteP99Ms,
-      ],
-      [
-        `readers under load: ${load.readers.ok} ok, ${load.readers.throttled} 429 (${load.readers.withRetryAfter} with Retry-After), ${load.readers.failed} failed/timed out (target: 429s, no failures)`,
-        load.readers.failed === 0,
-      ],
+      ]);
+    }
+    if (ran(gd, gdOff)) {
+      const pluginsRatio = ratio(gd, gdOff);
+      const pluginsCpu = diff(gd, gdOff);
+      checks.push(
+        [
+          `gate+audit+metrics cost ${((1 - pluginsRatio) * 100).toFixed(1)}% throughput (target <= ${TARGETS.pluginsThroughputCost * 100}%)`,
+          1 - pluginsRatio <= TARGETS.pluginsThroughputCost,
+        ],
+        [
+          `gate+audit+metrics add ${pluginsCpu.toFixed(2)} ms CPU/call (target <= ${TARGETS.pluginsCpuMs})`,
+          pluginsCpu <= TARGETS.pluginsCpuMs,
+        ],
+      );
+    }
+    if (load) {
+      checks.push(
+        [
+          `approve -> executed p99 ${load.approveToExecuteP99Ms.toFixed(0)} ms with ${READERS} readers (target < ${TARGETS.approveToExecuteP99Ms})`,
+          load.approveToExecuteP99Ms < TARGETS.approveToExecuteP99Ms,
+        ],
+        [
+          `readers under load: ${load.readers.ok} ok, ${load.readers.throttled} 429 (${load.readers.withRetryAfter} with Retry-After), ${load.readers.failed} failed/timed out (target: 429s, no failures)`,
+          load.readers.failed === 0,
+        ],
+        [
+          `peak RSS under ${READERS} readers ${load.peakRssMb.toFixed(0)} MB (target <= ${TARGETS.peakRssMb})`,
+          load.peakRssMb <= TARGETS.peakRssMb,
+        ],
+      );
+    }
+    checks.push(
       [
         `idle RSS ${idleRssMb.toFixed(0)} MB (target <= ${TARGETS.idleRssMb})`,
         idleRssMb <= TARGETS.idleRssMb,
       ],
       [
-        `peak RSS under ${READERS} readers ${load.peakRssMb.toFixed(0)} MB (target <= ${TARGETS.peakRssMb})`,
-        load.peakRssMb <= TARGETS.peakRssMb,
-      ],
-      [
         `/healthz ${sentinel.startupMs.toFixed(0)} ms after fork (target <= ${TARGETS.healthzMs}; SDK echo ${sdkEcho.startupMs.toFixed(0)} ms)`,
         sentinel.startupMs <= TARGETS.healthzMs,
       ],
-    ];
-    if (sentinelWorkers) {
-      const x = ratio(`get_deployment (${WORKERS} workers)`, gd);
+    );
+    const workersRow = `get_deployment (${WORKERS} workers)`;
+    if (sentinelWorkers && ran(workersRow, gd)) {
+      const x = ratio(workersRow, gd);
       checks.push([
         `--workers ${WORKERS} ${x.toFixed(2)}x the RPS of one worker (target >= ${TARGETS.workersVsOne}x; /healthz ${sentinelWorkers.startupMs.toFixed(0)} ms after fork; idle RSS of primary + workers ${workersIdleRssMb?.toFixed(0)} MB)`,
         x >= TARGETS.workersVsOne,
       ]);
     }
-    if (sentinelPg) {
+    if (sentinelPg && ran('get_deployment (PostgreSQL)', gd)) {
       lines.push(
         `PostgreSQL store / SQLite: x${ratio('get_deployment (PostgreSQL)', gd).toFixed(2)} RPS, ${diff('get_deployment (PostgreSQL)', gd).toFixed(2)} ms CPU/request more`,
       );
     } else {
-      lines.push('PostgreSQL row skipped (no PostgreSQL binaries, or BENCH_POSTGRES=0)');
+      lines.push('PostgreSQL row skipped (no PostgreSQL binaries, BENCH_POSTGRES=0, or not in BENCH_ROWS)');
     }
-    if (sentinelCompare) {
+    if (sentinelCompare && ran('get_deployment (sentinel*)', gd)) {
       lines.push(
         `sentinel* (${JSON.stringify(COMPARE_OPTIONS)}) / sentinel: x${ratio('get_deployment (sentinel*)', gd).toFixed(2)} RPS`,
       );
+    }
+    for (const [row, base] of [
+      [gd, 'baseline get_deployment (all)'],
+      [gdOff, 'baseline get_deployment (none)'],
+      [lp, 'baseline list_pods 50 Pods (all)'],
+    ] as const) {
+      if (ran(row, base)) {
+        lines.push(
+          `${row} / baseline: x${ratio(row, base).toFixed(2)} RPS, ${diff(row, base).toFixed(2)} ms CPU/request`,
+        );
+      }
     }
     lines.push('targets (issue 17):');
     for (const [text, ok] of checks) lines.push(`  ${ok ? 'under' : 'OVER '}  ${text}`);

@@ -13,9 +13,15 @@
  * `BENCH_SERVE_OPTIONS` the target is the primary of `sentinel serve --workers N` (server/workers.ts;
  * the workers are this file again, forked by node:cluster), and its usage is the whole process
  * tree's (from /proc).
+ *
+ * `{ type: 'profile', action: 'start' }` starts the V8 CPU profiler in this process (node:inspector);
+ * `{ type: 'profile', action: 'stop', file }` writes the profile to `file` and answers
+ * `{ type: 'profiled', file }` (bench/readpath.ts with `BENCH_CPU_PROF`: the measured rounds only,
+ * without start-up and warm-up).
  */
 import cluster from 'node:cluster';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import express from 'express';
@@ -44,8 +50,26 @@ function procUsage(pid: number): { cpuMicros: number; rss: number } {
 const serveOptions = JSON.parse(process.env.BENCH_SERVE_OPTIONS ?? '{}') as Record<string, unknown>;
 const workers = Number(serveOptions.workers ?? 1);
 
+let profiler: Session | undefined;
+
+/** Starts or stops (writing `file`) this process's CPU profile. */
+async function profile(action: 'start' | 'stop', file?: string): Promise<void> {
+  if (action === 'start') {
+    profiler = new Session();
+    profiler.connect();
+    await profiler.post('Profiler.enable');
+    await profiler.post('Profiler.start');
+    return;
+  }
+  const { profile: taken } = await profiler!.post('Profiler.stop');
+  profiler!.disconnect();
+  writeFileSync(file!, JSON.stringify(taken));
+  send({ type: 'profiled', file });
+}
+
 if (!cluster.isWorker) {
-  process.on('message', (message: { type?: string }) => {
+  process.on('message', (message: { type?: string; action?: 'start' | 'stop'; file?: string }) => {
+    if (message.type === 'profile') void profile(message.action!, message.file);
     if (message.type !== 'usage') return;
     const cpu = process.cpuUsage();
     const own = { cpuMicros: cpu.user + cpu.system, rss: process.memoryUsage().rss };

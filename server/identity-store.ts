@@ -167,13 +167,17 @@ export interface IdentityStoreOptions {
   onLoadError?: (error: SentinelError) => void;
 }
 
-/** A file's identity and version (inode, size, mtime), or `missing`. */
+/**
+ * A file's identity and version (inode, size, mtime), `missing`, or `unreadable:<errno code>`: a
+ * change of it is what makes the store read the file again.
+ */
 function fileStamp(file: string): string {
   try {
     const stat = statSync(file, { bigint: true });
     return `${stat.ino}:${stat.size}:${stat.mtimeNs}`;
-  } catch {
-    return 'missing';
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' ? 'missing' : `unreadable:${code}`;
   }
 }
 
@@ -224,120 +228,185 @@ function readTokensFile(tokensFile: string): IdentityRecord[] | SentinelError {
   });
 }
 
+/** The startup token (identity `local`), following a token file that `sentinel tokens rotate local` rewrites. */
+interface StartupToken {
+  /** The current token's hash, or undefined when the server started without one. */
+  hash(): string | undefined;
+  /** Picks up a rotated startup token file (an unreadable or malformed one keeps the last token). */
+  refresh(): void;
+  /** Identity `local`, bound to the current token. */
+  local(): Identity;
+}
+
+function startupToken(options: IdentityStoreOptions): StartupToken {
+  const file = options.startupTokenFile;
+  let hash = options.startupToken === undefined ? undefined : hashToken(options.startupToken);
+  let stamp = file === undefined ? undefined : fileStamp(file);
+  return {
+    hash: () => hash,
+    refresh() {
+      if (file === undefined) return;
+      const current = fileStamp(file);
+      if (current === stamp) return;
+      stamp = current;
+      try {
+        const text = readFileSync(file, 'utf8').trim();
+        if (text.length >= 32) hash = hashToken(text);
+      } catch {
+        // keep the token the server has
+      }
+    },
+    local: () => ({
+      ...localIdentity,
+      roles: [...localIdentity.roles],
+      ...(hash !== undefined && { credential: credentialOf(hash) }),
+    }),
+  };
+}
+
+/** tokens.yaml as last read: its identities, or why it cannot be used. */
+interface TokensFileView {
+  /** Re-reads the file when its stat changed since the last read. */
+  refresh(): void;
+  /** The identities (empty while the file is broken). */
+  records(): IdentityRecord[];
+  /** Why the file cannot be used, or undefined. */
+  loadError(): SentinelError | undefined;
+}
+
+function tokensFileView(options: IdentityStoreOptions, startup: StartupToken): TokensFileView {
+  const { tokensFile, onLoadError } = options;
+  const startupSource = options.startupTokenSource ?? 'the startup token';
+  let stamp: string | undefined;
+  let records: IdentityRecord[] = [];
+  let loadError: SentinelError | undefined;
+  return {
+    refresh() {
+      const current = fileStamp(tokensFile);
+      if (current === stamp) return;
+      stamp = current;
+      loadError = undefined;
+      records = [];
+      if (current === 'missing') return;
+      let result = readTokensFile(tokensFile);
+      const startupHash = startup.hash();
+      const clash =
+        startupHash === undefined || result instanceof SentinelError
+          ? undefined
+          : result.find((record) => sameHash(record.token_sha256, startupHash));
+      if (clash) result = startupTokenClash(tokensFile, clash.name, startupSource);
+      if (result instanceof SentinelError) {
+        loadError = result;
+        onLoadError?.(result);
+      } else {
+        records = result;
+      }
+    },
+    records: () => records,
+    loadError: () => loadError,
+  };
+}
+
+/** Writes `identities` to `tokensFile` (mode 0600), replacing it whole. */
+function saveTokensFile(tokensFile: string, identities: IdentityRecord[]): void {
+  mkdirSync(dirname(tokensFile), { recursive: true, mode: 0o700 });
+  const text =
+    '# Sentinel identities: managed by `sentinel tokens add|list|revoke`. Token hashes only.\n' +
+    YAML.stringify({ identities } satisfies TokensFile);
+  // Write-then-rename: a reader (the running server) never sees a half-written file.
+  const temporary = `${tokensFile}.${process.pid}.tmp`;
+  writeFileSync(temporary, text, { mode: 0o600 });
+  chmodSync(temporary, 0o600);
+  renameSync(temporary, tokensFile);
+}
+
+/**
+ * The record `add` stores for `input`, its token hash still a placeholder. Throws `invalid_input`
+ * (bad name, role or webhook, naming the field; trust without a harness) or `conflict` (`local`).
+ */
+function newIdentityRecord(input: NewIdentity): IdentityRecord {
+  const record = IdentityRecordSchema.safeParse({
+    name: input.name,
+    roles: input.roles,
+    token_sha256: '0'.repeat(64),
+    created_at: new Date().toISOString(),
+    ...(input.trustUpstreamApproval && { trust_upstream_approval: true }),
+    ...(input.upstreamHarness && { upstream_harness: input.upstreamHarness }),
+    ...(input.webhook !== undefined && { webhook: input.webhook }),
+  });
+  if (!record.success) {
+    throw fromZod(record.error, [], {
+      root: '(file)',
+      all: true,
+      message: (lines) => `Cannot add identity '${input.name}': ${lines}.`,
+    });
+  }
+  if (input.trustUpstreamApproval && !input.upstreamHarness) {
+    throw new SentinelError(
+      'invalid_input',
+      `Cannot add identity '${input.name}': trust_upstream_approval needs a harness to verify approvals against (--upstream-harness <url>, with --upstream-harness-token-file for a harness that needs login); a token alone is never enough.`,
+      { field: 'upstream_harness' },
+    );
+  }
+  if (input.name === LOCAL_IDENTITY_NAME) {
+    throw new SentinelError(
+      'conflict',
+      `'${LOCAL_IDENTITY_NAME}' is reserved for the server's startup token; choose another name.`,
+      { field: 'name' },
+    );
+  }
+  return record.data;
+}
+
+/**
+ * Gives `record` a fresh token and saves it into `identities` (replacing the record of that name,
+ * or appended). Returns the identity and the token (shown once; only its hash is kept).
+ */
+function issueToken(
+  tokensFile: string,
+  identities: IdentityRecord[],
+  record: IdentityRecord,
+): { identity: Identity; token: string } {
+  const token = generateToken();
+  const stored = { ...record, token_sha256: hashToken(token) };
+  const replaced = identities.some((identity) => identity.name === record.name);
+  saveTokensFile(
+    tokensFile,
+    replaced
+      ? identities.map((identity) => (identity.name === record.name ? stored : identity))
+      : [...identities, stored],
+  );
+  return { identity: toIdentity(stored), token };
+}
+
+/** `not_found` for an identity missing from `tokensFile`. */
+function noSuchIdentity(tokensFile: string, name: string): SentinelError {
+  return new SentinelError(
+    'not_found',
+    `No identity named '${name}' in ${tokensFile}; \`sentinel tokens list\` shows what exists.`,
+    { field: 'name' },
+  );
+}
+
 /**
  * Opens the identity store backed by `tokensFile` (which need not exist yet). Never throws on open;
  * a broken file is reported through `onLoadError` and by the methods that need it (`list` throws
  * `invalid_input`, or `conflict` when an identity holds the startup token).
  */
 export function createIdentityStore(options: IdentityStoreOptions): IdentityStore {
-  const { tokensFile, onLoadError } = options;
-  let startupHash = options.startupToken === undefined ? undefined : hashToken(options.startupToken);
-  let startupStamp = options.startupTokenFile === undefined ? undefined : fileStamp(options.startupTokenFile);
-  /** Picks up a rotated startup token file (an unreadable or malformed one keeps the last token). */
-  const refreshStartup = (): void => {
-    if (options.startupTokenFile === undefined) return;
-    const current = fileStamp(options.startupTokenFile);
-    if (current === startupStamp) return;
-    startupStamp = current;
-    try {
-      const text = readFileSync(options.startupTokenFile, 'utf8').trim();
-      if (text.length >= 32) startupHash = hashToken(text);
-    } catch {
-      // keep the token the server has
-    }
-  };
-  const startupSource = options.startupTokenSource ?? 'the startup token';
-  const local = (): Identity => ({
-    ...localIdentity,
-    roles: [...localIdentity.roles],
-    ...(startupHash !== undefined && { credential: credentialOf(startupHash) }),
-  });
-  let stamp: string | undefined;
-  let records: IdentityRecord[] = [];
-  let loadError: SentinelError | undefined;
-
-  /** Re-reads the file when its stat changed since the last read. */
-  const refresh = (): void => {
-    let current: string;
-    try {
-      const stat = statSync(tokensFile, { bigint: true });
-      current = `${stat.ino}:${stat.size}:${stat.mtimeNs}`;
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      current = code === 'ENOENT' ? 'missing' : `unreadable:${code}`;
-    }
-    if (current === stamp) return;
-    stamp = current;
-    loadError = undefined;
-    records = [];
-    if (current === 'missing') return;
-    let result = readTokensFile(tokensFile);
-    const startup = startupHash;
-    const clash =
-      startup === undefined || result instanceof SentinelError
-        ? undefined
-        : result.find((record) => sameHash(record.token_sha256, startup));
-    if (clash) result = startupTokenClash(tokensFile, clash.name, startupSource);
-    if (result instanceof SentinelError) {
-      loadError = result;
-      onLoadError?.(result);
-    } else {
-      records = result;
-    }
-  };
-
+  const { tokensFile } = options;
+  const startup = startupToken(options);
+  const file = tokensFileView(options, startup);
   const loaded = (): IdentityRecord[] => {
-    refresh();
-    if (loadError) throw loadError;
-    return records;
+    file.refresh();
+    const error = file.loadError();
+    if (error) throw error;
+    return file.records();
   };
-
-  const save = (identities: IdentityRecord[]): void => {
-    mkdirSync(dirname(tokensFile), { recursive: true, mode: 0o700 });
-    const text =
-      '# Sentinel identities: managed by `sentinel tokens add|list|revoke`. Token hashes only.\n' +
-      YAML.stringify({ identities } satisfies TokensFile);
-    // Write-then-rename: a reader (the running server) never sees a half-written file.
-    const temporary = `${tokensFile}.${process.pid}.tmp`;
-    writeFileSync(temporary, text, { mode: 0o600 });
-    chmodSync(temporary, 0o600);
-    renameSync(temporary, tokensFile);
-  };
-
   return {
     tokensFile,
-
     add(input) {
-      const record = IdentityRecordSchema.safeParse({
-        name: input.name,
-        roles: input.roles,
-        token_sha256: '0'.repeat(64),
-        created_at: new Date().toISOString(),
-        ...(input.trustUpstreamApproval && { trust_upstream_approval: true }),
-        ...(input.upstreamHarness && { upstream_harness: input.upstreamHarness }),
-        ...(input.webhook !== undefined && { webhook: input.webhook }),
-      });
-      if (!record.success) {
-        throw fromZod(record.error, [], {
-          root: '(file)',
-          all: true,
-          message: (lines) => `Cannot add identity '${input.name}': ${lines}.`,
-        });
-      }
-      if (input.trustUpstreamApproval && !input.upstreamHarness) {
-        throw new SentinelError(
-          'invalid_input',
-          `Cannot add identity '${input.name}': trust_upstream_approval needs a harness to verify approvals against (--upstream-harness <url>, with --upstream-harness-token-file for a harness that needs login); a token alone is never enough.`,
-          { field: 'upstream_harness' },
-        );
-      }
-      if (input.name === LOCAL_IDENTITY_NAME) {
-        throw new SentinelError(
-          'conflict',
-          `'${LOCAL_IDENTITY_NAME}' is reserved for the server's startup token; choose another name.`,
-          { field: 'name' },
-        );
-      }
+      const record = newIdentityRecord(input);
       const identities = loaded();
       if (identities.some((existing) => existing.name === input.name)) {
         throw new SentinelError(
@@ -346,69 +415,47 @@ export function createIdentityStore(options: IdentityStoreOptions): IdentityStor
           { field: 'name' },
         );
       }
-      const token = generateToken();
-      const stored = { ...record.data, token_sha256: hashToken(token) };
-      save([...identities, stored]);
-      return { identity: toIdentity(stored), token };
+      return issueToken(tokensFile, identities, record);
     },
-
     list: () => [...loaded()],
-
     revoke(name) {
       const identities = loaded();
-      if (!identities.some((identity) => identity.name === name)) {
-        throw new SentinelError(
-          'not_found',
-          `No identity named '${name}' in ${tokensFile}; \`sentinel tokens list\` shows what exists.`,
-          { field: 'name' },
-        );
-      }
-      save(identities.filter((identity) => identity.name !== name));
+      if (!identities.some((identity) => identity.name === name)) throw noSuchIdentity(tokensFile, name);
+      saveTokensFile(
+        tokensFile,
+        identities.filter((identity) => identity.name !== name),
+      );
     },
-
     rotate(name) {
       const identities = loaded();
-      const index = identities.findIndex((identity) => identity.name === name);
-      if (index === -1) {
-        throw new SentinelError(
-          'not_found',
-          `No identity named '${name}' in ${tokensFile}; \`sentinel tokens list\` shows what exists.`,
-          { field: 'name' },
-        );
-      }
-      const token = generateToken();
-      const stored = { ...identities[index]!, token_sha256: hashToken(token) };
-      save(identities.map((identity, i) => (i === index ? stored : identity)));
-      return { identity: toIdentity(stored), token };
+      const record = identities.find((identity) => identity.name === name);
+      if (!record) throw noSuchIdentity(tokensFile, name);
+      return issueToken(tokensFile, identities, record);
     },
-
     get(name) {
-      if (name === LOCAL_IDENTITY_NAME) return local();
-      refresh();
-      if (loadError) return undefined;
-      const record = records.find((identity) => identity.name === name);
+      if (name === LOCAL_IDENTITY_NAME) return startup.local();
+      file.refresh();
+      if (file.loadError()) return undefined;
+      const record = file.records().find((identity) => identity.name === name);
       return record && toIdentity(record);
     },
-
     lookupByToken(token) {
       const presented = hashToken(token);
       let found: Identity | undefined;
-      refreshStartup();
+      startup.refresh();
+      const startupHash = startup.hash();
       // Compare against every hash without stopping early, so timing does not reveal a match.
-      if (startupHash !== undefined && sameHash(presented, startupHash)) {
-        found = local();
-      }
-      refresh();
-      if (loadError) return found;
-      for (const record of records) {
+      if (startupHash !== undefined && sameHash(presented, startupHash)) found = startup.local();
+      file.refresh();
+      if (file.loadError()) return found;
+      for (const record of file.records()) {
         if (sameHash(presented, record.token_sha256) && !found) found = toIdentity(record);
       }
       return found;
     },
-
     hasTokens() {
-      refresh();
-      return startupHash !== undefined || (!loadError && records.length > 0);
+      file.refresh();
+      return startup.hash() !== undefined || (!file.loadError() && file.records().length > 0);
     },
   };
 }

@@ -134,6 +134,9 @@ export function createMcpServer(options: McpServerOptions): Server {
       name: request.params.name,
       arguments: request.params.arguments,
       signal: extra.signal,
+      ...(request.params._meta?.read_snapshot !== undefined && {
+        readSnapshot: request.params._meta.read_snapshot,
+      }),
     });
   });
   return server;

@@ -19,6 +19,7 @@ import {
 import { LOCAL_IDENTITY_NAME } from './identity.ts';
 import {
   approvalMetricsListener,
+  clusterExposition,
   createMetrics,
   createMetricsMiddleware,
   metricsRoute,
@@ -81,8 +82,10 @@ function rejectionListener(
 
 /** Builds the plugin (see the module comment). */
 export function createOversightPlugin(options: OversightOptions = {}): ServerPlugin {
-  return async ({ dataDir, approvals, identities, logger, storeUrl }) => {
+  return async ({ dataDir, approvals, identities, logger, storeUrl, worker }) => {
     const metrics = createMetrics(options.metrics);
+    // Under --workers, /metrics on any worker answers with the sum over all of them.
+    const workerMetrics = worker?.metrics(() => metrics.registry.getMetricsAsJSON());
     options.onMetrics?.(metrics);
     const countAuditFailure = () => metrics.auditWriteFailures.inc();
     // With a PostgreSQL store the log is shared by every replica; checkpoints of its head go to the
@@ -144,7 +147,10 @@ export function createOversightPlugin(options: OversightOptions = {}): ServerPlu
         auditRejectionListener(log, { logger, onWriteError: countAuditFailure }),
         unauthenticated,
       ),
-      routes: [metricsRoute(metrics), (app) => app.use(ui.router)],
+      routes: [
+        metricsRoute(metrics, workerMetrics && clusterExposition(() => workerMetrics.gather())),
+        (app) => app.use(ui.router),
+      ],
       announce: (url) => {
         baseUrl = url;
         return [`Approvals page: ${url}${PAGE_PATH}`];
@@ -158,6 +164,7 @@ export function createOversightPlugin(options: OversightOptions = {}): ServerPlu
       ],
       close: async () => {
         ui.close();
+        workerMetrics?.close();
         await sessions.close();
         for (const unsubscribe of subscriptions) unsubscribe();
         await notifier.close();

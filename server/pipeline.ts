@@ -18,6 +18,7 @@ import type { ApprovalRequest } from './gate/approval-request.ts';
 import type { GateDecision } from './gate/decision.ts';
 import type { Identity } from './identity.ts';
 import { createCallReads, forgettingWriter, runTool, type CallReads } from './run-tool.ts';
+import { createSnapshotReads, READ_SNAPSHOT_ID, type SnapshotReads } from './snapshot-reads.ts';
 
 export type { Identity, Role } from './identity.ts';
 
@@ -117,6 +118,8 @@ export interface ToolCallPipelineOptions {
   logger: Logger;
   /** Told about calls refused before the middlewares (unknown tool, invalid arguments). */
   onRejected?: RejectedCallListener;
+  /** Read snapshots shared by calls naming one (`_meta.read_snapshot`); default: one store per pipeline. */
+  snapshots?: SnapshotReads;
 }
 
 /** One incoming `tools/call`. */
@@ -129,6 +132,11 @@ export interface ToolCallRequest {
   arguments: Record<string, unknown> | undefined;
   /** Aborted when the MCP request is cancelled or the connection closes. */
   signal: AbortSignal;
+  /**
+   * `params._meta.read_snapshot` as sent: the read snapshot this call's reads share with other
+   * calls naming it (server/snapshot-reads.ts); used by read tools and dry runs only.
+   */
+  readSnapshot?: unknown;
 }
 
 /** Runs one `tools/call` through the pipeline; never throws (every failure is an `isError` result). */
@@ -161,6 +169,7 @@ function subjectOf(args: Record<string, unknown>): Record<string, unknown> {
  */
 export function createToolCallPipeline(options: ToolCallPipelineOptions): ToolCallPipeline {
   const { registry, kube, middlewares, logger, onRejected } = options;
+  const snapshots = options.snapshots ?? createSnapshotReads();
 
   return async (request) => {
     const at = new Date();
@@ -197,6 +206,23 @@ export function createToolCallPipeline(options: ToolCallPipelineOptions): ToolCa
     } catch (error) {
       return reject('invalid_arguments', toSentinelError(error));
     }
+    const snapshot = request.readSnapshot;
+    if (snapshot !== undefined && (typeof snapshot !== 'string' || !READ_SNAPSHOT_ID.test(snapshot))) {
+      return reject(
+        'invalid_arguments',
+        new SentinelError(
+          'invalid_input',
+          '_meta.read_snapshot must be 1-128 letters, digits, dots, colons, underscores or hyphens (an opaque id, e.g. the investigation id).',
+          { field: '_meta.read_snapshot' },
+        ),
+      );
+    }
+    // Only a read tool or a dry run the caller asked for reads from a snapshot: never the gate's
+    // resolution of a change, its re-check or an execution (they need what the cluster says now).
+    const shared =
+      snapshot !== undefined && (tool.risk === 'read' || args.dry_run === true)
+        ? { id: snapshot, snapshots }
+        : { snapshots };
     const toolLog = log.child({ tool: tool.name, risk: tool.risk });
     // A change's execution builds on the reads its preview made in this call (server/run-tool.ts).
     const reads = createCallReads();
@@ -212,7 +238,7 @@ export function createToolCallPipeline(options: ToolCallPipelineOptions): ToolCa
       overrides: ExecuteOverrides,
     ): Promise<CallToolResult> => {
       const middleware = middlewares[index];
-      if (!middleware) return runHandler(call, overrides, kube(), request.signal, reads);
+      if (!middleware) return runHandler(call, overrides, kube(), request.signal, reads, shared);
       const next: ExecuteFn = async (more = {}) => {
         try {
           const nextCall = more.args ? { ...call, args: parseToolArguments(tool, more.args) } : call;
@@ -275,6 +301,7 @@ async function runHandler(
   connection: KubeConnection,
   signal: AbortSignal,
   reads: CallReads,
+  shared: { id?: string; snapshots: SnapshotReads },
 ): Promise<CallToolResult> {
   const { tool } = call;
   let args = call.args;
@@ -291,11 +318,11 @@ async function runHandler(
     throw new SentinelError('unavailable', connection.reason);
   }
   const executes = tool.risk !== 'read' && !dryRun;
-  const reader = dryRun
-    ? reads.recording(connection.reader)
-    : executes
-      ? reads.replaying(connection.reader)
+  const live =
+    shared.id !== undefined && !executes && overrides.recheck !== true
+      ? shared.snapshots.reader(shared.id, connection.reader)
       : connection.reader;
+  const reader = dryRun ? reads.recording(live) : executes ? reads.replaying(live) : live;
   return runTool(
     tool,
     args,
@@ -307,6 +334,7 @@ async function runHandler(
       ...(overrides.approvalRequestId !== undefined && { approvalRequestId: overrides.approvalRequestId }),
       ...(dryRun && overrides.recheck === true && { recheck: true }),
     },
-    { writer: executes ? forgettingWriter(connection.writer, reads) : undefined },
+    // A write drops every read snapshot too: nothing read before it is served after it.
+    { writer: executes ? forgettingWriter(connection.writer, reads, shared.snapshots) : undefined },
   );
 }

@@ -82,7 +82,7 @@ function copyOne(value: unknown): unknown {
 }
 
 /** A copy of a read's answer, or undefined when it cannot be copied (then it is not replayed). */
-function copyOf(value: unknown): { value: unknown } | undefined {
+export function copyOf(value: unknown): { value: unknown } | undefined {
   try {
     return { value: Array.isArray(value) ? value.map(copyOne) : copyOne(value) };
   } catch {
@@ -91,7 +91,7 @@ function copyOf(value: unknown): { value: unknown } | undefined {
 }
 
 /** Every property name of `object` and its prototypes (short of `Object.prototype`). */
-function propertyNames(object: object): string[] {
+export function propertyNames(object: object): string[] {
   const names = new Set<string>();
   for (let at: object | null = object; at && at !== Object.prototype; at = Object.getPrototypeOf(at)) {
     for (const name of Object.getOwnPropertyNames(at)) if (name !== 'constructor') names.add(name);
@@ -144,10 +144,18 @@ export function createCallReads(): CallReads {
   };
 }
 
-/** `writer` with every method forgetting `reads` first: after a write, reads go to the cluster. */
-export function forgettingWriter(writer: KubeWriter, reads: CallReads): KubeWriter {
+/**
+ * `writer` with every method forgetting `reads` (and `also`, e.g. the server's read snapshots)
+ * first: after a write, reads go to the cluster.
+ */
+export function forgettingWriter(
+  writer: KubeWriter,
+  reads: CallReads,
+  ...also: readonly { forget(): void }[]
+): KubeWriter {
   return wrapMethods(writer, (_method, _args, call) => {
     reads.forget();
+    for (const other of also) other.forget();
     return call();
   });
 }

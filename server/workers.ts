@@ -9,13 +9,15 @@
  * writes the login link and prints the banner, exactly as a single `sentinel serve`), then the
  * others; it writes the one discovery file of the server (its own pid, the lead's URL and files),
  * relays approval events between the workers (so the approvals page of each shows the others'
- * decisions), replaces a worker that dies, and stops them all on SIGINT/SIGTERM.
+ * decisions) and their metrics (so `/metrics` on any worker sums all of them: workers-metrics.ts),
+ * replaces a worker that dies, and stops them all on SIGINT/SIGTERM.
  *
  * Messages between primary and workers carry `sentinel` as their tag (`WorkerMessage`).
  */
 import cluster, { type Worker } from 'node:cluster';
 import { registerServer, type ServerEntry } from './discovery.ts';
 import type { EventBridge, RemoteEventNote } from './postgres/events.ts';
+import { createMetricsRelay, type MetricsMessage } from './workers-metrics.ts';
 
 /** Environment variable telling a worker its role: `lead` (the first) or `follower`. */
 export const WORKER_ROLE_ENV = 'SENTINEL_WORKER_ROLE';
@@ -25,7 +27,8 @@ const WORKER_COUNT_ENV = 'SENTINEL_WORKER_COUNT';
 /** What primary and workers send each other over the cluster's IPC channel. */
 export type WorkerMessage =
   | { sentinel: 'listening'; url: string; entry?: Omit<ServerEntry, 'pid'> }
-  | { sentinel: 'approval-event'; type: string; id: string; from?: number };
+  | { sentinel: 'approval-event'; type: string; id: string; from?: number }
+  | MetricsMessage;
 
 const isWorkerMessage = (message: unknown): message is WorkerMessage =>
   typeof message === 'object' && message !== null && 'sentinel' in message;
@@ -55,6 +58,7 @@ export async function runWorkers(options: {
   const { count, dataDir, io } = options;
   const workers = new Set<Worker>();
   const restarts: number[] = [];
+  const metrics = createMetricsRelay();
   let stopping = false;
   let unregister = () => {};
   let exitCode = 0;
@@ -85,16 +89,20 @@ export async function runWorkers(options: {
         if (!isWorkerMessage(message)) return;
         if (message.sentinel === 'listening') {
           listening = true;
+          metrics.listening(worker);
           resolve(message);
         } else if (message.sentinel === 'approval-event') {
           // Relayed to the other workers, which read the request back from the shared store.
           for (const other of workers) {
             if (other !== worker && other.isConnected()) other.send({ ...message, from: worker.process.pid });
           }
+        } else {
+          metrics.receive(worker, message);
         }
       });
       worker.on('exit', (code, signal) => {
         workers.delete(worker);
+        metrics.exited(worker);
         if (!listening) resolve(undefined);
         else if (!stopping) replace(worker, code, signal);
         maybeDone();
@@ -155,6 +163,18 @@ export interface WorkerRole {
   listening(url: string, entry?: Omit<ServerEntry, 'pid'>): void;
   /** The approval events of the other workers, relayed by the primary (an `EventBridge`). */
   bridge(onRemote: (note: RemoteEventNote) => void): EventBridge;
+  /**
+   * Shares this worker's metrics: answers the primary's requests with `collect()` (its registry
+   * as `getMetricsAsJSON()`), and `gather()` resolves with every listening worker's answer (this
+   * one's too). `gather` rejects when a worker does not answer in time or the primary is gone.
+   */
+  metrics(collect: () => Promise<unknown[]>): WorkerMetrics;
+}
+
+/** A worker's share in the server's metrics (see `WorkerRole.metrics`). */
+export interface WorkerMetrics {
+  gather(): Promise<unknown[][]>;
+  close(): void;
 }
 
 /**
@@ -183,6 +203,54 @@ export function workerRole(env: NodeJS.ProcessEnv = process.env): WorkerRole | u
           process.off('message', receive);
         },
       };
+    },
+    metrics: (collect) => workerMetrics(collect, send),
+  };
+}
+
+/** `WorkerRole.metrics`: the worker's half of the relay in workers-metrics.ts. */
+function workerMetrics(
+  collect: () => Promise<unknown[]>,
+  send: (message: WorkerMessage) => void,
+): WorkerMetrics {
+  const waiting = new Map<
+    number,
+    { resolve: (parts: unknown[][]) => void; reject: (error: Error) => void }
+  >();
+  let next = 0;
+  const receive = (message: unknown) => {
+    if (!isWorkerMessage(message)) return;
+    if (message.sentinel === 'metrics-collect') {
+      const { gather } = message;
+      void collect().then(
+        (metrics) => send({ sentinel: 'metrics-part', gather, metrics }),
+        () => send({ sentinel: 'metrics-part', gather, metrics: [] }),
+      );
+    } else if (message.sentinel === 'metrics-parts') {
+      const waiter = waiting.get(message.id);
+      waiting.delete(message.id);
+      if (message.parts) waiter?.resolve(message.parts);
+      else waiter?.reject(new Error(`the workers' metrics could not be gathered: ${message.error}`));
+    }
+  };
+  const gone = () => {
+    for (const waiter of waiting.values()) waiter.reject(new Error('the primary process is gone'));
+    waiting.clear();
+  };
+  process.on('message', receive);
+  process.on('disconnect', gone);
+  return {
+    gather: () =>
+      new Promise((resolve, reject) => {
+        if (!process.connected) return reject(new Error('the primary process is gone'));
+        const id = next++;
+        waiting.set(id, { resolve, reject });
+        send({ sentinel: 'metrics-request', id });
+      }),
+    close() {
+      process.off('message', receive);
+      process.off('disconnect', gone);
+      gone();
     },
   };
 }

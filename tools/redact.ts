@@ -92,12 +92,27 @@ function looksSecret(name: string, extraWords: ReadonlySet<string> | undefined):
 }
 
 /**
+ * `isSecretName` of the names seen so far: objects from the cluster repeat the same few hundred keys
+ * and env names (`metadata`, `containerPort`, …) on every read, and splitting each into words was
+ * most of what redacting a Deployment cost. Bounded (cleared when full); the answer is a pure
+ * function of the name.
+ */
+const secretNames = new Map<string, boolean>();
+const MAX_REMEMBERED_NAMES = 10_000;
+
+/**
  * Whether an environment variable or object key name looks like it holds a secret (PASSWORD,
  * SECRET, TOKEN, KEY, CREDENTIAL, AUTH, ... as a word of the name), so its value is redacted.
  * Names ending in a reference word (`secretName`, `TOKEN_FILE`, `keyRef`) are not secrets.
  */
 export function isSecretName(name: string): boolean {
-  return looksSecret(name, NAME_ONLY_WORDS);
+  let secret = secretNames.get(name);
+  if (secret === undefined) {
+    secret = looksSecret(name, NAME_ONLY_WORDS);
+    if (secretNames.size >= MAX_REMEMBERED_NAMES) secretNames.clear();
+    secretNames.set(name, secret);
+  }
+  return secret;
 }
 
 /** Object keys: like `isSecretName`, except a key named just `key` (selectors, tolerations, secretKeyRef) is not a secret. */
@@ -112,6 +127,11 @@ function isSecretPairName(name: string): boolean {
 
 interface Rule {
   pattern: RegExp;
+  /**
+   * Found in any text the pattern matches (a literal every match contains): text without it is
+   * skipped, with the same result. test/tools/redact.test.ts checks `redact` against `redactByRules`.
+   */
+  needs: RegExp;
   replace: (match: string, ...groups: string[]) => string;
 }
 
@@ -126,46 +146,61 @@ const ALREADY = '(?!\\[REDACTED\\])';
 const RULES: Rule[] = [
   {
     pattern: /-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----[\s\S]*?-----END \1PRIVATE KEY-----/g,
+    needs: /-----BEGIN /,
     replace: () => `${REDACTED} private key`,
   },
   // `Authorization: Bearer x`, `Bearer x`, `Basic x`.
   {
     pattern: new RegExp(`\\b(Bearer|Basic)(\\s+)${ALREADY}[A-Za-z0-9\\-._~+/]{8,}=*`, 'g'),
+    needs: /Bearer|Basic/,
     replace: keep(1, 2, 0),
   },
   // scheme://user:password@host
   {
     pattern: new RegExp(`\\b([a-z][a-z0-9+.-]*://[^/\\s:@]+:)${ALREADY}[^/\\s@]+(@)`, 'gi'),
+    needs: /:\/\//,
     replace: keep(1, 0, 2),
   },
   // AWS access key ids.
-  { pattern: /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b/g, replace: () => REDACTED },
+  {
+    pattern: /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b/g,
+    needs: /AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA/,
+    replace: () => REDACTED,
+  },
   // Google API keys.
-  { pattern: /\bAIza[0-9A-Za-z_-]{35}\b/g, replace: () => REDACTED },
+  { pattern: /\bAIza[0-9A-Za-z_-]{35}\b/g, needs: /AIza/, replace: () => REDACTED },
   // Azure SAS signatures in URLs and connection strings.
-  { pattern: new RegExp(`\\b(sig=)${ALREADY}[A-Za-z0-9%+/=]+`, 'g'), replace: keep(1, 0) },
+  { pattern: new RegExp(`\\b(sig=)${ALREADY}[A-Za-z0-9%+/=]+`, 'g'), needs: /sig=/, replace: keep(1, 0) },
   // GitHub and Slack tokens.
   {
     pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,}|xox[abposr]-[A-Za-z0-9-]{10,})\b/g,
+    needs: /gh[pousr]_|github_pat_|xox[abposr]-/,
     replace: () => REDACTED,
   },
   // JWTs (three base64url parts, the first two JSON objects).
-  { pattern: /\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]+/g, replace: () => REDACTED },
+  {
+    pattern: /\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]+/g,
+    needs: /eyJ/,
+    replace: () => REDACTED,
+  },
   // Env entries serialised as JSON: {"name":"DB_PASSWORD","value":"hunter2"}.
   {
     pattern: /("name"\s*:\s*"([^"]*)"\s*,\s*"value"\s*:\s*")((?:[^"\\]|\\.)*)(")/g,
+    needs: /"name"/,
     replace: (match, prefix, name, value, quote) =>
       isSecretName(name!) && value !== REDACTED && value !== '' ? `${prefix}${REDACTED}${quote}` : match,
   },
   // Env entries as YAML: `name: DB_PASSWORD` followed by `value: hunter2`.
   {
     pattern: /(\bname:[ \t]*["']?([\w.-]+)["']?[ \t]*\r?\n[ \t]*value:[ \t]*)(\S[^\n]*)/g,
+    needs: /name:/,
     replace: (match, prefix, name, value) =>
       isSecretName(name!) && value !== REDACTED ? `${prefix}${REDACTED}` : match,
   },
   // password=x, "token": "x", api_key: x, --client-secret=x (quoted or bare values).
   {
     pattern: /(["']?)([A-Za-z][\w.-]*)\1(\s*[:=]\s*)(\[REDACTED\]|"(?:[^"\\]|\\.)*"|'[^']*'|[^\s,;&"'}\]]+)/g,
+    needs: /[:=]/,
     replace: (match, open, name, separator, value) => {
       if (!isSecretPairName(name!)) return match;
       const quote = value!.startsWith('"') || value!.startsWith("'") ? value![0] : '';
@@ -178,11 +213,33 @@ const RULES: Rule[] = [
   },
 ];
 
-/** Redacts secrets in a piece of text. */
+/**
+ * Matches wherever some rule could: the union of the rules' `needs`. Text without any of them is
+ * returned as it is without running the rules — most strings of a Kubernetes object (names, labels,
+ * reasons) — with the same result they would give.
+ */
+const COULD_MATCH = new RegExp(RULES.map((rule) => rule.needs.source).join('|'));
+
+/**
+ * Redacts secrets in a piece of text. Runs only the rules whose `needs` the text (as redacted so
+ * far) contains — a timestamp's `:` runs the `name: value` rule alone — which gives what running
+ * every rule gives (`redactByRules`).
+ */
 export function redact(text: string): Redacted<string> {
+  if (!COULD_MATCH.test(text)) return { value: text, redactions: 0 };
+  return applyRules(text, true);
+}
+
+/** `redact` without its shortcuts: every rule runs on the text (for tests). */
+export function redactByRules(text: string): Redacted<string> {
+  return applyRules(text, false);
+}
+
+function applyRules(text: string, skipUnneeded: boolean): Redacted<string> {
   let redactions = 0;
   let value = text;
   for (const rule of RULES) {
+    if (skipUnneeded && !rule.needs.test(value)) continue;
     value = value.replace(rule.pattern, (...args: unknown[]) => {
       const groups = args.slice(1, -2) as string[];
       const replaced = rule.replace(args[0] as string, ...groups);

@@ -9,13 +9,14 @@
  * why, so the harness never runs a call the server would hold, and every pending call is still
  * resolved in one batch (a live harness rejects partial batches with 422).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { toSentinelError } from '../../core/index.ts';
 import type { LedgerEntry, SessionLedger } from './ledger.ts';
 import type { PendingCall } from './pending.ts';
 import type { ApprovalPrompter } from './prompter.ts';
 import { callFacts, type PendingCallRenderer } from './render.ts';
 import type { ApprovalDecision, CreateTurnRequest } from './schemas.ts';
-import type { ClientRef, PreviewLike, ServerAnswer, ServerGrantClient } from './server-grants.ts';
+import type { ClientRef, HeldCall, PreviewLike, ServerAnswer, ServerGrantClient } from './server-grants.ts';
 
 /** Reason sent with a "no" when the human gives none (the model sees it). */
 export const DEFAULT_DENY_REASON = 'The on-call engineer declined this call.';
@@ -36,6 +37,8 @@ export interface DecisionOptions {
   ledger?: SessionLedger | undefined;
   /** Clock for "N min ago". Default: now. */
   now?: () => Date;
+  /** Milliseconds between reads of a held request while the terminal asks. Default 1000. */
+  pollMs?: number;
 }
 
 /** The decision on one pending call. */
@@ -84,6 +87,7 @@ export async function decidePendingCalls(
     preview?: PreviewLike | undefined;
     deny?: string;
     known?: Known;
+    ended?: HeldCall;
   }[] = [];
   for (const call of calls) {
     const ref = options.refOf?.(call);
@@ -103,7 +107,15 @@ export async function decidePendingCalls(
       answers.push({ call, question, ref, preview });
       continue;
     }
-    const allow = await options.prompter.confirm('Allow?');
+    const held = await holdOnServer(call, ref, options);
+    const answer = held?.status === 'pending' ? await confirmWhileHeld(held, options) : undefined;
+    const ended = held?.status === 'pending' ? answer?.elsewhere : held;
+    if (ended) {
+      log(`  ${describeEnded(ended)}`);
+      answers.push({ call, question, ref, ended });
+      continue;
+    }
+    const allow = answer ? answer.allow : await options.prompter.confirm('Allow?');
     if (allow === undefined) return undefined;
     if (allow) {
       answers.push({ call, question, ref, preview });
@@ -114,12 +126,14 @@ export async function decidePendingCalls(
   }
   const decisions: Decision[] = [];
   const ledgered: Record<string, LedgerEntry> = {};
-  for (const { call, question, ref, preview, deny, known } of answers) {
+  for (const { call, question, ref, preview, deny, known, ended } of answers) {
     const decided = known
       ? fromKnown(known)
-      : deny === undefined
-        ? await grant(call, preview, ref, options)
-        : await decline(call, deny, ref, options);
+      : ended
+        ? fromEnded(ended)
+        : deny === undefined
+          ? await grant(call, preview, ref, options)
+          : await decline(call, deny, ref, options);
     decisions.push({ call, question, ...decided });
     if (!known && ref) {
       ledgered[call.toolCallId] = {
@@ -135,6 +149,103 @@ export async function decidePendingCalls(
   }
   if (Object.keys(ledgered).length > 0) options.ledger?.record(ledgered);
   return decisions;
+}
+
+/**
+ * Puts a Sentinel call up for a decision at the server while the terminal asks, so an approver can
+ * decide it on the page (or with `approvals approve|deny`) too; says where. Undefined — the terminal
+ * alone decides — for other calls, when the policy needs no approval, or when the server refuses
+ * (said, not fatal: the terminal's answer still goes through `preapprove`/`recordDenial`).
+ */
+async function holdOnServer(
+  call: PendingCall,
+  ref: ClientRef | undefined,
+  { grants, connectorName, log }: DecisionOptions,
+): Promise<HeldCall | undefined> {
+  if (!ref || !call.arguments || !isSentinelCall(call, connectorName)) return undefined;
+  try {
+    const held = await grants.hold({ tool: call.toolName, arguments: call.arguments }, ref);
+    if (held?.status === 'pending') {
+      log(
+        `  also waiting on the approvals page (${held.pageUrl}) as approval request ${held.id}; a decision there answers this prompt`,
+      );
+    }
+    return held;
+  } catch (error) {
+    log(`  (not put up on the approvals page: ${toSentinelError(error).message})`);
+    return undefined;
+  }
+}
+
+/**
+ * Asks y/N while watching the held request: the terminal's answer (`allow`, undefined when input
+ * ended), or the request once it is no longer pending (`elsewhere`: decided on the page or with
+ * `approvals`, expired, cancelled) — then the question is withdrawn and a line typed late answers
+ * nothing.
+ */
+async function confirmWhileHeld(
+  held: HeldCall,
+  options: DecisionOptions,
+): Promise<{ allow?: boolean | undefined; elsewhere?: HeldCall }> {
+  const withdraw = new AbortController();
+  const asking = options.prompter.confirm('Allow?', { signal: withdraw.signal });
+  const answer = await Promise.race([
+    asking.then((allow) => ({ allow })),
+    watchHeld(held.id, options, withdraw.signal).then((elsewhere) => ({ elsewhere })),
+  ]);
+  withdraw.abort();
+  // The withdrawn question ends its line before anything else is said.
+  await asking;
+  return answer;
+}
+
+/** Polls request `id` until it is no longer pending; never settles once `signal` aborts. */
+async function watchHeld(id: string, options: DecisionOptions, signal: AbortSignal): Promise<HeldCall> {
+  const never = new Promise<never>(() => {});
+  for (;;) {
+    try {
+      await sleep(options.pollMs ?? 1000, undefined, { signal });
+    } catch {
+      return never;
+    }
+    // A failed read (server restarting) is not a decision: keep asking and watching.
+    const now = await options.grants.held(id).catch(() => undefined);
+    if (signal.aborted) return never;
+    if (now && now.status !== 'pending') return now;
+  }
+}
+
+/** "approved on the page by alice …" / "denied by bob: reason …" / "… expired without a decision …". */
+function describeEnded(held: HeldCall): string {
+  const { answer } = held;
+  const request = `approval request ${held.id}`;
+  if (!answer) {
+    return `${request} is ${held.status} without a decision; the prompt is withdrawn and the agent is told the call was not approved`;
+  }
+  return answer.decision === 'allow'
+    ? `approved on the page by ${answer.by} (${request}); the prompt is withdrawn`
+    : `denied by ${answer.by}: ${answer.reason ?? 'no reason given'} (${request}); the prompt is withdrawn`;
+}
+
+/** The decision a held request ended with, as sent to the harness (no decision: a deny saying why). */
+function fromEnded(held: HeldCall): Decided {
+  const { answer } = held;
+  if (!answer) {
+    return {
+      approval: {
+        status: 'deny',
+        reason: `Not approved: approval request ${held.id} is ${held.status} without a decision; nothing ran. Propose the call again if it is still needed.`,
+      },
+    };
+  }
+  return answer.decision === 'allow'
+    ? { approval: { status: 'allow' }, grantId: held.id, by: answer.by, at: answer.at }
+    : {
+        approval: { status: 'deny', reason: answer.reason ?? DEFAULT_DENY_REASON },
+        deniedId: held.id,
+        by: answer.by,
+        at: answer.at,
+      };
 }
 
 /** "already approved by alice 12 min ago (request apr_…)" / "already declined by …: reason". */

@@ -48,6 +48,8 @@ export interface HarnessInvestigationOptions {
   dataDir?: string | undefined;
   /** Clock for "N min ago". */
   now?: () => Date;
+  /** Milliseconds between reads of a call held on the approvals page while the terminal asks. Default 1000. */
+  pollMs?: number;
 }
 
 export interface HarnessInvestigationResult {
@@ -105,6 +107,7 @@ export async function runHarnessInvestigation(
         tool_call_id: call.toolCallId,
       }),
       ...(options.now && { now: options.now }),
+      ...(options.pollMs !== undefined && { pollMs: options.pollMs }),
     });
     if (!decided) {
       log(

@@ -18,6 +18,7 @@ import { canonicalJson, SentinelError } from '../../core/index.ts';
 import { HARNESS_IDENTITY } from './names.ts';
 import type {
   ClientRef,
+  HeldCall,
   PreviewLike,
   SentinelToolCall,
   ServerAnswer,
@@ -87,7 +88,15 @@ export class SentinelServerClient implements ServerGrantClient {
       ...(ref && { client_ref: ref }),
     });
     if ('approval_required' in answer) return { id: undefined, allowedByRule: answer.rule };
-    if (!created) return { id: answer.id, existing: serverAnswer(answer) };
+    if (!created) {
+      if (!answer.decision) {
+        throw new SentinelError(
+          'approval_expired',
+          `Approval request ${answer.id} for this tool call ended ${answer.status} without a decision; nothing was granted.`,
+        );
+      }
+      return { id: answer.id, existing: serverAnswer(answer) };
+    }
     if (answer.status !== 'approved') {
       throw new SentinelError(
         'refused',
@@ -107,6 +116,30 @@ export class SentinelServerClient implements ServerGrantClient {
       reason,
     });
     return denialOf(answer, created);
+  }
+
+  async hold(call: SentinelToolCall, ref: ClientRef): Promise<HeldCall | undefined> {
+    const { answer } = await this.approvals.createOnce({
+      requester: this.requester,
+      tool: call.tool,
+      arguments: call.arguments,
+      client_ref: ref,
+      decision: 'ask',
+    });
+    return 'approval_required' in answer ? undefined : this.heldOf(answer);
+  }
+
+  async held(id: string): Promise<HeldCall> {
+    return this.heldOf(await this.approvals.get(id));
+  }
+
+  private heldOf(request: ApprovalRequest): HeldCall {
+    return {
+      id: request.id,
+      status: request.status,
+      answer: request.decision ? serverAnswer(request) : undefined,
+      pageUrl: `${serverBaseUrl(this.mcpUrl.href)}/ui/approvals`,
+    };
   }
 
   async answerFor(ref: ClientRef): Promise<ServerAnswer | undefined> {

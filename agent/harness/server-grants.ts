@@ -57,6 +57,18 @@ export interface ServerGrant {
   existing?: ServerAnswer | undefined;
 }
 
+/** A harness tool call put up for a decision at the server (a pending approval request). */
+export interface HeldCall {
+  /** The approval request id. */
+  id: string;
+  /** `pending` while undecided; then `approved`, `denied`, `executed`, `expired`, `cancelled`, ... */
+  status: string;
+  /** The decision once one was made (on the page, with `approvals approve|deny`, or here). */
+  answer?: ServerAnswer | undefined;
+  /** Where approvers decide it: the server's approvals page. */
+  pageUrl: string;
+}
+
 export interface ServerGrantClient {
   /**
    * Makes sure the server will let this exact call from requester `trueforge` (the harness's
@@ -77,6 +89,18 @@ export interface ServerGrantClient {
     reason: string,
     ref: ClientRef,
   ): Promise<(ServerAnswer & { existing: boolean }) | undefined>;
+  /**
+   * Puts this exact call up for a decision at the server while the terminal asks (`POST /approvals`
+   * with `decision: ask` and `ref`): a pending request of requester `trueforge` that any approver of
+   * the call can decide on the page or with `approvals approve|deny`; `preapprove`/`recordDenial`
+   * with the same `ref` then decide that request (the terminal's answer) unless someone decided it
+   * first. Returns the request as it stands (the first one for `ref`, when there was one), or
+   * undefined when the policy needs no approval for the call. Throws `SentinelError` when the server
+   * refuses or cannot be reached.
+   */
+  hold(call: SentinelToolCall, ref: ClientRef): Promise<HeldCall | undefined>;
+  /** Request `id` (from `hold`) as it stands now. Throws `SentinelError` when it cannot be read. */
+  held(id: string): Promise<HeldCall>;
   /** The decision the server already holds for this harness tool call, if any. */
   answerFor(ref: ClientRef): Promise<ServerAnswer | undefined>;
   /**

@@ -63,6 +63,7 @@ const CAUSE_WORDS: Record<string, RegExp> = {
   liveness_kill: /liveness/i,
   startup_kill: /startup/i,
   hpa_at_max: /autoscal|hpa|maximum/i,
+  hpa_at_min: /autoscal|hpa|minimum/i,
   unschedulable: /schedul|capacity|insufficient|pending/i,
   probe_failure: /probe|readiness|not ready|stuck|hang|restart/i,
   container_failed: /exit|error|fail/i,
@@ -344,6 +345,20 @@ export function renderEvalTable(results: EvalResult[]): string {
     rows,
     { noun: 'scenarios', maxRows: Number.MAX_SAFE_INTEGER, maxCell: 60 },
   );
-  const correct = results.filter(fullyCorrect);
-  return [table, '', `${correct.length} of ${results.length} scenario(s) fully correct.`].join('\n');
+  return [table, '', countLine(results)].join('\n');
+}
+
+/**
+ * `3 of 4 scenario(s) fully correct.`; when a scenario has `steps` (one result per investigation),
+ * both counts: `20 of 21 scenario(s) fully correct (21 of 22 investigations).` — a scenario is fully
+ * correct when every one of its investigations is.
+ */
+function countLine(results: EvalResult[]): string {
+  const byScenario = new Map<string, boolean>();
+  for (const r of results)
+    byScenario.set(r.scenario, (byScenario.get(r.scenario) ?? true) && fullyCorrect(r));
+  const scenarios = [...byScenario.values()];
+  const line = `${scenarios.filter(Boolean).length} of ${scenarios.length} scenario(s) fully correct`;
+  if (scenarios.length === results.length) return `${line}.`;
+  return `${line} (${results.filter(fullyCorrect).length} of ${results.length} investigations).`;
 }

@@ -74,7 +74,12 @@ export const DeploymentViewSchema = z.object({
           }),
         ),
         conditions: z.array(
-          z.object({ type: z.string(), status: z.string(), reason: z.string().nullable() }),
+          z.object({
+            type: z.string(),
+            status: z.string(),
+            reason: z.string().nullable(),
+            message: z.string().nullable().optional(),
+          }),
         ),
         at_max: z.boolean(),
       }),

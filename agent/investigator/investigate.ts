@@ -129,6 +129,7 @@ async function step(
   context: InvestigatorContext,
   name: string,
   calls: () => PlannedCall[],
+  options: { snapshot?: boolean } = {},
 ): Promise<Step> {
   let current = inv.steps.find((s) => s.name === name);
   if (current && current.finished_at !== null) return current;
@@ -153,8 +154,17 @@ async function step(
     progress: context.progress,
     ...(context.askAgain !== undefined && { askAgain: context.askAgain }),
     ...(context.askAgainCommand !== undefined && { askAgainCommand: context.askAgainCommand }),
+    ...(options.snapshot && { readSnapshot: inv.id }),
   });
 }
+
+/**
+ * The steps up to the proposal read one snapshot of the cluster (the investigation's id names
+ * it): each distinct Kubernetes read is made once for triage, evidence, logs and the preview
+ * together. Verification and the settle window read fresh (they send none), and so does the held
+ * call and its execution (the server never serves a change from a snapshot).
+ */
+const SNAPSHOT = { snapshot: true };
 
 /** The structured output of a step's call to `tool`, with the call as its source. */
 function output(s: Step | undefined, tool: string): Sourced<Record<string, unknown>> | undefined {
@@ -173,9 +183,13 @@ function sourced<T>(
 async function advance(inv: Investigation, context: InvestigatorContext): Promise<void> {
   const { namespace } = inv;
   // Triage.
-  const triageStep = await step(inv, context, 'triage', () => [
-    { tool: 'triage_namespace', arguments: { namespace } },
-  ]);
+  const triageStep = await step(
+    inv,
+    context,
+    'triage',
+    () => [{ tool: 'triage_namespace', arguments: { namespace } }],
+    SNAPSHOT,
+  );
   const triage = sourced(output(triageStep, 'triage_namespace'), (v) => parseStructured(TriageSchema, v));
   if (!triage && !inv.deployment) {
     throw new SentinelError(
@@ -217,9 +231,13 @@ async function advance(inv: Investigation, context: InvestigatorContext): Promis
 
   // Preview (a dry run the gate allows), then the real call, held for approval.
   const remediation = decision.remediation;
-  const previewStep = await step(inv, context, 'preview', () => [
-    { tool: remediation.tool, arguments: { ...remediation.arguments, dry_run: true } },
-  ]);
+  const previewStep = await step(
+    inv,
+    context,
+    'preview',
+    () => [{ tool: remediation.tool, arguments: { ...remediation.arguments, dry_run: true } }],
+    SNAPSHOT,
+  );
   const previewCall = previewStep.calls[0]!;
   const preview = parseStructured(RemediationPreviewSchema, previewCall.structured);
   inv.action ??= {
@@ -349,9 +367,8 @@ async function overwrittenDuringRollout(
   name: string,
   approved: ApprovedTemplate | undefined,
 ): Promise<void> {
-  const s = await step(inv, context, 'settle:0', () => [
-    { tool: 'get_deployment', arguments: { namespace: inv.namespace, name } },
-  ]);
+  const args = await templateReadArguments(context, inv.namespace, name);
+  const s = await step(inv, context, 'settle:0', () => [{ tool: 'get_deployment', arguments: args }]);
   const view = parseStructured(TemplateViewSchema, s.calls[0]?.structured);
   if (!view) return;
   // With the approved effect: the live template must be the approved one. Without: who wrote last.
@@ -367,6 +384,21 @@ async function overwrittenDuringRollout(
     time: newest.time,
     change: 'the template Sentinel wrote was replaced during the rollout',
   });
+}
+
+/**
+ * The `get_deployment` arguments of a look at the live template: without the HorizontalPodAutoscaler
+ * list (`autoscalers: false`, one request less per check) when the server's tool takes it.
+ */
+async function templateReadArguments(
+  context: InvestigatorContext,
+  namespace: string,
+  name: string,
+): Promise<Record<string, unknown>> {
+  const info = (await context.caller.tools()).get('get_deployment');
+  return info?.arguments?.includes('autoscalers')
+    ? { namespace, name, autoscalers: false }
+    : { namespace, name };
 }
 
 /**
@@ -387,9 +419,10 @@ async function settle(
   if (seconds <= 0) return;
   const now = context.clusterNow ?? Date.now;
   const tickMs = context.settleTickMs ?? 500;
+  const args = await templateReadArguments(context, inv.namespace, name);
   const look = async (index: number) => {
     const s = await step(inv, context, `settle:${index}`, () => [
-      { tool: 'get_deployment', arguments: { namespace: inv.namespace, name } },
+      { tool: 'get_deployment', arguments: args },
     ]);
     return parseStructured(TemplateViewSchema, s.calls[0]?.structured);
   };
@@ -432,19 +465,24 @@ async function gather(
   const { kind, name } = ref;
   const isDeployment = kind === 'Deployment';
   // A Deployment's step keeps its old name, so a saved investigation resumes as it was.
-  const evidence = await step(inv, context, `evidence:${isDeployment ? '' : `${kind}/`}${name}`, () =>
-    isDeployment
-      ? [
-          { tool: 'get_deployment', arguments: { namespace, name } },
-          { tool: 'get_rollout_history', arguments: { namespace, name } },
-          { tool: 'list_pods', arguments: { namespace, deployment: name } },
-          { tool: 'list_events', arguments: { namespace, warnings_only: true } },
-        ]
-      : [
-          { tool: 'get_rollout_history', arguments: { namespace, name, kind } },
-          { tool: 'list_pods', arguments: { namespace } },
-          { tool: 'list_events', arguments: { namespace, warnings_only: true } },
-        ],
+  const evidence = await step(
+    inv,
+    context,
+    `evidence:${isDeployment ? '' : `${kind}/`}${name}`,
+    () =>
+      isDeployment
+        ? [
+            { tool: 'get_deployment', arguments: { namespace, name } },
+            { tool: 'get_rollout_history', arguments: { namespace, name } },
+            { tool: 'list_pods', arguments: { namespace, deployment: name } },
+            { tool: 'list_events', arguments: { namespace, warnings_only: true } },
+          ]
+        : [
+            { tool: 'get_rollout_history', arguments: { namespace, name, kind } },
+            { tool: 'list_pods', arguments: { namespace } },
+            { tool: 'list_events', arguments: { namespace, warnings_only: true } },
+          ],
+    SNAPSHOT,
   );
   const workload = triage?.workloads.find((w) => w.kind === kind && w.name === name);
   const listed = sourced(output(evidence, 'list_pods'), (v) => parseStructured(PodsSchema, v)?.pods);
@@ -453,11 +491,16 @@ async function gather(
   const logs =
     crashed.length === 0
       ? undefined
-      : await step(inv, context, `logs:${isDeployment ? '' : `${kind}/`}${name}`, () =>
-          crashed.map(({ pod, container }) => ({
-            tool: 'get_pod_logs',
-            arguments: { namespace, pod, container, previous: true, tail_lines: 50 },
-          })),
+      : await step(
+          inv,
+          context,
+          `logs:${isDeployment ? '' : `${kind}/`}${name}`,
+          () =>
+            crashed.map(({ pod, container }) => ({
+              tool: 'get_pod_logs',
+              arguments: { namespace, pod, container, previous: true, tail_lines: 50 },
+            })),
+          SNAPSHOT,
         );
   const lookup = evidence.calls.find((call) => call.tool === 'get_deployment');
   return {
@@ -503,8 +546,12 @@ async function gatherDependencies(
   const hosts = suspectHosts(suspect).slice(0, MAX_HOSTS);
   if (hosts.length === 0) return [];
   const kindPrefix = suspect.kind && suspect.kind !== 'Deployment' ? `${suspect.kind}/` : '';
-  const lookups = await step(inv, context, `services:${kindPrefix}${suspect.name}`, () =>
-    hosts.map((host) => ({ tool: 'get_service', arguments: { namespace: inv.namespace, name: host } })),
+  const lookups = await step(
+    inv,
+    context,
+    `services:${kindPrefix}${suspect.name}`,
+    () => hosts.map((host) => ({ tool: 'get_service', arguments: { namespace: inv.namespace, name: host } })),
+    SNAPSHOT,
   );
   const found: { ref: SuspectRef; via: NonNullable<SuspectEvidence['via']> }[] = [];
   for (const call of lookups.calls) {

@@ -17,6 +17,8 @@ export interface ToolInfo {
   readOnly: boolean;
   /** Whether the input schema declares `dry_run` (a preview the gate allows). */
   supportsDryRun: boolean;
+  /** The arguments its input schema declares (absent: not known). */
+  arguments?: readonly string[];
 }
 
 /**
@@ -44,9 +46,19 @@ export type ClassifiedResult =
     };
 
 /** Calls tools on the Sentinel server. */
+/** How one call is made. */
+export interface CallOptions {
+  /** Share the call's Kubernetes reads with the other calls naming this snapshot id. */
+  readSnapshot?: string | undefined;
+}
+
 export interface ToolCaller {
   tools(): Promise<Map<string, ToolInfo>>;
-  call(tool: string, args: Record<string, unknown>): Promise<ClassifiedResult>;
+  /**
+   * Calls `tool`. `options.readSnapshot` names the server's read snapshot the call's Kubernetes
+   * reads share with other calls naming it (`_meta.read_snapshot`, server/snapshot-reads.ts).
+   */
+  call(tool: string, args: Record<string, unknown>, options?: CallOptions): Promise<ClassifiedResult>;
   close(): Promise<void>;
 }
 
@@ -125,6 +137,7 @@ export function mcpToolCaller(options: McpToolCallerOptions): ToolCaller {
               name: tool.name,
               readOnly: tool.annotations?.readOnlyHint === true,
               supportsDryRun: Object.hasOwn(tool.inputSchema.properties ?? {}, 'dry_run'),
+              arguments: Object.keys(tool.inputSchema.properties ?? {}),
             },
           ]),
         );
@@ -139,11 +152,17 @@ export function mcpToolCaller(options: McpToolCallerOptions): ToolCaller {
   };
   return {
     tools: async () => (await connect()).tools,
-    async call(tool, args) {
+    async call(tool, args, callOptions) {
       const { client } = await connect();
       let result: CallToolResult;
+      const snapshot = callOptions?.readSnapshot;
       try {
-        result = (await client.callTool({ name: tool, arguments: args }, CallToolResultSchema, {
+        const params = {
+          name: tool,
+          arguments: args,
+          ...(snapshot !== undefined && { _meta: { read_snapshot: snapshot } }),
+        };
+        result = (await client.callTool(params, CallToolResultSchema, {
           timeout,
         })) as CallToolResult;
       } catch (error) {

@@ -26,7 +26,7 @@ export function newInvestigationId(): string {
  * - `declined`: a human denied its request, or the policy denied the call.
  * - `expired`: its request expired or went stale before it could run.
  */
-export const CALL_STATUSES = [
+export const CallStatusSchema = z.enum([
   'not_run',
   'held',
   'approved',
@@ -34,9 +34,9 @@ export const CALL_STATUSES = [
   'failed',
   'declined',
   'expired',
-] as const;
-export const CallStatusSchema = z.enum(CALL_STATUSES);
+]);
 export type CallStatus = z.infer<typeof CallStatusSchema>;
+export const CALL_STATUSES = CallStatusSchema.options;
 
 export const CallRecordSchema = z.object({
   tool: z.string(),

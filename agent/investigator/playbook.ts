@@ -28,10 +28,15 @@
  * 5a. `autoscalerAtMax` → overloaded Pods (not ready, unavailable) of a Deployment whose
  *    HorizontalPodAutoscaler is pinned at maxReplicas, no recent rollout: refused (`hpa-at-max`),
  *    naming the HPA, its maximum and the utilisation — never restarted or scaled under the HPA.
+ * 5b. `autoscalerAtMin` → overloaded Pods, no recent rollout, and an HPA stuck at minReplicas because it
+ *    cannot compute its metric (ScalingActive=False, e.g. a missing CPU request): refused
+ *    (`hpa-at-min`), naming the HPA, why and the revision that removed the request.
  * 6. `restart` → Pods of an unchanged template run but fail their readiness probes: restart.
  * 6a. `probeKill` → the kubelet kills the containers (liveness probe fails, or the startup probe never
  *    passes), nothing changed recently: refused (`liveness-no-recent-change`, `startup-no-recent-change`),
  *    naming the probe and its failures (a probe kill after a recent rollout is the rollout class's).
+ * 6b. `imagePull` → an image pull with an unchanged template: refused by cause (`missing-pull-secret`,
+ *    `pull-unauthorized`, `image-not-found`).
  * 7. `refusal` → otherwise refused, saying why (`oom-no-recent-change`, `crash-no-recent-change`,
  *    `not-fixable`).
  * Each decision carries exact facts (./playbook/facts.ts): memory limit, liveness probe, exit code,
@@ -49,8 +54,10 @@ import {
   type WorkloadKind,
 } from './playbook/context.ts';
 import { autoscalerAtMax } from './playbook/autoscaler.ts';
+import { autoscalerAtMin } from './playbook/autoscaler-at-min.ts';
 import { configKey } from './playbook/config-key.ts';
 import { dependencyDecision } from './playbook/dependency.ts';
+import { imagePull } from './playbook/image-pull.ts';
 import { paused } from './playbook/paused.ts';
 import { probeKill } from './playbook/probe-kill.ts';
 import { refusal } from './playbook/refusal.ts';
@@ -87,8 +94,10 @@ const CLASSES: FailureClass[] = [
   configKey,
   rollout,
   autoscalerAtMax,
+  autoscalerAtMin,
   restart,
   probeKill,
+  imagePull,
   refusal,
 ];
 

@@ -14,7 +14,7 @@
 import { sentinelCommand } from '../command-name.ts';
 import type { ApprovalRequest } from '../../server/index.ts';
 import { SentinelError } from '../../core/index.ts';
-import type { ClassifiedResult, ToolCaller } from './mcp-client.ts';
+import type { CallOptions, ClassifiedResult, ToolCaller } from './mcp-client.ts';
 import type { CallRecord, CallStatus, Step } from './model.ts';
 
 /** A call as the playbook plans it. */
@@ -41,6 +41,12 @@ export interface StepContext {
   askAgain?: boolean;
   /** How to run this investigation again asking anew (printed with a reused denial). */
   askAgainCommand?: string;
+  /**
+   * The server read snapshot this step's calls share (`CallOptions.readSnapshot`): one consistent
+   * view over several steps, each distinct Kubernetes read made once. The server uses it only for
+   * read tools and dry runs; approved retries never send it.
+   */
+  readSnapshot?: string;
 }
 
 /** Longest argument value shown in a call's one-line description, in characters. */
@@ -83,6 +89,11 @@ export async function planStep(
       };
     }),
   };
+}
+
+/** The call options of a first submission: the step's read snapshot, if any. */
+function shared(context: StepContext): CallOptions | undefined {
+  return context.readSnapshot === undefined ? undefined : { readSnapshot: context.readSnapshot };
 }
 
 /** Records an answer on a call record. */
@@ -171,7 +182,7 @@ export async function runStep(step: Step, context: StepContext): Promise<Step> {
   for (const call of changes) {
     if (call.status !== 'not_run') continue;
     context.progress(`→ ${describeCall(call)}`);
-    let status = record(call, await context.caller.call(call.tool, call.arguments));
+    let status = record(call, await context.caller.call(call.tool, call.arguments, shared(context)));
     // Declined without ever being held here: the server reused an earlier human denial.
     if (status === 'declined' && call.approval_request_id) {
       await announceReusedDenial(call.approval_request_id, context);
@@ -194,7 +205,7 @@ export async function runStep(step: Step, context: StepContext): Promise<Step> {
   const pendingReads = reads.filter((call) => call.status === 'not_run');
   for (const call of pendingReads) context.progress(`→ ${describeCall(call)}`);
   const answers = await Promise.all(
-    pendingReads.map((call) => context.caller.call(call.tool, call.arguments)),
+    pendingReads.map((call) => context.caller.call(call.tool, call.arguments, shared(context))),
   );
   pendingReads.forEach((call, index) => record(call, answers[index]!));
   context.save();

@@ -13,8 +13,11 @@ export type ContainerFate =
   | { kind: 'crashLoop'; since?: number; runSeconds: number; exitCode: number; logs: string[] }
   /** Like crashLoop but killed by the kernel OOM killer (exit 137, reason OOMKilled). */
   | { kind: 'oomKilled'; since?: number; runSeconds: number; logs: string[] }
-  /** The image cannot be pulled (ErrImagePull, then ImagePullBackOff). */
-  | { kind: 'imagePullError'; message: string }
+  /**
+   * The image cannot be pulled (ErrImagePull, then ImagePullBackOff): the registry refuses for
+   * `cause`, worded as containerd does, or with `message` as the CRI error.
+   */
+  | { kind: 'imagePullError'; cause: 'notFound' | 'unauthorized' | 'forbidden'; message?: string | undefined }
   /**
    * Runs and is ready until `since` (epoch ms; immediately when absent), then its readiness probe
    * fails with `probeMessage` and it prints `failureLogs` (one line per failed probe, cycling).

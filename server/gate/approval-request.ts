@@ -344,8 +344,12 @@ export const CreateApprovalBodySchema = z
      * `allow` (default): the request is created approved (a grant). `deny`: it is created denied, with
      * `reason` required — the human's "no" recorded where it is enforced: the first identical call of
      * the requester is answered "a human declined this" (`isError`), as after a denial on the page.
+     * `ask`: it is created pending (by the requester, or by an approver of the call), for anyone
+     * entitled to decide it on the page or with `approvals approve|deny` — what the CLI does while
+     * its harness-mode prompt is up; a later `allow`/`deny` POST with the same `client_ref` decides
+     * that pending request (the terminal's answer) unless someone decided it first.
      */
-    decision: z.enum(['allow', 'deny']).optional(),
+    decision: z.enum(['allow', 'deny', 'ask']).optional(),
     /** The human's reason, required for `decision: deny`. */
     reason: z.string().trim().min(1).max(MAX_DECISION_REASON_LENGTH).transform(visibleReason).optional(),
   })

@@ -427,6 +427,7 @@ async function createdRecord(ctx: Ctx, input: CreateInput, resolved: Judged) {
   const { who, body, tool, args, cluster } = input;
   const { verdict } = resolved;
   const deny = body.decision === 'deny';
+  if (body.decision === 'ask') return askedRecord(ctx, input, resolved);
   const right = authorizeDecider(
     { requester: body.requester, policy: verdict },
     who,
@@ -470,6 +471,65 @@ async function createdRecord(ctx: Ctx, input: CreateInput, resolved: Judged) {
   });
 }
 
+/**
+ * The record of a call put up for a decision (`decision: 'ask'`): pending, like a held call. Only
+ * the requester itself or an identity that could decide it may put a call up for another requester
+ * (a grant it leads to lets that requester's call run).
+ */
+function askedRecord(ctx: Ctx, input: CreateInput, resolved: Judged) {
+  const { policy } = ctx.core.options;
+  const { who, body, tool, args, cluster } = input;
+  if (who.name !== body.requester && !deciderRight(who, resolved.verdict)) {
+    throw new SentinelError(
+      'forbidden',
+      `Identity '${who.name}' may not put up a call of '${body.requester}' for approval; only '${body.requester}' or an approver of this call (the policy names ${resolved.verdict.approvers.join(', ')}, or an admin) may.`,
+    );
+  }
+  const window = windowCoverage(policy, input.query, resolved.verdict, resolved.resolution.arguments);
+  return requestRecord({
+    requester: body.requester,
+    createdBy: who.name,
+    cluster,
+    tool,
+    args,
+    resolution: resolved.resolution,
+    verdict: resolved.verdict,
+    ...(window && { window }),
+    now: ctx.core.now(),
+    requestTtlMs: policy.settings.requestTtlMs,
+    requesterCredential: input.requester?.credential ?? '',
+    clientRef: body.client_ref,
+  });
+}
+
+/**
+ * The terminal's answer (`allow`/`deny` POST) for a harness tool call whose request is still pending
+ * (put up with `ask`): decides that request, as `approve`/`deny` would. When someone decided it
+ * first (page, `approvals approve`), that decision stands and is returned (`created: false`).
+ */
+async function decideAsked(
+  ctx: Ctx,
+  who: Identity,
+  body: CreateApprovalBody,
+  pending: ApprovalRequest,
+): Promise<CreateAnswer> {
+  const allow = body.decision !== 'deny';
+  try {
+    const decided = await decideRequest(ctx, pending.id, who, {
+      allow,
+      reason: allow ? null : (body.reason ?? null),
+      validity: body.validity ?? 'once',
+    });
+    return { answer: decided, created: true };
+  } catch (error) {
+    if (error instanceof SentinelError && ['conflict', 'approval_expired'].includes(error.code)) {
+      const now = await load(ctx, pending.id);
+      if (now.status !== 'pending') return { answer: now, created: false };
+    }
+    throw error;
+  }
+}
+
 type CreateAnswer = { answer: ApprovalRequest | ApprovalNotRequired; created: boolean };
 
 async function createOnce(ctx: Ctx, who: Identity, body: CreateApprovalBody): Promise<CreateAnswer> {
@@ -479,7 +539,11 @@ async function createOnce(ctx: Ctx, who: Identity, body: CreateApprovalBody): Pr
   const refKey = body.client_ref && clientRefKey(body.client_ref);
   if (refKey) {
     const first = await store.findByClientRef(refKey);
-    if (first) return { answer: sameCallOrConflict(first, tool.name, args), created: false };
+    if (first) {
+      const same = sameCallOrConflict(first, tool.name, args);
+      if (same.status === 'pending' && body.decision !== 'ask') return decideAsked(ctx, who, body, same);
+      return { answer: same, created: false };
+    }
   }
   const cluster = ctx.options.cluster?.();
   const identity = requester ?? { name: body.requester, roles: [] };
@@ -494,22 +558,25 @@ async function createOnce(ctx: Ctx, who: Identity, body: CreateApprovalBody): Pr
   if (refKey) {
     const stored = await store.insertForClientRef({ ...record, clientRefKey: refKey });
     // Another process answered the same harness tool call first: its answer stands.
-    if (!stored.created)
-      return { answer: sameCallOrConflict(stored.request, tool.name, args), created: false };
+    if (!stored.created) {
+      const same = sameCallOrConflict(stored.request, tool.name, args);
+      if (same.status === 'pending' && body.decision !== 'ask') return decideAsked(ctx, who, body, same);
+      return { answer: same, created: false };
+    }
     request = stored.request;
   } else {
     request = await store.insert(record);
   }
   core.emit({ type: 'approval_created', request });
-  core.emit({ type: 'approval_decided', request });
+  if (body.decision !== 'ask') core.emit({ type: 'approval_decided', request });
   core.options.logger?.info(
     {
       approvalRequestId: request.id,
-      approver: who.name,
-      decision: body.decision === 'deny' ? 'deny' : 'allow',
+      [body.decision === 'ask' ? 'createdBy' : 'approver']: who.name,
+      decision: body.decision ?? 'allow',
       ...(body.client_ref && { clientRef: body.client_ref }),
     },
-    'approval request created decided',
+    body.decision === 'ask' ? 'approval request created for a decision' : 'approval request created decided',
   );
   return { answer: request, created: true };
 }

@@ -6,7 +6,9 @@
  *   POST   /approvals                            → 201 ApprovalRequest (approved or denied) | 200 { approval_required: false, ... }
  *          { requester, tool, arguments, validity?, effect?, client_ref?, decision?, reason? }
  *          an approver approves (or, with decision deny and a reason, declines) an exact call for a
- *          named requester; with a client_ref already answered: 200 and the first request, unchanged
+ *          named requester; with a client_ref already answered: 200 and the first request, unchanged;
+ *          decision ask: 201 a pending request for anyone entitled to decide (a later allow/deny POST
+ *          with its client_ref decides it, unless decided first)
  *   POST   /approvals/{id}/approve  { validity? } → 200 ApprovalRequest
  *   POST   /approvals/{id}/deny     { reason }    → 200 ApprovalRequest
  *   POST   /approvals/{id}/withdraw              → 200 ApprovalRequest (the requester only)

@@ -3,3 +3,4 @@ export { createMetrics, type MetricsOptions, type SentinelMetrics } from './metr
 export { createMetricsMiddleware } from './middleware.ts';
 export { approvalMetricsListener } from './approval-events.ts';
 export { metricsRoute } from './route.ts';
+export { clusterExposition, localExposition, type Exposition } from './cluster.ts';

@@ -1,13 +1,16 @@
 /**
- * Versioned schema migrations for the PostgreSQL store: numbered SQL files in `./migrations`
- * (`0001_approvals.sql`, …; append a file, never edit one), applied in order inside one
+ * Versioned schema migrations for the PostgreSQL store: numbered files in `./migrations`
+ * (`0002_audit.sql`, …; append a file, never edit one), applied in order inside one
  * transaction that holds an advisory lock, so replicas starting together apply each once and a
  * failed migration leaves the schema as it was. Applied versions are rows of `sentinel_migrations`.
+ * A migration is a `.sql` file, or a `.ts` module exporting `sql` where its text is built from a
+ * declaration shared with the SQLite store (`0001_approvals.ts`), listed in `TYPESCRIPT_MIGRATIONS`.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Pool } from 'pg';
+import { sql as approvals } from './migrations/0001_approvals.ts';
 
 /** One migration: its number (the file name's prefix), name and SQL. */
 export interface Migration {
@@ -21,16 +24,25 @@ const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations
 /** Advisory lock key held while migrating ("sentinel migrate" as a number). */
 export const MIGRATION_LOCK = 5_177_001;
 
-/** The migrations shipped in the repository, ordered by version. */
+/** The `.ts` migrations of `./migrations` (static imports: loading stays synchronous). */
+const TYPESCRIPT_MIGRATIONS: readonly Migration[] = [{ version: 1, name: '0001_approvals', sql: approvals }];
+
+/**
+ * The migrations shipped in the repository (`.sql` files of `dir` and the TypeScript ones), ordered
+ * by version. Throws when two share a version number.
+ */
 export function shippedMigrations(dir: string = MIGRATIONS_DIR): Migration[] {
-  return readdirSync(dir)
+  const files = readdirSync(dir)
     .filter((file) => /^\d{4}_[a-z0-9_]+\.sql$/.test(file))
-    .sort()
     .map((file) => ({
       version: Number(file.slice(0, 4)),
       name: file.replace(/\.sql$/, ''),
       sql: readFileSync(join(dir, file), 'utf8'),
     }));
+  const all = [...TYPESCRIPT_MIGRATIONS, ...files].sort((a, b) => a.version - b.version);
+  const repeated = all.find((migration, i) => i > 0 && all[i - 1]!.version === migration.version);
+  if (repeated) throw new Error(`two PostgreSQL migrations have version ${repeated.version}`);
+  return all;
 }
 
 /**

@@ -102,6 +102,21 @@ export async function startSentinelStandIn(timeline?: string[]) {
     const refKey = body.client_ref && clientRefKey(body.client_ref);
     const first = refKey && requests.find((r) => r.client_ref && clientRefKey(r.client_ref) === refKey);
     if (first) {
+      // The terminal's answer decides a request put up with `ask` (as the gate does).
+      if (first.status === 'pending' && body.decision !== 'ask') {
+        const at = new Date().toISOString();
+        first.status = body.decision === 'deny' ? 'denied' : 'approved';
+        first.decision = {
+          decision: body.decision ?? 'allow',
+          by: 'local',
+          at,
+          reason: body.reason ?? null,
+          admin_fallback: false,
+        };
+        first.grant = body.decision === 'deny' ? null : { validity: 'once', expires_at: at };
+        res.status(201).json(first);
+        return;
+      }
       res.status(200).json(first);
       return;
     }
@@ -113,7 +128,7 @@ export async function startSentinelStandIn(timeline?: string[]) {
     const now = new Date().toISOString();
     const created: ApprovalRequest = {
       id: `apr_${String(approvals.length).padStart(16, '0')}`,
-      status: body.decision === 'deny' ? 'denied' : 'approved',
+      status: body.decision === 'ask' ? 'pending' : body.decision === 'deny' ? 'denied' : 'approved',
       requester: body.requester,
       created_by: 'local',
       client_ref: body.client_ref ?? null,
@@ -137,18 +152,32 @@ export async function startSentinelStandIn(timeline?: string[]) {
       preview: null,
       created_at: now,
       expires_at: now,
-      decision: {
-        decision: body.decision ?? 'allow',
-        by: 'local',
-        at: now,
-        reason: body.reason ?? null,
-        admin_fallback: false,
-      },
-      grant: body.decision === 'deny' ? null : { validity: 'once', expires_at: now },
+      decision:
+        body.decision === 'ask'
+          ? null
+          : {
+              decision: body.decision ?? 'allow',
+              by: 'local',
+              at: now,
+              reason: body.reason ?? null,
+              admin_fallback: false,
+            },
+      grant:
+        body.decision === 'allow' || body.decision === undefined
+          ? { validity: 'once', expires_at: now }
+          : null,
       executions: [],
     };
     requests.push(created);
     res.status(201).json(created);
+  });
+  app.get('/approvals/:id', (req, res) => {
+    const found = requests.find((r) => r.id === req.params.id);
+    if (found) res.json(found);
+    else
+      res
+        .status(404)
+        .json({ error: { code: 'not_found', message: `No approval request '${req.params.id}'.` } });
   });
   app.get('/approvals', (req, res) => {
     const query = ApprovalListQuerySchema.parse(req.query);

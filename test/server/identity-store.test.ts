@@ -131,6 +131,44 @@ describe('identity store (tokens.yaml)', () => {
     expect(() => store.revoke('alice')).toThrow(/No identity named 'alice'.*sentinel tokens list/);
   });
 
+  it('rotates a token in place: same name, roles, settings, creation time and position; the old token stops at once', () => {
+    store.add({ name: 'alice', roles: ['approver'] });
+    const old = store.add({ name: 'bob', roles: ['caller'], webhook: 'https://hooks.example/bob' });
+    store.add({ name: 'carol', roles: ['admin'] });
+    const before = store.list();
+    const rotated = store.rotate('bob');
+    expect(rotated.token).not.toBe(old.token);
+    expect(rotated.identity).toEqual({ ...old.identity, credential: credentialOf(hashToken(rotated.token)) });
+    expect(store.lookupByToken(old.token)).toBeUndefined();
+    expect(store.lookupByToken(rotated.token)).toEqual(rotated.identity);
+    expect(store.list()).toEqual(
+      before.map((record) =>
+        record.name === 'bob' ? { ...record, token_sha256: hashToken(rotated.token) } : record,
+      ),
+    );
+    expect(() => store.rotate('dave')).toThrow(/No identity named 'dave'.*sentinel tokens list/);
+    expect(() => store.rotate('local')).toThrow(/No identity named 'local'/);
+  });
+
+  it('follows a rewritten startup token file, and keeps the last token when the file is unusable', () => {
+    const file = join(dir, 'local.token');
+    writeFileSync(file, 'first-startup-token-0123456789abcdef\n');
+    const following = createIdentityStore({
+      tokensFile,
+      startupToken: 'first-startup-token-0123456789abcdef',
+      startupTokenFile: file,
+    });
+    expect(following.lookupByToken('first-startup-token-0123456789abcdef')?.name).toBe('local');
+    writeFileSync(file, 'second-startup-token-0123456789abcdef-and-longer\n');
+    expect(following.lookupByToken('first-startup-token-0123456789abcdef')).toBeUndefined();
+    expect(following.lookupByToken('second-startup-token-0123456789abcdef-and-longer')?.name).toBe('local');
+    writeFileSync(file, 'short\n');
+    expect(following.lookupByToken('second-startup-token-0123456789abcdef-and-longer')?.name).toBe('local');
+    expect(following.get('local')?.credential).toBe(
+      credentialOf(hashToken('second-startup-token-0123456789abcdef-and-longer')),
+    );
+  });
+
   it('sees changes made by another store on the same file', () => {
     const other = createIdentityStore({ tokensFile });
     const { token } = other.add({ name: 'bob', roles: ['approver'] });

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import pino from 'pino';
+import { z } from 'zod';
+import { defineTool, toolInput } from '../../tools/define-tool.ts';
+import { createRegistry } from '../../tools/registry.ts';
 import {
   createToolCallPipeline,
   type RejectedCall,
@@ -251,4 +254,89 @@ describe('tools/call pipeline', () => {
     expect(text(result)).toMatch(/No Kubernetes cluster is configured.*--kubeconfig/);
     expect(seen).toEqual([]);
   });
+});
+
+describe('read snapshots (_meta.read_snapshot)', () => {
+  /** A read tool and a change tool over one Deployment; the reader counts its GETs. */
+  function snapshotSetup() {
+    let gets = 0;
+    const kube = fakeKube(
+      {
+        getDeployment: async (namespace: string, name: string) => {
+          gets += 1;
+          return { metadata: { namespace, name, generation: gets } };
+        },
+      },
+      { patchDeploymentJson: async () => ({}) },
+    );
+    const target = { namespace: z.string(), name: z.string() };
+    const readDeployment = defineTool({
+      name: 'read_deployment',
+      title: 'Read',
+      description: 'Reads a Deployment.',
+      risk: 'read',
+      input: toolInput(target),
+      handler: async (args, ctx) => {
+        const d = await ctx.kube.getDeployment(args.namespace, args.name);
+        return { text: `generation ${d.metadata?.generation}` };
+      },
+    });
+    const touchDeployment = defineTool({
+      name: 'touch_deployment',
+      title: 'Touch',
+      description: 'Reads a Deployment, then patches it unless a dry run.',
+      risk: 'write',
+      supportsDryRun: true,
+      input: toolInput({ ...target, dry_run: z.boolean().default(false) }),
+      handler: async (args, ctx) => {
+        const d = await ctx.kube.getDeployment(args.namespace, args.name);
+        if (ctx.writer)
+          await ctx.writer.patchDeploymentJson(args.namespace, args.name, [], { fieldManager: 't' });
+        return { text: `generation ${d.metadata?.generation}` };
+      },
+    });
+    const pipeline = createToolCallPipeline({
+      registry: createRegistry([readDeployment, touchDeployment]),
+      kube: () => kube,
+      middlewares: [],
+      logger: pino({ level: 'silent' }),
+    });
+    const call = async (name: string, args: Record<string, unknown>, readSnapshot?: unknown) =>
+      pipeline({
+        requestId: 'req-1',
+        identity: localIdentity,
+        name,
+        arguments: args,
+        signal: new AbortController().signal,
+        ...(readSnapshot !== undefined && { readSnapshot }),
+      });
+    return { call, gets: () => gets };
+  }
+  const web = { namespace: 'shop', name: 'web' };
+
+  it('shares reads between read tools and dry runs naming one snapshot; a change reads afresh', async () => {
+    const { call, gets } = snapshotSetup();
+    expect(text(await call('read_deployment', web, 'inv_1'))).toBe('generation 1');
+    expect(text(await call('read_deployment', web, 'inv_1'))).toBe('generation 1');
+    expect(text(await call('touch_deployment', { ...web, dry_run: true }, 'inv_1'))).toBe('generation 1');
+    expect(gets()).toBe(1);
+    // Without a snapshot, or with another one: the cluster.
+    expect(text(await call('read_deployment', web))).toBe('generation 2');
+    expect(text(await call('read_deployment', web, 'inv_2'))).toBe('generation 3');
+    // A change never reads from a snapshot, and its write drops every snapshot.
+    expect(text(await call('touch_deployment', web, 'inv_1'))).toBe('generation 4');
+    expect(text(await call('read_deployment', web, 'inv_1'))).toBe('generation 5');
+    expect(text(await call('read_deployment', web, 'inv_2'))).toBe('generation 6');
+  });
+
+  it.each([[''], ['has spaces'], [42], ['x'.repeat(129)]])(
+    'refuses read_snapshot %j naming the field and the rule, before anything runs',
+    async (readSnapshot) => {
+      const { call, gets } = snapshotSetup();
+      const result = await call('read_deployment', web, readSnapshot);
+      expect(result.isError).toBe(true);
+      expect(text(result)).toMatch(/^_meta\.read_snapshot must be 1-128 letters/);
+      expect(gets()).toBe(0);
+    },
+  );
 });

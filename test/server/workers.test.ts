@@ -15,7 +15,7 @@ import { startSimulator, type MutationRecord, type Simulator } from '../../deplo
 import { openAuditLog } from '../../server/audit/store.ts';
 import { PendingResultMetaSchema } from '../../server/gate/index.ts';
 import { createIdentityStore } from '../../server/identity-store.ts';
-import { connectClient, tempDataDir } from '../helpers/server.ts';
+import { connectClient, mcpHeaders, rawRequest, tempDataDir } from '../helpers/server.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/sentinel.js', import.meta.url));
 const checkout = { namespace: 'shop', name: 'checkout' };
@@ -151,6 +151,63 @@ describe('sentinel serve --workers 2 on the SQLite store', () => {
       } finally {
         await Promise.all(clients.map((client) => client.close()));
       }
+    },
+  );
+
+  it(
+    'answers /metrics on every worker with the counters summed over both workers',
+    { timeout: 300_000 },
+    async () => {
+      const dir = join(data.dir, 'metrics');
+      const identities = createIdentityStore({ tokensFile: join(dir, 'tokens.yaml') });
+      const agentToken = identities.add({ name: 'agent', roles: ['caller'] }).token;
+      const server = await startWorkers(dir, kubeconfig, 2);
+      children.push(server.child);
+      const calls = 12;
+      // A connection per request (`connection: close`): the primary hands each new connection to
+      // the next worker, so both serve calls and both answer scrapes.
+      for (let id = 1; id <= calls; id += 1) {
+        const response = await rawRequest(`${server.url}/mcp`, {
+          method: 'POST',
+          headers: { ...mcpHeaders(agentToken), connection: 'close' },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id,
+            method: 'tools/call',
+            params: { name: 'get_deployment', arguments: checkout },
+          }),
+        });
+        expect(response.status).toBe(200);
+        expect(response.body).toContain('"result"');
+        expect(response.body).not.toContain('"isError":true');
+      }
+      /** The sum of `name`'s samples for get_deployment (every outcome). */
+      const counted = (text: string, name: string) =>
+        text
+          .split('\n')
+          .filter((line) => line.startsWith(`${name}{`) && line.includes('tool="get_deployment"'))
+          .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+      for (let i = 0; i < 4; i += 1) {
+        const response = await rawRequest(`${server.url}/metrics`, {
+          headers: { authorization: `Bearer ${agentToken}`, connection: 'close' },
+        });
+        expect(response.status).toBe(200);
+        expect(response.headers['content-type']).toMatch(/^text\/plain/);
+        expect(counted(response.body, 'sentinel_tool_calls_total')).toBe(calls);
+        expect(counted(response.body, 'sentinel_tool_call_duration_seconds_count')).toBe(calls);
+      }
+      server.child.kill('SIGTERM');
+      await once(server.child, 'exit');
+      // Both workers served calls (each logs its tool calls with its own pid; flushed at exit), so
+      // no single worker's own counters could have shown the total.
+      const pids = new Set(
+        server
+          .stdout()
+          .split('\n')
+          .filter((line) => line.includes('"tool":"get_deployment"'))
+          .map((line) => (JSON.parse(line) as { pid: number }).pid),
+      );
+      expect(pids.size).toBe(2);
     },
   );
 });

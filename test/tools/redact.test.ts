@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { REDACTED, isSecretName, redact, redactValue } from '../../tools/redact.ts';
+import { REDACTED, isSecretName, redact, redactByRules, redactValue } from '../../tools/redact.ts';
 
 describe('redact (text)', () => {
   it.each([
@@ -63,7 +64,59 @@ describe('redact (text)', () => {
   });
 });
 
+describe('redact: the shortcut for text no rule can match', () => {
+  // Pieces of every rule's match, with and without the `:`/`=` most rules need.
+  const fragments = [
+    'Bearer abcdefgh12345',
+    'Basic dXNlcjpodW50ZXIy',
+    'postgres://app:hunter2@db',
+    'AKIAIOSFODNN7EXAMPLE',
+    `AIza${'a'.repeat(35)}`,
+    'sig=abc%2Bdef',
+    `ghp_${'x'.repeat(36)}`,
+    `github_pat_${'y'.repeat(22)}`,
+    'xoxb-1234567890',
+    'eyJhbGciOi.eyJzdWIiOi.c2lnbmF0dXJl',
+    '-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----',
+    '{"name":"DB_PASSWORD","value":"hunter2"}',
+    'name: API_TOKEN\n  value: s3cr3t',
+    'password=hunter2',
+    '"token": "abc"',
+    ' ',
+    '\n',
+    'checkout-7f9c',
+    'app',
+  ];
+  const text = fc
+    .array(fc.oneof(fc.constantFrom(...fragments), fc.string({ maxLength: 12 })), { maxLength: 8 })
+    .map((parts) => parts.join(''));
+
+  it('gives what running every rule gives, for any text', () => {
+    fc.assert(
+      fc.property(text, (value) => {
+        expect(redact(value)).toEqual(redactByRules(value));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('still redacts secrets that carry no `:` or `=`', () => {
+    for (const secret of fragments.slice(0, 11)) {
+      const result = redact(`x ${secret} y`);
+      expect(result.redactions, secret).toBeGreaterThan(0);
+      expect(result).toEqual(redactByRules(`x ${secret} y`));
+    }
+  });
+});
+
 describe('isSecretName', () => {
+  it('answers the same for a name asked again (answers are remembered)', () => {
+    for (let i = 0; i < 3; i += 1) {
+      expect(isSecretName('DB_PASSWORD')).toBe(true);
+      expect(isSecretName('containerPort')).toBe(false);
+    }
+  });
+
   it.each([
     'DB_PASSWORD',
     'API_KEY',

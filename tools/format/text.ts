@@ -22,6 +22,9 @@
 // class holds a combining mark.)
 const UNSAFE = /\r\n|\u034f|\u17b4|\u17b5|[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}\u115f\u1160\u3164\uffa0]/gu;
 
+/** Text made only of U+0020–U+007E. */
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
 export interface SanitizeOptions {
   /** Keep `\n` and `\t` (log lines, messages, annotation values); default false: they are escaped too. */
   multiline?: boolean;
@@ -54,6 +57,9 @@ function escapeCodePoint(cp: number, style: 'text' | 'json'): string {
  * the replaced code points. Never throws.
  */
 export function sanitizeText(text: string, options: SanitizeOptions = {}): string {
+  // Printable ASCII holds none of UNSAFE's code points (controls are below U+0020 and U+007F; Cf,
+  // surrogates and separators are above U+007F): most of what the cluster sends, returned at once.
+  if (PRINTABLE_ASCII.test(text)) return text;
   const { multiline = false, style = 'text' } = options;
   return text.replace(UNSAFE, (match) => {
     if (match === '\r\n')

@@ -88,7 +88,7 @@ export const GetDeploymentOutputSchema = z.object({
   autoscalers: z
     .array(AutoscalerSchema)
     .describe(
-      'HorizontalPodAutoscalers targeting this Deployment: they own its replica count (absent when HPAs cannot be listed)',
+      'HorizontalPodAutoscalers targeting this Deployment: they own its replica count (absent when HPAs cannot be listed, or with autoscalers: false)',
     )
     .optional(),
   template_digest: z
@@ -104,6 +104,7 @@ export type GetDeploymentOutput = z.infer<typeof GetDeploymentOutputSchema>;
  * Mirrors `kubectl describe deployment`: one `GET` of the Deployment (and a list of the namespace's
  * HorizontalPodAutoscalers: those targeting it, ./autoscalers.ts), described without managedFields
  * or last-applied-configuration, everything passed through the redactor (count in `redactions`);
+ * `autoscalers: false` skips the HPA list (a caller watching only the template, like the settle window);
  * annotations in an untrusted block. Output: `GetDeploymentOutput`. Errors: `not_found` naming the
  * Deployment, and the Kubernetes layer's others.
  */
@@ -113,17 +114,28 @@ export const getDeployment = defineTool({
   description:
     'Shows one Deployment in detail, like `kubectl describe deployment`: revision, generation vs observedGeneration, replicas (desired/updated/ready/available/unavailable), strategy, selector, conditions with reason and message (e.g. Progressing=False ProgressDeadlineExceeded), containers with image, resource requests/limits, ports, probes and env (values of secret-looking names such as *_PASSWORD, *_TOKEN, *_KEY redacted), labels and annotations, and any HorizontalPodAutoscaler that sets its replica count (min/max, current vs target utilisation, at max or not). managedFields and last-applied-configuration are left out.',
   risk: 'read',
-  input: toolInput({ namespace: NamespaceSchema, name: DeploymentNameSchema }),
+  input: toolInput({
+    namespace: NamespaceSchema,
+    name: DeploymentNameSchema,
+    autoscalers: z
+      .boolean()
+      .default(true)
+      .describe(
+        "Also list the namespace's HorizontalPodAutoscalers and show those targeting the Deployment (one more list call). Default true; false when only the template or status matters.",
+      ),
+  }),
   output: GetDeploymentOutputSchema,
-  async handler({ namespace, name }, ctx) {
+  async handler({ namespace, name, autoscalers: withAutoscalers }, ctx) {
     // Read as sent, so the template digest is the one remediation effects record.
     const deployment = await ctx.kube.getDeploymentAsSent(namespace, name);
     const { value: detail, redactions } = redactValue(describe(deployment));
     // Best effort: a reader not allowed to list HPAs (or a cluster without the API) still gets the Deployment.
-    const autoscalers = await ctx.kube
-      .listHorizontalPodAutoscalers(namespace)
-      .then((list) => autoscalersFor(list, 'Deployment', name))
-      .catch(() => undefined);
+    const autoscalers = withAutoscalers
+      ? await ctx.kube
+          .listHorizontalPodAutoscalers(namespace)
+          .then((list) => autoscalersFor(list, 'Deployment', name))
+          .catch(() => undefined)
+      : undefined;
     const result: GetDeploymentOutput = {
       cluster: ctx.cluster,
       namespace,

@@ -20,3 +20,40 @@ export function withCallSignal<T>(signal: AbortSignal, run: () => T): T {
 export function currentCallSignal(): AbortSignal | undefined {
   return callSignal.getStore();
 }
+
+/** The signal of one API request and how to let go of it once the request is answered. */
+export interface RequestSignal {
+  signal: AbortSignal;
+  /** Clears the timeout and stops following the caller's signal (call when the request settled). */
+  release(): void;
+}
+
+/**
+ * The signal of one API request: aborted after `timeoutMs` with a `TimeoutError` DOMException (as
+ * `AbortSignal.timeout` does; its timer does not keep the process alive), or with `caller`'s reason
+ * when `caller` aborts first — what `AbortSignal.any([AbortSignal.timeout(ms), caller])` gives, for
+ * a fraction of its cost (`any` keeps weak references to every source signal and tracks them until
+ * garbage collection; this was a tenth of a read's CPU). Call `release()` when the request settles.
+ */
+export function requestSignal(timeoutMs: number, caller?: AbortSignal): RequestSignal {
+  const controller = new AbortController();
+  const timer = setTimeout(() => {
+    controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+  }, timeoutMs);
+  timer.unref();
+  if (!caller) return { signal: controller.signal, release: () => clearTimeout(timer) };
+  if (caller.aborted) {
+    clearTimeout(timer);
+    controller.abort(caller.reason);
+    return { signal: controller.signal, release: () => {} };
+  }
+  const follow = () => controller.abort(caller.reason);
+  caller.addEventListener('abort', follow, { once: true });
+  return {
+    signal: controller.signal,
+    release: () => {
+      clearTimeout(timer);
+      caller.removeEventListener('abort', follow);
+    },
+  };
+}

@@ -22,7 +22,7 @@ import pRetry from 'p-retry';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ClusterIdentity } from '../define-tool.ts';
 import { SentinelError } from '../errors.ts';
-import { currentCallSignal } from './cancellation.ts';
+import { currentCallSignal, requestSignal } from './cancellation.ts';
 import { sanitizingReader, sanitizingWriter } from './sanitize.ts';
 import { KubeApiError, toKubeError, type KubeCallSubject } from './errors.ts';
 import {
@@ -86,9 +86,13 @@ export function createKubeClient(
   const { cluster, requestTimeoutMs } = options;
 
   /** One request, with a fresh timeout joined (for a read) with the tool call's cancellation `caller`. */
-  const send = (req: Omit<KubeRequest, 'signal'>, caller: AbortSignal | undefined): Promise<string> => {
-    const timeout = AbortSignal.timeout(requestTimeoutMs);
-    return transport.send({ ...req, signal: caller ? AbortSignal.any([timeout, caller]) : timeout });
+  const send = async (req: Omit<KubeRequest, 'signal'>, caller: AbortSignal | undefined): Promise<string> => {
+    const { signal, release } = requestSignal(requestTimeoutMs, caller);
+    try {
+      return await transport.send({ ...req, signal });
+    } finally {
+      release();
+    }
   };
 
   /** The body of an answer to `operation`, parsed; throws `unavailable` unless it is a JSON object. */

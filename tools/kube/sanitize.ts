@@ -76,9 +76,33 @@ function walkMap(map: Record<string, unknown>): Record<string, unknown> {
  * itself. For objects a write is built from (a rollback copies a ReplicaSet's pod template).
  */
 export function sanitizedCopy<T extends object>(sent: T): T {
-  const copy = sanitizeFromCluster(structuredClone(sent));
+  const copy = sanitizeFromCluster(cloneJson(sent));
   originals.set(copy, sent);
   return copy;
+}
+
+/**
+ * A deep copy, as `structuredClone` makes it, of a value parsed from JSON (plain objects, arrays,
+ * strings, numbers, booleans, null; `Date`s too), walking it directly — several times faster than
+ * `structuredClone`'s serialize-and-deserialize for such values. Anything else inside (a class
+ * instance, a Map) is copied by `structuredClone`. Shared references become separate copies, as JSON
+ * has none.
+ */
+function cloneJson<T>(value: T): T {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map(cloneJson) as T;
+  if (value instanceof Date) return new Date(value.getTime()) as T;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return structuredClone(value);
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const item = cloneJson((value as Record<string, unknown>)[key]);
+    // JSON.parse makes `__proto__` an own key; assigning it would set the copy's prototype instead.
+    if (key === '__proto__') {
+      Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
+    } else copy[key] = item;
+  }
+  return copy as T;
 }
 
 /**

@@ -10,6 +10,7 @@
  */
 import type { DeploymentView } from '../evidence.ts';
 import { decision, type FailureClass } from './context.ts';
+import { noteFailure } from './failures.ts';
 
 type AutoscalerView = NonNullable<DeploymentView['autoscalers']>[number];
 
@@ -30,7 +31,7 @@ export const autoscalerAtMax: FailureClass = (a) => {
   if (!a.cause || !OVERLOAD_CAUSES.has(a.cause) || a.recentChange) return undefined;
   const hpa = a.deployment?.autoscalers?.find((candidate) => candidate.at_max);
   if (!hpa) return undefined;
-  a.facts.failure = 'hpa_at_max';
+  noteFailure(a, 'hpa_at_max');
   a.facts.hpa = hpa.name;
   a.facts.hpa_max_replicas = hpa.max_replicas;
   a.facts.hpa_min_replicas = hpa.min_replicas;

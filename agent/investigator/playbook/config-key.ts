@@ -15,6 +15,7 @@ import {
   type Analysis,
   type FailureClass,
 } from './context.ts';
+import { noteFailure } from './failures.ts';
 
 /** What the container config error names: the object (`ConfigMap shop/x`) and, for a missing key, the key. */
 export interface MissingConfig {
@@ -66,7 +67,7 @@ function introducedBy(a: Analysis, missing: MissingConfig) {
 export function configKeyDiagnosis(a: Analysis): string {
   const missing = missingConfig(a);
   if (!missing) return '';
-  a.facts.failure = missing.key === undefined ? 'missing_config_object' : 'missing_config_key';
+  noteFailure(a, missing.key === undefined ? 'missing_config_object' : 'missing_config_key');
   a.facts.config_object = missing.object;
   if (missing.key !== undefined) a.facts.config_key = missing.key;
   return missing.key === undefined

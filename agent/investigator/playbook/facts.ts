@@ -1,15 +1,17 @@
 /**
  * Exact diagnosis facts per failure class (issue 14), added to `Analysis.facts` and worded into the
  * diagnosis: the OOM-killed container's memory limit (and the change that set it), the liveness
- * or startup probe that kills (./probe-kill.ts), the exit code and last log line of a crashing container, why an image cannot be
- * pulled (not found, unauthorized, a removed pull secret, by name), and the template field a
- * revision changed. Pure.
+ * or startup probe that kills (./probe-kill.ts), the exit code and last log line of a crashing
+ * container, why an image cannot be pulled (./image-pull.ts), a config error (./config-key.ts), and
+ * the template field a revision changed. Pure.
  */
 import type { RevisionView } from '../evidence.ts';
 import type { Analysis } from './context.ts';
 import { telltaleLogLines } from './context.ts';
 import { configKeyDiagnosis } from './config-key.ts';
 import { probeKillDiagnosis } from './probe-kill.ts';
+import { imagePullDiagnosis } from './image-pull.ts';
+import { noteFailure } from './failures.ts';
 
 type Change = RevisionView['changes'][number];
 
@@ -58,7 +60,7 @@ export function exactDiagnosis(a: Analysis): string {
     case 'container_failed':
       return appExit(a);
     case 'image_pull':
-      return imagePull(a);
+      return imagePullDiagnosis(a);
     case 'config_error':
       return configKeyDiagnosis(a);
     default:
@@ -71,7 +73,7 @@ function oomKilled(a: Analysis): string {
   const container = pod?.containers.find((c) => c.last_termination?.reason === 'OOMKilled');
   const name = container?.name;
   const limit = a.deployment?.containers.find((c) => c.name === name)?.limits.memory;
-  a.facts.failure = 'oom_killed';
+  noteFailure(a, 'oom_killed');
   a.facts.exit_code = container?.last_termination?.exit_code ?? 137;
   if (name) a.facts.container = name;
   if (limit) a.facts.memory_limit = limit;
@@ -85,40 +87,10 @@ function appExit(a: Analysis): string {
     .flatMap((p) => p.containers)
     .find((c) => c.last_termination && c.last_termination.exit_code !== 0);
   if (!container) return '';
-  a.facts.failure = 'app_exit';
+  noteFailure(a, 'app_exit');
   a.facts.exit_code = container.last_termination!.exit_code;
   a.facts.container = container.name;
   const last = a.suspect.logs.flatMap((l) => telltaleLogLines(l.value.log)).at(-1);
+  if (last) a.facts.last_log_line = last.slice(0, 200);
   return `; container ${container.name} exits with code ${container.last_termination!.exit_code}${last ? `, its last log line: ${last.slice(0, 200)}` : ''}`;
-}
-
-function imagePull(a: Analysis): string {
-  const messages = a.events.map((e) => e.message).join('\n');
-  const removedSecret = (a.newest?.changes ?? []).find(
-    (c) => c.kind === 'pod_spec' && c.key === 'imagePullSecrets' && c.from !== null,
-  );
-  if (removedSecret) {
-    const before = secretNames(removedSecret.from);
-    const after = new Set(secretNames(removedSecret.to));
-    const removed = before.filter((n) => !after.has(n));
-    a.facts.failure = 'missing_pull_secret';
-    if (removed[0]) a.facts.pull_secret = removed[0];
-    noteChange(a, [removedSecret]);
-    return `; revision ${a.newest!.revision} removed image pull secret ${removed.join(', ') || '?'}, so the registry refuses the pull${/401|unauthorized|denied|forbidden/i.test(messages) ? ' (unauthorized)' : ''}`;
-  }
-  if (/401|unauthorized|denied|forbidden|authorization/i.test(messages)) {
-    a.facts.failure = 'pull_unauthorized';
-    return '; the registry refuses the pull (unauthorized): check the image pull secret';
-  }
-  if (/not found|manifest unknown|NotFound/i.test(messages)) {
-    a.facts.failure = 'image_not_found';
-    return '; the image (or its tag) does not exist in the registry';
-  }
-  return '';
-}
-
-/** Secret names in a rendered `imagePullSecrets` value (`[{"name":"regcred"}]`). */
-function secretNames(value: string | number | boolean | null): string[] {
-  if (typeof value !== 'string') return [];
-  return [...value.matchAll(/"name":\s*"([^"]+)"/g)].map((m) => m[1]!);
 }

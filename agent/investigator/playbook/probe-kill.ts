@@ -7,6 +7,7 @@
  * (roll back); otherwise this class refuses, saying what to look at. Pure.
  */
 import { decision, minutesAgo, type Analysis, type FailureClass } from './context.ts';
+import { noteFailure } from './failures.ts';
 
 const PROBE = {
   liveness_kill: { type: 'liveness', title: 'Liveness', field: 'livenessProbe', failure: 'liveness_probe' },
@@ -37,7 +38,7 @@ export function probeKillDiagnosis(a: Analysis): string {
   const name = container?.name;
   const spec = a.deployment?.containers.find((c) => c.name === name)?.probes ?? [];
   const probe = spec.find((p) => p.startsWith(`${type}: `))?.slice(type.length + 2);
-  a.facts.failure = failure;
+  noteFailure(a, failure);
   a.facts.exit_code = container?.last_termination?.exit_code ?? 137;
   if (name) a.facts.container = name;
   if (probe) a.facts.probe = probe;

@@ -7,11 +7,14 @@
  * tolerance, clamped to [minReplicas, maxReplicas]. It scales the Deployment, records
  * `SuccessfulRescale`, and writes status: currentReplicas, desiredReplicas, currentMetrics and the
  * conditions AbleToScale, ScalingActive and ScalingLimited (True TooManyReplicas at the maximum).
+ * A Pod container without a CPU request leaves the utilisation undefined: ScalingActive=False
+ * FailedGetResourceMetric "… missing request for cpu in container C of Pod P", Warning events
+ * FailedGetResourceMetric and FailedComputeMetricsReplicas, and no scaling (the replica count holds).
  * Not modelled: scale-up/down rate limits and stabilisation windows (`behavior`), other metrics.
  */
 import type { SimClock } from '../clock.ts';
 import type { ObjectStore } from '../store.ts';
-import type { Condition, Deployment, KubeObject } from '../types.ts';
+import type { Condition, Deployment, KubeObject, Pod } from '../types.ts';
 import type { EventRecorder } from './events.ts';
 
 /** --horizontal-pod-autoscaler-sync-period. */
@@ -135,6 +138,40 @@ export class HorizontalPodAutoscalerController {
       });
       return;
     }
+    // replica_calculator.go calculatePodRequests: utilisation is a percentage of the Pods' requests;
+    // a container without a CPU request makes it undefined, and the HPA does not scale.
+    const unrequested = this.#podWithoutCpuRequest(deployment);
+    if (unrequested) {
+      const error = `failed to get cpu utilization: missing request for cpu in container ${unrequested.container} of Pod ${unrequested.pod}`;
+      this.#recorder.record(hpa, 'Warning', 'FailedGetResourceMetric', error, SOURCE);
+      this.#recorder.record(
+        hpa,
+        'Warning',
+        'FailedComputeMetricsReplicas',
+        `invalid metrics (1 invalid out of 1), first error is: ${error}`,
+        SOURCE,
+      );
+      this.#writeStatus(hpa, {
+        ...(hpa.status?.lastScaleTime && { lastScaleTime: hpa.status.lastScaleTime }),
+        currentReplicas: current,
+        desiredReplicas: current,
+        conditions: [
+          condition(
+            'AbleToScale',
+            true,
+            'SucceededGetScale',
+            "the HPA controller was able to get the target's current scale",
+          ),
+          condition(
+            'ScalingActive',
+            false,
+            'FailedGetResourceMetric',
+            `the HPA was unable to compute the replica count: ${error}`,
+          ),
+        ],
+      });
+      return;
+    }
     const min = hpa.spec.minReplicas ?? 1;
     const max = hpa.spec.maxReplicas;
     const recommended = recommendedReplicas(current, declared.cpu, cpuTarget(hpa));
@@ -200,6 +237,23 @@ export class HorizontalPodAutoscalerController {
         limited,
       ],
     });
+  }
+
+  /** The first Pod of `deployment` (by its selector, not terminating) with a container lacking `requests.cpu`. */
+  #podWithoutCpuRequest(deployment: Deployment): { pod: string; container: string } | undefined {
+    const selector = deployment.spec.selector?.matchLabels ?? {};
+    const pods = this.#store
+      .list<Pod>('pods', deployment.metadata.namespace)
+      .filter(
+        (pod) =>
+          !pod.metadata.deletionTimestamp &&
+          Object.entries(selector).every(([key, value]) => pod.metadata.labels?.[key] === value),
+      );
+    for (const pod of pods) {
+      const container = pod.spec.containers.find((c) => c.resources?.requests?.['cpu'] === undefined);
+      if (container) return { pod: pod.metadata.name, container: container.name };
+    }
+    return undefined;
   }
 
   #writeStatus(hpa: HorizontalPodAutoscaler, status: Record<string, unknown>): void {

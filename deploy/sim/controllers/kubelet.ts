@@ -18,6 +18,7 @@ import type { ObjectStore, StoreChange } from '../store.ts';
 import type { Condition, Container, ContainerState, ContainerStatus, Pod } from '../types.ts';
 import type { EventRecorder } from './events.ts';
 import { containerConfigError } from './container-config.ts';
+import { missingPullSecrets, missingPullSecretsMessage, pullErrorMessage } from './image-pull.ts';
 import { targetNodeName } from './daemonset.ts';
 import {
   PROBE_KILL_TERMINATION,
@@ -255,21 +256,28 @@ export class Kubelet {
       this.#start(runtime, container);
       return;
     }
+    const pod = this.#pod(runtime);
+    const missingSecrets = pod ? missingPullSecrets(this.#store, pod as Pod) : [];
+    if (missingSecrets.length > 0) {
+      // getPullSecretsForPod: about the Pod, not one container.
+      this.#event(
+        runtime,
+        undefined,
+        'Warning',
+        'FailedToRetrieveImagePullSecret',
+        missingPullSecretsMessage(missingSecrets),
+      );
+    }
     this.#event(runtime, container, 'Normal', 'Pulling', `Pulling image "${image}"`);
     if (container.fate.kind === 'imagePullError') {
       const fate = container.fate;
+      const error = fate.message ?? pullErrorMessage(image, fate.cause);
       this.#after(runtime, 1, () => {
         container.failures++;
-        this.#event(
-          runtime,
-          container,
-          'Warning',
-          'Failed',
-          `Failed to pull image "${image}": ${fate.message}`,
-        );
+        this.#event(runtime, container, 'Warning', 'Failed', `Failed to pull image "${image}": ${error}`);
         this.#event(runtime, container, 'Warning', 'Failed', 'Error: ErrImagePull');
         container.state = {
-          waiting: { reason: 'ErrImagePull', message: `Failed to pull image "${image}": ${fate.message}` },
+          waiting: { reason: 'ErrImagePull', message: `Failed to pull image "${image}": ${error}` },
         };
         this.#writeStatus(runtime);
         this.#after(runtime, 1, () => {

@@ -94,9 +94,10 @@ export const FateSchema = z.discriminatedUnion('kind', [
   }),
   z.strictObject({
     kind: z.literal('imagePullError'),
-    message: z
-      .string()
-      .default('rpc error: code = NotFound desc = failed to pull and unpack image: not found'),
+    /** Why the registry refuses (deploy/sim/controllers/image-pull.ts words it as containerd does). */
+    cause: z.enum(['notFound', 'unauthorized', 'forbidden']).default('notFound'),
+    /** The CRI error text instead of `cause`'s. */
+    message: z.string().min(1).optional(),
   }),
   z.strictObject({
     kind: z.literal('readinessFailure'),

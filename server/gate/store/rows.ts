@@ -5,9 +5,9 @@
  * matches a call's binding. Engine-neutral SQL only (`?` placeholders, `COALESCE`); the PostgreSQL
  * query helper numbers the placeholders.
  *
- * The schemas themselves are written once per engine (sqlite-schema.ts's migrations, and
- * server/postgres/migrations/*.sql), both append-only; test/server/gate/store checks that each has
- * exactly the columns listed here.
+ * The schemas themselves are each engine's append-only migrations (sqlite-schema.ts, and
+ * server/postgres/migrations/), their shared first columns declared once in ddl.ts;
+ * test/server/gate/store checks that each has exactly the columns listed here.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ApprovalExecution, ApprovalRequest, ApprovalStatus } from '../approval-request.ts';

@@ -6,34 +6,18 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
+import { APPROVAL_REQUESTS_V1, columnDefinitions, EXECUTION_COURSE_V1 } from './ddl.ts';
 
 export type Row = Record<string, SQLInputValue>;
 
-/** Ordered schema migrations; `PRAGMA user_version` is the number applied. Append, never edit. */
+/**
+ * Ordered schema migrations; `PRAGMA user_version` is the number applied. Append, never edit (the
+ * text of each is pinned by test/server/gate/store). Migration 0's `approval_requests` columns are
+ * the ones PostgreSQL's first migration creates too (ddl.ts).
+ */
 export const MIGRATIONS: readonly string[] = [
   `CREATE TABLE approval_requests (
-     id TEXT PRIMARY KEY,
-     status TEXT NOT NULL,
-     requester TEXT NOT NULL,
-     created_by TEXT NOT NULL,
-     cluster_context TEXT NOT NULL,
-     cluster_server TEXT,
-     tool TEXT NOT NULL,
-     risk TEXT NOT NULL,
-     arguments_json TEXT NOT NULL,
-     requested_arguments_json TEXT NOT NULL,
-     reason TEXT,
-     policy_json TEXT NOT NULL,
-     preview_json TEXT,
-     requested_key TEXT NOT NULL,
-     resolved_key TEXT NOT NULL,
-     scope TEXT NOT NULL,
-     created_at TEXT NOT NULL,
-     expires_at TEXT NOT NULL,
-     decision_json TEXT,
-     grant_json TEXT,
-     grant_expires_at TEXT,
-     denial_delivered_at TEXT
+${columnDefinitions(APPROVAL_REQUESTS_V1, '     ')}
    );
    CREATE INDEX approval_requests_by_requested_key ON approval_requests (requester, cluster_context, requested_key);
    CREATE INDEX approval_requests_by_resolved_key ON approval_requests (requester, cluster_context, resolved_key);
@@ -49,14 +33,7 @@ export const MIGRATIONS: readonly string[] = [
      call_key TEXT NOT NULL,
      arguments_json TEXT NOT NULL,
      authorization TEXT NOT NULL,
-     status TEXT NOT NULL,
-     idempotency_key TEXT,
-     consumed_grant INTEGER NOT NULL,
-     effect_json TEXT,
-     started_at TEXT NOT NULL,
-     finished_at TEXT,
-     outcome TEXT,
-     result_json TEXT
+${columnDefinitions(EXECUTION_COURSE_V1, '     ')}
    );
    CREATE INDEX executions_by_request ON executions (request_id, started_at);
    CREATE INDEX executions_by_call ON executions (requester, cluster_context, call_key, started_at);

@@ -102,6 +102,15 @@ class RecordingGrants implements ServerGrantClient {
     return undefined;
   }
 
+  /** This stand-in server puts nothing up for the page: the terminal alone decides. */
+  async hold(): Promise<undefined> {
+    return undefined;
+  }
+
+  async held(id: string): Promise<never> {
+    throw new SentinelError('not_found', `no held request ${id}`);
+  }
+
   async preview(call: SentinelToolCall): Promise<PreviewLike | undefined> {
     this.previewed.push(call);
     if (call.tool === 'rollback_deployment') {

@@ -171,7 +171,14 @@ describe('harness sessions: one decision per model call, at most one execution',
     expect(killed1.result.status).toBe('pending');
     sessionId = killed1.result.sessionId;
     expect(killed1.stderr).toContain('Roll back Deployment shop/checkout from revision 3');
-    expect(await approvals()).toEqual([]);
+    // While the prompt was up the call was also on the approvals page; it stays pending there.
+    const held = await approvals();
+    expect(held.map((r) => [r.tool, r.status, r.requester, r.client_ref?.tool_call_id])).toEqual([
+      ['rollback_deployment', 'pending', 'trueforge', 'call_rollback_deployment_11'],
+    ]);
+    expect(killed1.stderr).toContain(
+      `also waiting on the approvals page (${server.url}/ui/approvals) as approval request ${held[0]!.id}`,
+    );
 
     // Resume after the kill: the same question, answered yes; turn 2 pauses on the scale; killed.
     harness.script(proposeScale);

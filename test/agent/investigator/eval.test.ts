@@ -231,25 +231,26 @@ describe('score', () => {
 });
 
 describe('renderEvalTable', () => {
+  const base: EvalResult = {
+    scenario: 'a',
+    step: 1,
+    steps: 1,
+    culprit_found: true,
+    diagnosis_correct: true,
+    remediation_correct: true,
+    facts_correct: true,
+    warnings_correct: true,
+    untouched_correct: true,
+    logs_read_correct: true,
+    unapproved_mutations: 0,
+    seconds: 1.25,
+    action: 'rollback',
+    expected_action: 'rollback',
+    verified: true,
+    summary: '',
+  };
+
   it('marks what was wrong and counts the fully correct scenarios', () => {
-    const base: EvalResult = {
-      scenario: 'a',
-      step: 1,
-      steps: 1,
-      culprit_found: true,
-      diagnosis_correct: true,
-      remediation_correct: true,
-      facts_correct: true,
-      warnings_correct: true,
-      untouched_correct: true,
-      logs_read_correct: true,
-      unapproved_mutations: 0,
-      seconds: 1.25,
-      action: 'rollback',
-      expected_action: 'rollback',
-      verified: true,
-      summary: '',
-    };
     const text = renderEvalTable([
       base,
       { ...base, scenario: 'b', remediation_correct: false, action: 'none' },
@@ -265,6 +266,17 @@ describe('renderEvalTable', () => {
     ]);
     expect(stepped).toMatch(/^s \(1\/2\)\s+yes/m);
     expect(stepped).toMatch(/^s \(2\/2\)\s+yes/m);
+    expect(stepped).toContain('1 of 1 scenario(s) fully correct (2 of 2 investigations).');
+  });
+
+  it('counts scenarios and investigations apart when a scenario has steps', () => {
+    const stepped = renderEvalTable([
+      { ...base, scenario: 'a' },
+      { ...base, scenario: 's', steps: 2 },
+      { ...base, scenario: 's', step: 2, steps: 2, facts_correct: false },
+    ]);
+    // One wrong step makes its scenario wrong; the other step still counts as a correct investigation.
+    expect(stepped).toContain('1 of 2 scenario(s) fully correct (2 of 3 investigations).');
   });
 });
 

@@ -143,6 +143,82 @@ describe('POST /approvals with client_ref: one decision per harness tool call', 
   });
 });
 
+describe("POST /approvals with decision 'ask': the harness call put up for a decision anywhere", () => {
+  const body = { requester: 'agent', tool: 'scale_deployment', arguments: scale, client_ref: ref };
+
+  it('creates a pending request for the ref; a decision on the page decides the harness tool call', async () => {
+    withCredentials();
+    const held = await p.gate.approvals.createOnce(identities.alice!, { ...body, decision: 'ask' });
+    expect(held.created).toBe(true);
+    expect(held.answer).toMatchObject({
+      status: 'pending',
+      requester: 'agent',
+      created_by: 'alice',
+      decision: null,
+      grant: null,
+      client_ref: ref,
+    });
+    expect(p.events.map((e) => e.type)).toEqual(['approval_created']);
+    const id = 'id' in held.answer ? held.answer.id : '';
+
+    // The same harness tool call asked again (a resumed CLI): the one pending request.
+    const again = await p.gate.approvals.createOnce(identities.alice!, { ...body, decision: 'ask' });
+    expect(again).toMatchObject({ created: false, answer: { id, status: 'pending' } });
+
+    // bob decides on the page; the terminal's later "yes" cannot overturn it.
+    await p.gate.approvals.deny(id, identities.bob!, 'not during the sale');
+    const yes = await p.gate.approvals.createOnce(identities.alice!, body);
+    expect(yes).toMatchObject({
+      created: false,
+      answer: { id, status: 'denied', decision: { by: 'bob', reason: 'not during the sale' } },
+    });
+    expect(await p.store.list({ clientRef: clientRefKey(ref) })).toHaveLength(1);
+  });
+
+  it("turns the pending request into the terminal's decision: yes grants it, no denies it", async () => {
+    withCredentials();
+    const held = await p.gate.approvals.createOnce(identities.alice!, { ...body, decision: 'ask' });
+    const id = 'id' in held.answer ? held.answer.id : '';
+    const yes = await p.gate.approvals.createOnce(identities.alice!, body);
+    expect(yes).toMatchObject({
+      created: true,
+      answer: { id, status: 'approved', decision: { decision: 'allow', by: 'alice' } },
+    });
+    const run = await p.call('agent', 'scale_deployment', scale);
+    expect(run._meta).toMatchObject({ approval_status: 'executed', approval_request_id: id });
+
+    const other = { ...ref, tool_call_id: 'call_scale_2' };
+    const second = await p.gate.approvals.createOnce(identities.alice!, {
+      ...body,
+      client_ref: other,
+      decision: 'ask',
+    });
+    const no = await p.gate.approvals.createOnce(identities.alice!, {
+      ...body,
+      client_ref: other,
+      decision: 'deny',
+      reason: 'enough replicas',
+    });
+    expect(no).toMatchObject({
+      created: true,
+      answer: {
+        id: 'id' in second.answer ? second.answer.id : '',
+        status: 'denied',
+        decision: { by: 'alice', reason: 'enough replicas' },
+      },
+    });
+  });
+
+  it('lets only the requester or an approver of the call put it up', async () => {
+    withCredentials();
+    await expect(
+      p.gate.approvals.createOnce(identities.other!, { ...body, decision: 'ask' }),
+    ).rejects.toMatchObject({ code: 'forbidden' });
+    const own = await p.gate.approvals.createOnce(identities.agent!, { ...body, decision: 'ask' });
+    expect(own.answer).toMatchObject({ status: 'pending', created_by: 'agent' });
+  });
+});
+
 describe('what restricts an identity survives a rotation of its token', () => {
   it('delivers a denial to the same identity after its token changed', async () => {
     const known = withCredentials();

@@ -48,6 +48,20 @@ describe('formatTable', () => {
 });
 
 describe('sanitizeText', () => {
+  it('leaves every printable ASCII character as it is, on the full path too (the shortcut for printable ASCII text is exact)', () => {
+    for (let cp = 0x20; cp <= 0x7e; cp += 1) {
+      const c = String.fromCharCode(cp);
+      // 'é' keeps the text off the printable-ASCII shortcut, so the escaping rules themselves run.
+      for (const multiline of [false, true]) {
+        expect(sanitizeText(`é${c}`, { multiline })).toBe(`é${c}`);
+        expect(sanitizeText(`é${c}`, { multiline, style: 'json' })).toBe(`é${c}`);
+      }
+      expect(sanitizeText(`a${c}b`)).toBe(`a${c}b`);
+    }
+    expect(sanitizeText('\u007f')).toBe('\\x7f');
+    expect(sanitizeText('tab\there')).toBe('tab\\x09here');
+  });
+
   it('replaces ANSI escapes, controls and invisible characters by visible escapes; multi-line keeps newlines and tabs', () => {
     const input = '\u001b[31mred\u001b[0m\tok\r\nzero\u200bwidth \u202eevil\u0000 tag\u{E0041}s\ufeff';
     expect(sanitizeText(input, { multiline: true })).toBe(

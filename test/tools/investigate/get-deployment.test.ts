@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { getDeployment, type GetDeploymentOutput } from '../../../tools/investigate/get-deployment.ts';
 import { NOW, deployment } from '../../helpers/fixtures.ts';
 import { TEST_CONTEXT, mockApi, statusBody, useMockedCluster } from '../../helpers/kube.ts';
+import { recordUnexpectedRequests } from '../../helpers/remediation.ts';
 import { callTool, callToolError } from '../../helpers/tools.ts';
 
 const path = '/apis/apps/v1/namespaces/shop/deployments/checkout';
@@ -162,6 +163,36 @@ describe('get_deployment', () => {
       { manager: 'argocd-application-controller', operation: 'Update', time: '2026-12-01T10:06:00.000Z' },
       { manager: 'sentinel', operation: 'Update', time: '2026-12-01T10:05:00.000Z' },
     ]);
+  });
+
+  it('shows the HPAs targeting it, and with autoscalers: false sends no HPA list', async () => {
+    const hpa = {
+      metadata: { name: 'checkout', namespace: 'shop' },
+      spec: { scaleTargetRef: { kind: 'Deployment', name: 'checkout' }, minReplicas: 2, maxReplicas: 6 },
+      status: { currentReplicas: 3 },
+    };
+    mockApi().get(path).reply(200, checkout());
+    mockApi()
+      .get('/apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers')
+      .query(true)
+      .reply(200, { kind: 'HorizontalPodAutoscalerList', metadata: {}, items: [hpa] });
+    const withHpas = await callTool(getDeployment, { namespace: 'shop', name: 'checkout' }, kube.context());
+    expect((withHpas.structured as GetDeploymentOutput).autoscalers).toMatchObject([
+      { name: 'checkout', min_replicas: 2, max_replicas: 6, current_replicas: 3 },
+    ]);
+    // Only the Deployment is mocked now: an HPA list would be an unmatched request.
+    mockApi().get(path).reply(200, checkout());
+    const unexpected = recordUnexpectedRequests();
+    const lean = await callTool(
+      getDeployment,
+      { namespace: 'shop', name: 'checkout', autoscalers: false },
+      kube.context(),
+    );
+    unexpected.stop();
+    expect(unexpected.requests).toEqual([]);
+    const s = lean.structured as GetDeploymentOutput;
+    expect(s.autoscalers).toBeUndefined();
+    expect(s.template_digest).toMatch(/^[0-9a-f]{16}$/);
   });
 
   it('not found names the Deployment and what to do next', async () => {

@@ -82,7 +82,7 @@ describe('cancellation of a tool call', () => {
     controller.abort();
     const error = await caught(
       getDeployment.handler(
-        { namespace: 'prod', name: 'web' },
+        { namespace: 'prod', name: 'web', autoscalers: true },
         { ...kube.context(), signal: controller.signal },
       ),
     );

@@ -57,6 +57,27 @@ describe('sanitizeFromCluster', () => {
     const other = { a: 1 };
     expect(unsanitized(other)).toBe(other);
   });
+
+  it('sanitizedCopy copies JSON the way structuredClone does: deep, own __proto__ keys kept, Dates copied', () => {
+    const sent = JSON.parse(
+      '{"metadata":{"name":"web","labels":{"app":"web"},"__proto__":{"polluted":true}},"spec":{"replicas":3,"paused":false,"selector":null,"containers":[{"name":"web","args":["-v",2]}]}}',
+    ) as Record<string, unknown>;
+    const copy = sanitizedCopy(sent);
+    expect(copy).toEqual(structuredClone(sent));
+    expect(JSON.stringify(copy)).toBe(JSON.stringify(sent));
+    const metadata = copy.metadata as Record<string, unknown>;
+    expect(Object.getPrototypeOf(metadata)).toBe(Object.prototype);
+    expect(Object.keys(metadata)).toEqual(['name', 'labels', '__proto__']);
+    expect(copy.metadata).not.toBe(sent.metadata);
+    expect((copy.spec as { containers: unknown[] }).containers[0]).not.toBe(
+      (sent.spec as { containers: unknown[] }).containers[0],
+    );
+    const at = new Date('2026-12-01T00:00:00Z');
+    const dated = sanitizedCopy({ at, set: new Map([['a', 1]]) });
+    expect(dated.at).toEqual(at);
+    expect(dated.at).not.toBe(at);
+    expect(dated.set).toEqual(new Map([['a', 1]]));
+  });
 });
 
 describe('the reader returned by connectKube', () => {

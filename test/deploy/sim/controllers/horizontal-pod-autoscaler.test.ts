@@ -50,3 +50,34 @@ describe('HPA controller', () => {
     expect(sim.store.get<Deployment>('deployments', 'shop', 'checkout')!.spec.replicas).toBe(10);
   });
 });
+
+describe('HPA controller without CPU requests', () => {
+  it('hpa-at-min: a container without a CPU request stops the HPA at its minimum, in the controller’s words', () => {
+    const sim = new SimulatedCluster({ scenario: loadScenario('hpa-at-min'), timeScale: 0 });
+    expect(sim.store.get<Deployment>('deployments', 'shop', 'checkout')!.spec.replicas).toBe(2);
+    const hpa = sim.store.get<KubeObject & { status: Record<string, unknown> }>(
+      'horizontalpodautoscalers',
+      'shop',
+      'checkout',
+    )!;
+    expect(hpa.status).toMatchObject({ currentReplicas: 2, desiredReplicas: 2 });
+    expect(hpa.status['currentMetrics']).toBeUndefined();
+    const active = (hpa.status['conditions'] as { type: string; message: string }[]).find(
+      (c) => c.type === 'ScalingActive',
+    );
+    expect(active).toMatchObject({ status: 'False', reason: 'FailedGetResourceMetric' });
+    expect(active!.message).toMatch(
+      /^the HPA was unable to compute the replica count: failed to get cpu utilization: missing request for cpu in container checkout of Pod checkout-[a-z0-9]+-[a-z0-9]{5}$/,
+    );
+    const warnings = sim.store
+      .list<CoreEvent>('events', 'shop')
+      .filter((e) => e.type === 'Warning' && e.involvedObject.kind === 'HorizontalPodAutoscaler')
+      .map((e) => `${e.reason}: ${e.message.replace(/Pod checkout-\S+/, 'Pod P')}`);
+    expect(warnings).toContain(
+      'FailedGetResourceMetric: failed to get cpu utilization: missing request for cpu in container checkout of Pod P',
+    );
+    expect(warnings).toContain(
+      'FailedComputeMetricsReplicas: invalid metrics (1 invalid out of 1), first error is: failed to get cpu utilization: missing request for cpu in container checkout of Pod P',
+    );
+  });
+});

@@ -38,7 +38,7 @@ describe('fate rules on any Pod field', () => {
     metadata: { name: 'p', namespace: 'shop' },
     spec: { containers: [container], imagePullSecrets: [{ name: 'regcred' }] },
   } as unknown as Pod;
-  const pull: FateSpec = { kind: 'imagePullError', message: '401 Unauthorized' };
+  const pull: FateSpec = { kind: 'imagePullError', cause: 'unauthorized', message: '401 Unauthorized' };
 
   it('match a dotted path by JSON value, null meaning absent or empty', () => {
     const absent = fateResolver([{ match: { fields: { 'spec.imagePullSecrets': null } }, fate: pull }], 0);

@@ -1,9 +1,15 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openSqliteStore, STORE_FILE } from '../../../../server/gate/store/sqlite.ts';
+import { MIGRATIONS } from '../../../../server/gate/store/sqlite-schema.ts';
+import {
+  APPROVAL_REQUESTS_V1,
+  columnDefinitions,
+  EXECUTION_COURSE_V1,
+} from '../../../../server/gate/store/ddl.ts';
 import { describeApprovalStoreContract, newRequest } from './contract.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'sentinel-store-'));
@@ -50,6 +56,31 @@ describe('SQLite store', () => {
     await store.close();
     // Opening again changes nothing.
     await openSqliteStore({ file }).close();
+  });
+
+  // Migration 0 as it shipped: a shipped migration is never edited, and files it created keep opening.
+  const shippedMigration0 = readFileSync(new URL('fixtures/sqlite-migration-0.sql', import.meta.url), 'utf8');
+
+  it('keeps migration 0 byte for byte as it shipped, its shared columns from the declaration PostgreSQL uses too', () => {
+    expect(MIGRATIONS[0]).toBe(shippedMigration0);
+    for (const columns of [APPROVAL_REQUESTS_V1, EXECUTION_COURSE_V1]) {
+      expect(MIGRATIONS[0]).toContain(columnDefinitions(columns, '     '));
+    }
+  });
+
+  it('opens a database created by the text migration 0 shipped with, and migrates it on', async () => {
+    const file = join(dir, 'migration-0-as-shipped.db');
+    const raw = new DatabaseSync(file);
+    raw.exec(shippedMigration0);
+    raw.exec('PRAGMA user_version = 1');
+    raw.close();
+    const store = openSqliteStore({ file });
+    const { request } = await store.createOrReusePending(newRequest(), new Date('2025-01-31T02:10:00.000Z'));
+    expect(await store.get(request.id)).toEqual(request);
+    await store.close();
+    const reopened = new DatabaseSync(file);
+    expect(reopened.prepare('PRAGMA user_version').get()).toEqual({ user_version: MIGRATIONS.length });
+    reopened.close();
   });
 
   it('refuses a database written by a newer Sentinel', () => {
