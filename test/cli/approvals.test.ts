@@ -107,6 +107,14 @@ describe('sentinel approvals, against a live server', () => {
     expect(typo.code).toBe(2);
     expect(typo.stderr).toMatch(/--status 'pendng' is not a status.* Did you mean 'pending'\?/);
     expect(typo.stdout).toBe('');
+    // On a terminal the usage error is red, the colour ending before the newline.
+    const force = process.env.FORCE_COLOR;
+    process.env.FORCE_COLOR = '1';
+    const red = await cli(s.tokens.alice, 'list', '--status', 'pendng').finally(() => {
+      if (force === undefined) delete process.env.FORCE_COLOR;
+      else process.env.FORCE_COLOR = force;
+    });
+    expect(red.stderr).toMatch(/^\u001b\[31merror: .* Did you mean 'pending'\?\u001b\[39m\n/);
   });
 
   it('an unknown id names the request and the server and says how to list them (exit 2), not the API path', async () => {
