@@ -4,13 +4,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { z } from 'zod';
 import { fromZod, SentinelError } from '../core/index.ts';
+import { DEFAULT_AGENT_SPEC_PATH } from './default-path.ts';
 import { AgentSpecFileSchema, AgentSpecSchema, type AgentSpec, type McpServerEntry } from './schema.ts';
 
-/** The spec shipped with Sentinel. */
-export const DEFAULT_AGENT_SPEC_PATH = fileURLToPath(new URL('./sentinel.agent.json', import.meta.url));
+export { DEFAULT_AGENT_SPEC_PATH };
 
 /** Name of the Sentinel MCP server in the spec's `mcp_servers` (and in the harness's settings). */
 export const SENTINEL_MCP_SERVER_NAME = 'sentinel';

@@ -13,7 +13,7 @@
  * cue: statuses keep their words, symbols come with text.
  */
 import { styleText } from 'node:util';
-import { sanitizeText } from '../tools/index.ts';
+import { sanitizeText } from '../tools/light.ts';
 import { ownColours } from './terminal-guard.ts';
 
 /** The styles Sentinel uses (a subset of `util.inspect.colors`). */

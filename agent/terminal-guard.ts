@@ -16,7 +16,7 @@
  * mark can only select colours (SGR), never move the cursor or set a title.
  */
 import { randomBytes } from 'node:crypto';
-import { sanitizeText } from '../tools/index.ts';
+import { sanitizeText } from '../tools/light.ts';
 
 type Write = NodeJS.WritableStream['write'];
 

@@ -21,7 +21,7 @@ process.on('warning', (warning) => {
   if (warning.name === 'ExperimentalWarning' && /SQLite/i.test(warning.message)) return;
   for (const listener of defaultWarningListeners) listener(warning);
 });
-const { exitQuietlyOnBrokenPipe } = await import('../agent/index.ts');
+const { exitQuietlyOnBrokenPipe } = await import('../agent/light.ts');
 exitQuietlyOnBrokenPipe(process.stdout);
 exitQuietlyOnBrokenPipe(process.stderr);
 const { main } = await import('../cli/index.ts');

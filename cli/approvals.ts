@@ -5,23 +5,10 @@
  * (the token `sentinel serve` generated for identity `local` on this machine).
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { palette, sentinelCommand } from '../agent/index.ts';
-import { didYouMean, SentinelError } from '../core/index.ts';
-import {
-  createApprovalsClient,
-  type ApprovalsClient,
-  clientToken,
-  localTokenFile,
-  resolveDataDir,
-  APPROVAL_STATUSES,
-  DurationSchema,
-  type ApprovalRequest,
-  type ApprovalStatus,
-  approvalSentence,
-  renderApprovalLine,
-  renderApprovalText,
-  withLocalTimes,
-} from '../server/index.ts';
+import { palette, sentinelCommand } from '../agent/light.ts';
+import { didYouMean, SentinelError } from '../core/light.ts';
+import type { ApprovalsClient, ApprovalRequest, ApprovalStatus } from '../server/client.ts';
+import { APPROVAL_STATUSES } from '../server/light.ts';
 import { dataDirOption, serverUrlOption, useDiscoveredServer } from './options.ts';
 
 interface ConnectionFlags {
@@ -31,8 +18,12 @@ interface ConnectionFlags {
   json: boolean;
 }
 
+/** The client side of the server module, loaded when a subcommand runs (not for `--help`). */
+const server = () => import('../server/client.ts');
+
 /** The token to use: `--token`/SENTINEL_TOKEN (commander resolves both), else the local token file. */
-function tokenFor(flags: ConnectionFlags): string {
+async function tokenFor(flags: ConnectionFlags): Promise<string> {
+  const { clientToken, localTokenFile, resolveDataDir } = await server();
   const dataDir = resolveDataDir(flags.dataDir);
   const found = clientToken(flags.token, dataDir, flags.server);
   if (found) return found.token;
@@ -44,8 +35,9 @@ function tokenFor(flags: ConnectionFlags): string {
   );
 }
 
-function clientFor(flags: ConnectionFlags): ApprovalsClient {
-  return createApprovalsClient({ server: flags.server, token: tokenFor(flags) });
+async function clientFor(flags: ConnectionFlags): Promise<ApprovalsClient> {
+  const { createApprovalsClient } = await server();
+  return createApprovalsClient({ server: flags.server, token: await tokenFor(flags) });
 }
 
 /** `--status <status>`: one of the approval statuses; a near miss gets a "did you mean" (exit 2). */
@@ -130,8 +122,8 @@ function style() {
   };
 }
 
-const decidedLine = (verb: string, request: ApprovalRequest) =>
-  `${verb} ${request.id} (now ${style().status(request.status, request.status)}): ${approvalSentence(request)}`;
+const decidedLine = async (verb: string, request: ApprovalRequest) =>
+  `${verb} ${request.id} (now ${style().status(request.status, request.status)}): ${(await server()).approvalSentence(request)}`;
 
 /** Adds `sentinel approvals` and its subcommands. */
 export function registerApprovalsCommands(program: Command): void {
@@ -156,7 +148,10 @@ export function registerApprovalsCommands(program: Command): void {
       flags: ConnectionFlags & { status?: ApprovalStatus; all: boolean; tool?: string; requester?: string },
     ) => {
       const status = flags.status ?? (flags.all ? undefined : 'pending');
-      const list = await clientFor(flags).list({
+      const { renderApprovalLine } = await server();
+      const list = await (
+        await clientFor(flags)
+      ).list({
         ...(status && { status }),
         ...(flags.tool && { tool: flags.tool }),
         ...(flags.requester && { requester: flags.requester }),
@@ -172,7 +167,8 @@ export function registerApprovalsCommands(program: Command): void {
   withConnection(
     approvals.command('show <id>').description('Show one request: what it does, why, who asked.'),
   ).action(async (id: string, flags: ConnectionFlags) => {
-    const request = await onRequest(id, flags, () => clientFor(flags).get(id));
+    const { renderApprovalText } = await server();
+    const request = await onRequest(id, flags, async () => (await clientFor(flags)).get(id));
     print(flags, request, () => renderApprovalText(request, { style: style() }));
   });
 
@@ -185,6 +181,7 @@ export function registerApprovalsCommands(program: Command): void {
         'grant a window (e.g. 15m) instead of once, if the policy rule allows it',
       ),
   ).action(async (id: string, flags: ConnectionFlags & { window?: string }) => {
+    const { DurationSchema, withLocalTimes } = await server();
     if (flags.window !== undefined && !DurationSchema.safeParse(flags.window).success) {
       throw new SentinelError(
         'invalid_input',
@@ -194,7 +191,7 @@ export function registerApprovalsCommands(program: Command): void {
         },
       );
     }
-    const client = clientFor(flags);
+    const client = await clientFor(flags);
     const request = await onRequest(id, flags, () =>
       client.approve(id, flags.window ? { validity: { window: flags.window } } : {}),
     ).catch(async (error: unknown) => {
@@ -205,9 +202,10 @@ export function registerApprovalsCommands(program: Command): void {
         error.field?.startsWith('validity') === true;
       throw refusedWindow ? await windowRefused(error, id, flags, client) : error;
     });
+    const approvedLine = await decidedLine('Approved', request);
     print(flags, request, () =>
       [
-        decidedLine('Approved', request),
+        approvedLine,
         // Recorded in ISO UTC; shown in the reader's zone with UTC alongside (as on the page).
         ...(request.grant?.scope ? [`Grant covers: ${withLocalTimes(request.grant.scope.description)}`] : []),
       ].join('\n'),
@@ -225,8 +223,9 @@ export function registerApprovalsCommands(program: Command): void {
         field: '--reason',
       });
     }
-    const request = await onRequest(id, flags, () => clientFor(flags).deny(id, flags.reason));
-    print(flags, request, () => decidedLine('Denied', request));
+    const request = await onRequest(id, flags, async () => (await clientFor(flags)).deny(id, flags.reason));
+    const line = await decidedLine('Denied', request);
+    print(flags, request, () => line);
   });
 
   withConnection(
@@ -235,14 +234,16 @@ export function registerApprovalsCommands(program: Command): void {
       .description('Take back an approved grant no call has used yet; the retry is then held again.')
       .requiredOption('--reason <text>', 'why (required)'),
   ).action(async (id: string, flags: ConnectionFlags & { reason: string }) => {
-    const request = await onRequest(id, flags, () => clientFor(flags).revoke(id, flags.reason));
-    print(flags, request, () => decidedLine('Revoked', request));
+    const request = await onRequest(id, flags, async () => (await clientFor(flags)).revoke(id, flags.reason));
+    const line = await decidedLine('Revoked', request);
+    print(flags, request, () => line);
   });
 
   withConnection(
     approvals.command('withdraw <id>').description('Withdraw a pending request you made (requester only).'),
   ).action(async (id: string, flags: ConnectionFlags) => {
-    const request = await onRequest(id, flags, () => clientFor(flags).withdraw(id));
-    print(flags, request, () => decidedLine('Withdrew', request));
+    const request = await onRequest(id, flags, async () => (await clientFor(flags)).withdraw(id));
+    const line = await decidedLine('Withdrew', request);
+    print(flags, request, () => line);
   });
 }

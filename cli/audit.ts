@@ -2,23 +2,12 @@
  * `sentinel audit export|verify|checkpoint`: read the audit log of a data directory (the server may
  * be running; SQLite's WAL lets both read while it writes), and anchor its head elsewhere.
  */
-import { sentinelCommand } from '../agent/index.ts';
+import { sentinelCommand } from '../agent/light.ts';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { SentinelError } from '../core/index.ts';
-import {
-  resolveDataDir,
-  parseSince,
-  appendCheckpoint,
-  CHECKPOINT_FILE,
-  checkpointLine,
-  checkpointsFromOption,
-  dataDirCheckpoints,
-  headCheckpoint,
-  sendCheckpoint,
-  type CheckpointRef,
-  openAuditLog,
-} from '../server/index.ts';
+import { SentinelError } from '../core/light.ts';
+import type { CheckpointRef } from '../server/client.ts';
+import { CHECKPOINT_FILE, resolveDataDir } from '../server/light.ts';
 import { collect, dataDirOption } from './options.ts';
 
 /** Adds `audit export` and `audit verify`. */
@@ -32,7 +21,8 @@ export function registerAuditCommands(program: Command): void {
     .description('Write audit records as JSON Lines to stdout, oldest first, exactly as hashed.')
     .option('--since <time>', 'only records at or after an ISO 8601 time, or a duration back from now (2h)')
     .addOption(dataDirOption())
-    .action((options: { since?: string; dataDir?: string }) => {
+    .action(async (options: { since?: string; dataDir?: string }) => {
+      const { openAuditLog, parseSince } = await import('../server/client.ts');
       const since = options.since === undefined ? undefined : parseSince(options.since);
       const log = openAuditLog(resolveDataDir(options.dataDir), { mustExist: true });
       try {
@@ -55,7 +45,8 @@ export function registerAuditCommands(program: Command): void {
       collect,
     )
     .addOption(dataDirOption())
-    .action((options: { dataDir?: string; checkpoint?: string[] }) => {
+    .action(async (options: { dataDir?: string; checkpoint?: string[] }) => {
+      const { checkpointsFromOption, dataDirCheckpoints, openAuditLog } = await import('../server/client.ts');
       const dataDir = resolveDataDir(options.dataDir);
       const given = (options.checkpoint ?? []).flatMap(checkpointsFromOption);
       const own: CheckpointRef[] = dataDirCheckpoints(dataDir);
@@ -99,6 +90,14 @@ export function registerAuditCommands(program: Command): void {
     .option('--webhook <url>', 'also POST the checkpoint as JSON to this URL')
     .addOption(dataDirOption())
     .action(async (options: { dataDir?: string; append?: string; webhook?: string }) => {
+      const {
+        appendCheckpoint,
+        checkpointLine,
+        dataDirCheckpoints,
+        headCheckpoint,
+        openAuditLog,
+        sendCheckpoint,
+      } = await import('../server/client.ts');
       const dataDir = resolveDataDir(options.dataDir);
       const log = openAuditLog(dataDir, { mustExist: true });
       let checkpoint;

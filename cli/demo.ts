@@ -1,7 +1,7 @@
 /**
  * `sentinel demo`: the local investigator against the embedded simulator, end to end.
  */
-import { sentinelCommand } from '../agent/index.ts';
+import { sentinelCommand } from '../agent/light.ts';
 import type { Command } from 'commander';
 import { constants as osConstants } from 'node:os';
 // The demo (simulator, server, investigator) loads when the command runs.

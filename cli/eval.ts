@@ -3,7 +3,7 @@
  */
 import type { Command } from 'commander';
 import type { EvalResult } from '../agent/index.ts';
-import { SCENARIOS_DIR } from '../deploy/index.ts';
+import { SCENARIOS_DIR } from '../deploy/light.ts';
 import { parseTimeScale } from './options.ts';
 
 /** Adds `sentinel eval`. */

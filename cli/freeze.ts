@@ -2,8 +2,10 @@
  * `sentinel freeze on|off|status`: the change freeze on a running server (admin token).
  */
 import { Option, type Command } from 'commander';
-import { formatFreeze, requestFreeze } from '../server/index.ts';
 import { dataDirOption, serverUrlOption, useDiscoveredServer } from './options.ts';
+
+/** The client side of the server module, loaded when a subcommand runs (not for `--help`). */
+const client = () => import('../server/client.ts');
 
 /** Adds `sentinel freeze on|off|status`. */
 export function registerFreezeCommands(program: Command): void {
@@ -28,6 +30,7 @@ export function registerFreezeCommands(program: Command): void {
     .addOption(tokenOption())
     .addOption(dataDirOption())
     .action(async (options: { reason: string; server: string; token?: string; dataDir?: string }) => {
+      const { formatFreeze, requestFreeze } = await client();
       process.stdout.write(
         formatFreeze(await requestFreeze(options, { frozen: true, reason: options.reason })),
       );
@@ -38,6 +41,7 @@ export function registerFreezeCommands(program: Command): void {
     .addOption(tokenOption())
     .addOption(dataDirOption())
     .action(async (options: { server: string; token?: string; dataDir?: string }) => {
+      const { formatFreeze, requestFreeze } = await client();
       process.stdout.write(formatFreeze(await requestFreeze(options, { frozen: false })));
     });
   useDiscoveredServer(freeze.command('status'), 'base')
@@ -46,6 +50,7 @@ export function registerFreezeCommands(program: Command): void {
     .addOption(tokenOption())
     .addOption(dataDirOption())
     .action(async (options: { server: string; token?: string; dataDir?: string }) => {
+      const { formatFreeze, requestFreeze } = await client();
       process.stdout.write(formatFreeze(await requestFreeze(options, undefined)));
     });
 }

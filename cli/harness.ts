@@ -3,9 +3,10 @@
  * agent that run Sentinel (see register.ts).
  */
 import { Option, type Command } from 'commander';
-import { DEFAULT_AGENT_SPEC_PATH, loadAgentSpec } from '../agent-spec/index.ts';
-import { type HarnessConnectionOptions, HARNESS_IDENTITY } from '../agent/index.ts';
-import { defaultTokensFile, resolveDataDir } from '../server/index.ts';
+import { DEFAULT_AGENT_SPEC_PATH } from '../agent-spec/light.ts';
+import type { HarnessConnectionOptions } from '../agent/index.ts';
+import { HARNESS_IDENTITY } from '../agent/light.ts';
+import { defaultTokensFile, resolveDataDir } from '../server/light.ts';
 import {
   dataDirOption,
   harnessTokenOption,
@@ -59,10 +60,12 @@ export function registerHarnessCommand(program: Command): void {
         { harnessClient, harnessToken, harnessTokenFile, registerWithHarness },
         { createIdentityStore },
         { allTools },
+        { loadAgentSpec },
       ] = await Promise.all([
         import('../agent/index.ts'),
         import('../server/index.ts'),
         import('../tools/index.ts'),
+        import('../agent-spec/index.ts'),
       ]);
       const write = (line: string) => process.stdout.write(`${line}\n`);
       const spec = loadAgentSpec(options.spec);

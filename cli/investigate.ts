@@ -5,20 +5,15 @@
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
 // Types only at start-up: the investigators (and the server they start) load when the command runs.
-import {
-  type HarnessInvestigateCliOptions,
-  type LocalInvestigateCliOptions,
-  sentinelCommand,
-  type Investigation,
+import type {
+  HarnessInvestigateCliOptions,
+  LocalInvestigateCliOptions,
+  Investigation,
 } from '../agent/index.ts';
-import {
-  resolveDataDir,
-  runningServers,
-  type ServerEntry,
-  DEFAULT_SERVER_URL,
-  serverMcpUrl,
-} from '../server/index.ts';
-import { SentinelError } from '../core/index.ts';
+import { sentinelCommand } from '../agent/light.ts';
+import type { ServerEntry } from '../server/client.ts';
+import { resolveDataDir, DEFAULT_SERVER_URL, serverMcpUrl } from '../server/light.ts';
+import { SentinelError } from '../core/light.ts';
 import { constants as osConstants } from 'node:os';
 import {
   dataDirOption,
@@ -64,7 +59,8 @@ async function interruptedLines(
 }
 
 /** The newest `sentinel serve` running on `dataDir` (its discovery file), or undefined. */
-function runningServe(dataDir: string): ServerEntry | undefined {
+async function runningServe(dataDir: string): Promise<ServerEntry | undefined> {
+  const { runningServers } = await import('../server/client.ts');
   return runningServers(dataDir)
     .filter((entry) => entry.kind === 'serve')
     .at(-1);
@@ -97,7 +93,7 @@ export function registerInvestigateCommand(program: Command): void {
     async (symptom: string | undefined, options: InvestigateCliOptions, self: Command) => {
       const { harness } = options;
       const defaulted = self.getOptionValueSource('server') === 'default';
-      const running = defaulted ? runningServe(resolveDataDir(options.dataDir)) : undefined;
+      const running = defaulted ? await runningServe(resolveDataDir(options.dataDir)) : undefined;
       if (harness) {
         const { investigateWithHarness } = await import('../agent/index.ts');
         const server = running ? serverMcpUrl(running.url) : options.server;

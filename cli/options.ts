@@ -4,15 +4,14 @@
  * bad value into commander's usage error (exit 2) naming the flag.
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import type { ServerEntry } from '../server/client.ts';
 import {
   DEFAULT_SERVER_URL,
   resolveDataDir,
-  runningServers,
   SERVER_URL_ENV,
   serverBaseUrl,
   serverMcpUrl,
-  type ServerEntry,
-} from '../server/index.ts';
+} from '../server/light.ts';
 
 /** The shared `--data-dir <dir>` option (resolved by server/data-dir.ts `resolveDataDir`). */
 export function dataDirOption(): Option {
@@ -43,7 +42,8 @@ export function serverUrlOption(description: string, endpoint: 'base' | 'mcp'): 
  * the newest `sentinel serve` running on it (its discovery file, `<data-dir>/servers/<port>.json`),
  * else the newest investigation's in-process server; undefined when none runs.
  */
-export function discoveredServer(dataDir: string): ServerEntry | undefined {
+export async function discoveredServer(dataDir: string): Promise<ServerEntry | undefined> {
+  const { runningServers } = await import('../server/client.ts');
   const running = runningServers(dataDir);
   return running.filter((entry) => entry.kind === 'serve').at(-1) ?? running.at(-1);
 }
@@ -54,9 +54,11 @@ export function discoveredServer(dataDir: string): ServerEntry | undefined {
  * or SENTINEL_SERVER_URL wins. The token then comes from the same discovery file (clientToken).
  */
 export function useDiscoveredServer(command: Command, endpoint: 'base' | 'mcp'): Command {
-  return command.hook('preAction', (_self, action) => {
+  return command.hook('preAction', async (_self, action) => {
     if (action.getOptionValueSource('server') !== 'default') return;
-    const found = discoveredServer(resolveDataDir(action.getOptionValue('dataDir') as string | undefined));
+    const found = await discoveredServer(
+      resolveDataDir(action.getOptionValue('dataDir') as string | undefined),
+    );
     if (!found) return;
     const url = endpoint === 'mcp' ? serverMcpUrl(found.url) : serverBaseUrl(found.url);
     action.setOptionValueWithSource('server', url, 'config');

@@ -6,9 +6,10 @@
  */
 import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
-import { disableColors, guardTerminalOutput, palette } from '../agent/index.ts';
-import { applyDeprecatedServerUrlEnv } from '../server/index.ts';
-import { SentinelError } from '../core/index.ts';
+// Only light entries at start-up: each command loads what it runs when it runs (test/cli/start-up.test.ts).
+import { disableColors, guardTerminalOutput, palette } from '../agent/light.ts';
+import { applyDeprecatedServerUrlEnv } from '../server/light.ts';
+import { SentinelError } from '../core/light.ts';
 import { registerApprovalsCommands } from './approvals.ts';
 import { registerAuditCommands } from './audit.ts';
 import { registerDemoCommand } from './demo.ts';

@@ -3,7 +3,8 @@
  */
 import cluster from 'node:cluster';
 import type { Command } from 'commander';
-import { parseServeOptions, LOCAL_IDENTITY_NAME, type RunningServer } from '../server/index.ts';
+import type { RunningServer } from '../server/index.ts';
+import { LOCAL_IDENTITY_NAME } from '../server/light.ts';
 import { collect, dataDirOption, tokensFileOption } from './options.ts';
 
 /** Signals that stop `sentinel serve` cleanly. */
@@ -58,6 +59,8 @@ function registerServe(program: Command): void {
       `with --stdio: identity every call runs as ('${LOCAL_IDENTITY_NAME}' has every role)`,
     )
     .action(async (raw: Record<string, unknown>) => {
+      // Loaded when the command runs: `sentinel serve --help` loads none of the server.
+      const { parseServeOptions } = await import('../server/index.ts');
       const options = parseServeOptions(raw);
       if (options.workers > 1 && cluster.isPrimary) {
         // The primary only forks and supervises: it loads none of the server (server/workers.ts).

@@ -4,7 +4,7 @@
  */
 import { Option, type Command } from 'commander';
 import { resolve } from 'node:path';
-import { listScenarios } from '../deploy/index.ts';
+import { listScenarios } from '../deploy/light.ts';
 import { parsePort, parseTimeScale } from './options.ts';
 
 interface SimCommandOptions {

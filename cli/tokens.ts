@@ -1,7 +1,7 @@
 /**
  * `sentinel tokens add|list|revoke|rotate`: the identities (bearer tokens) the server accepts.
  */
-import { sentinelCommand } from '../agent/index.ts';
+import { sentinelCommand } from '../agent/light.ts';
 import {
   defaultTokensFile,
   localTokenFile,
@@ -9,11 +9,9 @@ import {
   LOCAL_IDENTITY_NAME,
   ROLES,
   type Role,
-  rotateLocalToken,
-  createIdentityStore,
-} from '../server/index.ts';
+} from '../server/light.ts';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { didYouMean } from '../core/index.ts';
+import { didYouMean } from '../core/light.ts';
 import { resolve } from 'node:path';
 import { dataDirOption, tokensFileOption } from './options.ts';
 
@@ -26,7 +24,8 @@ function parseRole(value: string, previous: Role[] | undefined): Role[] {
 }
 
 /** The identity store the `tokens` subcommands work on. */
-function storeFor(options: { dataDir?: string; tokensFile?: string }) {
+async function storeFor(options: { dataDir?: string; tokensFile?: string }) {
+  const { createIdentityStore } = await import('../server/client.ts');
   const tokensFile =
     options.tokensFile === undefined
       ? defaultTokensFile(resolveDataDir(options.dataDir))
@@ -61,7 +60,7 @@ export function registerTokensCommands(program: Command): void {
     .addOption(tokensFileOption())
     .addOption(dataDirOption())
     .action(
-      (
+      async (
         name: string,
         options: {
           role: Role[];
@@ -74,7 +73,7 @@ export function registerTokensCommands(program: Command): void {
           tokensFile?: string;
         },
       ) => {
-        const store = storeFor(options);
+        const store = await storeFor(options);
         const { identity, token } = store.add({
           name,
           roles: options.role,
@@ -105,8 +104,8 @@ export function registerTokensCommands(program: Command): void {
     )
     .addOption(tokensFileOption())
     .addOption(dataDirOption())
-    .action((options: { dataDir?: string; tokensFile?: string }) => {
-      const rows = storeFor(options)
+    .action(async (options: { dataDir?: string; tokensFile?: string }) => {
+      const rows = (await storeFor(options))
         .list()
         .map((record) => [
           record.name,
@@ -136,8 +135,8 @@ export function registerTokensCommands(program: Command): void {
     .description('Remove an identity; its token stops working at once, also in a running server.')
     .addOption(tokensFileOption())
     .addOption(dataDirOption())
-    .action((name: string, options: { dataDir?: string; tokensFile?: string }) => {
-      const store = storeFor(options);
+    .action(async (name: string, options: { dataDir?: string; tokensFile?: string }) => {
+      const store = await storeFor(options);
       store.revoke(name);
       process.stdout.write(`Revoked '${name}' in ${store.tokensFile}; its token no longer authenticates.\n`);
     });
@@ -150,8 +149,9 @@ export function registerTokensCommands(program: Command): void {
     .option('--show-token', "with 'local': print the new token on stdout even when it is not a terminal")
     .addOption(tokensFileOption())
     .addOption(dataDirOption())
-    .action((name: string, options: { dataDir?: string; tokensFile?: string; showToken?: boolean }) => {
+    .action(async (name: string, options: { dataDir?: string; tokensFile?: string; showToken?: boolean }) => {
       if (name === LOCAL_IDENTITY_NAME) {
+        const { rotateLocalToken } = await import('../server/client.ts');
         const dataDir = resolveDataDir(options.dataDir);
         const token = rotateLocalToken(dataDir);
         const file = localTokenFile(dataDir);
@@ -166,7 +166,7 @@ export function registerTokensCommands(program: Command): void {
         if (show) process.stdout.write(`${token}\n`);
         return;
       }
-      const store = storeFor(options);
+      const store = await storeFor(options);
       const { identity, token } = store.rotate(name);
       process.stderr.write(
         `Rotated '${identity.name}' in ${store.tokensFile}: its old token no longer authenticates. ` +

@@ -4,16 +4,12 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { LOCAL_IDENTITY_NAME, ROLES, type Role } from './roles.ts';
 
-/**
- * `caller` may call tools, `approver` may decide approval requests (never its own), `admin` may
- * manage identities and policy.
- */
-export const RoleSchema = z.enum(['caller', 'approver', 'admin']);
-export type Role = z.infer<typeof RoleSchema>;
+export { LOCAL_IDENTITY_NAME, ROLES, type Role };
 
-/** Every role, in order of increasing privilege. */
-export const ROLES: readonly Role[] = RoleSchema.options;
+/** One of `ROLES` (roles.ts: what each may do). */
+export const RoleSchema = z.enum(ROLES);
 
 /** The authenticated principal of one request. */
 export interface Identity {
@@ -43,9 +39,6 @@ export interface Identity {
 export function credentialOf(tokenSha256: string): string {
   return createHash('sha256').update(`sentinel-credential:${tokenSha256}`).digest('hex').slice(0, 16);
 }
-
-/** Name of the identity that holds the token the server starts with (given, or generated on loopback). */
-export const LOCAL_IDENTITY_NAME = 'local';
 
 /** The startup identity: `local`, with every role. */
 export const localIdentity: Readonly<Identity> = Object.freeze({

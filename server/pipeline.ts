@@ -292,6 +292,15 @@ export function notifyRejected(
 }
 
 /**
+ * The store key of a snapshot id: the id is the client's, so it is kept apart per identity and per
+ * cluster — another identity naming the same id, or the same id after the server changes cluster,
+ * reads the cluster, never someone else's snapshot.
+ */
+function snapshotKey(call: ToolCall, cluster: { context: string; server: string }, id: string): string {
+  return JSON.stringify([call.identity.name, cluster.server, cluster.context, id]);
+}
+
+/**
  * Runs the tool's handler for `call` (args already parsed). Throws `SentinelError('unavailable')`
  * when no cluster is configured and `invalid_input` when a dry run is asked of a tool without one.
  */
@@ -320,7 +329,7 @@ async function runHandler(
   const executes = tool.risk !== 'read' && !dryRun;
   const live =
     shared.id !== undefined && !executes && overrides.recheck !== true
-      ? shared.snapshots.reader(shared.id, connection.reader)
+      ? shared.snapshots.reader(snapshotKey(call, connection.cluster, shared.id), connection.reader)
       : connection.reader;
   const reader = dryRun ? reads.recording(live) : executes ? reads.replaying(live) : live;
   return runTool(

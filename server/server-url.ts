@@ -5,7 +5,7 @@
  * endpoint (`http://127.0.0.1:7070/mcp`); `serverBaseUrl` and `serverMcpUrl` turn either into the
  * form a command needs.
  */
-import { SentinelError } from '../core/index.ts';
+import { SentinelError } from '../core/light.ts';
 
 /** Where `sentinel serve` listens by default. */
 export const DEFAULT_SERVER_URL = 'http://127.0.0.1:7070';

@@ -7,6 +7,7 @@
  * `list_pods` is one `GET`, and a list with a label selector is answered from the same snapshot's
  * list of the whole namespace, filtered as the API server filters (`Selector.Matches`).
  *
+ * A snapshot belongs to the identity and cluster it was read for (server/pipeline.ts `snapshotKey`).
  * Never used for what needs fresh data: the pipeline hands a snapshot only to read tools and to
  * dry runs the caller asked for — never to the gate's resolution of a change, its re-check, or an
  * execution — and every write through the server drops every snapshot. A snapshot lives at most

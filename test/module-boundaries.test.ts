@@ -10,7 +10,12 @@ const eslint = new ESLint({ cwd: new URL('..', import.meta.url).pathname });
 async function restricted(filePath: string, code: string): Promise<string[]> {
   const [result] = await eslint.lintText(code, { filePath });
   return (result?.messages ?? [])
-    .filter((m) => m.ruleId === 'no-restricted-imports' || m.ruleId === 'no-restricted-syntax')
+    .filter(
+      (m) =>
+        m.ruleId === 'no-restricted-imports' ||
+        m.ruleId === '@typescript-eslint/no-restricted-imports' ||
+        m.ruleId === 'no-restricted-syntax',
+    )
     .map((m) => m.message);
 }
 
@@ -84,6 +89,55 @@ describe('module boundaries (eslint.config.js)', () => {
       await restricted(
         'test/server/example.test.ts',
         "export const load = () => import('../../tools/kube/types.ts');\n",
+      ),
+    ).toEqual([]);
+  });
+
+  it('allows a module’s light.ts and client.ts entries, statically and dynamically', async () => {
+    expect(
+      await restricted(
+        'agent/example.ts',
+        "import { DEFAULT_SERVER_URL } from '../server/light.ts';\nexport const u = DEFAULT_SERVER_URL;\n",
+      ),
+    ).toEqual([]);
+    expect(
+      await restricted('cli/example.ts', "export const load = () => import('../server/client.ts');\n"),
+    ).toEqual([]);
+    expect(
+      await restricted('server/example.ts', "import { x } from '../tools/lite.ts';\nexport const y = x;\n"),
+    ).toHaveLength(1);
+  });
+
+  it('keeps the command line lazy: a static import of an index.ts or client.ts in cli/ is types only', async () => {
+    const messages = await restricted(
+      'cli/example.ts',
+      "import { startServe } from '../server/index.ts';\nexport const s = startServe;\n",
+    );
+    expect(messages).toHaveLength(1);
+    expect(messages[0]).toMatch(/only when a command runs.*light\.ts/);
+    expect(
+      await restricted(
+        'cli/example.ts',
+        "import { createApprovalsClient } from '../server/client.ts';\nexport const c = createApprovalsClient;\n",
+      ),
+    ).toHaveLength(1);
+    expect(
+      await restricted(
+        'cli/example.ts',
+        "import type { RunningServer } from '../server/index.ts';\nexport type S = RunningServer;\n",
+      ),
+    ).toEqual([]);
+    expect(
+      await restricted(
+        'cli/example.ts',
+        "import { LOCAL_IDENTITY_NAME } from '../server/light.ts';\nexport const n = LOCAL_IDENTITY_NAME;\n",
+      ),
+    ).toEqual([]);
+    // Outside cli/ an index.ts stays the normal way in.
+    expect(
+      await restricted(
+        'agent/example.ts',
+        "import { startServe } from '../server/index.ts';\nexport const s = startServe;\n",
       ),
     ).toEqual([]);
   });

@@ -2,7 +2,7 @@
  * Names shared by registration and investigations: what `sentinel harness register` creates in the
  * harness is what `sentinel investigate --harness` uses.
  */
-import { DEFAULT_SERVER_URL } from '../../server/index.ts';
+import { DEFAULT_SERVER_URL } from '../../server/light.ts';
 
 /** Name of the agent in the harness (its MCP connector is agent-spec's `SENTINEL_MCP_SERVER_NAME`). */
 export const SENTINEL_AGENT_NAME = 'sentinel';

@@ -16,11 +16,11 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { SentinelError } from '../../core/index.ts';
+import { CHECKPOINT_FILE } from './checkpoint-file.ts';
 import { canonicalJson, GENESIS_HASH, type CheckpointRef } from './record.ts';
 import type { AuditLog } from './store.ts';
 
-/** File of the server's own checkpoints inside the data directory. */
-export const CHECKPOINT_FILE = 'audit-checkpoints.jsonl';
+export { CHECKPOINT_FILE };
 
 const HASH = /^[0-9a-f]{64}$/;
 

@@ -18,7 +18,8 @@
 import { ClusterSchema } from '../../core/index.ts';
 import ms from 'ms';
 import { z } from 'zod';
-import { sanitizeText } from '../../tools/index.ts';
+import { APPROVAL_STATUSES } from './approval-status.ts';
+import { sanitizeText } from '../../tools/light.ts';
 
 /** An ISO 8601 UTC timestamp, e.g. `2025-01-31T02:10:00.000Z`. */
 export const TimestampSchema = z.iso.datetime();
@@ -39,19 +40,7 @@ export function durationMs(duration: string): number {
   return ms(duration as ms.StringValue);
 }
 
-export const APPROVAL_STATUSES = [
-  'pending',
-  'approved',
-  'denied',
-  'expired',
-  'withdrawn',
-  'executing',
-  'executed',
-  'failed',
-  'stale',
-  'cancelled',
-  'superseded',
-] as const;
+export { APPROVAL_STATUSES };
 export const ApprovalStatusSchema = z.enum(APPROVAL_STATUSES);
 export type ApprovalStatus = z.infer<typeof ApprovalStatusSchema>;
 

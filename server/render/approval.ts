@@ -26,7 +26,7 @@ import {
   REDACTED,
   redact,
   redactValue,
-} from '../../tools/index.ts';
+} from '../../tools/light.ts';
 import { describeToolCall, formatArguments, MAX_SENTENCE } from './describe-call.ts';
 import { describeWindowOffer } from './window.ts';
 import { withLocalTimes } from './time.ts';

@@ -4,7 +4,7 @@
  * preview). With a preview, the tool's own `summary` is better: it names the concrete revisions and
  * images (see `approvalSentence`).
  */
-import { oneLine, redactValue } from '../../tools/index.ts';
+import { oneLine, redactValue } from '../../tools/light.ts';
 
 /** Longest sentence shown, in characters; longer ones are cut with `…`. */
 export const MAX_SENTENCE = 300;

@@ -3,7 +3,7 @@
  * and how far from now, e.g. `2026-12-02 09:40 CET (08:40 UTC, in 29m)` — the same information the
  * approvals page shows (local time, UTC on hover, a countdown). Records and the API keep ISO UTC.
  */
-import { humanDuration } from '../../tools/index.ts';
+import { humanDuration } from '../../tools/light.ts';
 
 export interface LocalTimeOptions {
   /** The clock for "in …" / "… ago". Default: now. */

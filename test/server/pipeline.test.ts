@@ -301,10 +301,15 @@ describe('read snapshots (_meta.read_snapshot)', () => {
       middlewares: [],
       logger: pino({ level: 'silent' }),
     });
-    const call = async (name: string, args: Record<string, unknown>, readSnapshot?: unknown) =>
+    const call = async (
+      name: string,
+      args: Record<string, unknown>,
+      readSnapshot?: unknown,
+      identity = localIdentity,
+    ) =>
       pipeline({
         requestId: 'req-1',
-        identity: localIdentity,
+        identity,
         name,
         arguments: args,
         signal: new AbortController().signal,
@@ -327,6 +332,15 @@ describe('read snapshots (_meta.read_snapshot)', () => {
     expect(text(await call('touch_deployment', web, 'inv_1'))).toBe('generation 4');
     expect(text(await call('read_deployment', web, 'inv_1'))).toBe('generation 5');
     expect(text(await call('read_deployment', web, 'inv_2'))).toBe('generation 6');
+  });
+
+  it('keeps each identity’s snapshot to itself: another identity naming the same id reads the cluster', async () => {
+    const { call, gets } = snapshotSetup();
+    const alice = { ...localIdentity, name: 'alice' };
+    expect(text(await call('read_deployment', web, 'inv_1'))).toBe('generation 1');
+    expect(text(await call('read_deployment', web, 'inv_1', alice))).toBe('generation 2');
+    expect(text(await call('read_deployment', web, 'inv_1'))).toBe('generation 1');
+    expect(gets()).toBe(2);
   });
 
   it.each([[''], ['has spaces'], [42], ['x'.repeat(129)]])(

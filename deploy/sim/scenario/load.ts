@@ -3,24 +3,15 @@
  * already-parsed object. Every input is validated against `ScenarioSchema`; a broken scenario is a
  * `SentinelError('invalid_input')` naming the file and the field.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parse } from 'yaml';
 import { didYouMean, fromZod, zodIssueLines, SentinelError } from '../../../core/index.ts';
+import { listScenarios, SCENARIOS_DIR } from './bundled.ts';
 import { ScenarioSchema } from './schema.ts';
 import type { Scenario } from './schema.ts';
 
-/** Directory of the bundled scenarios. */
-export const SCENARIOS_DIR = fileURLToPath(new URL('../scenarios/', import.meta.url));
-
-/** Names of the bundled scenarios, sorted. */
-export function listScenarios(): string[] {
-  return readdirSync(SCENARIOS_DIR)
-    .filter((file) => file.endsWith('.yaml'))
-    .map((file) => basename(file, '.yaml'))
-    .sort();
-}
+export { listScenarios, SCENARIOS_DIR };
 
 /**
  * Validates a parsed scenario. `source` names where it came from in error messages.

@@ -1,0 +1,11 @@
+/**
+ * Light entry of the agent module: what the launcher and the command line need before a command
+ * runs (the terminal guard, broken-pipe handling, how hints name the CLI, the harness identity's
+ * name), loading none of the investigators, the harness client or the server. Everything here is
+ * also exported by index.ts.
+ */
+export { exitQuietlyOnBrokenPipe } from './broken-pipe.ts';
+export { colorsEnabled, disableColors, palette, type Palette, type Style } from './colors.ts';
+export { sentinelCommand } from './command-name.ts';
+export { HARNESS_IDENTITY } from './harness/names.ts';
+export { guardTerminalOutput } from './terminal-guard.ts';
