@@ -11,7 +11,8 @@ export default defineConfig({
     hookTimeout: 180_000,
     typecheck: { enabled: true, include: ['test/**/*.test-d.ts'] },
     // Tests never reach the network; nock and the simulator are loopback only.
-    env: { SENTINEL_LOG_LEVEL: 'silent' },
+    // FORCE_COLOR=0: no colours whatever the shell or CI sets; tests of colours set FORCE_COLOR themselves.
+    env: { SENTINEL_LOG_LEVEL: 'silent', FORCE_COLOR: '0' },
     // Screenshots and other files tests attach (`context.annotate`), kept with the other results.
     attachmentsDir: 'test-results/attachments',
   },

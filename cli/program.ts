@@ -59,6 +59,12 @@ export function exitCodeOf(error: SentinelError): number {
   return EXIT.unresolved;
 }
 
+/** A usage error in red on a terminal, the colour ending before its final newline(s). */
+function redError(text: string): string {
+  const body = text.replace(/\n+$/, '');
+  return `${palette(process.stderr).paint('red', body)}${text.slice(body.length)}`;
+}
+
 /** Builds the program with every subcommand registered. Exported for tests. */
 export function buildProgram(): Command {
   const program = new Command('sentinel')
@@ -67,7 +73,7 @@ export function buildProgram(): Command {
     )
     .version(pkg.version)
     .option('--no-color', 'no colours or symbols (as NO_COLOR=1; FORCE_COLOR=1 forces them off a terminal)')
-    .configureOutput({ outputError: (text, write) => write(palette(process.stderr).paint('red', text)) })
+    .configureOutput({ outputError: (text, write) => write(redError(text)) })
     .showHelpAfterError()
     .exitOverride();
   for (const register of registrars) register(program);

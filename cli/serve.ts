@@ -89,8 +89,12 @@ function registerServe(program: Command): void {
       for (const signal of STOP_SIGNALS) process.on(signal, stop);
       try {
         // Loaded on demand: the MCP SDK and the Kubernetes client are not needed by `sentinel tokens`.
-        const { startServe, workerRole } = await import('../server/index.ts');
+        const { startServe, workerRole, logFormat } = await import('../server/index.ts');
+        const { colorsEnabled, palette } = await import('../agent/index.ts');
         const worker = workerRole();
+        // Logs go to stdout (stderr with --stdio, where stdout is the protocol): pretty on a terminal.
+        const logStream = options.stdio ? process.stderr : process.stdout;
+        const banner = palette(process.stderr);
         // A --workers worker whose primary went away (killed) stops too.
         if (worker) process.once('disconnect', stop);
         server = await startServe(
@@ -99,6 +103,11 @@ function registerServe(program: Command): void {
             stderr: (text) => process.stderr.write(text),
             terminal: process.stderr.isTTY === true,
             env: process.env,
+            logs: logFormat(logStream, process.env),
+            colors: colorsEnabled(logStream),
+            ...(banner.enabled && {
+              style: { strong: (text) => banner.paint('bold', text), warn: (text) => banner.warn(text) },
+            }),
           },
           worker ? { worker } : {},
         );

@@ -63,6 +63,7 @@ export {
   type ServerPluginParts,
 } from './plugins.ts';
 export { startServe, type RunningServer, type ServeExtensions, type ServeIo } from './serve.ts';
+export { logFormat, type LogFormat } from './pretty-logs.ts';
 export { generateToken, hashToken, sameHash } from './tokens.ts';
 
 // The contract other modules use (added with the module-boundary lint rule).

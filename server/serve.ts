@@ -25,6 +25,7 @@ import { trackInFlight } from './in-flight.ts';
 import { connectCluster, lazyCluster, type ClusterAccess } from './kube.ts';
 import { listen, type ListeningServer } from './listen.ts';
 import { createLogger } from './logger.ts';
+import { prettyLogDestination, type LogFormat } from './pretty-logs.ts';
 import { isPostgresUrl } from './postgres/url.ts';
 import { serverPlugins, startPlugins, type Credential, type ServerPlugin } from './plugins.ts';
 import { checkSuppliedToken } from './tokens.ts';
@@ -55,6 +56,21 @@ export interface ServeIo {
    */
   terminal?: boolean;
   env: NodeJS.ProcessEnv;
+  /**
+   * `pretty`: logs as short lines for a person (server/pretty-logs.ts), for a log stream that is a
+   * terminal; `json` (default): pino's JSON lines, unchanged.
+   */
+  logs?: LogFormat;
+  /** Colour the pretty logs and the banner (the CLI's colour decision). Default false. */
+  colors?: boolean;
+  /** Styling of the banner on a terminal (the CLI's palette); default none. */
+  style?: BannerStyle;
+}
+
+/** How the banner is styled: its first line, and its warnings. Colour is never the only cue. */
+export interface BannerStyle {
+  strong(text: string): string;
+  warn(text: string): string;
 }
 
 /** Test and embedding hooks; the CLI uses the defaults. */
@@ -193,9 +209,12 @@ function startupBanner(facts: {
   announced: string[];
   /** Lines that hand over the generated token and the plugins' credentials (`handOverCredentials`). */
   credentials: string[];
+  dataDir: string;
+  style: BannerStyle | undefined;
 }): string {
-  const { url, supplied } = facts;
-  const lines = [`Sentinel MCP server listening on ${url}/mcp (health: ${url}/healthz)`];
+  const { url, supplied, style } = facts;
+  const first = `Sentinel MCP server listening on ${url}/mcp (health: ${url}/healthz)`;
+  const lines = [style ? style.strong(first) : first];
   if (supplied) {
     lines.push(
       `Authenticate with  Authorization: Bearer <the token from ${supplied.source}>  (identity '${LOCAL_IDENTITY_NAME}').`,
@@ -208,13 +227,14 @@ function startupBanner(facts: {
   lines.push(
     `Identities in ${facts.tokensFile}: ${facts.identityCount}; add one with \`sentinel tokens add <name> --role caller\`.`,
     facts.cluster,
+    `Data directory: ${facts.dataDir} (approvals, audit, identities; this server's discovery file in servers/).`,
     ...facts.announced,
     ...facts.credentials,
   );
   if (facts.plainRemote) {
-    lines.push(
-      'Warning: serving a non-loopback address over plain HTTP; bearer tokens cross the network in clear text.',
-    );
+    const warning =
+      'Warning: serving a non-loopback address over plain HTTP; bearer tokens cross the network in clear text.';
+    lines.push(style ? style.warn(warning) : warning);
   }
   return `${lines.join('\n')}\n`;
 }
@@ -279,7 +299,12 @@ export async function startServe(
   const tokensFile =
     options.tokensFile === undefined ? defaultTokensFile(dataDir) : resolve(options.tokensFile);
   const registry = extensions.registry ?? createRegistry(allTools);
-  const logger = extensions.logger ?? createLogger({ fd: options.stdio ? 2 : 1 });
+  const fd = options.stdio ? 2 : 1;
+  const logger =
+    extensions.logger ??
+    (io.logs === 'pretty'
+      ? createLogger({ destination: await prettyLogDestination({ colorize: io.colors === true, fd }) })
+      : createLogger({ fd }));
   // Told once the lazy connection is made: a line for the person watching, like the banner's.
   const announces = !options.stdio && (extensions.worker === undefined || extensions.worker.lead);
   const cluster = serverCluster(options, extensions.kube, logger, (line) => {
@@ -471,6 +496,8 @@ export async function startServe(
       identityCount: fileIdentities.length,
       cluster: cluster.line,
       plainRemote: !loopback && !tls,
+      dataDir,
+      style: io.style,
     }),
   );
   return runningServer(server.url, stop);

@@ -43,7 +43,7 @@ describe('sentinel approvals, against a live server', () => {
     expect(list.code).toBe(0);
     expect(list.stdout).toMatch(
       new RegExp(
-        `^${id}  pending    0s      agent  Scale Deployment shop/checkout from 3 to 2 replicas$`,
+        `^${id}  pending    \\d+s +agent  Scale Deployment shop/checkout from 3 to 2 replicas$`,
         'm',
       ),
     );
@@ -107,6 +107,14 @@ describe('sentinel approvals, against a live server', () => {
     expect(typo.code).toBe(2);
     expect(typo.stderr).toMatch(/--status 'pendng' is not a status.* Did you mean 'pending'\?/);
     expect(typo.stdout).toBe('');
+    // On a terminal the usage error is red, the colour ending before the newline.
+    const force = process.env.FORCE_COLOR;
+    process.env.FORCE_COLOR = '1';
+    const red = await cli(s.tokens.alice, 'list', '--status', 'pendng').finally(() => {
+      if (force === undefined) delete process.env.FORCE_COLOR;
+      else process.env.FORCE_COLOR = force;
+    });
+    expect(red.stderr).toMatch(/^\u001b\[31merror: .* Did you mean 'pending'\?\u001b\[39m\n/);
   });
 
   it('an unknown id names the request and the server and says how to list them (exit 2), not the API path', async () => {
@@ -154,8 +162,9 @@ describe('sentinel approvals, against a live server', () => {
     const id = PendingResultMetaSchema.parse(held._meta).approval_request_id;
     const env = { FORCE_COLOR: process.env.FORCE_COLOR, NO_COLOR: process.env.NO_COLOR };
     const run = async (vars: Record<string, string | undefined>, ...args: string[]) => {
-      Object.assign(process.env, { FORCE_COLOR: undefined, NO_COLOR: undefined });
-      for (const [name, value] of Object.entries({ ...env, ...vars }))
+      delete process.env.FORCE_COLOR;
+      delete process.env.NO_COLOR;
+      for (const [name, value] of Object.entries(vars))
         if (value === undefined) delete process.env[name];
         else process.env[name] = value;
       try {

@@ -1,3 +1,4 @@
+/* eslint-disable no-control-regex -- matching terminal colour codes is the point */
 /**
  * `sentinel serve` and `sentinel tokens` as a user runs them: real processes of bin/sentinel.js.
  */
@@ -116,6 +117,15 @@ describe('sentinel serve on loopback', () => {
       `Token of identity 'local': in ${data.dir}/local.token (0600; not printed because stderr is not a terminal).`,
     );
     expect(stderr).toMatch(/Cluster: not configured/);
+    expect(stderr).toContain(`Data directory: ${data.dir} (`);
+    expect(stderr).not.toMatch(/\u001b/); // no colours off a terminal
+  });
+
+  it('logs JSON, one object per line, when stdout is not a terminal', () => {
+    const lines = stdout.trim().split('\n');
+    expect(lines.length).toBeGreaterThan(1);
+    for (const line of lines)
+      expect(JSON.parse(line)).toMatchObject({ level: expect.any(Number), msg: expect.any(String) });
   });
 
   it('writes the credentials 0600 to the data dir and, stderr not being a terminal, prints and logs only their paths', () => {
@@ -158,6 +168,50 @@ describe('sentinel serve on loopback', () => {
     child.kill('SIGTERM');
     const code = await new Promise((resolve) => child.once('exit', resolve));
     expect(code).toBe(0);
+  });
+});
+
+describe('sentinel serve for a person at a terminal', () => {
+  const data = tempDataDir();
+  afterAll(() => data.cleanup());
+
+  it('pretty logs (SENTINEL_LOG_FORMAT=pretty, as on a TTY stdout) and a styled banner (FORCE_COLOR)', async () => {
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', data.dir], {
+      env: cleanEnv({ SENTINEL_LOG_LEVEL: 'info', SENTINEL_LOG_FORMAT: 'pretty', FORCE_COLOR: '1' }),
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    await new Promise<void>((resolve, reject) => {
+      child.stderr!.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (/login-link\.url/.test(stderr)) resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
+    });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    const plain = stdout.replace(/\u001b\[[0-9;]*m/g, '');
+    expect(plain).toMatch(
+      /^\[\d\d:\d\d:\d\d\] INFO: listening \{"url":"http:\/\/127\.0\.0\.1:\d+\/mcp","cluster":null\}$/m,
+    );
+    expect(stdout).toMatch(/\u001b\[32mINFO\u001b\[39m/);
+    expect(stdout).not.toMatch(/^\{"level"/m);
+    expect(stderr).toMatch(
+      /^\u001b\[1mSentinel MCP server listening on http:\/\/127\.0\.0\.1:\d+\/mcp .*\u001b\[22m\n/,
+    );
+  });
+
+  it('refuses an unknown SENTINEL_LOG_FORMAT with one line naming it (exit 2)', async () => {
+    const result = await sentinel(
+      ['serve', '--port', '0', '--data-dir', data.dir],
+      cleanEnv({ SENTINEL_LOG_FORMAT: 'fancy' }),
+    );
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      "sentinel: SENTINEL_LOG_FORMAT 'fancy' must be json or pretty (unset: pretty on a terminal, else json).\n",
+    );
   });
 });
 

@@ -16,6 +16,9 @@ describe('the report for people: summary on a terminal, Markdown otherwise', { t
   beforeAll(async () => {
     incident = await startIncident('bad-image-rollout');
     terminal = Object.assign(capture(), { isTTY: true });
+    const { FORCE_COLOR, NO_COLOR } = process.env;
+    delete process.env.FORCE_COLOR; // a terminal gets colours unless told otherwise
+    delete process.env.NO_COLOR;
     report = await investigateLocally(
       'checkout returns 502',
       {
@@ -27,7 +30,10 @@ describe('the report for people: summary on a terminal, Markdown otherwise', { t
         settleSeconds: 0,
       },
       { stdout: terminal, stderr: capture(), interactive: false },
-    );
+    ).finally(() => {
+      for (const [name, value] of Object.entries({ FORCE_COLOR, NO_COLOR }))
+        if (value !== undefined) process.env[name] = value;
+    });
   });
   afterAll(async () => {
     await incident?.close();
