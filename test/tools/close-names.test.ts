@@ -20,7 +20,7 @@ const data = tempDataDir();
 beforeAll(async () => {
   const kubeconfig = join(data.dir, 'kubeconfig');
   sim = await startSimulator({ scenario: 'bad-image-rollout', timeScale: 0, kubeconfigPath: kubeconfig });
-  const connected = connectKube({ kubeconfig });
+  const connected = await connectKube({ kubeconfig });
   if (!connected.configured) throw new Error(connected.reason);
   connection = connected;
 });
