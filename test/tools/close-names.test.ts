@@ -10,7 +10,8 @@ import { runTool } from '../../server/run-tool.ts';
 import { withCloseNames } from '../../tools/close-names.ts';
 import { getDeployment } from '../../tools/investigate/get-deployment.ts';
 import { getService } from '../../tools/investigate/get-service.ts';
-import { connectKube, type KubeConnection } from '../../tools/kube/index.ts';
+import type { KubeConnection } from '../../tools/kube/index.ts';
+import { connectKube } from '../../tools/kube/connect.ts';
 import { SentinelError } from '../../core/index.ts';
 import { tempDataDir } from '../helpers/server.ts';
 
