@@ -19,7 +19,8 @@ const COMMANDER = {
  * server's client side); imports inside a module stay free, and test/ may import deep.
  */
 const DEEP_IMPORT = {
-  regex: '^(\\.\\./)+(tools|server|agent|agent-spec|deploy|core|cli|bench)/(?!(index|light|client)\\.ts$).+',
+  regex:
+    '^(\\.\\./)+(tools|server|agent|agent-spec|deploy|core|cli|bench|trueforge)/(?!(index|light|client)\\.ts$).+',
   message:
     "Import another top-level module through its index.ts (e.g. '../tools/index.ts'), or its light.ts/client.ts; export what you need there. docs/DESIGN.md lists each module's contract.",
 };
@@ -29,7 +30,7 @@ const DEEP_IMPORT = {
  * only from a light entry.
  */
 const CLI_STATIC_INDEX = {
-  regex: '^(\\.\\./)+(tools|server|agent|agent-spec|deploy|core)/(index|client)\\.ts$',
+  regex: '^(\\.\\./)+(tools|server|agent|agent-spec|deploy|core|trueforge)/(index|client)\\.ts$',
   allowTypeImports: true,
   message:
     "cli/ loads another module's index.ts (or client.ts) only when a command runs: `await import('…')` inside the action, or `import type`; values needed to register commands come from its light.ts (test/cli/start-up.test.ts).",

@@ -3,7 +3,6 @@
  */
 
 // The contract other modules use (added with the module-boundary lint rule).
-export { TrueForgeClient } from './harness/client.ts';
 export { harnessClient } from './harness/connection.ts';
 export type { HarnessConnectionOptions } from './harness/connection.ts';
 export { harnessToken, harnessTokenFile } from './harness/harness-identity.ts';
@@ -11,7 +10,6 @@ export { investigateWithHarness } from './harness/investigate-harness.ts';
 export type { HarnessInvestigateCliOptions } from './harness/investigate-harness.ts';
 export { HARNESS_IDENTITY } from './harness/names.ts';
 export { registerWithHarness } from './harness/register.ts';
-export type { Turn, TurnEvent } from './harness/schemas.ts';
 export { DEFAULT_DEMO_SCENARIO, DemoInterrupted, runDemo } from './investigator/demo.ts';
 export { evaluateScenario, renderEvalTable, scenarioFiles } from './investigator/eval.ts';
 export type { EvalResult } from './investigator/eval.ts';
@@ -23,8 +21,9 @@ export { colorsEnabled, disableColors, palette, type Palette, type Style } from 
 // The contract other modules use (added with the module-boundary lint rule).
 export { fullyCorrect } from './investigator/eval.ts';
 
-// The contract other modules use (added with the module-boundary lint rule).
-export { sentinelCommand } from './command-name.ts';
+// The contract other modules use (added with the module-boundary lint rule). sentinelCommand lives
+// in core/ (the TrueForge client names the CLI in its hints too); re-exported for the command line.
+export { sentinelCommand } from '../core/index.ts';
 export { exitQuietlyOnBrokenPipe } from './broken-pipe.ts';
 export { openInvestigationStore } from './investigator/store.ts';
 export type { Investigation } from './investigator/model.ts';

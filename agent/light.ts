@@ -6,6 +6,6 @@
  */
 export { exitQuietlyOnBrokenPipe } from './broken-pipe.ts';
 export { colorsEnabled, disableColors, palette, type Palette, type Style } from './colors.ts';
-export { sentinelCommand } from './command-name.ts';
+export { sentinelCommand } from '../core/light.ts';
 export { HARNESS_IDENTITY } from './harness/names.ts';
 export { guardTerminalOutput } from './terminal-guard.ts';

@@ -45,9 +45,6 @@ import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-// agent/ first: server/index.ts as the first entry hits the import cycle server/gate/upstream.ts →
-// agent/index.ts → agent/harness/names.ts → server/index.ts (DEFAULT_SERVER_URL used before init).
-import '../agent/index.ts';
 import { startSimulator, type Simulator, generateScenario } from '../deploy/index.ts';
 import { createIdentityStore } from '../server/index.ts';
 import type { TestPostgres } from '../test/helpers/postgres.ts';

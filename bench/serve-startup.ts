@@ -21,8 +21,13 @@
  * Both servers of a round run under the same machine load, so on a shared machine the ratios are
  * the figures to compare across runs.
  *
+ * `BENCH_BASELINE_BIN` (the bin/sentinel.js of another checkout, e.g. an export of `main` with this
+ * checkout's node_modules linked in) adds that server as a row in every round, for before/after
+ * ratios measured under the same load.
+ *
  *   npm run bench:startup                           # 3 rounds, 200 readers for 5 s
  *   BENCH_ROUNDS=1 BENCH_LOAD_SECONDS=2 node bench/serve-startup.ts
+ *   BENCH_BASELINE_BIN=/tmp/main/bin/sentinel.js npm run bench:startup
  *
  * Prints a table and issue 17's targets (/healthz within 1 s, idle RSS ≤ 120 MB, peak ≤ 300 MB)
  * with over/under; exit code 1 when one is missed.
@@ -42,6 +47,7 @@ const READERS = Number(process.env.BENCH_READERS ?? 200);
 const LOAD_SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 5);
 const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 2);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const BASELINE_BIN = process.env.BENCH_BASELINE_BIN;
 const TARGET = fileURLToPath(new URL('./target.ts', import.meta.url));
 const TOKEN = 'bench-local-token-0123456789abcdef';
 const NAMESPACE = 'bench';
@@ -197,22 +203,18 @@ async function measure(server: Server): Promise<Figures> {
   }
 }
 
-async function sentinel(kubeconfig: string, dir: string, round: number): Promise<Figures> {
+async function sentinel(
+  kubeconfig: string,
+  dir: string,
+  round: number,
+  bin = join(ROOT, 'bin/sentinel.js'),
+): Promise<Figures> {
   const port = await freePort();
-  const dataDir = join(dir, `data-${round}`);
+  const dataDir = join(dir, `data-${round}-${bin === join(ROOT, 'bin/sentinel.js') ? 'this' : 'baseline'}`);
   const started = performance.now();
   const child = spawn(
     process.execPath,
-    [
-      join(ROOT, 'bin/sentinel.js'),
-      'serve',
-      '--port',
-      String(port),
-      '--kubeconfig',
-      kubeconfig,
-      '--data-dir',
-      dataDir,
-    ],
+    [bin, 'serve', '--port', String(port), '--kubeconfig', kubeconfig, '--data-dir', dataDir],
     { stdio: ['ignore', 'ignore', 'ignore'], env: { ...process.env, SENTINEL_TOKEN: TOKEN } },
   );
   return measure({
@@ -250,16 +252,18 @@ async function main(): Promise<void> {
     timeScale: 0,
     kubeconfigPath: kubeconfig,
   });
-  const results = { sentinel: [] as Figures[], sdk: [] as Figures[] };
+  const results = { sentinel: [] as Figures[], sdk: [] as Figures[], baseline: [] as Figures[] };
   try {
     for (let round = 0; round < ROUNDS; round += 1) {
-      if (round % 2 === 0) {
-        results.sentinel.push(await sentinel(kubeconfig, dir, round));
-        results.sdk.push(await sdkEcho());
-      } else {
-        results.sdk.push(await sdkEcho());
-        results.sentinel.push(await sentinel(kubeconfig, dir, round));
-      }
+      const runs = [
+        async () => results.sentinel.push(await sentinel(kubeconfig, dir, round)),
+        async () => results.sdk.push(await sdkEcho()),
+        ...(BASELINE_BIN
+          ? [async () => results.baseline.push(await sentinel(kubeconfig, dir, round, BASELINE_BIN))]
+          : []),
+      ];
+      // Rotating order: no server always starts first (or last) on a machine whose load drifts.
+      for (let i = 0; i < runs.length; i += 1) await runs[(i + round) % runs.length]!();
       process.stderr.write(`round ${round + 1}/${ROUNDS} done\n`);
     }
   } finally {
@@ -276,8 +280,8 @@ async function main(): Promise<void> {
     ['peakRssMb', 'peak MB'],
   ];
   const of = (rows: Figures[], key: keyof Omit<Figures, 'load'>) => median(rows.map((r) => r[key]));
-  const ratio = (key: keyof Omit<Figures, 'load'>) =>
-    median(results.sentinel.map((r, i) => r[key] / results.sdk[i]![key]));
+  const ratio = (key: keyof Omit<Figures, 'load'>, base = results.sdk) =>
+    median(results.sentinel.map((r, i) => r[key] / base[i]![key]));
   const cell = (value: number) => value.toFixed(value < 10 ? 2 : 0).padStart(12);
   const lines = [
     `serve start-up and memory, ${ROUNDS} rounds, medians; idle = ${IDLE_SECONDS} s after /healthz ("used": after one call), peak = VmHWM after ${READERS} readers for ${LOAD_SECONDS} s`,
@@ -286,6 +290,13 @@ async function main(): Promise<void> {
     `${'SDK floor (MCP stateless echo)'.padEnd(30)}${columns.map(([key]) => cell(of(results.sdk, key))).join('')}`,
     `${'ratio sentinel / SDK'.padEnd(30)}${columns.map(([key]) => `${ratio(key).toFixed(2)}x`.padStart(12)).join('')}`,
   ];
+  if (BASELINE_BIN) {
+    lines.push(
+      `${'baseline (BENCH_BASELINE_BIN)'.padEnd(30)}${columns.map(([key]) => cell(of(results.baseline, key))).join('')}`,
+      `${'ratio sentinel / baseline'.padEnd(30)}${columns.map(([key]) => `${ratio(key, results.baseline).toFixed(2)}x`.padStart(12)).join('')}`,
+      `baseline: ${BASELINE_BIN}`,
+    );
+  }
   const load = results.sentinel.at(-1)!.load;
   lines.push(`sentinel under load (last round): ${load.ok} ok, ${load.throttled} 429, ${load.failed} failed`);
   const checks: [string, boolean][] = [

@@ -138,7 +138,6 @@ async function sentinel(plugins: boolean): Promise<string> {
       });
     });
   }
-  await import('../agent/index.ts'); // before server/index.ts: see the import cycle in readpath.ts
   const { parseServeOptions, startServe, workerRole } = await import('../server/index.ts');
   const worker = workerRole();
   const running = await startServe(

@@ -14,13 +14,20 @@ if (!isSupportedNodeVersion(process.version)) {
     process.exit(1);
   }
 }
-// node:sqlite is stable enough for Sentinel's use; its ExperimentalWarning is noise to users.
+// Loaded once Node is known to be new enough (an old Node re-executes above and never gets here).
+const { installTypeScriptCache, STRIP_WARNING } = await import('./ts-cache.js');
+// node:sqlite is stable enough for Sentinel's use, and the type stripping the cache below calls is
+// Node's own; their ExperimentalWarnings are noise to users.
 const defaultWarningListeners = process.listeners('warning');
 process.removeAllListeners('warning');
 process.on('warning', (warning) => {
   if (warning.name === 'ExperimentalWarning' && /SQLite/i.test(warning.message)) return;
+  if (warning.name === 'ExperimentalWarning' && STRIP_WARNING.test(warning.message)) return;
   for (const listener of defaultWarningListeners) listener(warning);
 });
+// Before the first .ts file: a warm start loads the stripped sources from .tools/ts-cache/ and never
+// initialises Node's type stripper (bin/ts-cache.js; bench/cli-start.ts measures it).
+if (process.env.SENTINEL_TS_CACHE !== '0') installTypeScriptCache();
 const { exitQuietlyOnBrokenPipe } = await import('../agent/light.ts');
 exitQuietlyOnBrokenPipe(process.stdout);
 exitQuietlyOnBrokenPipe(process.stderr);

@@ -24,3 +24,4 @@ export {
 export { canonicalJson, digest, sha256 } from './canonical.ts';
 export { ClusterSchema, type Cluster } from './cluster.ts';
 export { closestNames, didYouMean } from './suggest.ts';
+export { sentinelCommand } from './command-name.ts';

@@ -4,3 +4,4 @@
  */
 export { SentinelError, type ErrorCode, type ErrorSubject, type SentinelErrorOptions } from './errors.ts';
 export { closestNames, didYouMean } from './suggest.ts';
+export { sentinelCommand } from './command-name.ts';

@@ -25,7 +25,7 @@ import {
 } from './pipeline.ts';
 import { SENTINEL_VERSION } from './version.ts';
 import { MAX_BODY_BYTES } from './limits.ts';
-import { createClusterProbe, notConfigured, type ClusterProbeOptions } from './kube.ts';
+import { createClusterProbe, notConfigured, type ClusterAccess, type ClusterProbeOptions } from './kube.ts';
 import { createAdmission, DEFAULT_ADMISSION_LIMITS, type AdmissionLimits } from './admission.ts';
 
 export { MAX_BODY_BYTES } from './limits.ts';
@@ -34,8 +34,8 @@ export { MAX_BODY_BYTES } from './limits.ts';
 export interface ServerDeps {
   registry: ToolRegistry;
   identities: IdentityStore;
-  /** The current cluster connection. */
-  kube: () => KubeConnection;
+  /** The current cluster connection (await it: it is made on first need). */
+  kube: ClusterAccess;
   logger: Logger;
   /** Bearer authentication; sets `req.identity` / `res.locals.identity` or answers 401. */
   authenticate: RequestHandler;
@@ -54,7 +54,7 @@ export interface ServerAppOptions {
   /** Default: every Sentinel tool (`allTools`). Tests inject fixture registries. */
   registry?: ToolRegistry;
   /** Default: not configured (tools answer `unavailable` with the reason). */
-  kube?: KubeConnection | (() => KubeConnection);
+  kube?: KubeConnection | ClusterAccess;
   /** `tools/call` middlewares, outermost first (the approval gate, audit). */
   middlewares?: readonly ToolCallMiddleware[];
   logger?: Logger;
@@ -162,7 +162,7 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
   const clusterHealth = createClusterProbe(kube, options.clusterProbe);
   const health = async () => {
     const cluster = await clusterHealth();
-    const ready = cluster.configured && cluster.reachable;
+    const ready = cluster.configured === true && cluster.reachable;
     return {
       ready,
       body: {

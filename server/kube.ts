@@ -1,6 +1,7 @@
 /**
  * The server's cluster connection: from kubeconfig / in-cluster config through the Kubernetes layer,
- * or "not configured" with a reason that tools answer `unavailable` with and /healthz shows; and the
+ * or "not configured" with a reason that tools answer `unavailable` with and /healthz shows; made on
+ * first need (`lazyCluster`), so the server answers before the Kubernetes client is loaded; and the
  * bounded reachability probe behind /healthz and /readyz.
  */
 import { setTimeout as delay } from 'node:timers/promises';
@@ -26,18 +27,55 @@ export interface ClusterOptions {
 
 /**
  * Connects to the cluster named by the options through the Kubernetes layer (`connectKube`: same
- * precedence as kubectl). Never throws: an unusable configuration is reported as not configured, with
- * the reason.
+ * precedence as kubectl), loading it on the first call. Never rejects: an unusable configuration is
+ * reported as not configured, with the reason; so is a Kubernetes client that cannot be loaded.
  */
-export function connectCluster(options: ClusterOptions): KubeConnection {
-  return connectKube({
-    ...(options.kubeconfig !== undefined && { kubeconfig: options.kubeconfig }),
-    ...(options.context !== undefined && { context: options.context }),
-  });
+export async function connectCluster(options: ClusterOptions): Promise<KubeConnection> {
+  try {
+    return await connectKube({
+      ...(options.kubeconfig !== undefined && { kubeconfig: options.kubeconfig }),
+      ...(options.context !== undefined && { context: options.context }),
+    });
+  } catch (error) {
+    return {
+      configured: false,
+      reason: `The Kubernetes client could not be loaded: ${toSentinelError(error).message} Reinstall the dependencies (npm ci) and restart the server.`,
+    };
+  }
+}
+
+/**
+ * How the server reaches its cluster connection: the connection itself once it is made, or a promise
+ * of it while it is being made (the Kubernetes layer loading, the kubeconfig being read). Callers
+ * that need the cluster `await` it; /healthz tells the two apart to answer without waiting.
+ */
+export type ClusterAccess = () => KubeConnection | Promise<KubeConnection>;
+
+/**
+ * A `ClusterAccess` that makes the connection with `connect` on its first call — the first tool
+ * call, /readyz or /healthz, an approvals preview — and returns it, once made, from then on (`connect`
+ * runs once; calls meanwhile share its promise). `connect` must not reject (`connectCluster` does
+ * not). `onConnected` is told the connection once (e.g. to log which cluster, or why none).
+ */
+export function lazyCluster(
+  connect: () => Promise<KubeConnection>,
+  onConnected?: (connection: KubeConnection) => void,
+): ClusterAccess {
+  let connected: KubeConnection | undefined;
+  let connecting: Promise<KubeConnection> | undefined;
+  return () =>
+    connected ??
+    (connecting ??= connect().then((connection) => {
+      connected = connection;
+      onConnected?.(connection);
+      return connection;
+    }));
 }
 
 /** What /healthz says about the cluster: its configuration and whether its API server answers. */
 export type ClusterHealth =
+  /** The connection is being made (first need just now): configuration not known yet. */
+  | { configured: null; connecting: true; reason: string }
   | { configured: false; reason: string }
   | {
       configured: true;
@@ -65,16 +103,23 @@ export type ClusterProbe = () => Promise<ClusterHealth>;
 
 type Reachability = Pick<Extract<ClusterHealth, { configured: true }>, 'reachable' | 'version' | 'error'>;
 
+/** What the probe answers while the connection is being made. */
+const CONNECTING: ClusterHealth = {
+  configured: null,
+  connecting: true,
+  reason:
+    'Connecting: the Kubernetes client is loading and the kubeconfig is being read (started by the first tool call or health check); ask again in a moment.',
+};
+
 /**
  * A bounded, cached reachability check of the current cluster: `GET /version` through the
  * Kubernetes layer (mirrors `kubectl version`'s server half). A check waits at most `timeoutMs`; at
  * most one request is in flight (a slow API server is not asked again until it answers, and checks
- * meanwhile report the timeout), and an answer is reused for `cacheMs` per cluster. Never throws.
+ * meanwhile report the timeout), and an answer is reused for `cacheMs` per cluster. While the
+ * connection is still being made (`kube()` returns a promise) it answers `connecting` at once
+ * without waiting for it — the check starts the connection. Never throws.
  */
-export function createClusterProbe(
-  kube: () => KubeConnection,
-  options: ClusterProbeOptions = {},
-): ClusterProbe {
+export function createClusterProbe(kube: ClusterAccess, options: ClusterProbeOptions = {}): ClusterProbe {
   const timeoutMs = options.timeoutMs ?? 2000;
   const cacheMs = options.cacheMs ?? 5000;
   let cached: { key: string; at: number; result: Reachability; checkedAt: string } | undefined;
@@ -82,6 +127,7 @@ export function createClusterProbe(
 
   return async () => {
     const connection = kube();
+    if (connection instanceof Promise) return CONNECTING;
     if (!connection.configured) return { configured: false, reason: connection.reason };
     const { context, server } = connection.cluster;
     const key = `${context}\n${server}`;

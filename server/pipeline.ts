@@ -17,6 +17,7 @@ import type { CallOutcome } from './call-outcome.ts';
 import type { ApprovalRequest } from './gate/approval-request.ts';
 import type { GateDecision } from './gate/decision.ts';
 import type { Identity } from './identity.ts';
+import type { ClusterAccess } from './kube.ts';
 import { createCallReads, forgettingWriter, runTool, type CallReads } from './run-tool.ts';
 import { createSnapshotReads, READ_SNAPSHOT_ID, type SnapshotReads } from './snapshot-reads.ts';
 
@@ -111,8 +112,8 @@ export type RejectedCallListener = (rejection: RejectedCall) => void;
 /** What the pipeline needs; shared by every request. */
 export interface ToolCallPipelineOptions {
   registry: ToolRegistry;
-  /** The cluster connection; read on every call so a reconnect is picked up. */
-  kube: () => KubeConnection;
+  /** The cluster connection, awaited on every call (it is made on the first) so a reconnect is picked up. */
+  kube: ClusterAccess;
   /** Outermost first. */
   middlewares: readonly ToolCallMiddleware[];
   logger: Logger;
@@ -238,7 +239,7 @@ export function createToolCallPipeline(options: ToolCallPipelineOptions): ToolCa
       overrides: ExecuteOverrides,
     ): Promise<CallToolResult> => {
       const middleware = middlewares[index];
-      if (!middleware) return runHandler(call, overrides, kube(), request.signal, reads, shared);
+      if (!middleware) return runHandler(call, overrides, await kube(), request.signal, reads, shared);
       const next: ExecuteFn = async (more = {}) => {
         try {
           const nextCall = more.args ? { ...call, args: parseToolArguments(tool, more.args) } : call;
@@ -252,7 +253,7 @@ export function createToolCallPipeline(options: ToolCallPipelineOptions): ToolCa
 
     let result: CallToolResult;
     try {
-      const connection = kube();
+      const connection = await kube();
       const call: ToolCall = {
         requestId: request.requestId,
         identity: request.identity,

@@ -5,7 +5,8 @@
  * Host/Origin checks (use `deps.authenticate` for bearer auth).
  */
 import type { Logger } from 'pino';
-import type { KubeConnection, ToolRegistry } from '../tools/index.ts';
+import type { ToolRegistry } from '../tools/index.ts';
+import type { ClusterAccess } from './kube.ts';
 import type { RouteMounter } from './app.ts';
 import type { ApprovalsHub } from './gate/events.ts';
 import type { IdentityStore } from './identity-store.ts';
@@ -20,7 +21,8 @@ export interface ServerPluginContext {
   dataDir: string;
   registry: ToolRegistry;
   identities: IdentityStore;
-  kube: () => KubeConnection;
+  /** The cluster connection, made on first need: await it, and only when the cluster is needed. */
+  kube: ClusterAccess;
   logger: Logger;
   /** `--policy`: the approval policy file, resolved; undefined for the shipped default. */
   policyFile: string | undefined;

@@ -17,6 +17,7 @@ import {
   unsanitized,
   type KubeReader,
   type KubeWriter,
+  withCloseNames,
 } from '../tools/index.ts';
 import { SentinelError } from '../core/index.ts';
 
@@ -24,8 +25,9 @@ import { SentinelError } from '../core/index.ts';
  * Runs `tool`'s handler on `args` (already parsed by the tool's schema) with `context`, handing it
  * `options.writer` when given (only an execution of a write/destructive call gets one). Checks the
  * structured output against the tool's output schema. Returns the MCP result (text content plus
- * `structuredContent`). Throws what the handler throws, and `SentinelError('internal')` when its
- * output does not match its schema.
+ * `structuredContent`). Throws what the handler throws (a `not_found` for a Deployment or Service
+ * with the close names of its namespace appended, `withCloseNames`), and `SentinelError('internal')`
+ * when its output does not match its schema.
  */
 export async function runTool(
   tool: Tool,
@@ -33,10 +35,15 @@ export async function runTool(
   context: Omit<ToolContext, 'writer'>,
   options: { writer?: KubeWriter | undefined } = {},
 ): Promise<CallToolResult> {
-  const output = await tool.handler(args, {
-    ...context,
-    ...(options.writer && { writer: options.writer }),
-  });
+  const output = await tool
+    .handler(args, {
+      ...context,
+      ...(options.writer && { writer: options.writer }),
+    })
+    .catch(async (error: unknown) => {
+      // A Deployment or Service that is not there: say which names close to it are.
+      throw await withCloseNames(error, context.kube);
+    });
   let structured = output.structured;
   if (tool.output) {
     const parsed = tool.output.safeParse(structured);

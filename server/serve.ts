@@ -5,7 +5,14 @@ import { readFileSync, rmSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { SentinelError } from '../core/index.ts';
-import { type KubeConnection, createRegistry, type ToolRegistry, allTools } from '../tools/index.ts';
+import {
+  type KubeConnection,
+  createRegistry,
+  describeSource,
+  locateKubeconfig,
+  type ToolRegistry,
+  allTools,
+} from '../tools/index.ts';
 import { createServerApp } from './app.ts';
 import { createApprovalsHub } from './gate/events.ts';
 import { handOverCredentials } from './credentials.ts';
@@ -15,7 +22,7 @@ import { LOCAL_IDENTITY_NAME } from './identity.ts';
 import { createIdentityStore, type IdentityStore } from './identity-store.ts';
 import { serveStdio, requireIdentity } from './stdio.ts';
 import { trackInFlight } from './in-flight.ts';
-import { connectCluster } from './kube.ts';
+import { connectCluster, lazyCluster, type ClusterAccess } from './kube.ts';
 import { listen, type ListeningServer } from './listen.ts';
 import { createLogger } from './logger.ts';
 import { isPostgresUrl } from './postgres/url.ts';
@@ -179,14 +186,15 @@ function startupBanner(facts: {
   generated: boolean;
   tokensFile: string;
   identityCount: number;
-  connection: KubeConnection;
+  /** The `Cluster: …` line (`clusterLine`, or where the cluster will come from). */
+  cluster: string;
   plainRemote: boolean;
   /** Lines from the plugins (e.g. where the approvals page is). */
   announced: string[];
   /** Lines that hand over the generated token and the plugins' credentials (`handOverCredentials`). */
   credentials: string[];
 }): string {
-  const { url, supplied, connection } = facts;
+  const { url, supplied } = facts;
   const lines = [`Sentinel MCP server listening on ${url}/mcp (health: ${url}/healthz)`];
   if (supplied) {
     lines.push(
@@ -199,9 +207,7 @@ function startupBanner(facts: {
   }
   lines.push(
     `Identities in ${facts.tokensFile}: ${facts.identityCount}; add one with \`sentinel tokens add <name> --role caller\`.`,
-    connection.configured
-      ? `Cluster: context '${connection.cluster.context}' at ${connection.cluster.server}${connection.source ? ` (from ${connection.source})` : ''}.`
-      : `Cluster: not configured. ${connection.reason}`,
+    facts.cluster,
     ...facts.announced,
     ...facts.credentials,
   );
@@ -211,6 +217,49 @@ function startupBanner(facts: {
     );
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** The `Cluster: …` line of a connection: its context and API server, or why there is none. */
+function clusterLine(connection: KubeConnection): string {
+  return connection.configured
+    ? `Cluster: context '${connection.cluster.context}' at ${connection.cluster.server}${connection.source ? ` (from ${connection.source})` : ''}.`
+    : `Cluster: not configured. ${connection.reason}`;
+}
+
+/**
+ * The server's cluster: the given connection (tests, an investigation's in-process server), "not
+ * configured" at once when there is no configuration to read, else made on first need
+ * (`lazyCluster`): the Kubernetes client (`@kubernetes/client-node`, ~80 MB and 1–3 s to load) is
+ * loaded and the kubeconfig read by the first tool call, /readyz or /healthz — not before the
+ * server listens. `announce` is told the `Cluster: …` line once the connection is made.
+ */
+function serverCluster(
+  options: ServeOptions,
+  given: KubeConnection | undefined,
+  logger: Logger,
+  announce: (line: string) => void,
+): { kube: ClusterAccess; line: string } {
+  const located = given ? undefined : locateKubeconfig({ kubeconfig: options.kubeconfig });
+  const known =
+    given ??
+    (located && 'reason' in located ? { configured: false as const, reason: located.reason } : undefined);
+  if (known || !located || 'reason' in located) {
+    const connection = known ?? { configured: false as const, reason: 'No cluster.' };
+    return { kube: () => connection, line: clusterLine(connection) };
+  }
+  const kube = lazyCluster(
+    () => connectCluster({ kubeconfig: options.kubeconfig, context: options.context }),
+    (connection) => {
+      if (connection.configured) logger.info({ cluster: connection.cluster }, 'cluster connected');
+      else logger.warn({ reason: connection.reason }, 'cluster not configured');
+      announce(clusterLine(connection));
+    },
+  );
+  const context = options.context === undefined ? '' : `, context '${options.context}'`;
+  return {
+    kube,
+    line: `Cluster: from ${describeSource(located.source)}${context}; connected on first use (a tool call or GET /readyz).`,
+  };
 }
 
 /**
@@ -231,9 +280,12 @@ export async function startServe(
     options.tokensFile === undefined ? defaultTokensFile(dataDir) : resolve(options.tokensFile);
   const registry = extensions.registry ?? createRegistry(allTools);
   const logger = extensions.logger ?? createLogger({ fd: options.stdio ? 2 : 1 });
-  const connection =
-    extensions.kube ?? connectCluster({ kubeconfig: options.kubeconfig, context: options.context });
-  const kube = () => connection;
+  // Told once the lazy connection is made: a line for the person watching, like the banner's.
+  const announces = !options.stdio && (extensions.worker === undefined || extensions.worker.lead);
+  const cluster = serverCluster(options, extensions.kube, logger, (line) => {
+    if (announces) io.stderr(`${line}\n`);
+  });
+  const { kube } = cluster;
   const policyFile = options.policy === undefined ? undefined : resolve(options.policy);
   const storeUrl = options.store ?? storeFromEnv(io.env);
 
@@ -329,8 +381,9 @@ export async function startServe(
     await plugins.close();
     throw listenError(error, options);
   }
+  const known = extensions.kube;
   logger.info(
-    { url: `${server.url}/mcp`, cluster: connection.configured ? connection.cluster : null },
+    { url: `${server.url}/mcp`, ...(known && { cluster: known.configured ? known.cluster : null }) },
     'listening',
   );
   const localToken: Credential[] =
@@ -416,7 +469,7 @@ export async function startServe(
       generated: generatedToken !== undefined,
       tokensFile,
       identityCount: fileIdentities.length,
-      connection,
+      cluster: cluster.line,
       plainRemote: !loopback && !tls,
     }),
   );

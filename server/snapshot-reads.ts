@@ -4,8 +4,9 @@
  * over several calls — the local investigator's triage, evidence, logs and preview — names a
  * snapshot; then each distinct read is sent to the API server once and every call of the snapshot
  * gets a copy of its answer: the same Deployment read by `get_deployment`, `get_rollout_history` and
- * `list_pods` is one `GET`, and a list with a label selector is answered from the same snapshot's
- * list of the whole namespace, filtered as the API server filters (`Selector.Matches`).
+ * `list_pods` is one `GET`; a list with a label selector is answered from the same snapshot's
+ * list of the whole namespace, filtered as the API server filters (`Selector.Matches`), and one Pod
+ * (Service, StatefulSet, DaemonSet) from its namespace's list when the snapshot has it.
  *
  * A snapshot belongs to the identity and cluster it was read for (server/pipeline.ts `snapshotKey`).
  * Never used for what needs fresh data: the pipeline hands a snapshot only to read tools and to
@@ -40,6 +41,17 @@ export interface SnapshotReads {
 const AS_SENT: Record<string, string> = {
   getDeployment: 'getDeploymentAsSent',
   listReplicaSets: 'listReplicaSetsAsSent',
+};
+
+/**
+ * Reads of one object answered from the snapshot's list of its namespace (the item of that name),
+ * for objects read as their lists are (no `…AsSent` variant apart).
+ */
+const GET_FROM_LIST: Record<string, string> = {
+  getPod: 'listPods',
+  getService: 'listServices',
+  getStatefulSet: 'listStatefulSets',
+  getDaemonSet: 'listDaemonSets',
 };
 
 interface Snapshot {
@@ -102,20 +114,36 @@ export function createSnapshotReads(options: SnapshotReadsOptions = {}): Snapsho
       const snapshot = open(id);
       const call = (method: string, args: unknown[]): Promise<unknown> =>
         (reader as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[method]!(...args);
-      /** The shared answer of `method(args)` (sent once), or undefined when it cannot be kept. */
+      /**
+       * `method(args)` answered from what the snapshot read already: a labelled list from the whole
+       * list (filtered), one object from its namespace's list (by name; not in it: read it).
+       */
+      const derived = (method: string, args: unknown[]): Promise<unknown> | undefined => {
+        const requirements = derivable(method, args);
+        const whole = requirements && snapshot.answers.get(keyOf(method, args, ''));
+        if (whole) {
+          return whole.then((items) =>
+            Array.isArray(items)
+              ? items.filter((item) => matchesLabels(labelsOf(item), requirements!))
+              : items,
+          );
+        }
+        const list = GET_FROM_LIST[method];
+        const listed = list && args.length === 2 && snapshot.answers.get(keyOf(list, [args[0]], ''));
+        if (!listed) return undefined;
+        return listed.then(
+          (items) =>
+            (Array.isArray(items) ? items : []).find(
+              (item) => (item as { metadata?: { name?: unknown } })?.metadata?.name === args[1],
+            ) ?? call(method, args),
+        );
+      };
+      /** The shared answer of `method(args)`: sent once per snapshot, or derived. */
       const shared = (method: string, args: unknown[]): Promise<unknown> => {
         const key = keyOf(method, args);
         let answer = snapshot.answers.get(key);
         if (!answer) {
-          const requirements = derivable(method, args);
-          const whole = requirements && snapshot.answers.get(keyOf(method, args, ''));
-          answer = whole
-            ? whole.then((items) =>
-                Array.isArray(items)
-                  ? items.filter((item) => matchesLabels(labelsOf(item), requirements!))
-                  : items,
-              )
-            : call(method, args);
+          answer = derived(method, args) ?? call(method, args);
           snapshot.answers.set(key, answer);
           answer.catch(() => {
             if (snapshot.answers.get(key) === answer) snapshot.answers.delete(key);

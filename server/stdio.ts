@@ -6,7 +6,8 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { SentinelError } from '../core/index.ts';
-import type { KubeConnection, ToolRegistry } from '../tools/index.ts';
+import type { ToolRegistry } from '../tools/index.ts';
+import type { ClusterAccess } from './kube.ts';
 import { LOCAL_IDENTITY_NAME } from './identity.ts';
 import type { IdentityStore } from './identity-store.ts';
 import { createMcpServer } from './mcp.ts';
@@ -18,7 +19,7 @@ export interface StdioServerOptions {
   identityName: string;
   registry: ToolRegistry;
   identities: IdentityStore;
-  kube: () => KubeConnection;
+  kube: ClusterAccess;
   middlewares: readonly ToolCallMiddleware[];
   logger: Logger;
   /** Told about calls refused before the middlewares (audited). */

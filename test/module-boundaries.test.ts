@@ -33,6 +33,12 @@ describe('module boundaries (eslint.config.js)', () => {
         "import { x } from '../../server/gate/approvals.ts';\nexport const y = x;\n",
       ),
     ).toHaveLength(1);
+    expect(
+      await restricted(
+        'server/gate/example.ts',
+        "import { HarnessHttp } from '../../trueforge/http.ts';\nexport const c = HarnessHttp;\n",
+      ),
+    ).toHaveLength(1);
   });
 
   it('allows a module’s index.ts, imports inside a module, and deep imports from test/', async () => {

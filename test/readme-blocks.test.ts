@@ -10,7 +10,11 @@
  *
  * The clone is `git clone` of this checkout's HEAD (what a new user gets) with this checkout's
  * node_modules linked in (what `npm ci` would install), HOME a scratch directory (so `~/.sentinel`
- * is scratch), and servers on ephemeral ports. No timing is asserted: commands get minutes.
+ * is scratch), and servers on ephemeral ports. No timing is asserted: commands get minutes. A
+ * command ending in `&` runs in the background until the suite ends (BACKGROUND says when it is up);
+ * the simulator block's investigation is approved through the approvals API while it waits, as a
+ * human on the page would (RUNNERS). Blocks that run kubectl skip visibly without it (a failure
+ * under SENTINEL_REQUIRE_SYSTEM_TOOLS=1).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
@@ -18,6 +22,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IdempotencyKeySchema } from '../server/tool-input.ts';
+import { findSystemTool } from './helpers/system-tools.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -154,6 +159,125 @@ const EXPECTATIONS: Record<string, (ran: Ran) => void> = {
     expect(ran.status, ran.stderr).toBe(0);
     expect(ran.stdout).toMatch(/not frozen|off|lifted/i);
   },
+  'kubectl --kubeconfig ./sim.kubeconfig get pods -n shop': (ran) => {
+    expect(ran.status, ran.stderr).toBe(0);
+    expect(ran.stdout).toContain('CrashLoopBackOff');
+  },
+  'npx sentinel investigate "checkout returns 502" -n shop': (ran) => {
+    // "uses that server; asks you y/N, then verifies": the server started above, approved, resolved.
+    expect(ran.status, `${ran.stderr}\n${ran.stdout}`).toBe(0);
+    expect(ran.stderr).toContain(seen.simServer);
+    expect(`${ran.stdout}\n${ran.stderr}`).toMatch(/roll(ed)? back/i);
+    // The incident was left for Sentinel, and Sentinel fixed it.
+    expect(run('kubectl --kubeconfig ./sim.kubeconfig get pods -n shop').stdout).not.toContain(
+      'CrashLoopBackOff',
+    );
+  },
+};
+
+/** Background processes the README's blocks start (`… &`), stopped when the suite ends. */
+const background: ChildProcess[] = [];
+
+/**
+ * Starts `command` (without its trailing `&`, plus `extra` arguments) detached in the clone and
+ * resolves with its output so far once `ready` accepts it; rejects when it exits first.
+ */
+function startInBackground(
+  command: string,
+  extra: string,
+  ready: (output: string) => boolean,
+): Promise<string> {
+  const child = spawn('bash', ['-c', `exec ${command.replace(/\s*&$/, '')}${extra}`], {
+    cwd: clone,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  background.push(child);
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const look = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (ready(output)) resolve(output);
+    };
+    child.stdout!.on('data', look);
+    child.stderr!.on('data', look);
+    child.on('exit', (code) => reject(new Error(`\`${command}\` exited (${code}): ${output}`)));
+  });
+}
+
+const serveUrl = (output: string) => /(http:\/\/127\.0\.0\.1:\d+)\/mcp/.exec(output)?.[1];
+
+/**
+ * The README's background commands (`… &`): how each is known to be up. `serve` gets `--port 0` (an
+ * ephemeral port instead of 7070, which another server on this machine may hold); later commands
+ * find it as the README says, through its discovery file in the data directory.
+ */
+const BACKGROUND: Record<string, () => Promise<void>> = {
+  'npx sentinel sim --scenario bad-image-rollout --kubeconfig-out ./sim.kubeconfig &': async () => {
+    const output = await startInBackground(
+      'npx sentinel sim --scenario bad-image-rollout --kubeconfig-out ./sim.kubeconfig',
+      '',
+      (out) => out.includes('Press Ctrl-C to stop.'),
+    );
+    expect(output).toContain(`kubeconfig: ${join(clone, 'sim.kubeconfig')}`);
+  },
+  'npx sentinel serve --kubeconfig ./sim.kubeconfig &': async () => {
+    // One server on the data directory at a time: the freeze block's server (no cluster) stops.
+    if (server?.pid) process.kill(-server.pid, 'SIGTERM');
+    server = undefined;
+    delete env.SENTINEL_SERVER_URL;
+    const output = await startInBackground(
+      'npx sentinel serve --kubeconfig ./sim.kubeconfig',
+      ' --port 0',
+      (out) => Boolean(serveUrl(out)),
+    );
+    seen.simServer = serveUrl(output)!;
+  },
+};
+
+/**
+ * Runs `command` (an investigation that waits for a human) in the clone and, while it waits,
+ * approves the one pending request as the human would on the page (here: the approvals API with the
+ * `local` token, what the page's session holds). Resolves with how the command ended.
+ */
+async function runApprovingOnce(command: string): Promise<Ran> {
+  const child = spawn('bash', ['-o', 'pipefail', '-c', command], {
+    cwd: clone,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number>((resolve) => child.on('exit', (code) => resolve(code ?? 1)));
+  let done: number | undefined;
+  void exited.then((code) => (done = code));
+  const token = readFileSync(join(dataDir(), 'local.token'), 'utf8').trim();
+  const api = async (method: string, path: string) => {
+    const response = await fetch(`${seen.simServer}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      ...(method === 'POST' && { body: '{}' }),
+    });
+    return (await response.json()) as { approvals?: { id: string }[] };
+  };
+  let approved = false;
+  while (done === undefined && !approved) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const pending = (await api('GET', '/approvals?status=pending')).approvals ?? [];
+    if (pending.length === 0) continue;
+    expect(pending).toHaveLength(1);
+    await api('POST', `/approvals/${pending[0]!.id}/approve`);
+    approved = true;
+  }
+  return { status: await exited, stdout, stderr };
+}
+
+/** Commands whose run is not `run(command)`: they wait for something another process does. */
+const RUNNERS: Record<string, (command: string) => Promise<Ran>> = {
+  'npx sentinel investigate "checkout returns 502" -n shop': runApprovingOnce,
 };
 
 /** Starts `npx sentinel serve --port 0` in the clone (the freeze commands talk to a running server). */
@@ -198,6 +322,8 @@ describe('README shell blocks, in order, on a fresh clone', { timeout: 900_000 }
   });
   afterAll(() => {
     if (server?.pid) process.kill(-server.pid, 'SIGTERM');
+    for (const child of background)
+      if (child.pid && child.exitCode === null) process.kill(-child.pid, 'SIGTERM');
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   });
 
@@ -213,14 +339,30 @@ describe('README shell blocks, in order, on a fresh clone', { timeout: 900_000 }
   it('runs every command of the runnable blocks, and each does what the README says', async () => {
     const runnable = blocks.filter((b) => b.mode === 'run');
     expect(runnable.length).toBeGreaterThanOrEqual(2);
+    const kubectl = findSystemTool('kubectl');
     for (const block of runnable) {
+      if (!kubectl && block.commands.some((command) => /^kubectl\b/.test(command))) {
+        // The simulator block drives kubectl, as the README's reader does (system-tools.ts pattern).
+        const message = `kubectl not found on PATH: skipping the block at README.md:${block.line}`;
+        if (process.env.SENTINEL_REQUIRE_SYSTEM_TOOLS === '1') {
+          throw new Error(`${message} — SENTINEL_REQUIRE_SYSTEM_TOOLS=1 turns this skip into a failure`);
+        }
+        process.stderr.write(`\n[SKIP] ${message}\n`);
+        continue;
+      }
       for (const command of block.commands) {
+        const starting = BACKGROUND[command];
+        if (starting) {
+          await starting();
+          continue;
+        }
         const expectation = EXPECTATIONS[command];
         if (!expectation) throw new Error(`README.md:${block.line}: no expectation for \`${command}\``);
         if (command.startsWith('npx sentinel freeze') && !server) {
           env.SENTINEL_SERVER_URL = await startServer();
         }
-        expectation(run(command));
+        const runner = RUNNERS[command];
+        expectation(runner ? await runner(command) : run(command));
       }
     }
     expect(existsSync(join(clone, 'kc')), 'nothing lands untracked in the clone').toBe(false);

@@ -46,7 +46,7 @@ export const allTools: readonly Tool[] = [
 // The contract other modules use (added with the module-boundary lint rule).
 export type { StrictObjectSchema } from './define-tool.ts';
 export { bound, formatTable, humanDuration, moreLine, oneLine, sanitizeText } from './format/index.ts';
-export { connectKube } from './kube/index.ts';
+export { connectKube, describeSource, locateKubeconfig, type ConfigSource } from './kube/index.ts';
 export {
   LabelSelectorSyntaxError,
   formatLabelSelector,
@@ -66,3 +66,4 @@ export { sanitizedCopy, unsanitized } from './kube/index.ts';
 
 // The contract other modules use (added with the module-boundary lint rule).
 export { didYouMean } from './format/suggest.ts';
+export { withCloseNames } from './close-names.ts';

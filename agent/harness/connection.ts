@@ -2,7 +2,7 @@
  * How the CLI reaches a TrueForge harness and the Sentinel server: the plain options
  * `sentinel harness register` and `sentinel investigate --harness` take, and the client they build.
  */
-import { TrueForgeClient } from './client.ts';
+import { TrueForgeClient } from '../../trueforge/index.ts';
 
 /** Harness and Sentinel server addresses (as the command line gives them). */
 export interface HarnessConnectionOptions {

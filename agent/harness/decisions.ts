@@ -15,7 +15,7 @@ import type { LedgerEntry, SessionLedger } from './ledger.ts';
 import type { PendingCall } from './pending.ts';
 import type { ApprovalPrompter } from './prompter.ts';
 import { callFacts, type PendingCallRenderer } from './render.ts';
-import type { ApprovalDecision, CreateTurnRequest } from './schemas.ts';
+import type { ApprovalDecision, CreateTurnRequest } from '../../trueforge/index.ts';
 import type { ClientRef, HeldCall, PreviewLike, ServerAnswer, ServerGrantClient } from './server-grants.ts';
 
 /** Reason sent with a "no" when the human gives none (the model sees it). */

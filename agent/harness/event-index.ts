@@ -19,7 +19,7 @@ import {
   type ModelMessageEvent,
   type ToolCall,
   type TurnEvent,
-} from './schemas.ts';
+} from '../../trueforge/index.ts';
 
 /** A thread the index has seen: "main" or a subagent thread with its parent call. */
 export interface ThreadInfo {

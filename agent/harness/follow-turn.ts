@@ -4,13 +4,10 @@
  * picked up again — re-subscribed after the last sequence number while it runs, or read back (state
  * and persisted events) once it has finished.
  */
-import { sentinelCommand } from '../command-name.ts';
-import { SentinelError } from '../../core/index.ts';
-import type { TrueForgeClient } from './client.ts';
+import { sentinelCommand, SentinelError } from '../../core/index.ts';
 import type { EventIndex } from './event-index.ts';
 import type { TurnPrinter } from './printer.ts';
-import { isEvent, type TurnState } from './schemas.ts';
-import type { StreamedEvent } from './sse.ts';
+import { isEvent, type StreamedEvent, type TrueForgeClient, type TurnState } from '../../trueforge/index.ts';
 
 /** A finished turn. */
 export interface TurnOutcome {

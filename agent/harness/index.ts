@@ -2,8 +2,8 @@
  * Public entry of harness mode: the TrueForge client, the event index, pending-approval resolution,
  * decisions, registration and the investigation driver.
  */
-export { TrueForgeClient } from './client.ts';
-export type { HarnessConnectionOptions } from './http.ts';
+export { TrueForgeClient } from '../../trueforge/index.ts';
+export type { HarnessConnectionOptions } from '../../trueforge/index.ts';
 export { EventIndex, textOf, type ThreadInfo } from './event-index.ts';
 export { pendingApprovalsOf, resolvePendingCalls, type PendingCall } from './pending.ts';
 export {
@@ -25,4 +25,4 @@ export {
 export { registerWithHarness, type RegistrationOptions, type RegistrationResult } from './register.ts';
 export { issueHarnessToken } from './harness-identity.ts';
 export { SENTINEL_AGENT_NAME, HARNESS_IDENTITY, DEFAULT_SENTINEL_MCP_URL } from './names.ts';
-export type * from './schemas.ts';
+export type * from '../../trueforge/index.ts';

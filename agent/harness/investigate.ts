@@ -10,10 +10,9 @@
  * decided before (the session's ledger, or the server's answer for their `client_ref`) are shown as
  * decided and not asked again.
  */
-import { sentinelCommand } from '../command-name.ts';
 import { SENTINEL_MCP_SERVER_NAME } from '../../agent-spec/index.ts';
-import { SentinelError } from '../../core/index.ts';
-import type { TrueForgeClient } from './client.ts';
+import { sentinelCommand, SentinelError } from '../../core/index.ts';
+import type { TrueForgeClient } from '../../trueforge/index.ts';
 import { approvalTurn, decidePendingCalls, type Decision } from './decisions.ts';
 import { EventIndex, textOf } from './event-index.ts';
 import { openSessionLedger } from './ledger.ts';

@@ -6,7 +6,7 @@
  */
 import { SentinelError } from '../../core/index.ts';
 import type { EventIndex } from './event-index.ts';
-import type { ToolApprovalRequiredEvent, ToolCall, TurnEvent, TurnState } from './schemas.ts';
+import type { ToolApprovalRequiredEvent, ToolCall, TurnEvent, TurnState } from '../../trueforge/index.ts';
 
 /** One call waiting for the human's decision. */
 export interface PendingCall {

@@ -6,7 +6,7 @@
  */
 import { oneLine, sanitizeText, redact } from '../../tools/index.ts';
 import { textOf, type EventIndex } from './event-index.ts';
-import { isEvent, type ModelMessageEvent, type TurnEvent } from './schemas.ts';
+import { isEvent, type ModelMessageEvent, type TurnEvent } from '../../trueforge/index.ts';
 
 export interface Output {
   stdout: { write(text: string): unknown };

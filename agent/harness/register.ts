@@ -17,9 +17,8 @@ import {
 } from '../../agent-spec/index.ts';
 import type { Tool } from '../../tools/index.ts';
 import { SentinelError } from '../../core/index.ts';
-import type { TrueForgeClient } from './client.ts';
 import { SENTINEL_AGENT_NAME } from './names.ts';
-import type { Agent, McpServerManifest } from './schemas.ts';
+import type { Agent, McpServerManifest, TrueForgeClient } from '../../trueforge/index.ts';
 
 /**
  * True in both modes: by default the Sentinel server needs its own approval (an approver on its page,

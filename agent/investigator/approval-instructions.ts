@@ -3,7 +3,7 @@
  * `sentinel approvals` command of the server in use, with a token the printed command really finds
  * (issue 18: every printed hint runs where it is printed).
  */
-import { sentinelCommand } from '../command-name.ts';
+import { sentinelCommand } from '../../core/index.ts';
 import { resolveDataDir } from '../../server/index.ts';
 import type { LocalServer } from './local-server.ts';
 

@@ -3,7 +3,7 @@
  * Kubernetes API simulator with an incident scenario, a Sentinel server in-process against it, and a
  * local investigation of the scenario's symptom that pauses for the user's approval in the terminal.
  */
-import { sentinelCommand } from '../command-name.ts';
+import { sentinelCommand } from '../../core/index.ts';
 import type { ApprovalPrompter } from '../harness/prompter.ts';
 import { investigateLocally, type CommandIo } from './investigate-local.ts';
 import type { Report } from './report.ts';

@@ -2,7 +2,7 @@
  * The local branch of `sentinel investigate` (no harness configured): runs the deterministic
  * investigator, progress on stderr, the report on stdout (Markdown, or JSON with `--json`).
  */
-import { sentinelCommand } from '../command-name.ts';
+import { sentinelCommand } from '../../core/index.ts';
 import { palette } from '../colors.ts';
 import { resolveDataDir } from '../../server/index.ts';
 import { terminalPrompter, type ApprovalPrompter } from '../harness/prompter.ts';

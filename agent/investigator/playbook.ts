@@ -66,6 +66,7 @@ import { rollout } from './playbook/rollout.ts';
 import { scheduling } from './playbook/scheduling.ts';
 
 export { CAUSES, podCause, type Cause } from './playbook/causes.ts';
+export { FAILURES, FAILURE_IDS, type Failure } from './playbook/failures.ts';
 export {
   HEALTHY_SERVICE_MS,
   RECENT_CHANGE_MS,
@@ -88,7 +89,7 @@ export interface PlaybookInput {
 }
 
 /** The classes that decide about a failing Deployment, in order; `refusal` always decides. */
-const CLASSES: FailureClass[] = [
+export const CLASSES: readonly FailureClass[] = [
   paused,
   scheduling,
   configKey,

@@ -3,7 +3,7 @@
  * exactly as the tools returned them, with the call that returned each), the action and its
  * verification. Markdown for people, a JSON object with `--json`.
  */
-import { sentinelCommand } from '../command-name.ts';
+import { sentinelCommand } from '../../core/index.ts';
 import { plainPalette, type Palette } from '../colors.ts';
 import { z } from 'zod';
 import {

@@ -3,10 +3,9 @@
  * Sentinel server as `investigator` (starting an in-process server when no URL is given), decides how
  * the human approves, runs the playbook, and returns the report.
  */
-import { sentinelCommand } from '../command-name.ts';
 import type { z } from 'zod';
 import { resolve as resolvePath } from 'node:path';
-import { fromZod, SentinelError } from '../../core/index.ts';
+import { fromZod, SentinelError, sentinelCommand } from '../../core/index.ts';
 import { DeploymentNameSchema, NamespaceSchema, type KubeConnection } from '../../tools/index.ts';
 import {
   clientToken,
@@ -144,11 +143,11 @@ function openOrCreate(
  * file or context and the flags when none is configured or it cannot be used (missing file, unknown
  * context, context without a server); `field` is `context` when the context is what is wrong.
  */
-function usableCluster(
+async function usableCluster(
   kubeconfig: string | null | undefined,
   context: string | null | undefined,
-): KubeConnection {
-  const connection = connectCluster({
+): Promise<KubeConnection> {
+  const connection = await connectCluster({
     ...(kubeconfig != null && { kubeconfig }),
     ...(context != null && { context }),
   });
@@ -179,7 +178,7 @@ export async function runLocalInvestigation(
   const kube =
     target.kind === 'in-process'
       ? (options.kube ??
-        usableCluster(options.kubeconfig ?? target.kubeconfig, options.context ?? target.context))
+        (await usableCluster(options.kubeconfig ?? target.kubeconfig, options.context ?? target.context)))
       : undefined;
   let local: LocalServer | undefined;
   try {

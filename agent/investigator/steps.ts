@@ -11,9 +11,8 @@
  * Every transition is saved before the next call, so a step resumes where it stopped: held calls
  * are waited for again, approved calls are retried unless the server shows they already ran.
  */
-import { sentinelCommand } from '../command-name.ts';
 import type { ApprovalRequest } from '../../server/index.ts';
-import { SentinelError } from '../../core/index.ts';
+import { SentinelError, sentinelCommand } from '../../core/index.ts';
 import type { CallOptions, ClassifiedResult, ToolCaller } from './mcp-client.ts';
 import type { CallRecord, CallStatus, Step } from './model.ts';
 

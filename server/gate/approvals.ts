@@ -82,8 +82,8 @@ export interface ApprovalsOptions {
    * cancelled for a missing identity: a typo being fixed must not void every pending request.
    */
   identitiesReadable?: () => boolean;
-  /** The cluster this server talks to (recorded on created requests). */
-  cluster?: () => { context: string; server: string } | undefined;
+  /** The cluster this server talks to (recorded on created requests); a promise while it connects. */
+  cluster?: () => ClusterIdentity | undefined | Promise<ClusterIdentity | undefined>;
 }
 
 export { deciderRight };
@@ -545,7 +545,7 @@ async function createOnce(ctx: Ctx, who: Identity, body: CreateApprovalBody): Pr
       return { answer: same, created: false };
     }
   }
-  const cluster = ctx.options.cluster?.();
+  const cluster = await ctx.options.cluster?.();
   const identity = requester ?? { name: body.requester, roles: [] };
   const query = { toolName: tool.name, tool, args, cluster: cluster?.context, identity };
   const resolved = await judgeCreate(ctx, query);

@@ -8,11 +8,10 @@
  * gate reads it from the parsed arguments and strips it before the handler runs.
  */
 import type { Router } from 'express';
-import type { KubeReader } from '../../tools/index.ts';
 import type { ToolCallMiddleware } from '../pipeline.ts';
 import { createApprovalsService, type ApprovalsOptions, type ApprovalsService } from './approvals.ts';
 import { createGateCore, createGateMiddleware, type GateOptions } from './gate.ts';
-import { reconcileExecutions, type ReconcileReport } from './reconcile.ts';
+import { reconcileExecutions, type ClusterReader, type ReconcileReport } from './reconcile.ts';
 import { createApprovalsRouter, type ApprovalsRouterOptions } from './router.ts';
 
 export * from './approval-request.ts';
@@ -40,8 +39,12 @@ export interface Gate {
   approvals: ApprovalsService;
   /** The approvals/freeze API; mount it behind the server's bearer authentication. */
   router(options?: ApprovalsRouterOptions): Router;
-  /** Settles executions a crashed server left `executing` (call at start, before serving). */
-  reconcile(reader: KubeReader | undefined): Promise<ReconcileReport>;
+  /**
+   * Settles executions a crashed server left `executing` (call at start, before serving). `reader`
+   * may be a function: it is then asked only when there is an execution to settle (so a start with
+   * none does not connect to the cluster).
+   */
+  reconcile(reader: ClusterReader): Promise<ReconcileReport>;
   /** Stops the expiry sweep and closes the store. */
   close(): Promise<void>;
 }

@@ -5,7 +5,8 @@
  * `tools/call` middleware and the approvals API (behind bearer authentication).
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Tool, KubeConnection } from '../../tools/index.ts';
+import type { Tool, KubeReader } from '../../tools/index.ts';
+import type { ClusterAccess } from '../kube.ts';
 import { SentinelError, toSentinelError } from '../../core/index.ts';
 import {
   loadAgentSpec,
@@ -78,9 +79,9 @@ const ORPHAN_SWEEP_MS = 2_000;
 const PREVIEW_TIMEOUT_MS = 30_000;
 
 /** Runs a tool's dry run with the cluster's read-only client (no writer), outside any `tools/call`. */
-export function previewWith(kube: () => KubeConnection): PreviewFn {
+export function previewWith(kube: ClusterAccess): PreviewFn {
   return async (tool: Tool, args: Record<string, unknown>): Promise<CallToolResult> => {
-    const connection = kube();
+    const connection = await kube();
     try {
       if (!connection.configured) throw new SentinelError('unavailable', connection.reason);
       return await runTool(tool, tool.input.parse({ ...args, dry_run: true }), {
@@ -92,6 +93,14 @@ export function previewWith(kube: () => KubeConnection): PreviewFn {
     } catch (error) {
       return errorResult(toSentinelError(error));
     }
+  };
+}
+
+/** The cluster's reader, connecting on first need; undefined when no cluster is configured. */
+function readerOf(kube: ClusterAccess): () => Promise<KubeReader | undefined> {
+  return async () => {
+    const connection = await kube();
+    return connection.configured ? connection.reader : undefined;
   };
 }
 
@@ -132,9 +141,8 @@ function sweepOrphans(
   const sweep = setInterval(() => {
     if (running) return;
     running = true;
-    const current = kube();
     gate
-      .reconcile(current.configured ? current.reader : undefined)
+      .reconcile(readerOf(kube))
       .then((settled) => {
         if (settled.applied.length + settled.notApplied.length > 0) {
           logger.warn({ ...settled }, 'settled executions of a replica that stopped');
@@ -171,8 +179,8 @@ export const gatePlugin: ServerPlugin = async (context) => {
     logger,
     findIdentity: (name) => identities.get(name),
     identitiesReadable: () => readable(identities),
-    cluster: () => {
-      const connection = kube();
+    cluster: async () => {
+      const connection = await kube();
       return connection.configured ? connection.cluster : undefined;
     },
     preview: previewWith(kube),
@@ -187,8 +195,8 @@ export const gatePlugin: ServerPlugin = async (context) => {
     },
   });
   approvals.provide(gate.approvals);
-  const connection = kube();
-  const report = await gate.reconcile(connection.configured ? connection.reader : undefined);
+  // The cluster is connected only if an execution was interrupted (the reader is asked for lazily).
+  const report = await gate.reconcile(readerOf(kube));
   if (report.applied.length + report.notApplied.length + report.unresolved.length > 0) {
     logger.warn({ ...report }, 'settled executions interrupted by the previous server run');
   }

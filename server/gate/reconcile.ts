@@ -89,13 +89,26 @@ async function readMarks(
 }
 
 /**
+ * The cluster reader reconciliation reads through: a reader, none (no cluster), or a function that
+ * resolves to one, asked only once there is an execution to settle (it may connect to the cluster).
+ */
+export type ClusterReader = KubeReader | undefined | (() => Promise<KubeReader | undefined>);
+
+/** The reader to settle `count` executions with: a function is called only when there are some. */
+async function readerFor(clusterReader: ClusterReader, count: number): Promise<KubeReader | undefined> {
+  if (typeof clusterReader !== 'function') return clusterReader;
+  return count > 0 ? clusterReader() : undefined;
+}
+
+/**
  * Settles every `executing` execution in the store. Executions with no approval request id to look
  * for are marked `interrupted` with an outcome saying the result is unknown; without a cluster
- * reader nothing is settled (all `unresolved`). Never executes anything.
+ * reader nothing is settled (all `unresolved`). `clusterReader` as a function is called once, at the
+ * first execution found. Never executes anything.
  */
 export async function reconcileExecutions(
   store: ApprovalStore,
-  reader: KubeReader | undefined,
+  clusterReader: ClusterReader,
   options: {
     now?: () => Date;
     logger?: Logger;
@@ -114,7 +127,9 @@ export async function reconcileExecutions(
     }
   };
   const report: ReconcileReport = { applied: [], notApplied: [], unresolved: [] };
-  for (const execution of await (store.listOrphaned?.() ?? store.listExecuting())) {
+  const executions = await (store.listOrphaned?.() ?? store.listExecuting());
+  const reader = await readerFor(clusterReader, executions.length);
+  for (const execution of executions) {
     const target = executionTarget(execution);
     if (!reader) {
       // No cluster to ask now: leave it executing (it blocks nothing and is settled on a later start).

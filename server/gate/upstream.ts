@@ -21,8 +21,8 @@
  * harness without login) can create one. A leaked connector token alone no longer suffices.
  */
 import { readFileSync } from 'node:fs';
-import { TrueForgeClient, type Turn, type TurnEvent } from '../../agent/index.ts';
 import { toSentinelError } from '../../core/index.ts';
+import { TrueForgeClient, type Turn, type TurnEvent } from '../../trueforge/index.ts';
 import type { Identity } from '../identity.ts';
 import { durationMs, type ClientRef } from './approval-request.ts';
 

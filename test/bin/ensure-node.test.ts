@@ -173,7 +173,7 @@ describe('bin/sentinel.js under a Node older than 22.20', () => {
   function scratchClone(): { root: string; olderNode: string[] } {
     const root = temporaryDir();
     mkdirSync(join(root, 'bin'));
-    for (const file of ['bin/sentinel.js', 'bin/ensure-node.js', 'package.json']) {
+    for (const file of ['bin/sentinel.js', 'bin/ensure-node.js', 'bin/ts-cache.js', 'package.json']) {
       copyFileSync(join(REPO, file), join(root, file));
     }
     for (const dir of ['agent', 'cli', 'node_modules']) symlinkSync(join(REPO, dir), join(root, dir));

@@ -15,7 +15,7 @@ import { getRolloutHistory } from '../../tools/investigate/get-rollout-history.t
 import { getRolloutStatus } from '../../tools/investigate/get-rollout-status.ts';
 import { listDeployments } from '../../tools/investigate/list-deployments.ts';
 import { listPods } from '../../tools/investigate/list-pods.ts';
-import { connectKube } from '../../tools/kube/index.ts';
+import { connectKube } from '../../tools/kube/connect.ts';
 import { describeWithTool } from '../helpers/system-tools.ts';
 
 const run = promisify(execFile);

@@ -20,7 +20,7 @@ import {
   countUnapprovedMutations,
 } from '../../agent/investigator/unapproved-mutations.ts';
 import { createIdentityStore, defaultTokensFile } from '../../server/index.ts';
-import { connectKube } from '../../tools/kube/index.ts';
+import { connectKube } from '../../tools/kube/connect.ts';
 import { startIncident, type Incident } from '../helpers/incident.ts';
 import { connectClient, startTestServer, type TestServer } from '../helpers/server.ts';
 

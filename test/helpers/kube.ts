@@ -8,12 +8,8 @@ import { join } from 'node:path';
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, vi } from 'vitest';
 import { stringify } from 'yaml';
-import {
-  connectKube,
-  type ConnectOptions,
-  type KubeReader,
-  type KubeWriter,
-} from '../../tools/kube/index.ts';
+import { type KubeReader, type KubeWriter } from '../../tools/kube/index.ts';
+import { connectKube, type ConnectOptions } from '../../tools/kube/connect.ts';
 import type { ClusterIdentity, ToolContext } from '../../tools/define-tool.ts';
 import { SentinelError } from '../../tools/errors.ts';
 

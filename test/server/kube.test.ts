@@ -11,7 +11,7 @@ import pino from 'pino';
 import type { VersionInfo } from '@kubernetes/client-node';
 import { createServerApp } from '../../server/app.ts';
 import { createIdentityStore } from '../../server/identity-store.ts';
-import { connectCluster, createClusterProbe, notConfigured } from '../../server/kube.ts';
+import { connectCluster, createClusterProbe, lazyCluster, notConfigured } from '../../server/kube.ts';
 import { listen, type ListeningServer } from '../../server/listen.ts';
 import { SentinelError } from '../../tools/errors.ts';
 import type { KubeConnection } from '../../tools/kube/types.ts';
@@ -76,6 +76,50 @@ describe('createClusterProbe', () => {
   });
 });
 
+describe('lazyCluster', () => {
+  it('connects on the first call only; callers meanwhile share it, and later ones get the connection itself', async () => {
+    const kube = fakeKube({ getVersion: async () => version });
+    let connects = 0;
+    let finish!: () => void;
+    const told: KubeConnection[] = [];
+    const access = lazyCluster(
+      () => {
+        connects += 1;
+        return new Promise<KubeConnection>((resolve) => (finish = () => resolve(kube)));
+      },
+      (connection) => told.push(connection),
+    );
+    expect(connects).toBe(0); // nothing happens until someone needs the cluster
+    const first = access();
+    const second = access();
+    expect(first).toBeInstanceOf(Promise);
+    expect(second).toBe(first);
+    expect(connects).toBe(1);
+    finish();
+    expect(await first).toBe(kube);
+    expect(access()).toBe(kube); // no longer a promise: the probe can tell "connected" apart
+    expect(connects).toBe(1);
+    expect(told).toEqual([kube]);
+  });
+
+  it('the probe answers "connecting" at once while the connection is made, then the cluster', async () => {
+    let finish!: () => void;
+    const kube = fakeKube({ getVersion: async () => version });
+    const access = lazyCluster(
+      () => new Promise<KubeConnection>((resolve) => (finish = () => resolve(kube))),
+    );
+    const probe = createClusterProbe(access, { cacheMs: 0 });
+    expect(await probe()).toEqual({
+      configured: null,
+      connecting: true,
+      reason: expect.stringContaining('Connecting: the Kubernetes client is loading'),
+    });
+    finish();
+    await access();
+    expect(await probe()).toMatchObject({ configured: true, reachable: true, version: 'v1.31.2' });
+  });
+});
+
 describe('/healthz and /readyz', () => {
   let server: ListeningServer | undefined;
   let silent: Server | undefined;
@@ -133,7 +177,7 @@ current-context: gone
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as { port: number }).port;
     await new Promise((resolve) => closed.close(resolve));
-    const kube = connectCluster({ kubeconfig: kubeconfigFor(port) });
+    const kube = await connectCluster({ kubeconfig: kubeconfigFor(port) });
     const { healthz, readyz } = await start(kube, 10_000);
     const health = await healthz();
     expect(health.status).toBe(200);
@@ -158,7 +202,7 @@ current-context: gone
     silent = createServer((socket) => accepted.push(socket)); // accepts connections, never answers
     await new Promise<void>((resolve) => silent!.listen(0, '127.0.0.1', resolve));
     const port = (silent.address() as { port: number }).port;
-    const { healthz } = await start(connectCluster({ kubeconfig: kubeconfigFor(port) }));
+    const { healthz } = await start(await connectCluster({ kubeconfig: kubeconfigFor(port) }));
     const health = await healthz();
     expect(health.json).toMatchObject({
       cluster: {

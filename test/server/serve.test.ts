@@ -14,7 +14,9 @@ import { parseServeOptions } from '../../server/config.ts';
 import { startServe, type RunningServer } from '../../server/serve.ts';
 import type { ServerPlugin } from '../../server/plugins.ts';
 import { createIdentityStore } from '../../server/identity-store.ts';
+import { connectKube } from '../../tools/kube/connect.ts';
 import { fixtureTools } from '../helpers/fixture-tools.ts';
+import { writeKubeconfig } from '../helpers/kube.ts';
 import { connectClient, fakeKube, mcpHeaders, rawRequest, tempDataDir } from '../helpers/server.ts';
 
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
@@ -208,6 +210,42 @@ describe('startServe', () => {
     await running.close();
     running = undefined;
     expect(events).toEqual(['start http true', 'call read_thing by local on test-context', 'close']);
+  });
+
+  it('a kubeconfig that cannot be used fails the first call and /readyz with the same clear error as connecting at start did', async () => {
+    const kubeconfig = writeKubeconfig();
+    try {
+      const flags = { kubeconfig: kubeconfig.path, context: 'prod' };
+      const expected = connectKube(flags); // what the eager connection said (tools/kube/connect.ts)
+      expect(expected.configured).toBe(false);
+      const reason = expected.configured ? '' : expected.reason;
+      expect(reason).toContain(`Context 'prod' is not in kubeconfig '${kubeconfig.path}'`);
+      const token = 'lazy-kubeconfig-token-0123456789';
+      running = await startServe(options(flags), io({ SENTINEL_TOKEN: token }), quiet);
+      expect(stderr).toContain(
+        `Cluster: from kubeconfig '${kubeconfig.path}', context 'prod'; connected on first use`,
+      );
+      const client = await connectClient(running.url!, token);
+      const result = await client.callTool({ name: 'get_cluster_version', arguments: {} });
+      await client.close();
+      expect(result).toMatchObject({ isError: true, content: [{ type: 'text', text: reason }] });
+      const ready = await rawRequest(`${running.url}/readyz`);
+      expect(ready.status).toBe(503);
+      expect(ready.json).toMatchObject({ status: 'degraded', cluster: { configured: false, reason } });
+      expect(stderr).toContain(`Cluster: not configured. ${reason}\n`);
+    } finally {
+      kubeconfig.remove();
+    }
+  });
+
+  it('says at start that no cluster is configured when there is no configuration to read', async () => {
+    running = await startServe(options({ kubeconfig: join(data.dir, 'missing.kubeconfig') }), io(), quiet);
+    expect(stderr).toContain(
+      `Cluster: not configured. The Kubernetes configuration cannot be used: kubeconfig file '${join(data.dir, 'missing.kubeconfig')}' does not exist.`,
+    );
+    expect((await rawRequest(`${running.url}/readyz`)).json).toMatchObject({
+      cluster: { configured: false },
+    });
   });
 
   it('warns at start about identities that trust upstream approval', async () => {

@@ -28,6 +28,8 @@ function recordingReader(options: { failFirst?: boolean } = {}) {
       answer(`getDeploymentAsSent ${namespace}/${name}`, {
         metadata: { name, generation: calls.length },
       }).then((sent) => sanitizedCopy(sent)),
+    getPod: (namespace: string, name: string) =>
+      answer(`getPod ${namespace}/${name}`, { metadata: { name, labels: { read: 'alone' } } }),
     listPods: (namespace: string, o?: { labelSelector?: string; fieldSelector?: string }) =>
       answer(`listPods ${namespace} ${o?.labelSelector ?? ''} ${o?.fieldSelector ?? ''}`.trim(), pods),
   }) as unknown as KubeReader;
@@ -69,6 +71,16 @@ describe('read snapshots', () => {
     // A field selector is the API server's to apply.
     await snapshot.listPods('shop', { fieldSelector: 'status.phase=Running' });
     expect(calls).toEqual(['listPods shop', 'listPods shop  status.phase=Running']);
+  });
+
+  it('answers one Pod from the snapshot’s list of its namespace, and reads a Pod not in it', async () => {
+    const { reader, calls } = recordingReader();
+    const snapshot = createSnapshotReads().reader('inv_1', reader);
+    expect((await snapshot.getPod('shop', 'web-2')).metadata?.name).toBe('web-2');
+    await snapshot.listPods('shop');
+    expect((await snapshot.getPod('shop', 'web-1')).metadata?.labels).toEqual({ app: 'web' });
+    expect((await snapshot.getPod('shop', 'web-9')).metadata?.labels).toEqual({ read: 'alone' });
+    expect(calls).toEqual(['getPod shop/web-2', 'listPods shop', 'getPod shop/web-9']);
   });
 
   it('drops every snapshot on forget (a write), keeps no failed read, and ages snapshots out', async () => {

@@ -5,20 +5,17 @@
  * unauthenticated `http://localhost:8080` the way `KubeConfig.loadFromDefault()` does.
  */
 import { KubeConfig } from '@kubernetes/client-node';
-import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { delimiter, join } from 'node:path';
 import {
   createKubeClient,
   DEFAULT_REQUEST_TIMEOUT_MS,
   DEFAULT_RETRY_POLICY,
   type RetryPolicy,
 } from './client.ts';
+import { describeSource, locateKubeconfig, notConfiguredReason, unusable } from './locate.ts';
 import type { KubeConnection } from './types.ts';
 
 /** Context name reported for the in-cluster service account. */
 export const IN_CLUSTER_CONTEXT = 'in-cluster';
-const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
 
 export interface ConnectOptions {
   /** Path of a kubeconfig file (`--kubeconfig`); wins over `KUBECONFIG` and `~/.kube/config`. */
@@ -33,12 +30,6 @@ export interface ConnectOptions {
   inClusterPathPrefix?: string;
 }
 
-/** Where the configuration came from, for /healthz and `sentinel serve` logs. */
-type Source = { kind: 'kubeconfig'; files: string[] } | { kind: 'in-cluster' };
-
-const HOW_TO_CONFIGURE =
-  'Point Sentinel at a cluster with --kubeconfig <file> (and --context <name>), set KUBECONFIG, create ~/.kube/config (e.g. `kind create cluster`), or run it in a Pod with a service account; `sentinel sim` starts an embedded simulator and writes a kubeconfig for it.';
-
 /**
  * Connects to the cluster described by the options (nothing is sent to the cluster yet).
  * Returns `{ configured: true, cluster, reader, writer, source }`, or `{ configured: false, reason }`
@@ -46,26 +37,19 @@ const HOW_TO_CONFIGURE =
  * a server) — the reason says what is wrong and how to configure a cluster. Never throws.
  */
 export function connectKube(options: ConnectOptions = {}): KubeConnection {
+  const located = locateKubeconfig(options);
+  if ('reason' in located) return { configured: false, reason: located.reason };
+  const { source } = located;
   const kubeConfig = new KubeConfig();
-  let source: Source;
   try {
-    const files = kubeconfigFiles(options);
-    if (files.length > 0) {
-      loadFiles(kubeConfig, files);
-      source = { kind: 'kubeconfig', files };
+    if (source.kind === 'kubeconfig') {
+      loadFiles(kubeConfig, source.files);
     } else {
-      const prefix = options.inClusterPathPrefix ?? '';
-      if (!process.env.KUBERNETES_SERVICE_HOST || !existsSync(`${prefix}${SERVICE_ACCOUNT_TOKEN}`)) {
-        return notConfigured(
-          'No Kubernetes cluster is configured: no kubeconfig file was found and Sentinel is not running in a Pod.',
-        );
-      }
       // Same as client-go's rest.InClusterConfig: KUBERNETES_SERVICE_HOST/PORT and the mounted token and CA.
-      kubeConfig.loadFromCluster(prefix);
-      source = { kind: 'in-cluster' };
+      kubeConfig.loadFromCluster(options.inClusterPathPrefix ?? '');
     }
   } catch (error) {
-    return notConfigured(`The Kubernetes configuration cannot be used: ${messageOf(error)}.`);
+    return { configured: false, reason: unusable(error) };
   }
 
   if (options.context !== undefined) {
@@ -100,25 +84,6 @@ export function connectKube(options: ConnectOptions = {}): KubeConnection {
   return { configured: true, cluster, reader, writer, source: describeSource(source) };
 }
 
-/** kubeconfig files in kubectl's precedence: --kubeconfig, then KUBECONFIG (existing files), then ~/.kube/config. */
-function kubeconfigFiles(options: ConnectOptions): string[] {
-  if (options.kubeconfig !== undefined) {
-    if (!existsSync(options.kubeconfig))
-      throw new Error(`kubeconfig file '${options.kubeconfig}' does not exist`);
-    return [options.kubeconfig];
-  }
-  const fromEnv = process.env.KUBECONFIG;
-  if (fromEnv) {
-    const listed = fromEnv.split(delimiter).filter(Boolean);
-    const present = listed.filter((file) => existsSync(file));
-    if (present.length === 0)
-      throw new Error(`none of the KUBECONFIG files exist (${listed.join(delimiter)})`);
-    return present;
-  }
-  const defaultFile = join(homedir(), '.kube', 'config');
-  return existsSync(defaultFile) ? [defaultFile] : [];
-}
-
 /** Loads and merges files like kubectl: the first file that sets current-context wins. */
 function loadFiles(kubeConfig: KubeConfig, files: string[]): void {
   const [first, ...rest] = files as [string, ...string[]];
@@ -130,16 +95,6 @@ function loadFiles(kubeConfig: KubeConfig, files: string[]): void {
   }
 }
 
-function describeSource(source: Source): string {
-  return source.kind === 'in-cluster'
-    ? 'the in-cluster service account'
-    : `kubeconfig ${source.files.map((f) => `'${f}'`).join(', ')}`;
-}
-
 function notConfigured(problem: string): KubeConnection {
-  return { configured: false, reason: `${problem} ${HOW_TO_CONFIGURE}` };
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message.replace(/\.$/, '') : String(error);
+  return { configured: false, reason: notConfiguredReason(problem) };
 }

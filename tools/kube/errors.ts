@@ -4,11 +4,14 @@
  * whether a read may be retried.
  */
 import { ApiException } from '@kubernetes/client-node';
-import { SentinelError, type ErrorCode, type SentinelErrorOptions } from '../errors.ts';
+import { SentinelError } from '../errors.ts';
+import { KubeApiError } from './api-error.ts';
 import type { ClusterIdentity } from '../define-tool.ts';
 import { describeOperation, type KubeNonResourceOperation, type KubeOperation } from './operations.ts';
 import { sanitizeFromCluster } from './sanitize.ts';
 import { sanitizeText } from '../format/text.ts';
+
+export { KubeApiError } from './api-error.ts';
 
 /** The object a call is about. */
 export interface KubeCallSubject {
@@ -22,31 +25,6 @@ export interface KubeCallContext {
   subject: KubeCallSubject;
   cluster: ClusterIdentity;
   requestTimeoutMs: number;
-}
-
-/**
- * A failed Kubernetes API call. A `SentinelError` with the HTTP status (when there was a response),
- * whether a read may be retried (429, 5xx, connection reset) and the server's `Retry-After` in ms.
- */
-export class KubeApiError extends SentinelError {
-  readonly httpStatus: number | undefined;
-  readonly retryable: boolean;
-  readonly retryAfterMs: number | undefined;
-
-  constructor(
-    code: ErrorCode,
-    message: string,
-    options: SentinelErrorOptions & { httpStatus?: number; retryable?: boolean; retryAfterMs?: number },
-  ) {
-    const { httpStatus, retryable, retryAfterMs, ...rest } = options;
-    super(code, message, {
-      ...rest,
-      details: { ...rest.details, ...(httpStatus !== undefined && { httpStatus }) },
-    });
-    this.httpStatus = httpStatus;
-    this.retryable = retryable ?? false;
-    this.retryAfterMs = retryAfterMs;
-  }
 }
 
 /** The parts of a Kubernetes `Status` body Sentinel reads. */

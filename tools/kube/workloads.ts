@@ -15,7 +15,7 @@ import type {
   V1Scale,
   V1StatefulSet,
 } from '@kubernetes/client-node';
-import { PatchStrategy } from '@kubernetes/client-node';
+import type { PatchStrategy } from '@kubernetes/client-node';
 import type { KubeOperation } from './operations.ts';
 import { sanitizedCopy, sanitizeFromCluster } from './sanitize.ts';
 import type { AsSent, JsonObject, ListOptions, WriteOptions } from './types.ts';
@@ -121,6 +121,14 @@ export interface WorkloadClientParts {
 }
 
 /**
+ * client-node's `PatchStrategy` Content-Types, typed by the library's own union (so a change there
+ * fails typecheck). Literal here so that this module, which the tools import through
+ * tools/kube/index.ts, loads without the library (it is loaded on the first connection: connect.ts).
+ */
+const MERGE_PATCH = 'application/merge-patch+json' satisfies PatchStrategy;
+const STRATEGIC_MERGE_PATCH = 'application/strategic-merge-patch+json' satisfies PatchStrategy;
+
+/**
  * A writer method that sends `operation` as one `PATCH` with Content-Type `contentType` (a
  * `PatchStrategy`) under the call's field manager, through `parts.patch` (sent once, errors mapped);
  * it resolves to the object the API server answers with.
@@ -153,17 +161,9 @@ export function workloadWriterMethods(parts: WorkloadClientParts): WorkloadWrite
   const { remove } = parts;
   const ops = WORKLOAD_WRITER_OPERATIONS;
   return {
-    patchStatefulSetStrategic: patchMethod(
-      parts,
-      ops.patchStatefulSetStrategic,
-      PatchStrategy.StrategicMergePatch,
-    ),
-    patchStatefulSetScale: patchMethod(parts, ops.patchStatefulSetScale, PatchStrategy.MergePatch),
-    patchDaemonSetStrategic: patchMethod(
-      parts,
-      ops.patchDaemonSetStrategic,
-      PatchStrategy.StrategicMergePatch,
-    ),
+    patchStatefulSetStrategic: patchMethod(parts, ops.patchStatefulSetStrategic, STRATEGIC_MERGE_PATCH),
+    patchStatefulSetScale: patchMethod(parts, ops.patchStatefulSetScale, MERGE_PATCH),
+    patchDaemonSetStrategic: patchMethod(parts, ops.patchDaemonSetStrategic, STRATEGIC_MERGE_PATCH),
     // kubectl sends the grace period both as a query parameter and in the DeleteOptions body.
     deletePod: (namespace, name, { gracePeriodSeconds, uid }) =>
       remove(

@@ -18,6 +18,7 @@ export const rollout: FailureClass = (a) => {
   const skippedShort = skipped.length
     ? `; revision ${skipped.map((r) => r.revision).join(', ')} ${skipped.some((r) => r.health?.state === 'failed') ? 'failed too' : 'has no healthy record'}`
     : '';
+  if (skipped.length > 0) a.facts.skipped_revisions = skipped.map((r) => r.revision).join(', ');
   if (a.target) {
     const healthy = a.target;
     return decision(

@@ -12,7 +12,7 @@ import { main } from '../../../cli/program.ts';
 import { startSimulator, type Simulator } from '../../../deploy/sim/index.ts';
 import { ApprovalListSchema, PendingResultMetaSchema } from '../../../server/gate/index.ts';
 import { allTools } from '../../../tools/index.ts';
-import { connectKube } from '../../../tools/kube/index.ts';
+import { connectKube } from '../../../tools/kube/connect.ts';
 import { captureProcessOutput } from '../../helpers/capture-output.ts';
 import { FakeTrueForge, type TurnScript } from '../../helpers/fake-trueforge.ts';
 import { tempDataDir } from '../../helpers/server.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EventIndex } from '../../../agent/harness/event-index.ts';
-import { TurnEventSchema, type TurnEvent } from '../../../agent/harness/schemas.ts';
+import { TurnEventSchema, type TurnEvent } from '../../../trueforge/schemas.ts';
 
 const ev = (value: Record<string, unknown>): TurnEvent => TurnEventSchema.parse(value);
 const mcp = (name: string) => ({ type: 'mcp', name, server_id: 'srv-1', server_name: 'sentinel' });

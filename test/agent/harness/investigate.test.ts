@@ -1,12 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TrueForgeClient } from '../../../agent/harness/client.ts';
+import { TrueForgeClient } from '../../../trueforge/client.ts';
 import { DEFAULT_DENY_REASON } from '../../../agent/harness/decisions.ts';
 import {
   runHarnessInvestigation,
   type HarnessInvestigationOptions,
 } from '../../../agent/harness/investigate.ts';
 import type { ApprovalPrompter } from '../../../agent/harness/prompter.ts';
-import type { ApprovalDecision } from '../../../agent/harness/schemas.ts';
+import type { ApprovalDecision } from '../../../trueforge/schemas.ts';
 import type {
   ClientRef,
   PreviewLike,

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { TrueForgeClient } from '../../../agent/harness/client.ts';
+import { TrueForgeClient } from '../../../trueforge/client.ts';
 import { CONNECTOR_DESCRIPTION, registerWithHarness } from '../../../agent/harness/register.ts';
 import { defineTool, toolInput } from '../../../tools/define-tool.ts';
 import { SentinelError } from '../../../tools/errors.ts';

@@ -14,7 +14,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../../cli/program.ts';
-import { TrueForgeClient } from '../../../agent/harness/client.ts';
+import { TrueForgeClient } from '../../../trueforge/client.ts';
 import { runHarnessInvestigation } from '../../../agent/harness/investigate.ts';
 import type { ApprovalPrompter } from '../../../agent/harness/prompter.ts';
 import { SentinelServerClient } from '../../../agent/harness/sentinel-server.ts';
@@ -22,7 +22,7 @@ import { startSimulator, type Simulator } from '../../../deploy/sim/index.ts';
 import { openAuditLog } from '../../../server/audit/index.ts';
 import { ApprovalListSchema, clientRefKey, type ApprovalRequest } from '../../../server/gate/index.ts';
 import { allTools } from '../../../tools/index.ts';
-import { connectKube } from '../../../tools/kube/index.ts';
+import { connectKube } from '../../../tools/kube/connect.ts';
 import { captureProcessOutput } from '../../helpers/capture-output.ts';
 import { FakeTrueForge, type TurnScript } from '../../helpers/fake-trueforge.ts';
 import { tempDataDir } from '../../helpers/server.ts';

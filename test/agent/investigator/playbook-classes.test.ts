@@ -46,6 +46,7 @@ describe('rollout class: the newest revision demonstrably healthy', () => {
     expect(decision.explanation).toContain(
       'Revision 2 is skipped: revision 2 failed too (Pod app-2-x BackOff ×9)',
     );
+    expect(decision.facts.skipped_revisions).toBe('2');
   });
 
   it('refuses when no earlier revision has a healthy record', () => {

@@ -20,8 +20,8 @@ interface Audited {
   dryRun: boolean;
 }
 
-/** Requests made up to the proposal on bad-image-rollout, before read snapshots: 24. */
-const MAX_REQUESTS_TO_PROPOSAL = 12;
+/** Requests up to the proposal on bad-image-rollout: 24 before read snapshots, 9 with them. */
+const MAX_REQUESTS_TO_PROPOSAL = 10;
 
 describe('Kubernetes requests of one investigation', { timeout: 120_000 }, () => {
   let dir: string | undefined;

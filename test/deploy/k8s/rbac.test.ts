@@ -11,10 +11,10 @@ import { z } from 'zod';
 import {
   READER_OPERATIONS,
   WRITER_OPERATIONS,
-  connectKube,
   type KubeNonResourceOperation,
   type KubeOperation,
 } from '../../../tools/kube/index.ts';
+import { connectKube } from '../../../tools/kube/connect.ts';
 import { remediationOperations } from '../../../tools/remediate/operations.ts';
 import { writeKubeconfig } from '../../helpers/kube.ts';
 

@@ -16,7 +16,8 @@ import type { Simulator } from '../../../deploy/sim/index.ts';
 import { allTools } from '../../../tools/index.ts';
 import type { Tool } from '../../../tools/define-tool.ts';
 import { SentinelError } from '../../../tools/errors.ts';
-import { connectKube, type KubeConnection } from '../../../tools/kube/index.ts';
+import { type KubeConnection } from '../../../tools/kube/index.ts';
+import { connectKube } from '../../../tools/kube/connect.ts';
 import { runKubectl } from '../../helpers/sim-kubectl.ts';
 import { describeWithTool } from '../../helpers/system-tools.ts';
 

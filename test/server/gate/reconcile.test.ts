@@ -124,6 +124,20 @@ describe('reconciliation of executions interrupted by a crash', () => {
     expect((await reconcileExecutions(await restart(), cluster.reader)).notApplied).toEqual([executionId]);
   });
 
+  it('asks for a lazy reader only when there is an execution to settle (a clean start does not connect)', async () => {
+    let asked = 0;
+    const lazyReader = async () => (asked++, cluster.reader);
+    expect(await reconcileExecutions(store, lazyReader)).toEqual({
+      applied: [],
+      notApplied: [],
+      unresolved: [],
+    });
+    expect(asked).toBe(0);
+    const { executionId } = await executing('checkout');
+    expect((await reconcileExecutions(await restart(), lazyReader)).notApplied).toEqual([executionId]);
+    expect(asked).toBe(1);
+  });
+
   it('leaves executions alone while the cluster cannot be read', async () => {
     const { executionId } = await executing('checkout');
     expect(await reconcileExecutions(await restart(), undefined)).toEqual({

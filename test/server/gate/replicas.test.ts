@@ -13,7 +13,7 @@ import { createIdentityStore } from '../../../server/identity-store.ts';
 import { startSimulator, type MutationRecord, type Simulator } from '../../../deploy/sim/index.ts';
 import { openPostgresAuditLog } from '../../../server/audit/postgres.ts';
 import { PendingResultMetaSchema } from '../../../server/gate/index.ts';
-import { connectKube } from '../../../tools/kube/index.ts';
+import { connectKube } from '../../../tools/kube/connect.ts';
 import { describeWithPostgres } from '../../helpers/postgres.ts';
 import { connectClient, tempDataDir } from '../../helpers/server.ts';
 import { startGateServer, type GateServer } from './fixtures/serve.ts';

@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../../deploy/sim/index.ts';
-import { connectKube } from '../../../tools/kube/index.ts';
+import { connectKube } from '../../../tools/kube/connect.ts';
 import { allTools } from '../../../tools/index.ts';
 import { ApprovalRequestSchema, PendingResultMetaSchema } from '../../../server/gate/index.ts';
 import { connectClient, tempDataDir } from '../../helpers/server.ts';

@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type MutationRecord, type Simulator } from '../../../deploy/sim/index.ts';
 import { PendingResultMetaSchema } from '../../../server/gate/index.ts';
 import { allTools } from '../../../tools/index.ts';
-import { connectKube } from '../../../tools/kube/index.ts';
+import { connectKube } from '../../../tools/kube/connect.ts';
 import { connectClient, tempDataDir } from '../../helpers/server.ts';
 import { startGateServer, type GateServer } from './fixtures/serve.ts';
 

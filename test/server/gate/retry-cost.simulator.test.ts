@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type AuditEvent, type Simulator } from '../../../deploy/sim/index.ts';
 import { allTools, type Tool } from '../../../tools/index.ts';
-import { connectKube } from '../../../tools/kube/index.ts';
+import { connectKube } from '../../../tools/kube/connect.ts';
 import { PendingResultMetaSchema } from '../../../server/gate/index.ts';
 import { connectClient, tempDataDir } from '../../helpers/server.ts';
 import { startGateServer } from './fixtures/serve.ts';

@@ -10,7 +10,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type MutationRecord, type Simulator } from '../../../deploy/sim/index.ts';
-import { connectKube } from '../../../tools/kube/index.ts';
+import { connectKube } from '../../../tools/kube/connect.ts';
 import { allTools, defineTool, type Tool } from '../../../tools/index.ts';
 import { restartService } from '../../../tools/remediate/index.ts';
 import { createIdentityStore } from '../../../server/identity-store.ts';

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it, type TestContext } from 'vitest';
 import { startSimulator, type Simulator } from '../../../deploy/sim/index.ts';
 import { allTools } from '../../../tools/index.ts';
-import { connectKube } from '../../../tools/kube/index.ts';
+import { connectKube } from '../../../tools/kube/connect.ts';
 import { PendingResultMetaSchema } from '../../../server/gate/index.ts';
 import { createIdentityStore } from '../../../server/identity-store.ts';
 import { connectClient, tempDataDir } from '../../helpers/server.ts';

@@ -7,7 +7,7 @@ import { createServer } from 'node:net';
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { allTools } from '../../../tools/index.ts';
-import { connectKube } from '../../../tools/kube/index.ts';
+import { connectKube } from '../../../tools/kube/connect.ts';
 import {
   TEST_SERVER,
   connectTestCluster,

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type AuditEvent, type Simulator } from '../../../deploy/sim/index.ts';
 import { generateScenario } from '../../../deploy/sim/scenario/generate.ts';
 import { listPods, type ListPodsOutput } from '../../../tools/investigate/list-pods.ts';
-import { connectKube } from '../../../tools/kube/index.ts';
+import { connectKube } from '../../../tools/kube/connect.ts';
 import { tempDataDir } from '../../helpers/server.ts';
 import { rawRequest } from '../../helpers/sim.ts';
 import { callTool } from '../../helpers/tools.ts';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../../deploy/sim/index.ts';
 import { triageNamespace, type TriageOutput } from '../../../tools/investigate/triage-namespace.ts';
-import { connectKube } from '../../../tools/kube/index.ts';
+import { connectKube } from '../../../tools/kube/connect.ts';
 import { workloadScenario } from '../../helpers/workload-scenario.ts';
 
 describe('triage_namespace with StatefulSets and DaemonSets', () => {

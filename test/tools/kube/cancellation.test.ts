@@ -5,7 +5,8 @@
 import { createServer, type RequestListener } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { withCallSignal } from '../../../tools/kube/cancellation.ts';
-import { connectKube, type KubeReader, type KubeWriter } from '../../../tools/kube/index.ts';
+import { type KubeReader, type KubeWriter } from '../../../tools/kube/index.ts';
+import { connectKube } from '../../../tools/kube/connect.ts';
 import { getDeployment } from '../../../tools/investigate/get-deployment.ts';
 import { pauseRollout } from '../../../tools/remediate/pause-rollout.ts';
 import {

@@ -2,7 +2,7 @@ import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import nock from 'nock';
 import { describe, expect, it } from 'vitest';
-import { connectKube } from '../../../tools/kube/index.ts';
+import { connectKube } from '../../../tools/kube/connect.ts';
 import {
   TEST_CONTEXT,
   TEST_SERVER,

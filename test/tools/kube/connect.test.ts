@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { IN_CLUSTER_CONTEXT, connectKube } from '../../../tools/kube/index.ts';
+import { IN_CLUSTER_CONTEXT, connectKube } from '../../../tools/kube/connect.ts';
+import { connectKube as connectKubeLazily } from '../../../tools/kube/index.ts';
 import { TEST_CONTEXT, TEST_SERVER, writeKubeconfig } from '../../helpers/kube.ts';
 
 let home: string;
@@ -117,6 +118,22 @@ describe('connectKube', () => {
     const path = kubeconfig({ server: '' });
     const connection = connectKube({ kubeconfig: path });
     expect(connection.configured).toBe(false);
+  });
+});
+
+describe("the Kubernetes layer's connectKube (tools/kube/index.ts, which loads the client on first use)", () => {
+  it('resolves to what connect.ts answers: a cluster, a bad context, no configuration', async () => {
+    const path = kubeconfig({ extraContexts: ['other'] });
+    expect(await connectKubeLazily({ kubeconfig: path, context: 'other' })).toMatchObject({
+      configured: true,
+      cluster: { context: 'other', server: TEST_SERVER },
+      source: `kubeconfig '${path}'`,
+    });
+    const unknown = { kubeconfig: path, context: 'prod' };
+    expect(await connectKubeLazily(unknown)).toEqual(connectKube(unknown));
+    expect(await connectKubeLazily()).toEqual(connectKube());
+    const missing = { kubeconfig: join(home, 'nope') };
+    expect(await connectKubeLazily(missing)).toEqual(connectKube(missing));
   });
 });
 

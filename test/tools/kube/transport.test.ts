@@ -7,7 +7,7 @@ import { HttpMethod, KubeConfig, RequestContext } from '@kubernetes/client-node'
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../../deploy/sim/index.ts';
-import { connectKube } from '../../../tools/kube/index.ts';
+import { connectKube } from '../../../tools/kube/connect.ts';
 import { pinDispatcher } from '../../../tools/kube/transport.ts';
 import { connectClient, startTestServer, tempDataDir } from '../../helpers/server.ts';
 

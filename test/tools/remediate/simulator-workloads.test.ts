@@ -16,7 +16,8 @@ import { startSimulator, type Simulator } from '../../../deploy/sim/index.ts';
 import type { Tool, ToolOutput } from '../../../tools/define-tool.ts';
 import { getRolloutHistory } from '../../../tools/investigate/get-rollout-history.ts';
 import { getRolloutStatus } from '../../../tools/investigate/get-rollout-status.ts';
-import { connectKube, type KubeConnection } from '../../../tools/kube/index.ts';
+import { type KubeConnection } from '../../../tools/kube/index.ts';
+import { connectKube } from '../../../tools/kube/connect.ts';
 import {
   deletePod,
   rollbackDeployment,

@@ -15,7 +15,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startSimulator, type Simulator } from '../../../deploy/sim/index.ts';
 import type { Tool, ToolOutput } from '../../../tools/define-tool.ts';
-import { connectKube, type KubeConnection } from '../../../tools/kube/index.ts';
+import { type KubeConnection } from '../../../tools/kube/index.ts';
+import { connectKube } from '../../../tools/kube/connect.ts';
 import {
   pauseRollout,
   restartService,

@@ -6,7 +6,7 @@
  * `after_sequence_number` when re-subscribing.
  */
 import { EventSourceParserStream } from 'eventsource-parser/stream';
-import { SentinelError } from '../../core/index.ts';
+import { SentinelError } from '../core/index.ts';
 import { firstIssue, parseJsonOrUndefined } from './errors.ts';
 import type { OpenStream } from './http.ts';
 import { TurnEventSchema, type TurnEvent } from './schemas.ts';

@@ -4,7 +4,7 @@
  * deadline for JSON calls and an idle limit (longest silence between events) for event streams.
  */
 import type { z } from 'zod';
-import { SentinelError } from '../../core/index.ts';
+import { SentinelError } from '../core/index.ts';
 import {
   firstIssue,
   harnessHttpError,

@@ -1,11 +1,11 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TrueForgeClient } from '../../../agent/harness/client.ts';
-import { apiBase } from '../../../agent/harness/http.ts';
-import type { StreamedEvent } from '../../../agent/harness/sse.ts';
-import { SentinelError } from '../../../tools/errors.ts';
-import { FakeTrueForge, type TurnScript } from '../../helpers/fake-trueforge.ts';
+import { TrueForgeClient } from '../../trueforge/client.ts';
+import { apiBase } from '../../trueforge/http.ts';
+import type { StreamedEvent } from '../../trueforge/sse.ts';
+import { SentinelError } from '../../tools/errors.ts';
+import { FakeTrueForge, type TurnScript } from '../helpers/fake-trueforge.ts';
 
 const pausedTurn: TurnScript = () => [
   {

@@ -4,7 +4,6 @@
  * state and persisted events, and re-subscribing to a running turn. Every method throws
  * `SentinelError` with the harness's own message on failure.
  */
-import { sentinelCommand } from '../command-name.ts';
 import { z } from 'zod';
 import { firstIssue } from './errors.ts';
 import { HarnessHttp, type HarnessConnectionOptions } from './http.ts';
@@ -28,7 +27,7 @@ import {
   type TurnEvent,
 } from './schemas.ts';
 import { readTurnEvents, type StreamedEvent } from './sse.ts';
-import { SentinelError } from '../../core/index.ts';
+import { SentinelError, sentinelCommand } from '../core/index.ts';
 
 const TURN_INPUT_HINTS = {
   400: 'One turn carries either a user message or approval decisions, never both.',

@@ -2,7 +2,7 @@
  * Turns a TrueForge harness error answer into one `SentinelError` whose message quotes the harness,
  * names the request and says what to do next. Never a stack trace.
  */
-import { zodIssueLines, SentinelError, type ErrorCode } from '../../core/index.ts';
+import { zodIssueLines, SentinelError, type ErrorCode } from '../core/index.ts';
 import type { z } from 'zod';
 import { RequestErrorResponseSchema } from './schemas.ts';
 

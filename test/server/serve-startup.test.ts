@@ -1,0 +1,127 @@
+/**
+ * `sentinel serve` start-up as a user runs it (a real bin/sentinel.js process against the embedded
+ * simulator): it listens and answers /healthz before the Kubernetes layer (`@kubernetes/client-node`)
+ * is loaded, and the first tool call loads it, connects and works. What the process had loaded is
+ * read from a module-load log (test/helpers/record-loads.mjs), not inferred from timing.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startSimulator, type Simulator } from '../../deploy/sim/index.ts';
+import { mcpHeaders, rawRequest, tempDataDir } from '../helpers/server.ts';
+
+const BIN = fileURLToPath(new URL('../../bin/sentinel.js', import.meta.url));
+const RECORD_LOADS = fileURLToPath(new URL('../helpers/record-loads.mjs', import.meta.url));
+const TOKEN = 'serve-startup-test-token-0123456789';
+const KUBE_CLIENT = '/node_modules/@kubernetes/client-node/';
+
+describe('sentinel serve connects to the cluster on first need', () => {
+  const data = tempDataDir();
+  const moduleLog = join(data.dir, 'modules.log');
+  let sim: Simulator;
+  let child: ChildProcess;
+  let stderr = '';
+  let url: string;
+  /** What the server process had loaded when it printed its banner (it listens before printing). */
+  let loadedAtListen: string[];
+
+  const loaded = () => readFileSync(moduleLog, 'utf8').split('\n').filter(Boolean);
+  const callTool = async (name: string, args: Record<string, unknown> = {}) => {
+    const reply = await rawRequest(`${url}/mcp`, {
+      method: 'POST',
+      headers: mcpHeaders(TOKEN),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name, arguments: args },
+      }),
+    });
+    expect(reply.status).toBe(200);
+    return (reply.json as { result: { isError?: boolean; content: { text: string }[] } }).result;
+  };
+
+  beforeAll(async () => {
+    const kubeconfig = join(data.dir, 'sim.kubeconfig');
+    sim = await startSimulator({ scenario: 'healthy', timeScale: 0, kubeconfigPath: kubeconfig });
+    writeFileSync(moduleLog, '');
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      SENTINEL_TOKEN: TOKEN,
+      SENTINEL_TEST_LOADS_FILE: moduleLog,
+    };
+    delete env.SENTINEL_DATA_DIR;
+    child = spawn(
+      process.execPath,
+      [
+        '--import',
+        RECORD_LOADS,
+        BIN,
+        'serve',
+        '--port',
+        '0',
+        '--kubeconfig',
+        kubeconfig,
+        '--data-dir',
+        data.dir,
+      ],
+      { env, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    await new Promise<void>((resolve, reject) => {
+      child.stderr!.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (/\nCluster: .*\n/.test(stderr) && loadedAtListen === undefined) {
+          loadedAtListen = loaded();
+          resolve();
+        }
+      });
+      child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
+    });
+    url = /listening on (http:\/\/127\.0\.0\.1:\d+)\/mcp/.exec(stderr)![1]!;
+  });
+  afterAll(async () => {
+    if (child.exitCode === null) {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
+    await sim?.close();
+    data.cleanup();
+  });
+
+  it('listens, and says where the cluster comes from, before loading the Kubernetes client', () => {
+    expect(loadedAtListen.some((module) => module.includes('/server/app.ts'))).toBe(true);
+    expect(loadedAtListen.filter((module) => module.includes(KUBE_CLIENT))).toEqual([]);
+    expect(stderr).toContain(
+      `Cluster: from kubeconfig '${join(data.dir, 'sim.kubeconfig')}'; connected on first use (a tool call or GET /readyz).`,
+    );
+  });
+
+  it('answers /healthz at once while connecting (liveness), and /readyz 503 until the cluster answers', async () => {
+    const health = await rawRequest(`${url}/healthz`);
+    expect(health.status).toBe(200);
+    // The first health check starts the connection and does not wait for it.
+    expect(health.json).toMatchObject({ cluster: { configured: null, connecting: true } });
+    let ready = await rawRequest(`${url}/readyz`);
+    while (ready.status !== 200) {
+      expect(ready.status).toBe(503);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      ready = await rawRequest(`${url}/readyz`);
+    }
+    expect(ready.json).toMatchObject({
+      status: 'ok',
+      cluster: { configured: true, context: 'sentinel-sim', server: sim.url, reachable: true },
+    });
+  });
+
+  it('a tool call works once connected, through the Kubernetes client now loaded', async () => {
+    const result = await callTool('list_deployments', { namespace: 'shop' });
+    expect(result.isError).toBeUndefined();
+    expect(result.content[0]!.text).toContain('checkout');
+    expect(loaded().some((module) => module.includes(KUBE_CLIENT))).toBe(true);
+    // Told on the terminal once the connection is made, like the banner line it replaces.
+    expect(stderr).toContain(`Cluster: context 'sentinel-sim' at ${sim.url} (from kubeconfig '`);
+  });
+});

@@ -1,0 +1,92 @@
+/**
+ * A tool call naming a Deployment that does not exist lists the close names from its namespace
+ * ("did you mean") — read from the cluster (the simulator, through the real Kubernetes layer) when
+ * the call runs (`runTool`, the one way every handler runs).
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type Simulator } from '../../deploy/sim/index.ts';
+import { runTool } from '../../server/run-tool.ts';
+import { withCloseNames } from '../../tools/close-names.ts';
+import { getDeployment } from '../../tools/investigate/get-deployment.ts';
+import { getService } from '../../tools/investigate/get-service.ts';
+import { connectKube, type KubeConnection } from '../../tools/kube/index.ts';
+import { SentinelError } from '../../core/index.ts';
+import { tempDataDir } from '../helpers/server.ts';
+
+let sim: Simulator;
+let connection: Extract<KubeConnection, { configured: true }>;
+const data = tempDataDir();
+beforeAll(async () => {
+  const kubeconfig = join(data.dir, 'kubeconfig');
+  sim = await startSimulator({ scenario: 'bad-image-rollout', timeScale: 0, kubeconfigPath: kubeconfig });
+  const connected = connectKube({ kubeconfig });
+  if (!connected.configured) throw new Error(connected.reason);
+  connection = connected;
+});
+afterAll(async () => {
+  await sim?.close();
+  data.cleanup();
+});
+
+const context = () => ({
+  kube: connection.reader,
+  cluster: connection.cluster,
+  signal: new AbortController().signal,
+  dryRun: false,
+});
+
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => {
+      throw new Error('expected the call to fail');
+    },
+    (error: unknown) => error as SentinelError,
+  );
+
+describe('did you mean, for a Deployment or Service name', () => {
+  it('get_deployment with a typo names the close Deployment of the namespace', async () => {
+    const error = await failure(
+      runTool(getDeployment, getDeployment.input.parse({ namespace: 'shop', name: 'checkuot' }), context()),
+    );
+    expect(error).toBeInstanceOf(SentinelError);
+    expect(error.code).toBe('not_found');
+    expect(error.message).toMatch(
+      /^Deployment 'checkuot' in namespace 'shop' not found on cluster '[^']+'\./,
+    );
+    expect(error.message).toContain(
+      "list_deployments shows the Deployments that exist. Did you mean 'checkout'?",
+    );
+    expect(error.toJSON()).toMatchObject({ kind: 'Deployment', namespace: 'shop', name: 'checkuot' });
+  });
+
+  it('get_service with a typo names the close Service', async () => {
+    const error = await failure(
+      runTool(getService, getService.input.parse({ namespace: 'shop', name: 'chekout' }), context()),
+    );
+    expect(error.message).toContain("Did you mean 'checkout'?");
+  });
+
+  it('says nothing more when no name is close, for other kinds, and for other errors', async () => {
+    const far = await failure(
+      runTool(
+        getDeployment,
+        getDeployment.input.parse({ namespace: 'shop', name: 'inventory-sync' }),
+        context(),
+      ),
+    );
+    expect(far.message).not.toContain('Did you mean');
+    const pod = new SentinelError('not_found', "Pod 'checkuot' not found.", {
+      kind: 'Pod',
+      namespace: 'shop',
+      name: 'checkuot',
+    });
+    expect(await withCloseNames(pod, connection.reader)).toBe(pod);
+    const forbidden = new SentinelError('forbidden', 'no', {
+      kind: 'Deployment',
+      namespace: 'shop',
+      name: 'checkuot',
+    });
+    expect(await withCloseNames(forbidden, connection.reader)).toBe(forbidden);
+  });
+});
