@@ -90,7 +90,7 @@ function registerServe(program: Command): void {
       try {
         // Loaded on demand: the MCP SDK and the Kubernetes client are not needed by `sentinel tokens`.
         const { startServe, workerRole, logFormat } = await import('../server/index.ts');
-        const { colorsEnabled, palette } = await import('../agent/index.ts');
+        const { colorsEnabled, palette } = await import('../agent/light.ts');
         const worker = workerRole();
         // Logs go to stdout (stderr with --stdio, where stdout is the protocol): pretty on a terminal.
         const logStream = options.stdio ? process.stderr : process.stdout;
