@@ -193,9 +193,7 @@ describe('sentinel serve for a person at a terminal', () => {
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
     const plain = stdout.replace(/\u001b\[[0-9;]*m/g, '');
-    expect(plain).toMatch(
-      /^\[\d\d:\d\d:\d\d\] INFO: listening \{"url":"http:\/\/127\.0\.0\.1:\d+\/mcp"\}$/m,
-    );
+    expect(plain).toMatch(/^\[\d\d:\d\d:\d\d\] INFO: listening \{"url":"http:\/\/127\.0\.0\.1:\d+\/mcp"\}$/m);
     expect(stdout).toMatch(/\u001b\[32mINFO\u001b\[39m/);
     expect(stdout).not.toMatch(/^\{"level"/m);
     expect(stderr).toMatch(
