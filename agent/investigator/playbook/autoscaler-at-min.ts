@@ -13,39 +13,14 @@
  *   are not a capacity problem. This class does not decide; `lowLoadNote` adds that to the readiness
  *   class's diagnosis (./restart.ts). Pure.
  */
-import type { DeploymentView } from '../evidence.ts';
 import { decision, minutesAgo, type Analysis, type FailureClass } from './context.ts';
 import { noteFailure } from './failures.ts';
-
-type AutoscalerView = NonNullable<DeploymentView['autoscalers']>[number];
-
-/** Overload shows as Pods that run but are not ready, or as missing available replicas. */
-const OVERLOAD_CAUSES = new Set(['probe_failure', 'unavailable']);
+import { noteAutoscaler, OVERLOAD_CAUSES, utilisation, type AutoscalerView } from './autoscaler.ts';
 
 const atMin = (hpa: AutoscalerView) =>
   hpa.current_replicas !== null && hpa.current_replicas <= hpa.min_replicas;
 const inactive = (hpa: AutoscalerView) =>
   hpa.conditions.find((c) => c.type === 'ScalingActive' && c.status === 'False');
-
-/** `cpu 8% of requests (target 60%)`. */
-function utilisation(hpa: AutoscalerView): string {
-  return hpa.metrics
-    .map(
-      (m) =>
-        `${m.name} ${m.current_utilization ?? '?'}% of requests (target ${m.target_utilization ?? '?'}%)`,
-    )
-    .join(', ');
-}
-
-function noteAutoscaler(a: Analysis, hpa: AutoscalerView): void {
-  a.facts.hpa = hpa.name;
-  a.facts.hpa_min_replicas = hpa.min_replicas;
-  a.facts.hpa_max_replicas = hpa.max_replicas;
-  if (hpa.current_replicas !== null) a.facts.replicas = hpa.current_replicas;
-  const cpu = hpa.metrics.find((m) => m.name === 'cpu');
-  if (cpu?.current_utilization != null) a.facts.cpu_utilization = cpu.current_utilization;
-  if (cpu?.target_utilization != null) a.facts.cpu_target = cpu.target_utilization;
-}
 
 /** The newest revision (at any age) that removed a container's CPU request, and that change. */
 function removedCpuRequest(a: Analysis) {

@@ -9,16 +9,16 @@
  * must have room for it — the human decides. Pure.
  */
 import type { DeploymentView } from '../evidence.ts';
-import { decision, type FailureClass } from './context.ts';
+import { decision, type Analysis, type FailureClass } from './context.ts';
 import { noteFailure } from './failures.ts';
 
-type AutoscalerView = NonNullable<DeploymentView['autoscalers']>[number];
+export type AutoscalerView = NonNullable<DeploymentView['autoscalers']>[number];
 
 /** Overload shows as Pods that run but are not ready, or as missing available replicas. */
-const OVERLOAD_CAUSES = new Set(['probe_failure', 'unavailable']);
+export const OVERLOAD_CAUSES = new Set(['probe_failure', 'unavailable']);
 
 /** `cpu 180% of requests (target 60%)`. */
-function utilisation(hpa: AutoscalerView): string {
+export function utilisation(hpa: AutoscalerView): string {
   return hpa.metrics
     .map(
       (m) =>
@@ -27,18 +27,23 @@ function utilisation(hpa: AutoscalerView): string {
     .join(', ');
 }
 
+/** Records the autoscaler's name, bounds, replicas and CPU utilisation vs target in the facts. */
+export function noteAutoscaler(a: Analysis, hpa: AutoscalerView): void {
+  a.facts.hpa = hpa.name;
+  a.facts.hpa_min_replicas = hpa.min_replicas;
+  a.facts.hpa_max_replicas = hpa.max_replicas;
+  if (hpa.current_replicas !== null) a.facts.replicas = hpa.current_replicas;
+  const cpu = hpa.metrics.find((m) => m.name === 'cpu');
+  if (cpu?.current_utilization != null) a.facts.cpu_utilization = cpu.current_utilization;
+  if (cpu?.target_utilization != null) a.facts.cpu_target = cpu.target_utilization;
+}
+
 export const autoscalerAtMax: FailureClass = (a) => {
   if (!a.cause || !OVERLOAD_CAUSES.has(a.cause) || a.recentChange) return undefined;
   const hpa = a.deployment?.autoscalers?.find((candidate) => candidate.at_max);
   if (!hpa) return undefined;
   noteFailure(a, 'hpa_at_max');
-  a.facts.hpa = hpa.name;
-  a.facts.hpa_max_replicas = hpa.max_replicas;
-  a.facts.hpa_min_replicas = hpa.min_replicas;
-  if (hpa.current_replicas !== null) a.facts.replicas = hpa.current_replicas;
-  const cpu = hpa.metrics.find((m) => m.name === 'cpu');
-  if (cpu?.current_utilization != null) a.facts.cpu_utilization = cpu.current_utilization;
-  if (cpu?.target_utilization != null) a.facts.cpu_target = cpu.target_utilization;
+  noteAutoscaler(a, hpa);
   const limited = hpa.conditions.find((c) => c.type === 'ScalingLimited');
   a.evidence.add(
     a.suspect.deployment?.source ?? 'get_deployment',
