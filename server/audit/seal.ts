@@ -17,17 +17,19 @@
 import { canonicalJson, sha256 } from '../../core/index.ts';
 import { asReadBack, hashRecord, type AuditEntry, type AuditRecord } from './record.ts';
 
-/** The fields a log adds to an entry; an entry's own keys of these names are ignored. */
-const CHAIN_KEYS = new Set(['seq', 'prev_hash', 'hash']);
+/** The fields a log adds to an entry, in key order; an entry's own keys of these names are ignored. */
+const CHAIN_KEYS = ['hash', 'prev_hash', 'seq'] as const;
 
 /** An entry ready to be sealed into a record (see the module comment). */
 export interface PreparedEntry {
   readonly entry: AuditEntry;
   /**
-   * `"key":value` members of the entry's canonical JSON, sorted by key as canonical JSON sorts
-   * them (UTF-16 code units); undefined when the entry takes the reference path (`__proto__`).
+   * The entry's canonical JSON members (`"key":value,…`, without braces) in four runs split by the
+   * chain keys: keys before `hash`, between `hash` and `prev_hash`, between `prev_hash` and `seq`,
+   * after `seq` (canonical JSON sorts keys by UTF-16 code units, as `<` compares strings).
+   * Undefined when the entry takes the reference path (`__proto__`).
    */
-  readonly members: readonly (readonly [key: string, text: string])[] | undefined;
+  readonly runs: readonly [string, string, string, string] | undefined;
 }
 
 /** The record to store and its canonical text (the `json` column). */
@@ -41,37 +43,27 @@ export interface SealedRecord {
  * JSON cannot hold (NaN, Infinity, a bigint, a function, a circular value).
  */
 export function prepareEntry(entry: AuditEntry): PreparedEntry {
-  const members: [string, string][] = [];
-  for (const key of Object.keys(entry).sort()) {
-    if (CHAIN_KEYS.has(key)) continue;
-    // One member as canonical JSON writes it inside an object (key escaping, skipped undefined).
-    const text = canonicalJson({ [key]: (entry as Record<string, unknown>)[key] }).slice(1, -1);
-    if (text === '') continue;
-    if (text.includes('"__proto__"')) return { entry, members: undefined };
-    members.push([key, text]);
+  const groups: [
+    Record<string, unknown>,
+    Record<string, unknown>,
+    Record<string, unknown>,
+    Record<string, unknown>,
+  ] = [{}, {}, {}, {}];
+  for (const [key, value] of Object.entries(entry)) {
+    if ((CHAIN_KEYS as readonly string[]).includes(key)) continue;
+    const group = CHAIN_KEYS.findIndex((chain) => key < chain);
+    const target = groups[group < 0 ? 3 : group];
+    // An own `__proto__` key stays an own property (the entry then takes the reference path).
+    if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true });
+    else target[key] = value;
   }
-  return { entry, members };
+  const runs = groups.map((group) => canonicalJson(group).slice(1, -1)) as [string, string, string, string];
+  if (runs.some((run) => run.includes('"__proto__"'))) return { entry, runs: undefined };
+  return { entry, runs };
 }
 
-/** `"key":value` for a chain field. */
-const member = (key: string, value: string | number): readonly [string, string] => [
-  key,
-  `"${key}":${canonicalJson(value)}`,
-];
-
-/** `members` with `extra` merged in key order, as an object's canonical text. */
-function objectText(
-  members: readonly (readonly [string, string])[],
-  extra: readonly (readonly [string, string])[],
-): string {
-  const merged = [...members];
-  for (const add of extra) {
-    let at = merged.findIndex(([key]) => key > add[0]);
-    if (at < 0) at = merged.length;
-    merged.splice(at, 0, add);
-  }
-  return `{${merged.map(([, text]) => text).join(',')}}`;
-}
+/** Joins the non-empty parts of an object's members with commas, in braces. */
+const objectText = (parts: readonly string[]): string => `{${parts.filter(Boolean).join(',')}}`;
 
 /**
  * The record `prepared` becomes at position `seq` after a record whose hash is `prevHash`, with
@@ -79,16 +71,18 @@ function objectText(
  * once). Never throws for a prepared entry.
  */
 export function sealRecord(prepared: PreparedEntry, seq: number, prevHash: string): SealedRecord {
-  const { entry, members } = prepared;
-  if (members === undefined) {
+  const { entry, runs } = prepared;
+  if (runs === undefined) {
     const unsigned = asReadBack({ ...entry, seq, prev_hash: prevHash });
     const record: AuditRecord = { ...unsigned, hash: hashRecord(unsigned) };
     return { record, json: canonicalJson(record) };
   }
-  const chain = [member('prev_hash', prevHash), member('seq', seq)];
-  const hash = sha256(objectText(members, chain));
+  const [beforeHash, beforePrev, beforeSeq, afterSeq] = runs;
+  const prev = `"prev_hash":${canonicalJson(prevHash)}`;
+  const position = `"seq":${canonicalJson(seq)}`;
+  const hash = sha256(objectText([beforeHash, beforePrev, prev, beforeSeq, position, afterSeq]));
   return {
     record: { ...entry, seq, prev_hash: prevHash, hash },
-    json: objectText(members, [...chain, member('hash', hash)]),
+    json: objectText([beforeHash, `"hash":"${hash}"`, beforePrev, prev, beforeSeq, position, afterSeq]),
   };
 }

@@ -69,7 +69,7 @@ describe('sealRecord', () => {
   it('takes the reference path for an own __proto__ key (which the schema drops on reading back)', () => {
     const args = JSON.parse('{"__proto__":{"x":1},"namespace":"shop"}') as Record<string, unknown>;
     const entry = auditEntry({ arguments: args });
-    expect(prepareEntry(entry).members).toBeUndefined();
+    expect(prepareEntry(entry).runs).toBeUndefined();
     expect(sealRecord(prepareEntry(entry), 7, '0'.repeat(64)).json).toBe(
       reference(entry, 7, '0'.repeat(64)).json,
     );
