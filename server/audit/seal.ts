@@ -52,7 +52,7 @@ export function prepareEntry(entry: AuditEntry): PreparedEntry {
   for (const [key, value] of Object.entries(entry)) {
     if ((CHAIN_KEYS as readonly string[]).includes(key)) continue;
     const group = CHAIN_KEYS.findIndex((chain) => key < chain);
-    const target = groups[group < 0 ? 3 : group];
+    const target = groups[group < 0 ? 3 : group]!;
     // An own `__proto__` key stays an own property (the entry then takes the reference path).
     if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true });
     else target[key] = value;
