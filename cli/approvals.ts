@@ -23,10 +23,12 @@ const server = () => import('../server/client.ts');
 
 /** The token to use: `--token`/SENTINEL_TOKEN (commander resolves both), else the local token file. */
 async function tokenFor(flags: ConnectionFlags): Promise<string> {
-  const { clientToken, localTokenFile, resolveDataDir } = await server();
+  const { clientToken, ensureServerAnswers, localTokenFile, resolveDataDir, serverBaseUrl } = await server();
   const dataDir = resolveDataDir(flags.dataDir);
   const found = clientToken(flags.token, dataDir, flags.server);
   if (found) return found.token;
+  // No token and no server: the missing server is what to fix first (exit 3).
+  await ensureServerAnswers(serverBaseUrl(flags.server), flags.dataDir);
   const file = localTokenFile(dataDir);
   throw new SentinelError(
     'invalid_input',
