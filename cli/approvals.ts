@@ -150,7 +150,7 @@ export function registerApprovalsCommands(program: Command): void {
       flags: ConnectionFlags & { status?: ApprovalStatus; all: boolean; tool?: string; requester?: string },
     ) => {
       const status = flags.status ?? (flags.all ? undefined : 'pending');
-      const { renderApprovalLine } = await server();
+      const { renderApprovalTable } = await server();
       const list = await (
         await clientFor(flags)
       ).list({
@@ -161,7 +161,7 @@ export function registerApprovalsCommands(program: Command): void {
       print(flags, { approvals: list }, () =>
         list.length === 0
           ? `No ${status ?? ''} approval requests.`.replace('  ', ' ')
-          : list.map((request) => renderApprovalLine(request, { style: style() })).join('\n'),
+          : renderApprovalTable(list, { style: style() }),
       );
     },
   );

@@ -14,7 +14,14 @@ export { rotateLocalToken } from './local-token.ts';
 export { createIdentityStore } from './identity-store.ts';
 export { DurationSchema, type ApprovalRequest, type ApprovalStatus } from './gate/approval-request.ts';
 export { formatFreeze, requestFreeze } from './gate/freeze-client.ts';
-export { approvalSentence, renderApprovalLine, renderApprovalText, withLocalTimes } from './render/index.ts';
+export {
+  approvalSentence,
+  localTime,
+  renderApprovalLine,
+  renderApprovalTable,
+  renderApprovalText,
+  withLocalTimes,
+} from './render/index.ts';
 export {
   appendCheckpoint,
   checkpointLine,

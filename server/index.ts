@@ -109,7 +109,9 @@ export {
   describeToolCall,
   describeWarning,
   formatArguments,
+  localTime,
   renderApprovalLine,
+  renderApprovalTable,
   renderApprovalText,
   withLocalTimes,
 } from './render/index.ts';
