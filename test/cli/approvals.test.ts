@@ -60,8 +60,8 @@ describe('sentinel approvals, against a live server', () => {
       expect(row!.indexOf(value), title).toBe(header!.indexOf(title));
     }
     // --json stays the API's JSON: no header, the same list.
-    const json = await cli(s.tokens.alice, 'list', '--json');
-    expect(ApprovalListSchema.parse(JSON.parse(json.stdout)).approvals.map((a) => a.id)).toContain(id);
+    const listed = await cli(s.tokens.alice, 'list', '--json');
+    expect(ApprovalListSchema.parse(JSON.parse(listed.stdout)).approvals.map((a) => a.id)).toContain(id);
     const show = await cli(s.tokens.alice, 'show', id);
     expect(show.stdout.split('\n').slice(0, 3)).toEqual([
       'Scale Deployment shop/checkout from 3 to 2 replicas',
