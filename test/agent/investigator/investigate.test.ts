@@ -129,6 +129,7 @@ describe('local investigator against the simulator', { timeout: 240_000 }, () =>
       },
       status: 'executed',
       decided_by: 'local',
+      requested_by: 'investigator',
     });
     expect(report.verification).toMatchObject({ healthy: true, state: 'complete' });
     expect(report.evidence).toContainEqual({
