@@ -658,7 +658,7 @@ async function main(): Promise<void> {
       const many = fig(workersRow);
       const ceiling = (cores * 1000) / (many.cpu + many.loadCpu);
       lines.push(
-        `--workers ${WORKERS}: server CPU ${many.cpu.toFixed(2)} ms/request (${(many.cpu / WORKERS).toFixed(2)} per worker share; one worker ${one.cpu.toFixed(2)}), load generator + simulator ${many.loadCpu.toFixed(2)} ms/request on the same ${cores} cores: the cores allow at most ${ceiling.toFixed(0)} RPS = x${(ceiling / one.rps).toFixed(2)} one worker's ${one.rps.toFixed(0)} RPS, so x${TARGETS.workersVsOne} is ${ceiling / one.rps >= TARGETS.workersVsOne ? 'reachable' : 'out of reach on this machine with the generator beside the server'}`,
+        `--workers ${WORKERS}: server CPU ${many.cpu.toFixed(2)} ms/request (${(many.cpu / WORKERS).toFixed(2)} per worker share; one worker ${one.cpu.toFixed(2)}), load generator + simulator ${many.loadCpu.toFixed(2)} ms/request on the same ${cores} cores: the cores allow at most ${ceiling.toFixed(0)} RPS = x${(ceiling / one.rps).toFixed(2)} one worker's ${one.rps.toFixed(0)} RPS, so x${TARGETS.workersVsOne} is ${ceiling / one.rps >= TARGETS.workersVsOne ? 'within reach' : 'out of reach on this machine with the generator beside the server'} (if nothing else uses the cores)`,
       );
     }
     if (sentinelPg && ran('get_deployment (PostgreSQL)', gd)) {
