@@ -25,6 +25,7 @@ export { fullyCorrect } from './investigator/eval.ts';
 // in core/ (the TrueForge client names the CLI in its hints too); re-exported for the command line.
 export { sentinelCommand } from '../core/index.ts';
 export { exitQuietlyOnBrokenPipe } from './broken-pipe.ts';
+export { interruptedLines } from './investigator/interrupted.ts';
 export { openInvestigationStore } from './investigator/store.ts';
 export type { Investigation } from './investigator/model.ts';
 

@@ -23,10 +23,12 @@ const server = () => import('../server/client.ts');
 
 /** The token to use: `--token`/SENTINEL_TOKEN (commander resolves both), else the local token file. */
 async function tokenFor(flags: ConnectionFlags): Promise<string> {
-  const { clientToken, localTokenFile, resolveDataDir } = await server();
+  const { clientToken, ensureServerAnswers, localTokenFile, resolveDataDir, serverBaseUrl } = await server();
   const dataDir = resolveDataDir(flags.dataDir);
   const found = clientToken(flags.token, dataDir, flags.server);
   if (found) return found.token;
+  // No token and no server: the missing server is what to fix first (exit 3).
+  await ensureServerAnswers(serverBaseUrl(flags.server), flags.dataDir);
   const file = localTokenFile(dataDir);
   throw new SentinelError(
     'invalid_input',
@@ -148,7 +150,7 @@ export function registerApprovalsCommands(program: Command): void {
       flags: ConnectionFlags & { status?: ApprovalStatus; all: boolean; tool?: string; requester?: string },
     ) => {
       const status = flags.status ?? (flags.all ? undefined : 'pending');
-      const { renderApprovalLine } = await server();
+      const { renderApprovalTable } = await server();
       const list = await (
         await clientFor(flags)
       ).list({
@@ -159,7 +161,7 @@ export function registerApprovalsCommands(program: Command): void {
       print(flags, { approvals: list }, () =>
         list.length === 0
           ? `No ${status ?? ''} approval requests.`.replace('  ', ' ')
-          : list.map((request) => renderApprovalLine(request, { style: style() })).join('\n'),
+          : renderApprovalTable(list, { style: style() }),
       );
     },
   );

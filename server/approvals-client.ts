@@ -20,6 +20,7 @@ import {
 } from './gate/approval-request.ts';
 
 import { serverBaseUrl } from './server-url.ts';
+import { serverUnreachable } from './unreachable.ts';
 
 export { DEFAULT_SERVER_URL, serverBaseUrl } from './server-url.ts';
 
@@ -94,11 +95,10 @@ export function createApprovalsClient(options: ApprovalsClientOptions): Approval
       text = await response.text();
     } catch (error) {
       const timedOut = (error as Error).name === 'TimeoutError';
+      if (!timedOut) throw serverUnreachable(baseUrl, error);
       throw new SentinelError(
-        timedOut ? 'timeout' : 'unavailable',
-        timedOut
-          ? `The Sentinel server at ${baseUrl} did not answer ${method} ${path} within ${timeoutMs / 1000} s.`
-          : `Cannot reach the Sentinel server at ${baseUrl} (${(error as Error).message}); is \`sentinel serve\` running there? Set --server or SENTINEL_SERVER_URL.`,
+        'timeout',
+        `The Sentinel server at ${baseUrl} did not answer ${method} ${path} within ${timeoutMs / 1000} s.`,
         { cause: error },
       );
     }

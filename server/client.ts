@@ -8,12 +8,20 @@
 export * from './light.ts';
 export { createApprovalsClient, type ApprovalsClient } from './approvals-client.ts';
 export { clientToken } from './client-token.ts';
+export { ensureServerAnswers, isConnectionFailure, serverUnreachable } from './unreachable.ts';
 export { runningServers, type ServerEntry } from './discovery.ts';
 export { rotateLocalToken } from './local-token.ts';
 export { createIdentityStore } from './identity-store.ts';
 export { DurationSchema, type ApprovalRequest, type ApprovalStatus } from './gate/approval-request.ts';
 export { formatFreeze, requestFreeze } from './gate/freeze-client.ts';
-export { approvalSentence, renderApprovalLine, renderApprovalText, withLocalTimes } from './render/index.ts';
+export {
+  approvalSentence,
+  localTime,
+  renderApprovalLine,
+  renderApprovalTable,
+  renderApprovalText,
+  withLocalTimes,
+} from './render/index.ts';
 export {
   appendCheckpoint,
   checkpointLine,

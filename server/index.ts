@@ -109,7 +109,9 @@ export {
   describeToolCall,
   describeWarning,
   formatArguments,
+  localTime,
   renderApprovalLine,
+  renderApprovalTable,
   renderApprovalText,
   withLocalTimes,
 } from './render/index.ts';
@@ -123,6 +125,7 @@ export {
 
 // The contract other modules use (added with the module-boundary lint rule).
 export { clientToken } from './client-token.ts';
+export { ensureServerAnswers, isConnectionFailure, serverUnreachable } from './unreachable.ts';
 export { runningServers } from './discovery.ts';
 export type { ServerEntry } from './discovery.ts';
 export { rotateLocalToken } from './local-token.ts';

@@ -7,6 +7,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   createApprovalsClient,
+  isConnectionFailure,
+  serverUnreachable,
   serverBaseUrl,
   type ApprovalsClient,
   clientRefKey,
@@ -229,6 +231,7 @@ export class SentinelServerClient implements ServerGrantClient {
 }
 
 function unreachable(url: URL, error: unknown): SentinelError {
+  if (isConnectionFailure(error)) return serverUnreachable(`${url.origin}${url.pathname}`, error);
   const reason = error instanceof Error ? error.message : String(error);
   return new SentinelError(
     'unavailable',

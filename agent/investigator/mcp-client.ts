@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { SentinelError } from '../../core/index.ts';
-import { PendingResultMetaSchema } from '../../server/index.ts';
+import { isConnectionFailure, PendingResultMetaSchema, serverUnreachable } from '../../server/index.ts';
 
 /** What the investigator needs to know about a published tool. */
 export interface ToolInfo {
@@ -179,6 +179,7 @@ export function mcpToolCaller(options: McpToolCallerOptions): ToolCaller {
 }
 
 function unreachable(url: URL, error: unknown): SentinelError {
+  if (isConnectionFailure(error)) return serverUnreachable(url.href, error);
   const reason = error instanceof Error ? error.message : String(error);
   return new SentinelError(
     'unavailable',

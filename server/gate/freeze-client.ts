@@ -6,13 +6,18 @@ import { SentinelError } from '../../core/index.ts';
 import { clientToken } from '../client-token.ts';
 import { localTokenFile, resolveDataDir } from '../data-dir.ts';
 import { serverBaseUrl } from '../server-url.ts';
+import { ensureServerAnswers, serverUnreachable } from '../unreachable.ts';
 import { ApiErrorSchema, FreezeStateSchema, type FreezeState } from './approval-request.ts';
 
-/** `--token`, SENTINEL_TOKEN, else the `local` token the server generated in the data dir. */
-function tokenFor(options: { token?: string; dataDir?: string; server: string }): string {
+/**
+ * `--token`, SENTINEL_TOKEN, else the `local` token the server generated in the data dir. With none,
+ * says first that no server answers, when none does (exit 3); else that a token is missing (exit 2).
+ */
+async function tokenFor(options: { token?: string; dataDir?: string; server: string }): Promise<string> {
   const dataDir = resolveDataDir(options.dataDir);
   const found = clientToken(options.token, dataDir, options.server);
   if (found) return found.token;
+  await ensureServerAnswers(serverBaseUrl(options.server), options.dataDir);
   const file = localTokenFile(dataDir);
   throw new SentinelError(
     'invalid_input',
@@ -29,26 +34,22 @@ export async function requestFreeze(
   options: { server: string; token?: string; dataDir?: string },
   change: { frozen: true; reason: string } | { frozen: false } | undefined,
 ): Promise<FreezeState> {
-  const url = `${serverBaseUrl(options.server)}/freeze`;
+  const base = serverBaseUrl(options.server);
+  // Before the request: a missing token is its own error, not an unreachable server.
+  const token = await tokenFor(options);
   let response: Response;
   try {
-    response = await fetch(url, {
+    response = await fetch(`${base}/freeze`, {
       method: change === undefined ? 'GET' : change.frozen ? 'POST' : 'DELETE',
       headers: {
-        authorization: `Bearer ${tokenFor(options)}`,
+        authorization: `Bearer ${token}`,
         ...(change?.frozen && { 'content-type': 'application/json' }),
       },
       ...(change?.frozen && { body: JSON.stringify({ reason: change.reason }) }),
       signal: AbortSignal.timeout(30_000),
     });
   } catch (error) {
-    throw new SentinelError(
-      'unavailable',
-      `Cannot reach the Sentinel server at ${url}: ${(error as Error).message}.`,
-      {
-        cause: error,
-      },
-    );
+    throw serverUnreachable(base, error, options.dataDir);
   }
   const body: unknown = await response.json().catch(() => undefined);
   if (!response.ok) {

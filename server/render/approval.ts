@@ -317,6 +317,58 @@ export function renderApprovalLine(request: ApprovalRequest, options: RenderOpti
   return [view.id, styled, view.age.padEnd(6), view.requester, view.sentence].join('  ');
 }
 
+/** Column headers of `renderApprovalTable`, in order (kubectl style: upper case). */
+export const APPROVAL_TABLE_HEADERS = [
+  'ID',
+  'STATUS',
+  'TOOL',
+  'TARGET',
+  'REQUESTER',
+  'AGE',
+  'ACTION',
+] as const;
+
+/** `namespace/name` of the call's object (resolved arguments), `namespace` alone, or `-`. */
+function callTarget(request: ApprovalRequest): string {
+  const { namespace, name } = request.arguments;
+  const ns = typeof namespace === 'string' && namespace !== '' ? clean(namespace, 80) : undefined;
+  const object = typeof name === 'string' && name !== '' ? clean(name, 80) : undefined;
+  if (ns && object) return `${ns}/${object}`;
+  return ns ?? object ?? '-';
+}
+
+/**
+ * A list of requests as a table with a header row, columns aligned like `kubectl get`:
+ *
+ *   ID                    STATUS   TOOL              TARGET         REQUESTER     AGE    ACTION
+ *   apr_2222222222222222  pending  scale_deployment  shop/checkout  investigator  3m20s  Scale Deployment …
+ *
+ * Widths count the text as shown (styling is applied after padding, so colour codes do not
+ * misalign); the last column is not padded. Empty `requests` gives the header alone.
+ */
+export function renderApprovalTable(
+  requests: readonly ApprovalRequest[],
+  options: RenderOptions = {},
+): string {
+  const rows = requests.map((request) => {
+    const view = approvalView(request, options);
+    return [view.id, view.status, view.tool, callTarget(request), view.requester, view.age, view.sentence];
+  });
+  const last = APPROVAL_TABLE_HEADERS.length - 1;
+  const widths = APPROVAL_TABLE_HEADERS.map((header, column) =>
+    Math.max(header.length, ...rows.map((row) => row[column]!.length)),
+  );
+  const layout = (cells: readonly string[], styleStatus: boolean) =>
+    cells
+      .map((cell, column) => {
+        if (column === last) return cell;
+        const padded = cell.padEnd(widths[column]!);
+        return styleStatus && column === 1 ? (options.style?.status?.(cell, padded) ?? padded) : padded;
+      })
+      .join('  ');
+  return [layout(APPROVAL_TABLE_HEADERS, false), ...rows.map((row) => layout(row, true))].join('\n');
+}
+
 /**
  * The full plain-text rendering (terminal, notifications' fallback text, the model):
  *

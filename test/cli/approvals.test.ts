@@ -37,16 +37,31 @@ describe('sentinel approvals, against a live server', () => {
     return PendingResultMetaSchema.parse(held._meta).approval_request_id;
   }
 
-  it('lists pending requests, one rendered line each, and shows one in full', async () => {
+  it('lists pending requests under aligned column headers, and shows one in full', async () => {
     const id = await hold(2);
     const list = await cli(s.tokens.alice, 'list');
     expect(list.code).toBe(0);
-    expect(list.stdout).toMatch(
+    const [header, ...rows] = list.stdout.trimEnd().split('\n');
+    expect(header).toMatch(/^ID {2,}STATUS {2,}TOOL {2,}TARGET {2,}REQUESTER {2,}AGE {2,}ACTION$/);
+    const row = rows.find((line) => line.startsWith(id));
+    expect(row).toMatch(
       new RegExp(
-        `^${id}  pending    \\d+s +agent  Scale Deployment shop/checkout from 3 to 2 replicas$`,
-        'm',
+        `^${id}  pending  scale_deployment  shop/checkout  agent {5,}\\d+s +Scale Deployment shop/checkout from 3 to 2 replicas$`,
       ),
     );
+    // Every column starts where its header does.
+    for (const [title, value] of [
+      ['STATUS', 'pending'],
+      ['TOOL', 'scale_deployment'],
+      ['TARGET', 'shop/checkout'],
+      ['REQUESTER', 'agent'],
+      ['ACTION', 'Scale Deployment'],
+    ] as const) {
+      expect(row!.indexOf(value), title).toBe(header!.indexOf(title));
+    }
+    // --json stays the API's JSON: no header, the same list.
+    const listed = await cli(s.tokens.alice, 'list', '--json');
+    expect(ApprovalListSchema.parse(JSON.parse(listed.stdout)).approvals.map((a) => a.id)).toContain(id);
     const show = await cli(s.tokens.alice, 'show', id);
     expect(show.stdout.split('\n').slice(0, 3)).toEqual([
       'Scale Deployment shop/checkout from 3 to 2 replicas',
@@ -176,7 +191,7 @@ describe('sentinel approvals, against a live server', () => {
       }
     };
     const coloured = await run({ FORCE_COLOR: '1' }, 'list');
-    expect(coloured.stdout).toContain(`${id}  \u001b[33mpending  \u001b[39m  `);
+    expect(coloured.stdout).toContain(`${id}  \u001b[33mpending\u001b[39m  scale_deployment  `);
     const shown = await run({ FORCE_COLOR: '1' }, 'show', id);
     expect(shown.stdout).toContain(`Request:    ${id} (\u001b[33mpending, expires in`);
     // The requester's text keeps its ESC visible: the only codes are Sentinel's (bold, yellow, resets).
@@ -191,7 +206,7 @@ describe('sentinel approvals, against a live server', () => {
       await run({ NO_COLOR: '1' }, 'list'),
       await run({}, 'list'), // not a terminal
     ]) {
-      expect(plain.stdout).toContain(`${id}  pending    `);
+      expect(plain.stdout).toContain(`${id}  pending  scale_deployment  `);
       expect(plain.stdout).not.toMatch(/\u001b/);
     }
     const failed = await run({ FORCE_COLOR: '1' }, 'show', 'apr_00000000000000ff');
@@ -229,7 +244,7 @@ describe('sentinel approvals, against a live server', () => {
     expect((await cli('wrong-token-000000', 'list')).stderr).toMatch(/does not accept this token \(401\)/);
     const down = await runCli(['approvals', 'list', '--server', 'http://127.0.0.1:9', '--token', 'x']);
     expect(down.stderr).toMatch(
-      /^sentinel: Cannot reach the Sentinel server at http:\/\/127\.0\.0\.1:9 .*sentinel serve/,
+      /^sentinel: No Sentinel server answers at http:\/\/127\.0\.0\.1:9 \(.*\)\. Start one in another terminal with `npx sentinel serve`/,
     );
     expect((await runCli(['approvals', 'list', '--server', 'ftp://x', '--token', 'x'])).stderr).toMatch(
       /is not an http\(s\) URL/,

@@ -73,7 +73,7 @@ describe('server URL', () => {
       const result = await runCli(['approvals', 'list', '--token', 'x'.repeat(20), '--data-dir', data.dir]);
       expect(result.code).not.toBe(0);
       expect(result.stderr).toContain('SENTINEL_SERVER is deprecated; set SENTINEL_SERVER_URL instead');
-      expect(result.stderr).toContain('Cannot reach the Sentinel server at http://127.0.0.1:1 ');
+      expect(result.stderr).toContain('No Sentinel server answers at http://127.0.0.1:1 ');
     } finally {
       data.cleanup();
     }

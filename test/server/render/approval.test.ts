@@ -5,6 +5,7 @@ import {
   describeWarning,
   renderApprovalHtml,
   renderApprovalLine,
+  renderApprovalTable,
   renderApprovalText,
 } from '../../../server/render/index.ts';
 import { approvalFixture, FIXTURE_NOW, FIXTURES } from '../../helpers/approvals.ts';
@@ -192,6 +193,24 @@ describe('approval renderer', () => {
     expect(renderApprovalLine(FIXTURES.scale_deployment, { now })).toBe(
       'apr_2222222222222222  pending    3m20s   investigator  Scale Deployment shop/checkout from 3 to 0 replicas',
     );
+  });
+
+  it('renders a list as a table with headers, aligned; styling after padding', () => {
+    const table = renderApprovalTable([FIXTURES.scale_deployment, approvalFixture({ status: 'denied' })], {
+      now,
+      style: { status: (_status, text) => `<${text}>` },
+    });
+    const [header, first, second] = table.split('\n');
+    expect(header).toBe(
+      'ID                    STATUS   TOOL                 TARGET         REQUESTER     AGE    ACTION',
+    );
+    expect(first).toBe(
+      'apr_2222222222222222  <pending>  scale_deployment     shop/checkout  investigator  3m20s  Scale Deployment shop/checkout from 3 to 0 replicas',
+    );
+    expect(second).toMatch(
+      /^apr_\w+ {2}<denied > {2}rollback_deployment {2}shop\/checkout {2}investigator {2}/,
+    );
+    expect(renderApprovalTable([], { now })).toBe('ID  STATUS  TOOL  TARGET  REQUESTER  AGE  ACTION');
   });
 
   it('escapes every value in the HTML form', () => {

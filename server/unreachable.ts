@@ -1,0 +1,66 @@
+/**
+ * The one message every client command gives when no Sentinel server answers at the URL it uses
+ * (issue 18: "fetch failed" told a new user nothing): which URL it tried, why in plain words, and
+ * the command that starts one. Light: no zod, no server code.
+ */
+import { SentinelError, sentinelCommand } from '../core/light.ts';
+
+/** Plain words for the socket errors a refused or missing server gives (undici's `cause.code`). */
+const REASONS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host not found',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ETIMEDOUT: 'connection timed out',
+  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
+  UND_ERR_SOCKET: 'connection closed',
+};
+
+/** The errno-style code of `error` or of its `cause` chain (undici wraps it in "fetch failed"). */
+function socketCode(error: unknown): string | undefined {
+  for (let e: unknown = error, depth = 0; e && depth < 5; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && code in REASONS) return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** Whether `error` means nothing answered at the address (refused, reset, unknown host, …). */
+export function isConnectionFailure(error: unknown): boolean {
+  return socketCode(error) !== undefined || (error as Error | undefined)?.message === 'fetch failed';
+}
+
+/**
+ * `SentinelError('unavailable')` (exit 3) for a server that does not answer at `url` (base or MCP
+ * URL, shown as given):
+ * "No Sentinel server answers at http://127.0.0.1:7070 (connection refused). Start one in another
+ * terminal with `npx sentinel serve`, or point --server or SENTINEL_SERVER_URL at a running one."
+ * `dataDir`, when the command was given one, is repeated in the `serve` command.
+ */
+export function serverUnreachable(url: string, error: unknown, dataDir?: string): SentinelError {
+  const code = socketCode(error);
+  const reason = code ? REASONS[code] : error instanceof Error ? error.message : String(error);
+  const serve = `${sentinelCommand()} serve${dataDir ? ` --data-dir ${dataDir}` : ''}`;
+  return new SentinelError(
+    'unavailable',
+    `No Sentinel server answers at ${url} (${reason}). Start one in another terminal with \`${serve}\`, or point --server or SENTINEL_SERVER_URL at a running one.`,
+    { cause: error },
+  );
+}
+
+/**
+ * Throws `serverUnreachable` when nothing answers `GET <base>/healthz` (no token needed) within
+ * `timeoutMs` (default 2000): for a command that has no token to send, so that "no token" is said
+ * only when a server is there to take one. Any HTTP answer counts as a server.
+ */
+export async function ensureServerAnswers(base: string, dataDir?: string, timeoutMs = 2000): Promise<void> {
+  try {
+    const response = await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(timeoutMs) });
+    await response.body?.cancel();
+  } catch (error) {
+    if (isConnectionFailure(error)) throw serverUnreachable(base, error, dataDir);
+  }
+}
