@@ -6,6 +6,7 @@ import type { Tool } from './define-tool.ts';
 import { getClusterVersion } from './investigate/get-cluster-version.ts';
 import { getDeployment } from './investigate/get-deployment.ts';
 import { getPodLogs } from './investigate/get-pod-logs.ts';
+import { getPodMetrics } from './investigate/get-pod-metrics.ts';
 import { getRolloutHistory } from './investigate/get-rollout-history.ts';
 import { getRolloutStatus } from './investigate/get-rollout-status.ts';
 import { getService } from './investigate/get-service.ts';
@@ -40,6 +41,7 @@ export const allTools: readonly Tool[] = [
   getRolloutStatus,
   listPods,
   getPodLogs,
+  getPodMetrics,
   listEvents,
   getService,
   ...remediationTools,

@@ -15,6 +15,7 @@ describe('tool catalog', () => {
       ['get_rollout_status', 'read'],
       ['list_pods', 'read'],
       ['get_pod_logs', 'read'],
+      ['get_pod_metrics', 'read'],
       ['list_events', 'read'],
       ['get_service', 'read'],
       ['rollback_deployment', 'destructive'],

@@ -300,6 +300,7 @@ export function createKubeClient(
     listEvents: (namespace, o) => list(ops.listEvents, namespace, o),
     listEventsV1: (namespace, o) => list(ops.listEventsV1, namespace, o),
     listHorizontalPodAutoscalers: (namespace, o) => list(ops.listHorizontalPodAutoscalers, namespace, o),
+    listPodMetrics: (namespace, o) => list(ops.listPodMetrics, namespace, o),
     ...workloadReaderMethods(workloadParts),
   };
 

@@ -51,6 +51,7 @@ export const READER_OPERATIONS = {
     resource: 'horizontalpodautoscalers',
     kind: 'HorizontalPodAutoscaler',
   },
+  listPodMetrics: { verb: 'list', group: 'metrics.k8s.io', resource: 'pods', kind: 'PodMetrics' },
   ...WORKLOAD_READER_OPERATIONS,
 } as const satisfies Record<ReaderMethod, KubeOperation | KubeNonResourceOperation>;
 

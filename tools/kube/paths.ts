@@ -16,6 +16,7 @@ export const GROUP_VERSIONS: Readonly<Record<string, string>> = {
   policy: 'v1',
   'events.k8s.io': 'v1',
   autoscaling: 'v2',
+  'metrics.k8s.io': 'v1beta1',
 };
 
 /**

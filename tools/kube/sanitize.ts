@@ -184,6 +184,7 @@ export function sanitizingReader(reader: KubeReader): KubeReader {
     listEventsV1: async (namespace, options) => clean(await reader.listEventsV1(namespace, options)),
     listHorizontalPodAutoscalers: async (namespace, options) =>
       clean(await reader.listHorizontalPodAutoscalers(namespace, options)),
+    listPodMetrics: async (namespace, options) => clean(await reader.listPodMetrics(namespace, options)),
     ...sanitizingWorkloadReader(reader),
   } satisfies KubeReader);
 }

@@ -26,6 +26,7 @@ export type {
   V1OwnerReference as OwnerReference,
   V1ObjectMeta as ObjectMeta,
   VersionInfo,
+  PodMetric as PodMetrics,
 } from '@kubernetes/client-node';
 export type { StatefulSet, DaemonSet, ControllerRevision, DeletePodOptions } from './workloads.ts';
 
@@ -40,6 +41,7 @@ import type {
   V2HorizontalPodAutoscaler,
   V1Scale,
   VersionInfo,
+  PodMetric,
 } from '@kubernetes/client-node';
 import type { ClusterIdentity } from '../define-tool.ts';
 import type { WorkloadReader, WorkloadWriter } from './workloads.ts';
@@ -116,6 +118,11 @@ export interface KubeReader extends WorkloadReader {
     namespace: string,
     options?: ListOptions,
   ): Promise<V2HorizontalPodAutoscaler[]>;
+  /**
+   * `metrics.k8s.io/v1beta1` PodMetrics (what `kubectl top pod` reads; served by metrics-server as
+   * an aggregated API). Throws `not_found` when the cluster does not serve the group.
+   */
+  listPodMetrics(namespace: string, options?: ListOptions): Promise<PodMetric[]>;
 }
 
 /** Options every write carries. */

@@ -41,6 +41,8 @@ function argsFor(tool: Tool, pod: string): Record<string, unknown> {
       return { namespace: 'shop', deployment: 'checkout' };
     case 'get_pod_logs':
       return { namespace: 'shop', pod, previous: true };
+    case 'get_pod_metrics':
+      return { namespace: 'shop', pod };
     case 'scale_deployment':
       return { ...target, replicas: 4 };
     case 'delete_pod':

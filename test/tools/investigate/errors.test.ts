@@ -30,6 +30,7 @@ const ARGS: Record<string, Record<string, unknown>> = {
   get_rollout_status: { namespace: 'shop', name: 'web' },
   list_pods: { namespace: 'shop' },
   get_pod_logs: { namespace: 'shop', pod: 'web-1' },
+  get_pod_metrics: { namespace: 'shop', pod: 'web-1' },
   list_events: { namespace: 'shop' },
 };
 const readTools = allTools.filter((t) => t.risk === 'read');

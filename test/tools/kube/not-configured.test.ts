@@ -43,6 +43,7 @@ describe('no-cluster mode', () => {
       get_service: { namespace: 'shop', name: 'web' },
       get_rollout_status: { namespace: 'shop', name: 'web' },
       get_pod_logs: { namespace: 'shop', pod: 'web-1' },
+      get_pod_metrics: { namespace: 'shop' },
     };
     const readTools = allTools.filter((t) => t.risk === 'read');
     expect(readTools.length).toBeGreaterThan(0);

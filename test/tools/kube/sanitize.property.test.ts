@@ -151,6 +151,21 @@ function serve(current: () => Cluster): nock.Scope {
         [/\/deployments$/, () => list([c.dep])],
         [/\/deployments\/[^/]+$/, () => [200, c.dep]],
         [/\/replicasets$/, () => list(c.sets)],
+        [
+          /^\/apis\/metrics\.k8s\.io\/v1beta1\/namespaces\/[^/]+\/pods$/,
+          () =>
+            list(
+              c.pods.map((pod) => ({
+                metadata: pod.metadata,
+                timestamp: '2026-01-01T00:00:00Z',
+                window: '15s',
+                containers: (pod.spec?.containers ?? []).map((container) => ({
+                  name: container.name,
+                  usage: { cpu: '5m', memory: '20Mi' },
+                })),
+              })),
+            ),
+        ],
         [/\/pods$/, () => list(c.pods)],
         [/\/pods\/[^/]+\/log$/, () => [200, c.log, { 'content-type': 'text/plain' }]],
         [/\/pods\/([^/]+)$/, () => [200, c.pods[0]]],
@@ -180,6 +195,8 @@ function argumentsFor(tool: Tool): Record<string, unknown> {
       return { namespace: 'shop', deployment: 'checkout' };
     case 'get_pod_logs':
       return { namespace: 'shop', pod: 'checkout-b-1', previous: true };
+    case 'get_pod_metrics':
+      return { namespace: 'shop', label_selector: 'app=checkout' };
     case 'scale_deployment':
       return { ...target, replicas: 4, dry_run: true };
     case 'get_deployment':
