@@ -194,6 +194,25 @@ export const LogsSchema = z.object({
 });
 export type LogsView = z.infer<typeof LogsSchema>;
 
+/** `get_pod_metrics` (`available: false` when the cluster serves no metrics API). */
+export const PodMetricsSchema = z.object({
+  available: z.boolean(),
+  pods: z.array(
+    z.object({
+      name: z.string(),
+      timestamp: Time,
+      containers: z.array(
+        z.object({
+          name: z.string(),
+          memory_mib: z.number().nullable(),
+          memory_limit: z.string().nullable(),
+        }),
+      ),
+    }),
+  ),
+});
+export type PodMetricsView = z.infer<typeof PodMetricsSchema>;
+
 /** `get_rollout_status`. */
 export const RolloutStatusSchema = z.object({
   state: z.enum(['complete', 'progressing', 'failed', 'paused']),

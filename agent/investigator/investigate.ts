@@ -14,6 +14,7 @@ import {
   HistorySchema,
   LogsSchema,
   parseStructured,
+  PodMetricsSchema,
   PodsSchema,
   RemediationPreviewSchema,
   RolloutStatusSchema,
@@ -29,6 +30,7 @@ import {
   chooseSuspectWorkload,
   crashedContainers,
   decide,
+  oomKilledPod,
   serviceBackends,
   suspectHosts,
   type Sourced,
@@ -503,6 +505,18 @@ async function gather(
             })),
           SNAPSHOT,
         );
+  // The OOM class only: the killed container's last usage beside its limit (kubectl top pod).
+  const oomPod = oomKilledPod(pods?.value ?? []);
+  const metrics =
+    oomPod === undefined || !(await context.caller.tools()).has('get_pod_metrics')
+      ? undefined
+      : await step(
+          inv,
+          context,
+          `metrics:${isDeployment ? '' : `${kind}/`}${name}`,
+          () => [{ tool: 'get_pod_metrics', arguments: { namespace, pod: oomPod } }],
+          SNAPSHOT,
+        );
   const lookup = evidence.calls.find((call) => call.tool === 'get_deployment');
   return {
     kind,
@@ -519,6 +533,7 @@ async function gather(
     ),
     pods,
     events: sourced(output(evidence, 'list_events'), (v) => parseStructured(EventsSchema, v)?.events),
+    metrics: sourced(output(metrics, 'get_pod_metrics'), (v) => parseStructured(PodMetricsSchema, v)),
     logs: (logs?.calls ?? []).flatMap((call) => {
       const value = call.status === 'succeeded' ? parseStructured(LogsSchema, call.structured) : undefined;
       return value ? [{ value, source: describeCall(call) }] : [];

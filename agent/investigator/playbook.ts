@@ -224,6 +224,16 @@ export function chooseSuspect(
   return chooseSuspectWorkload(triage, named, symptom)?.name;
 }
 
+/**
+ * The first Pod whose container was OOM-killed (last termination or current state `OOMKilled`), for
+ * the one `get_pod_metrics` call of the OOM class; undefined when none was.
+ */
+export function oomKilledPod(pods: PodView[]): string | undefined {
+  return pods.find((pod) =>
+    pod.containers.some((c) => c.last_termination?.reason === 'OOMKilled' || c.reason === 'OOMKilled'),
+  )?.name;
+}
+
 /** Crashed containers worth reading the previous logs of: at most `limit`, one per Pod. */
 export function crashedContainers(pods: PodView[], limit = 2): { pod: string; container: string }[] {
   return pods

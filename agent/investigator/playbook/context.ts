@@ -9,6 +9,7 @@ import type {
   DeploymentView,
   EventView,
   LogsView,
+  PodMetricsView,
   PodView,
   RevisionView,
   ServiceView,
@@ -49,6 +50,12 @@ export interface SuspectEvidence {
   pods?: Sourced<PodView[]> | undefined;
   events?: Sourced<EventView[]> | undefined;
   logs: Sourced<LogsView>[];
+  /**
+   * `get_pod_metrics` of an OOM-killed Pod (gathered for the OOM class only): the container's last
+   * memory usage beside its limit. Absent when nothing is OOM-killed or the call failed;
+   * `available: false` when the cluster serves no metrics API.
+   */
+  metrics?: Sourced<PodMetricsView> | undefined;
   /** The error text of `get_deployment` when the cluster has no such Deployment. */
   missing?: Sourced<string> | undefined;
   /**

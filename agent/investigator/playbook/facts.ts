@@ -1,6 +1,7 @@
 /**
  * Exact diagnosis facts per failure class (issue 14), added to `Analysis.facts` and worded into the
- * diagnosis: the OOM-killed container's memory limit (and the change that set it), the liveness
+ * diagnosis: the OOM-killed container's memory limit (and the change that set it) and its last memory
+ * usage when the metrics API answered (`memory_usage`), the liveness
  * or startup probe that kills (./probe-kill.ts), the exit code and last log line of a crashing
  * container, why an image cannot be pulled (./image-pull.ts), a config error (./config-key.ts), and
  * the template field a revision changed. Pure.
@@ -79,7 +80,34 @@ function oomKilled(a: Analysis): string {
   if (limit) a.facts.memory_limit = limit;
   const lowered = (a.newest?.changes ?? []).find((c) => c.kind === 'resources' && c.key === 'limits.memory');
   if (lowered) noteChange(a, [lowered]);
-  return `; container ${name ?? '?'} is OOMKilled (exit 137)${limit ? ` at its memory limit ${limit}` : ''}${lowered ? ` (revision ${a.newest!.revision} changed limits.memory ${lowered.from ?? '(none)'} → ${lowered.to ?? '(none)'})` : ''}`;
+  const usage = lastMemoryUsage(a, pod?.name, name);
+  if (usage) {
+    a.facts.memory_usage = usage.usage;
+    a.evidence.add(usage.source, `last usage ${usage.usage} of its ${limit ?? usage.limit ?? '?'} limit`);
+  }
+  const near = usage
+    ? `, last usage ${usage.usage} of its ${limit ?? usage.limit ?? '(unset)'} limit`
+    : limit
+      ? ` at its memory limit ${limit}`
+      : '';
+  return `; container ${name ?? '?'} is OOMKilled (exit 137)${near}${lowered ? ` (revision ${a.newest!.revision} changed limits.memory ${lowered.from ?? '(none)'} → ${lowered.to ?? '(none)'})` : ''}`;
+}
+
+/**
+ * The OOM-killed container's last memory usage from `get_pod_metrics` (`127Mi`, MiB as
+ * `kubectl top` prints it) and the limit the metrics tool saw; undefined without metrics (no
+ * metrics API, the call failed, or the Pod has no sample yet).
+ */
+function lastMemoryUsage(
+  a: Analysis,
+  pod: string | undefined,
+  container: string | undefined,
+): { usage: string; limit: string | null; source: string } | undefined {
+  const metrics = a.suspect.metrics;
+  if (!metrics?.value.available || container === undefined) return undefined;
+  const sample = metrics.value.pods.find((p) => p.name === pod)?.containers.find((c) => c.name === container);
+  if (sample?.memory_mib == null) return undefined;
+  return { usage: `${sample.memory_mib}Mi`, limit: sample.memory_limit, source: metrics.source };
 }
 
 function appExit(a: Analysis): string {

@@ -1,6 +1,11 @@
 /** One test group per failure class of the playbook (issue 14): its evidence rule and its decision. */
 import { describe, expect, it } from 'vitest';
-import { decide, namedHosts, dependencyNames } from '../../../agent/investigator/playbook.ts';
+import {
+  decide,
+  namedHosts,
+  dependencyNames,
+  type SuspectEvidence,
+} from '../../../agent/investigator/playbook.ts';
 
 import type { RevisionView } from '../../../agent/investigator/evidence.ts';
 import {
@@ -279,6 +284,82 @@ describe('exact diagnoses', () => {
       memory_limit: '128Mi',
       exit_code: 137,
       changed_field: 'limits.memory',
+    });
+  });
+
+  describe('an OOM kill with the last usage from the metrics API (get_pod_metrics)', () => {
+    const lowered = (metrics: SuspectEvidence['metrics']) =>
+      decide({
+        namespace: 'shop',
+        now: NOW,
+        suspect: suspect(
+          'app',
+          {
+            pods: [pod('app-2-a', 2, 20, crashing(137, 'OOMKilled'))],
+            metrics,
+            history: sourced(
+              [
+                rev(2, 20, 0, {
+                  current: true,
+                  changes: [
+                    {
+                      kind: 'resources',
+                      container: 'app',
+                      key: 'limits.memory',
+                      from: '512Mi',
+                      to: '128Mi',
+                      text: '',
+                    },
+                  ],
+                }),
+                rev(1, 2 * 1440, 2, { health }),
+              ],
+              'get_rollout_history',
+            ),
+          },
+          { memory: '128Mi' },
+        ),
+      });
+    const sample = (available: boolean, memory_mib: number | null) =>
+      sourced(
+        {
+          available,
+          pods: available
+            ? [
+                {
+                  name: 'app-2-a',
+                  timestamp: null,
+                  containers: [{ name: 'app', memory_mib, memory_limit: '128Mi' }],
+                },
+              ]
+            : [],
+        },
+        'get_pod_metrics pod=app-2-a',
+      );
+
+    it('carries memory_usage beside memory_limit and says "last usage 127Mi of its 128Mi limit"', () => {
+      const decision = lowered(sample(true, 127));
+      expect(decision.cause).toBe('oom_killed');
+      expect(decision.diagnosis).toContain(
+        'OOMKilled (exit 137), last usage 127Mi of its 128Mi limit (revision 2 changed limits.memory 512Mi → 128Mi)',
+      );
+      expect(decision.facts).toMatchObject({ memory_usage: '127Mi', memory_limit: '128Mi', exit_code: 137 });
+      expect(decision.evidence).toContainEqual({
+        source: 'get_pod_metrics pod=app-2-a',
+        line: 'last usage 127Mi of its 128Mi limit',
+      });
+      expect(decision.action).toBe('rollback');
+    });
+
+    it('without the metrics API (available: false), or without a sample, there is no usage: the limit alone', () => {
+      for (const metrics of [sample(false, null), sample(true, null), undefined]) {
+        const decision = lowered(metrics);
+        expect(decision.cause).toBe('oom_killed');
+        expect(decision.facts).not.toHaveProperty('memory_usage');
+        expect(decision.facts).toMatchObject({ memory_limit: '128Mi' });
+        expect(decision.diagnosis).toContain('OOMKilled (exit 137) at its memory limit 128Mi');
+        expect(decision.diagnosis).not.toContain('last usage');
+      }
     });
   });
 
