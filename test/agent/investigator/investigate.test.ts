@@ -182,6 +182,26 @@ describe('local investigator against the simulator', { timeout: 240_000 }, () =>
     expect(renderMarkdown(report)).toContain('## Verification\n\nHealthy: rollout complete');
   });
 
+  it("an OOM kill: reads the killed Pod's metrics (get_pod_metrics) once, and reports its last usage beside the limit", async () => {
+    incident = await startIncident('oom-after-limit-change');
+    const { investigation, report } = await investigate({ yes: true, settleSeconds: 0 });
+
+    const metrics = investigation.steps.find((s) => s.name === 'metrics:checkout');
+    expect(metrics?.calls).toHaveLength(1);
+    expect(metrics?.calls[0]).toMatchObject({
+      tool: 'get_pod_metrics',
+      status: 'succeeded',
+      arguments: { namespace: 'shop', pod: expect.stringMatching(/^checkout-/) },
+    });
+    expect(report.facts).toMatchObject({
+      failure: 'oom_killed',
+      memory_usage: '127Mi',
+      memory_limit: '128Mi',
+    });
+    expect(report.summary).toContain('last usage 127Mi of its 128Mi limit');
+    expect(report.action).toMatchObject({ kind: 'rollback', status: 'executed' });
+  });
+
   it('asks at the terminal, and a "no" changes nothing and is reported as declined', async () => {
     incident = await startIncident('bad-image-rollout');
     const prompter = scriptedPrompter(['n', 'try a config fix first']);
