@@ -241,6 +241,7 @@ export async function runLocalInvestigation(
         ...(options.verifyWaitSeconds !== undefined && { verifyWaitSeconds: options.verifyWaitSeconds }),
         ...(options.settleSeconds !== undefined && { settleSeconds: options.settleSeconds }),
         askAgain: options.askAgain === true,
+        ...(options.signal && { signal: options.signal }),
         askAgainCommand: `${sentinelCommand()} investigate --resume ${investigation.id} --ask-again`,
       });
     } finally {
