@@ -231,6 +231,7 @@ export async function runLocalInvestigation(
             progress: options.progress,
             pollMs: options.pollMs,
             howToApprove,
+            serverUrl: serverBaseUrl(endpoints.mcp.href),
             ...(options.signal && { signal: options.signal }),
           }),
         getApproval: (id) => approvals.get(id),
