@@ -30,6 +30,7 @@ export {
   outputClosed,
   OUTPUT_CLOSED_EXIT_CODE,
 } from './broken-pipe.ts';
+export { interruptedLines } from './investigator/interrupted.ts';
 export { openInvestigationStore } from './investigator/store.ts';
 export type { Investigation } from './investigator/model.ts';
 

@@ -10,7 +10,7 @@ import type {
   LocalInvestigateCliOptions,
   Investigation,
 } from '../agent/index.ts';
-import { OUTPUT_CLOSED_EXIT_CODE, sentinelCommand, whenOutputCloses } from '../agent/light.ts';
+import { OUTPUT_CLOSED_EXIT_CODE, whenOutputCloses } from '../agent/light.ts';
 import type { ServerEntry } from '../server/client.ts';
 import { resolveDataDir, DEFAULT_SERVER_URL, serverMcpUrl } from '../server/light.ts';
 import { SentinelError } from '../core/light.ts';
@@ -27,35 +27,24 @@ type InvestigateCliOptions = Omit<HarnessInvestigateCliOptions, 'harness'> &
   Omit<LocalInvestigateCliOptions, 'server'> & { harness?: string };
 
 /**
- * What an interrupted investigation leaves: what is pending, and the exact command to resume.
- * `inProcess`: the server was this command's own and has stopped with it, so no `approvals`
- * command can reach the pending request — only the resumed investigation (which starts one again).
+ * What an interrupted investigation leaves (agent/investigator/interrupted.ts): what is pending,
+ * where to decide it, and the exact command to resume. `server`: the server that holds the
+ * requests, undefined when it was this command's own and has stopped with it.
  */
-async function interruptedLines(
+async function interruptedText(
   started: Investigation | undefined,
   dataDir: string,
-  inProcess: boolean,
+  server: string | undefined,
 ): Promise<string> {
-  if (!started) return 'Stopped before the investigation started; nothing was saved.\n';
-  const { openInvestigationStore } = await import('../agent/index.ts');
+  const { interruptedLines, openInvestigationStore } = await import('../agent/index.ts');
   let saved = started;
   try {
-    saved = openInvestigationStore(dataDir).load(started.id);
+    if (started) saved = openInvestigationStore(dataDir).load(started.id);
   } catch {
     // the record as it started
   }
-  const pending = saved.pending_approval_ids;
-  return [
-    pending.length > 0
-      ? `Still pending on the Sentinel server: approval request${pending.length === 1 ? '' : 's'} ${pending.join(', ')} (nothing has run; ${
-          inProcess
-            ? "the server was this command's own and has stopped: resume to decide"
-            : `\`${sentinelCommand()} approvals show <id>\` shows one`
-        }).`
-      : `Investigation ${saved.id}: nothing is pending on the server.`,
-    `Resume with: ${sentinelCommand()} investigate --resume ${saved.id}${dataDir === resolveDataDir(undefined) ? '' : ` --data-dir ${dataDir}`}`,
-    '',
-  ].join('\n');
+  const target = server ?? (saved?.server.kind === 'url' ? saved.server.url : undefined);
+  return interruptedLines(saved, { dataDir, defaultDataDir: resolveDataDir(undefined), server: target });
 }
 
 /** The newest `sentinel serve` running on `dataDir` (its discovery file), or undefined. */
@@ -183,8 +172,7 @@ export function registerInvestigateCommand(program: Command): void {
         if (!succeeded(report)) process.exitCode = 1;
       } catch (error) {
         if (!received) throw error;
-        const inProcess = server === undefined && options.resume === undefined;
-        process.stderr.write(await interruptedLines(started, resolveDataDir(options.dataDir), inProcess));
+        process.stderr.write(await interruptedText(started, resolveDataDir(options.dataDir), server));
         // A prompt may still be reading stdin: end the process here rather than wait for input.
         process.exit(128 + osConstants.signals[received]);
       } finally {

@@ -69,6 +69,7 @@ export async function forceRollback(
     preview: preview?.summary ?? null,
     approval_request_id: null,
     decided_by: null,
+    requested_by: null,
     decision_reason: null,
     outcome: null,
     warnings: preview?.warnings ?? [],

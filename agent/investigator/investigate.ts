@@ -258,6 +258,7 @@ async function advance(inv: Investigation, context: InvestigatorContext): Promis
     preview: preview?.summary ?? null,
     approval_request_id: null,
     decided_by: null,
+    requested_by: null,
     decision_reason: null,
     outcome: null,
     warnings: preview?.warnings ?? [],
@@ -604,6 +605,7 @@ async function settleAction(action: Action, remediate: Step, context: Investigat
   if (call.approval_request_id) {
     const request = await context.getApproval(call.approval_request_id);
     action.decided_by = request.decision?.by ?? null;
+    action.requested_by = request.requester;
     action.decision_reason = request.decision?.reason ?? null;
   }
   const summary = call.structured?.summary;

@@ -144,6 +144,11 @@ export const ActionSchema = RemediationCallSchema.extend({
   approval_request_id: z.string().nullable(),
   /** Who decided, and their reason (a denial's reason is required). */
   decided_by: z.string().nullable(),
+  /**
+   * Who made the call, so who executed it once approved (the request's `requester`, the identity
+   * the audit records for the execution); null in records older than issue 18.
+   */
+  requested_by: z.string().nullable().default(null),
   decision_reason: z.string().nullable(),
   /** First line of the execution's (or the refusal's) result. */
   outcome: z.string().nullable(),

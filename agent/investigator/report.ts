@@ -38,6 +38,8 @@ export const ReportSchema = z.object({
     status: ActionStatusSchema.nullable(),
     approval_request_id: z.string().nullable(),
     decided_by: z.string().nullable(),
+    /** Who made (and so executed) the call: the approval request's requester. */
+    requested_by: z.string().nullable().default(null),
     decision_reason: z.string().nullable(),
     outcome: z.string().nullable(),
     /** Every warning of the preview the human approved (GitOps, HPA, target revision health). */
@@ -66,7 +68,7 @@ function summarize(inv: Investigation): string {
   switch (action.status) {
     case 'executed': {
       const by = action.decided_by
-        ? ` after ${action.decided_by} approved it (${action.approval_request_id})`
+        ? `, approved by ${action.decided_by} (${action.approval_request_id})${action.requested_by ? ` and executed by ${action.requested_by}` : ''}`
         : '';
       const result = verification
         ? verification.state === 'reverted'
@@ -127,6 +129,7 @@ export function buildReport(inv: Investigation): Report {
       status: action?.status ?? null,
       approval_request_id: action?.approval_request_id ?? null,
       decided_by: action?.decided_by ?? null,
+      requested_by: action?.requested_by ?? null,
       decision_reason: action?.decision_reason ?? null,
       outcome: action?.outcome ?? null,
       warnings: action?.warnings ?? [],
@@ -188,9 +191,7 @@ export function renderMarkdown(report: Report): string {
     lines.push(`- Why: ${action.explanation}`);
     lines.push(`- Call: \`${action.call.tool} ${JSON.stringify(action.call.arguments)}\``);
     if (action.approval_request_id) lines.push(`- Approval request: \`${action.approval_request_id}\``);
-    lines.push(
-      `- Status: ${action.status ?? 'not proposed'}${action.decided_by ? ` (decided by ${action.decided_by}${action.decision_reason ? `: ${action.decision_reason}` : ''})` : ''}`,
-    );
+    lines.push(`- Status: ${action.status ?? 'not proposed'}${decidedText(action, (text) => ` (${text})`)}`);
     if (action.outcome) lines.push(`- Outcome: ${action.outcome}`);
     for (const warning of action.warnings) lines.push(`- Warning: ${warning.message}`);
   }
@@ -230,6 +231,21 @@ export function renderMarkdown(report: Report): string {
 }
 
 /**
+ * Who decided, in the audit's terms, wrapped by `wrap` (empty when no one decided): an executed call
+ * was "approved by alice, executed by investigator" (the approver approves, the requester's retry
+ * executes); otherwise "by bob: <reason>" (declined), or "decided by …" while not yet executed.
+ */
+function decidedText(action: Report['action'], wrap: (text: string) => string): string {
+  if (!action.decided_by) return '';
+  const reason = action.decision_reason ? `: ${action.decision_reason}` : '';
+  if (action.status === 'executed') {
+    const executor = action.requested_by ? `, executed by ${action.requested_by}` : '';
+    return wrap(`approved by ${action.decided_by}${executor}${reason}`);
+  }
+  return wrap(`${action.status === 'declined' ? 'by' : 'decided by'} ${action.decided_by}${reason}`);
+}
+
+/**
  * The report for a person at a terminal: a few lines — what is wrong, the culprit, the action and
  * its status, the verification — and where the full Markdown report is (`fullReport`, a file
  * path). `✔` marks a resolved incident, `✘` an unresolved one, `•` a line with nothing to judge.
@@ -241,9 +257,7 @@ export function renderSummary(report: Report, fullReport: string, style: Palette
   const culprit = report.culprit
     ? `${report.culprit.kind} ${report.culprit.namespace}/${report.culprit.name}${report.cause ? ` (${report.cause.replace(/_/g, ' ')})` : ''}`
     : 'none found';
-  const decided = action.decided_by
-    ? ` by ${action.decided_by}${action.decision_reason ? `: ${action.decision_reason}` : ''}`
-    : '';
+  const decided = decidedText(action, (text) => (action.status === 'executed' ? `: ${text}` : ` ${text}`));
   const actionLine = action.call
     ? `${action.preview ?? action.call.tool} — ${action.status ? style.status(action.status) : 'not proposed'}${decided}`
     : action.kind === 'refused'

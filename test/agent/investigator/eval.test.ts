@@ -94,6 +94,7 @@ function report(
       status: 'executed',
       approval_request_id: 'apr_1',
       decided_by: 'local',
+      requested_by: 'investigator',
       decision_reason: null,
       outcome: null,
       warnings: [],

@@ -46,7 +46,7 @@ describe('the report for people: summary on a terminal, Markdown otherwise', { t
       expect.stringMatching(/^✔ Deployment shop\/checkout/),
       '  Culprit:       Deployment shop/checkout (crash loop)',
       expect.stringMatching(
-        /^ {2}Action: {8}Roll back Deployment shop\/checkout from revision 3 .* — executed by local$/,
+        /^ {2}Action: {8}Roll back Deployment shop\/checkout from revision 3 .* — executed: approved by local, executed by investigator$/,
       ),
       expect.stringMatching(/^ {2}Verification: {2}healthy — complete: /),
     ]);
@@ -54,13 +54,18 @@ describe('the report for people: summary on a terminal, Markdown otherwise', { t
     expect(text.split('\n').length).toBeLessThanOrEqual(7);
     expect(readFileSync(file, 'utf8')).toMatch(/^# Investigation inv_\w+\n[\s\S]*## Evidence/);
     expect(statSync(file).mode & 0o777).toBe(0o600);
+    // The approver approved; the requester's call executed (as the audit records them).
+    expect(readFileSync(file, 'utf8')).toContain(
+      '- Status: executed (approved by local, executed by investigator)',
+    );
+    expect(report.summary).toMatch(/approved by local \(apr_\w+\) and executed by investigator\./);
   });
 
   it('colours the summary on a terminal (resolved green, culprit bold, executed and healthy green), not on a pipe', () => {
     const lines = terminal.text().split('\n');
     expect(lines[0]).toMatch(/^\u001b\[1m\u001b\[32m✔ Deployment shop\/checkout.*\u001b\[39m\u001b\[22m$/);
     expect(lines[1]).toBe('  Culprit:       \u001b[1mDeployment shop/checkout (crash loop)\u001b[22m');
-    expect(lines[2]).toContain('— \u001b[32mexecuted\u001b[39m by local');
+    expect(lines[2]).toContain('— \u001b[32mexecuted\u001b[39m: approved by local, executed by investigator');
     expect(lines[3]).toMatch(/^ {2}Verification: {2}\u001b\[32mhealthy\u001b\[39m — /);
     const pipe = capture();
     printReport(report, 'summary', pipe, incident.dataDir);

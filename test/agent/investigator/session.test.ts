@@ -96,6 +96,41 @@ describe('local investigations across processes', { timeout: 240_000 }, () => {
     expect(incident.mutations()).toEqual([]);
   });
 
+  it('on Ctrl-C with a running server: the real request id, its page URL and the exact commands', async () => {
+    incident = await startIncident('bad-image-rollout');
+    const { dataDir } = incident;
+    const base = incident.server.url;
+    child = sentinel([
+      'investigate',
+      'checkout returns 502',
+      '-n',
+      'shop',
+      '--server',
+      `${base}/mcp`,
+      '--data-dir',
+      dataDir,
+    ]);
+    await until('the wait loop', () =>
+      child!.output().stderr.includes('Waiting for a decision') ? true : undefined,
+    );
+    const [id] = openInvestigationStore(dataDir).list();
+    const [requestId] = openInvestigationStore(dataDir).load(id!).pending_approval_ids;
+    child.kill('SIGINT');
+    const code = await exited(child);
+    const { stderr } = child.output();
+    expect(code, stderr).toBe(130);
+    expect(stderr).toContain(
+      `Still pending on the Sentinel server at ${base}: approval request ${requestId} (nothing has run).`,
+    );
+    expect(stderr).toContain(`Decide on the approvals page ${base}/ui/approvals, or see it with:`);
+    expect(stderr).toContain(
+      `  npx sentinel approvals show ${requestId} --server ${base} --data-dir ${dataDir}`,
+    );
+    expect(stderr).toContain(`Resume with: npx sentinel investigate --resume ${id} --data-dir ${dataDir}`);
+    expect(stderr).not.toContain('<id>');
+    expect((await incident.approvals.get(requestId!)).status).toBe('pending');
+  });
+
   it('resumes after the process is killed while waiting for approval, and executes the call once', async () => {
     incident = await startIncident('bad-image-rollout');
     const { dataDir } = incident;
