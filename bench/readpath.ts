@@ -24,6 +24,10 @@
  * that configuration; `BENCH_COMPARE_SERVE_OPTIONS` adds rows `sentinel*` with those options beside
  * the default ones (1 vs N workers, SQLite vs PostgreSQL).
  *
+ * Every row also reports `load ms/req`: this process's CPU per request (the load generator and the
+ * simulator answering the server's Kubernetes requests), which shares the machine's cores with the
+ * server; the workers comparison prints the RPS the cores allow once that is accounted for.
+ *
  * Subsets and profiles: `BENCH_ROWS` (comma-separated parts of row names, e.g. `floor,get_deployment`)
  * runs only the matching rows (and checks only the targets they measure); `BENCH_LOAD=0` skips the
  * 200-reader run; `BENCH_CPU_PROF=<dir>` profiles every one-process target's CPU during the measured
@@ -42,7 +46,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startSimulator, type Simulator, generateScenario } from '../deploy/index.ts';
@@ -215,6 +219,11 @@ interface RoundFigures {
   p50: number;
   p99: number;
   cpuMsPerRequest: number;
+  /**
+   * CPU ms per request of this bench process (the load generator and the simulator answering the
+   * server's Kubernetes requests): on a 2-core machine it competes with the server for the cores.
+   */
+  loadCpuMsPerRequest: number;
   errors: number;
 }
 
@@ -241,6 +250,7 @@ async function runRow(row: Row, seconds: number, concurrency: number): Promise<R
   const latencies: number[] = [];
   let errors = 0;
   const before = await target.usage();
+  const loadBefore = process.cpuUsage();
   const deadline = performance.now() + seconds * 1000;
   const started = performance.now();
   await Promise.all(
@@ -258,6 +268,7 @@ async function runRow(row: Row, seconds: number, concurrency: number): Promise<R
     }),
   );
   const elapsed = (performance.now() - started) / 1000;
+  const load = process.cpuUsage(loadBefore);
   const after = await target.usage();
   agent.destroy();
   latencies.sort((a, b) => a - b);
@@ -266,6 +277,7 @@ async function runRow(row: Row, seconds: number, concurrency: number): Promise<R
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
     cpuMsPerRequest: (after.cpuMicros - before.cpuMicros) / 1000 / latencies.length,
+    loadCpuMsPerRequest: (load.user + load.system) / 1000 / latencies.length,
     errors,
   };
 }
@@ -550,6 +562,7 @@ async function main(): Promise<void> {
       p50: median(of(name).map((r) => r.p50)),
       p99: median(of(name).map((r) => r.p99)),
       cpu: median(of(name).map((r) => r.cpuMsPerRequest)),
+      loadCpu: median(of(name).map((r) => r.loadCpuMsPerRequest)),
       errors: of(name).reduce((sum, r) => sum + r.errors, 0),
     });
     const ratio = (a: string, b: string) =>
@@ -562,12 +575,12 @@ async function main(): Promise<void> {
     const lp = 'list_pods 50 Pods (all plugins)';
     const lines: string[] = [
       `read path, ${ROUNDS} rotating rounds x ${SECONDS} s, concurrency ${CONCURRENCY}, medians of rounds; server CPU from process.cpuUsage() in each target's own process`,
-      `${'target'.padEnd(34)} ${'RPS'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'CPU ms/req'.padStart(11)} ${'x SDK'.padStart(6)} ${'errors'.padStart(7)}`,
+      `${'target'.padEnd(34)} ${'RPS'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'CPU ms/req'.padStart(11)} ${'load ms/req'.padStart(12)} ${'x SDK'.padStart(6)} ${'errors'.padStart(7)}`,
     ];
     for (const row of rows) {
       const f = fig(row.name);
       lines.push(
-        `${row.name.padEnd(34)} ${f.rps.toFixed(0).padStart(8)} ${f.p50.toFixed(1).padStart(8)} ${f.p99.toFixed(1).padStart(8)} ${f.cpu.toFixed(2).padStart(11)} ${ratio(row.name, sdk).toFixed(2).padStart(6)} ${String(f.errors).padStart(7)}`,
+        `${row.name.padEnd(34)} ${f.rps.toFixed(0).padStart(8)} ${f.p50.toFixed(1).padStart(8)} ${f.p99.toFixed(1).padStart(8)} ${f.cpu.toFixed(2).padStart(11)} ${f.loadCpu.toFixed(2).padStart(12)} ${ratio(row.name, sdk).toFixed(2).padStart(6)} ${String(f.errors).padStart(7)}`,
       );
     }
     process.stderr.write(`${lines.join('\n')}\n`);
@@ -638,6 +651,15 @@ async function main(): Promise<void> {
         `--workers ${WORKERS} ${x.toFixed(2)}x the RPS of one worker (target >= ${TARGETS.workersVsOne}x; /healthz ${sentinelWorkers.startupMs.toFixed(0)} ms after fork; idle RSS of primary + workers ${workersIdleRssMb?.toFixed(0)} MB)`,
         x >= TARGETS.workersVsOne,
       ]);
+      // The load generator and the simulator run in this process, on the same cores as the workers:
+      // what the cores allow is (cores × 1000) / (server + generator CPU ms per request).
+      const cores = availableParallelism();
+      const one = fig(gd);
+      const many = fig(workersRow);
+      const ceiling = (cores * 1000) / (many.cpu + many.loadCpu);
+      lines.push(
+        `--workers ${WORKERS}: server CPU ${many.cpu.toFixed(2)} ms/request (${(many.cpu / WORKERS).toFixed(2)} per worker share; one worker ${one.cpu.toFixed(2)}), load generator + simulator ${many.loadCpu.toFixed(2)} ms/request on the same ${cores} cores: the cores allow at most ${ceiling.toFixed(0)} RPS = x${(ceiling / one.rps).toFixed(2)} one worker's ${one.rps.toFixed(0)} RPS, so x${TARGETS.workersVsOne} is ${ceiling / one.rps >= TARGETS.workersVsOne ? 'within reach' : 'out of reach on this machine with the generator beside the server'} (if nothing else uses the cores)`,
+      );
     }
     if (sentinelPg && ran('get_deployment (PostgreSQL)', gd)) {
       lines.push(

@@ -59,8 +59,10 @@ function registerServe(program: Command): void {
       `with --stdio: identity every call runs as ('${LOCAL_IDENTITY_NAME}' has every role)`,
     )
     .action(async (raw: Record<string, unknown>) => {
-      // Loaded when the command runs: `sentinel serve --help` loads none of the server.
-      const { parseServeOptions } = await import('../server/index.ts');
+      // Loaded when the command runs: `sentinel serve --help` loads none of the server. Deep on
+      // purpose: the options alone (zod), so the primary of --workers never loads server/index.ts.
+      // eslint-disable-next-line no-restricted-syntax -- see above
+      const { parseServeOptions } = await import('../server/serve-options.ts');
       const options = parseServeOptions(raw);
       if (options.workers > 1 && cluster.isPrimary) {
         // The primary only forks and supervises: it loads none of the server (server/workers.ts).

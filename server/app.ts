@@ -160,8 +160,10 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
   // else. /healthz is liveness: 200 whenever the server answers, the body says whether the cluster is
   // configured and reachable. /readyz is readiness: 200 only when tools can reach the cluster, else 503.
   const clusterHealth = createClusterProbe(kube, options.clusterProbe);
-  const health = async () => {
-    const cluster = await clusterHealth();
+  // Liveness does not connect: an idle server polled by /healthz never loads the Kubernetes client
+  // (issue 17: ~60 MB of its generated models); readiness does, it needs the answer.
+  const health = async (connect: boolean) => {
+    const cluster = await clusterHealth({ connect });
     const ready = cluster.configured === true && cluster.reachable;
     return {
       ready,
@@ -174,10 +176,10 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
     };
   };
   app.get('/healthz', async (_req, res) => {
-    res.json((await health()).body);
+    res.json((await health(false)).body);
   });
   app.get('/readyz', async (_req, res) => {
-    const { ready, body } = await health();
+    const { ready, body } = await health(true);
     res.status(ready ? 200 : 503).json(body);
   });
 

@@ -49,11 +49,18 @@ export async function connectCluster(options: ClusterOptions): Promise<KubeConne
  * of it while it is being made (the Kubernetes layer loading, the kubeconfig being read). Callers
  * that need the cluster `await` it; /healthz tells the two apart to answer without waiting.
  */
-export type ClusterAccess = () => KubeConnection | Promise<KubeConnection>;
+export type ClusterAccess = (() => KubeConnection | Promise<KubeConnection>) & {
+  /**
+   * The connection, or the promise of it, if one was started; undefined before the first need.
+   * Lets /healthz report without starting the connection (`lazyCluster` has it; a plain function
+   * without it is taken as always started).
+   */
+  peek?: () => KubeConnection | Promise<KubeConnection> | undefined;
+};
 
 /**
  * A `ClusterAccess` that makes the connection with `connect` on its first call — the first tool
- * call, /readyz or /healthz, an approvals preview — and returns it, once made, from then on (`connect`
+ * call, /readyz, an approvals preview (not /healthz: liveness peeks) — and returns it, once made, from then on (`connect`
  * runs once; calls meanwhile share its promise). `connect` must not reject (`connectCluster` does
  * not). `onConnected` is told the connection once (e.g. to log which cluster, or why none).
  */
@@ -63,19 +70,22 @@ export function lazyCluster(
 ): ClusterAccess {
   let connected: KubeConnection | undefined;
   let connecting: Promise<KubeConnection> | undefined;
-  return () =>
+  const access = () =>
     connected ??
     (connecting ??= connect().then((connection) => {
       connected = connection;
       onConnected?.(connection);
       return connection;
     }));
+  return Object.assign(access, { peek: () => connected ?? connecting });
 }
 
 /** What /healthz says about the cluster: its configuration and whether its API server answers. */
 export type ClusterHealth =
   /** The connection is being made (first need just now): configuration not known yet. */
   | { configured: null; connecting: true; reason: string }
+  /** No connection yet: nothing has needed the cluster (liveness alone does not start it). */
+  | { configured: null; connecting: false; reason: string }
   | { configured: false; reason: string }
   | {
       configured: true;
@@ -98,8 +108,11 @@ export interface ClusterProbeOptions {
   cacheMs?: number;
 }
 
-/** Reports the cluster's health for /healthz; see `createClusterProbe`. */
-export type ClusterProbe = () => Promise<ClusterHealth>;
+/**
+ * Reports the cluster's health for /healthz and /readyz; see `createClusterProbe`. `connect: false`
+ * (liveness) answers `connecting: false` instead of starting a connection nothing needed yet.
+ */
+export type ClusterProbe = (options?: { connect?: boolean }) => Promise<ClusterHealth>;
 
 type Reachability = Pick<Extract<ClusterHealth, { configured: true }>, 'reachable' | 'version' | 'error'>;
 
@@ -108,7 +121,15 @@ const CONNECTING: ClusterHealth = {
   configured: null,
   connecting: true,
   reason:
-    'Connecting: the Kubernetes client is loading and the kubeconfig is being read (started by the first tool call or health check); ask again in a moment.',
+    'Connecting: the Kubernetes client is loading and the kubeconfig is being read (started by the first tool call or readiness check); ask again in a moment.',
+};
+
+/** What the probe answers, without connecting, before anything needed the cluster. */
+const NOT_CONNECTED: ClusterHealth = {
+  configured: null,
+  connecting: false,
+  reason:
+    'Not connected yet: the cluster is connected on first use (a tool call or GET /readyz); liveness does not load the Kubernetes client.',
 };
 
 /**
@@ -117,7 +138,9 @@ const CONNECTING: ClusterHealth = {
  * most one request is in flight (a slow API server is not asked again until it answers, and checks
  * meanwhile report the timeout), and an answer is reused for `cacheMs` per cluster. While the
  * connection is still being made (`kube()` returns a promise) it answers `connecting` at once
- * without waiting for it — the check starts the connection. Never throws.
+ * without waiting for it — the check starts the connection, unless called with `connect: false`
+ * (liveness: /healthz), which answers `connecting: false` until something else needed the cluster,
+ * so an idle server polled by a liveness probe never loads the Kubernetes client. Never throws.
  */
 export function createClusterProbe(kube: ClusterAccess, options: ClusterProbeOptions = {}): ClusterProbe {
   const timeoutMs = options.timeoutMs ?? 2000;
@@ -125,8 +148,9 @@ export function createClusterProbe(kube: ClusterAccess, options: ClusterProbeOpt
   let cached: { key: string; at: number; result: Reachability; checkedAt: string } | undefined;
   let inFlight: { key: string; answer: Promise<Reachability> } | undefined;
 
-  return async () => {
-    const connection = kube();
+  return async ({ connect = true } = {}) => {
+    const connection = connect || !kube.peek ? kube() : kube.peek();
+    if (connection === undefined) return NOT_CONNECTED;
     if (connection instanceof Promise) return CONNECTING;
     if (!connection.configured) return { configured: false, reason: connection.reason };
     const { context, server } = connection.cluster;

@@ -16,6 +16,7 @@ import {
   openAuditLog,
   scheduleCheckpoints,
 } from './audit/index.ts';
+import { asyncAuditLog } from './audit/async-log.ts';
 import { LOCAL_IDENTITY_NAME } from './identity.ts';
 import {
   approvalMetricsListener,
@@ -95,7 +96,8 @@ export function createOversightPlugin(options: OversightOptions = {}): ServerPlu
         ? undefined
         : await (await import('./audit/postgres.ts')).openPostgresAuditLog({ url: storeUrl, max: 4 });
     const local = shared ? undefined : openAuditLog(dataDir);
-    const log = shared ?? local!;
+    // Appends made in one event-loop turn share one transaction (server/audit/group-commit.ts).
+    const log = shared ?? asyncAuditLog(local!);
     const unauthenticated = createUnauthenticatedAudit(log, {
       logger,
       onWriteError: countAuditFailure,
@@ -169,7 +171,8 @@ export function createOversightPlugin(options: OversightOptions = {}): ServerPlu
         for (const unsubscribe of subscriptions) unsubscribe();
         await notifier.close();
         unauthenticated.close();
-        checkpoints?.close(); // the head at shutdown, after the last record
+        await log.flush(); // the last records, before the head at shutdown is checkpointed
+        checkpoints?.close();
         await log.close();
       },
     };

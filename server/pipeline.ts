@@ -175,16 +175,18 @@ export function createToolCallPipeline(options: ToolCallPipelineOptions): ToolCa
   return async (request) => {
     const at = new Date();
     const started = performance.now();
-    const log = logger.child({ requestId: request.requestId, identity: request.identity.name });
+    // Fields on the lines themselves rather than child loggers: a child per call costs more than
+    // the two or three lines a call writes.
+    const who = { requestId: request.requestId, identity: request.identity.name };
     const reject = (reason: RejectedCall['reason'], error: SentinelError): CallToolResult => {
-      log.warn({ tool: request.name, outcome: error.code, reason }, 'tool call rejected');
+      logger.warn({ ...who, tool: request.name, outcome: error.code, reason }, 'tool call rejected');
       const rejection = {
         at,
         requestId: request.requestId,
         identity: request.identity.name,
         tool: request.name,
       };
-      notifyRejected(onRejected, { ...rejection, reason, error }, log);
+      notifyRejected(onRejected, { ...rejection, reason, error }, logger);
       return errorResult(error);
     };
     const tool = registry.get(request.name);
@@ -224,12 +226,14 @@ export function createToolCallPipeline(options: ToolCallPipelineOptions): ToolCa
       snapshot !== undefined && (tool.risk === 'read' || args.dry_run === true)
         ? { id: snapshot, snapshots }
         : { snapshots };
-    const toolLog = log.child({ tool: tool.name, risk: tool.risk });
+    const fields = { ...who, tool: tool.name, risk: tool.risk, ...subjectOf(args) };
     // A change's execution builds on the reads its preview made in this call (server/run-tool.ts).
     const reads = createCallReads();
     const fail = (error: unknown): CallToolResult => {
       const sentinelError = toSentinelError(error);
-      if (sentinelError.code === 'internal') toolLog.error({ err: error }, 'tool call failed unexpectedly');
+      if (sentinelError.code === 'internal') {
+        logger.error({ ...fields, err: error }, 'tool call failed unexpectedly');
+      }
       return errorResult(sentinelError);
     };
 
@@ -262,14 +266,17 @@ export function createToolCallPipeline(options: ToolCallPipelineOptions): ToolCa
         cluster: connection.configured ? connection.cluster : undefined,
         notes: {},
       };
-      toolLog.info(subjectOf(args), 'tool call');
+      // A read's start says nothing its finish line does not: info for changes, debug for reads.
+      if (tool.risk === 'read') logger.debug(fields, 'tool call');
+      else logger.info(fields, 'tool call');
       result = await dispatch(0, call, {});
     } catch (error) {
       result = fail(error);
     }
     const error = result._meta?.error as { code?: string } | undefined;
-    toolLog.info(
+    logger.info(
       {
+        ...fields,
         outcome: result.isError ? (error?.code ?? 'error') : 'ok',
         durationMs: Math.round(performance.now() - started),
       },

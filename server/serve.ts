@@ -250,7 +250,7 @@ function clusterLine(connection: KubeConnection): string {
  * The server's cluster: the given connection (tests, an investigation's in-process server), "not
  * configured" at once when there is no configuration to read, else made on first need
  * (`lazyCluster`): the Kubernetes client (`@kubernetes/client-node`, ~80 MB and 1–3 s to load) is
- * loaded and the kubeconfig read by the first tool call, /readyz or /healthz — not before the
+ * loaded and the kubeconfig read by the first tool call or /readyz (not /healthz) — not before the
  * server listens. `announce` is told the `Cluster: …` line once the connection is made.
  */
 function serverCluster(

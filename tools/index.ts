@@ -11,6 +11,7 @@ import { getRolloutStatus } from './investigate/get-rollout-status.ts';
 import { getService } from './investigate/get-service.ts';
 import { listDeployments } from './investigate/list-deployments.ts';
 import { listEvents } from './investigate/list-events.ts';
+import { listNamespaces } from './investigate/list-namespaces.ts';
 import { listPods } from './investigate/list-pods.ts';
 import { triageNamespace } from './investigate/triage-namespace.ts';
 import { remediationTools } from './remediate/index.ts';
@@ -31,6 +32,7 @@ export { SentinelError, toSentinelError, type ErrorCode } from './errors.ts';
 /** Every tool Sentinel serves, in the order they are listed to clients. */
 export const allTools: readonly Tool[] = [
   getClusterVersion,
+  listNamespaces,
   triageNamespace,
   listDeployments,
   getDeployment,

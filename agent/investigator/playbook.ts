@@ -25,6 +25,8 @@
  *    `RECENT_CHANGE_MS`, failures after it: roll back to the newest revision *demonstrably healthy*
  *    (get_rollout_history's evidence: ready Pods or a clean record, no failed Pod — deleted ones
  *    counted by their events); with none, refused (`no-healthy-revision`).
+ * 5'. `noHealthyRevision` → the failing Pods belong to several recent revisions and every revision in
+ *    the history failed: refused (`no-healthy-revision`), naming each revision's failures.
  * 5a. `autoscalerAtMax` → overloaded Pods (not ready, unavailable) of a Deployment whose
  *    HorizontalPodAutoscaler is pinned at maxReplicas, no recent rollout: refused (`hpa-at-max`),
  *    naming the HPA, its maximum and the utilisation — never restarted or scaled under the HPA.
@@ -63,6 +65,7 @@ import { probeKill } from './playbook/probe-kill.ts';
 import { refusal } from './playbook/refusal.ts';
 import { restart } from './playbook/restart.ts';
 import { rollout } from './playbook/rollout.ts';
+import { noHealthyRevision } from './playbook/no-healthy-revision.ts';
 import { scheduling } from './playbook/scheduling.ts';
 
 export { CAUSES, podCause, type Cause } from './playbook/causes.ts';
@@ -94,6 +97,7 @@ export const CLASSES: readonly FailureClass[] = [
   scheduling,
   configKey,
   rollout,
+  noHealthyRevision,
   autoscalerAtMax,
   autoscalerAtMin,
   restart,

@@ -17,6 +17,7 @@ import {
 } from '../../server/index.ts';
 import type { ApprovalPrompter } from '../harness/prompter.ts';
 import { sentinelEndpoints } from '../harness/sentinel-server.ts';
+import { checkNamesOnCluster } from './check-names.ts';
 import { investigatorToken } from './identity.ts';
 import { runInvestigation } from './investigate.ts';
 import { startLocalServer, type LocalServer } from './local-server.ts';
@@ -219,7 +220,15 @@ export async function runLocalInvestigation(
     try {
       // Saved (and announced as resumable) only once the server answers: a run that fails on its
       // arguments or cannot reach the server leaves no investigation behind.
-      await caller.tools();
+      const tools = await caller.tools();
+      // A namespace or --deployment that does not exist is a usage error (with "did you mean"),
+      // told before anything is saved.
+      if (!options.resume) {
+        await checkNamesOnCluster(caller, tools, {
+          namespace: investigation.namespace,
+          deployment: investigation.deployment ?? undefined,
+        });
+      }
       store.save(investigation);
       options.onStart?.(investigation);
       await runInvestigation(investigation, {

@@ -3,7 +3,21 @@
  * these per container when its Pod is created.
  */
 
-export type ContainerFate =
+/**
+ * Resource usage a running container reports to the metrics API (metrics.k8s.io PodMetrics, what
+ * `kubectl top pod` shows), as Kubernetes quantities (`250m`, `124Mi`).
+ */
+export interface ContainerUsage {
+  cpu?: string | undefined;
+  memory?: string | undefined;
+}
+
+export type ContainerFate = FateKind & {
+  /** Usage reported by the metrics API; absent: defaults (api/metrics.ts). */
+  usage?: ContainerUsage | undefined;
+};
+
+type FateKind =
   /** Starts, becomes ready after `readyAfterSeconds`, keeps running. */
   | { kind: 'healthy'; readyAfterSeconds: number; logs: string[] }
   /**

@@ -26,8 +26,10 @@ export interface AuditMiddlewareOptions {
 }
 
 /**
- * Builds the middleware. A failure to write the record is logged at error level and never changes
- * the call's result (the call already ran; failing it afterwards would misreport what happened).
+ * Builds the middleware. The record is written (its transaction committed) before the call's
+ * result is returned. A failure to write it is logged at error level, passed to `onWriteError`, and
+ * never changes the call's result (the call already ran; failing it afterwards would misreport what
+ * happened).
  */
 export function createAuditMiddleware(options: AuditMiddlewareOptions): ToolCallMiddleware {
   const { log, logger, approval } = options;
@@ -50,6 +52,7 @@ export function createAuditMiddleware(options: AuditMiddlewareOptions): ToolCall
         { err: error, tool: call.tool.name, requestId: call.requestId },
         'audit record not written',
       );
+      options.onWriteError?.(error);
     }
     return result;
   };

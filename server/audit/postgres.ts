@@ -4,20 +4,16 @@
  * the record's canonical JSON exactly as hashed. The chain stays linear with any number of writers
  * (replicas, workers): an append reads the head and inserts the next record in one transaction
  * holding the advisory lock `AUDIT_LOCK`, and `seq` is the primary key, so a fork cannot commit.
+ * Appends are grouped (`group-commit.ts`): those made while one transaction is in flight are
+ * written together by the next, one multi-row INSERT after one head read.
  */
 import type pg from 'pg';
 import { migrate } from '../postgres/migrate.ts';
 import { lockedTransaction, openPool, queryOn, redactUrl } from '../postgres/pool.ts';
 import type { AsyncAuditLog } from './async-log.ts';
-import {
-  asReadBack,
-  canonicalJson,
-  GENESIS_HASH,
-  hashRecord,
-  verifyChain,
-  type AuditRecord,
-  type StoredRow,
-} from './record.ts';
+import { groupCommit, type GroupCommitOptions } from './group-commit.ts';
+import { GENESIS_HASH, verifyChain, type AuditRecord, type StoredRow } from './record.ts';
+import { sealRecord, type PreparedEntry } from './seal.ts';
 
 /** Advisory lock key serialising audit appends. */
 export const AUDIT_LOCK = 5_177_003;
@@ -36,7 +32,9 @@ const toRow = (row: Row): Required<StoredRow> => ({
  * database cannot be reached or migrated.
  */
 export async function openPostgresAuditLog(
-  options: { url: string; max?: number } | { pool: pg.Pool; url?: string },
+  options: ({ url: string; max?: number } | { pool: pg.Pool; url?: string }) & {
+    groupCommit?: GroupCommitOptions;
+  },
 ): Promise<AsyncAuditLog> {
   const owned = !('pool' in options);
   const pool = owned
@@ -57,43 +55,34 @@ export async function openPostgresAuditLog(
     const [row] = await read<Row>('SELECT seq, hash, time FROM audit_log ORDER BY seq DESC LIMIT 1');
     return row ? { seq: Number(row.seq), hash: row.hash, time: row.time } : undefined;
   };
-  // Appends in flight: `close` waits for them (a shutdown flushes records just before closing).
-  const pending = new Set<Promise<unknown>>();
-  const track = <T>(promise: Promise<T>): Promise<T> => {
-    pending.add(promise);
-    void promise.then(
-      () => pending.delete(promise),
-      () => pending.delete(promise),
-    );
-    return promise;
-  };
+  // One locked transaction per batch: the head is read once, the records go in one INSERT.
+  const commit = (batch: readonly PreparedEntry[]) =>
+    lockedTransaction(pool, AUDIT_LOCK, async (q) => {
+      const [previous] = await q<Row>('SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1');
+      let seq = previous === undefined ? 0 : Number(previous.seq);
+      let prevHash = previous?.hash ?? GENESIS_HASH;
+      const sealed = batch.map((prepared) => {
+        const one = sealRecord(prepared, (seq += 1), prevHash);
+        prevHash = one.record.hash;
+        return one;
+      });
+      await q(
+        `INSERT INTO audit_log (seq, time, hash, json) VALUES ${sealed.map(() => '(?, ?, ?, ?)').join(', ')}`,
+        sealed.flatMap(({ record, json }) => [record.seq, record.time, record.hash, json]),
+      );
+      return sealed.map(({ record }): AuditRecord => record);
+    });
+  const group = groupCommit(commit, options.groupCommit);
   return {
     location: options.url === undefined ? 'postgres (shared pool)' : redactUrl(options.url),
-    append: (entry) =>
-      track(
-        lockedTransaction(pool, AUDIT_LOCK, async (q) => {
-          const [previous] = await q<Row>('SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1');
-          const unsigned = asReadBack({
-            ...entry,
-            seq: previous === undefined ? 1 : Number(previous.seq) + 1,
-            prev_hash: previous?.hash ?? GENESIS_HASH,
-          });
-          const record: AuditRecord = { ...unsigned, hash: hashRecord(unsigned) };
-          await q('INSERT INTO audit_log (seq, time, hash, json) VALUES (?, ?, ?, ?)', [
-            record.seq,
-            record.time,
-            record.hash,
-            canonicalJson(record),
-          ]);
-          return record;
-        }),
-      ),
+    append: (entry) => group.append(entry),
+    flush: () => group.settled(),
     rows,
     records: async (options) => (await rows(options)).map((row) => JSON.parse(row.json) as AuditRecord),
     head,
     verify: async (options = {}) => verifyChain(await rows(), options),
     async close() {
-      await Promise.allSettled([...pending]);
+      await group.settled();
       if (owned && !pool.ended) await pool.end();
     },
   };

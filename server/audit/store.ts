@@ -16,10 +16,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { SentinelError } from '../../core/index.ts';
 import {
-  asReadBack,
-  canonicalJson,
   GENESIS_HASH,
-  hashRecord,
   verifyChain,
   type AuditEntry,
   type AuditRecord,
@@ -27,6 +24,7 @@ import {
   type CheckpointRef,
   type StoredRow,
 } from './record.ts';
+import { prepareEntry, sealRecord, type PreparedEntry } from './seal.ts';
 
 /** File name of the audit log inside the data directory. */
 export const AUDIT_FILE = 'audit.sqlite';
@@ -50,6 +48,11 @@ export interface AuditLog {
   readonly file: string;
   /** Appends one record after the current last one and returns it (with `seq` and hashes). */
   append(entry: AuditEntry): AuditRecord;
+  /**
+   * Appends `entries` in order after the current last one, in one transaction (`BEGIN IMMEDIATE`):
+   * all of them or, when it throws, none. Returns their records in the same order.
+   */
+  appendBatch(entries: readonly PreparedEntry[]): AuditRecord[];
   /**
    * Stored rows in order: the record's canonical JSON text and the `time` and `hash` columns; with
    * `since` (ISO 8601), only rows whose `time` column is at or after it.
@@ -123,26 +126,32 @@ export function openAuditLog(dataDir: string, options: OpenAuditLogOptions = {})
       Required<StoredRow>
     >;
 
+  // One transaction per batch: the head is read once and each record chains to the one before.
+  const appendBatch = (entries: readonly PreparedEntry[]): AuditRecord[] => {
+    if (entries.length === 0) return [];
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      const head = last.get() as { seq: number; hash: string } | undefined;
+      let seq = head?.seq ?? 0;
+      let prevHash = head?.hash ?? GENESIS_HASH;
+      const records = entries.map((prepared) => {
+        const { record, json } = sealRecord(prepared, (seq += 1), prevHash);
+        insert.run(record.seq, record.time, record.hash, json);
+        prevHash = record.hash;
+        return record;
+      });
+      db.exec('COMMIT');
+      return records;
+    } catch (error) {
+      db.exec('ROLLBACK');
+      throw error;
+    }
+  };
+
   return {
     file,
-    append(entry) {
-      db.exec('BEGIN IMMEDIATE');
-      try {
-        const previous = last.get() as { seq: number; hash: string } | undefined;
-        const unsigned = asReadBack({
-          ...entry,
-          seq: (previous?.seq ?? 0) + 1,
-          prev_hash: previous?.hash ?? GENESIS_HASH,
-        });
-        const record: AuditRecord = { ...unsigned, hash: hashRecord(unsigned) };
-        insert.run(record.seq, record.time, record.hash, canonicalJson(record));
-        db.exec('COMMIT');
-        return record;
-      } catch (error) {
-        db.exec('ROLLBACK');
-        throw error;
-      }
-    },
+    append: (entry) => appendBatch([prepareEntry(entry)])[0]!,
+    appendBatch,
     rows,
     records: (options) => [...rows(options)].map((row) => JSON.parse(row.json) as AuditRecord),
     head: () => last.get() as { seq: number; hash: string; time: string } | undefined,

@@ -72,8 +72,8 @@ interface GateCall {
   /** The call's arguments without `idempotency_key`. */
   args: Record<string, unknown>;
   idempotencyKey: string | undefined;
-  /** `callKey` of the call as sent. */
-  key: string;
+  /** `callKey` of the call as sent (computed on first use: a read allowed by policy never needs it). */
+  readonly key: string;
   query: PolicyQuery & { tool: Tool };
   /** What runs when this call arrived (window calls coalesce with it); taken before any await. */
   arrival: Promise<ExecutionMark | undefined> | undefined;
@@ -136,12 +136,15 @@ async function decideCall(
     : policy.evaluate({ toolName: tool.name, tool: undefined, args: call.args, cluster: undefined });
   call.notes.gate = { rule: verdict.rule, decision: verdict.decision };
   const changes = tool.risk !== 'read' && !verdict.dryRun;
+  let key: string | undefined;
   const gate: GateCall = {
     call,
     next,
     args,
     idempotencyKey: typeof rawKey === 'string' ? rawKey : undefined,
-    key: callKey(tool.name, args),
+    get key() {
+      return (key ??= callKey(tool.name, args));
+    },
     query,
     arrival: undefined,
   };

@@ -118,6 +118,25 @@ describe('lazyCluster', () => {
     await access();
     expect(await probe()).toMatchObject({ configured: true, reachable: true, version: 'v1.31.2' });
   });
+  it('a liveness probe (connect: false) does not start the connection, and reports it once made', async () => {
+    let connects = 0;
+    const kube = fakeKube({ getVersion: async () => version });
+    const access = lazyCluster(async () => {
+      connects += 1;
+      return kube;
+    });
+    const probe = createClusterProbe(access, { cacheMs: 0 });
+    expect(await probe({ connect: false })).toEqual({
+      configured: null,
+      connecting: false,
+      reason: expect.stringContaining('Not connected yet'),
+    });
+    expect(connects).toBe(0);
+    expect(await probe()).toMatchObject({ configured: null, connecting: true }); // readiness starts it
+    await access();
+    expect(connects).toBe(1);
+    expect(await probe({ connect: false })).toMatchObject({ configured: true, reachable: true });
+  });
 });
 
 describe('/healthz and /readyz', () => {

@@ -76,4 +76,51 @@ describe('server logs', () => {
     ]);
     expect(requests[0]!.requestId).toBe(toolLine!.requestId);
   });
+
+  it('write one child logger and, for a read at info level, one tool line per call with its fields', async () => {
+    const { lines, stream } = capture();
+    const { dir, cleanup } = tempDataDir();
+    const token = 'startup-token-for-the-child-count';
+    const logger = createLogger({ level: 'info', destination: stream });
+    let children = 0;
+    const child = logger.child.bind(logger);
+    logger.child = ((...args: Parameters<typeof child>) => {
+      children += 1;
+      return child(...args);
+    }) as typeof logger.child;
+    const { app } = createServerApp({
+      identities: createIdentityStore({ tokensFile: join(dir, 'tokens.yaml'), startupToken: token }),
+      allowedHosts: ['127.0.0.1'],
+      logger,
+    });
+    const server = await listen(app, { host: '127.0.0.1', port: 0 });
+    try {
+      const body = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'get_deployment', arguments: { namespace: 'shop', name: 'web' } },
+      });
+      const before = children;
+      await rawRequest(`${server.url}/mcp`, { method: 'POST', headers: mcpHeaders(token), body });
+      expect(children - before).toBe(1); // the request logger; the tool call adds none
+    } finally {
+      await server.close();
+      cleanup();
+    }
+    const records = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(records.filter((r) => String(r.msg).startsWith('tool call')).map((r) => r.msg)).toEqual([
+      'tool call finished',
+    ]);
+    expect(records.find((r) => r.msg === 'tool call finished')).toMatchObject({
+      requestId: expect.any(String),
+      identity: 'local',
+      tool: 'get_deployment',
+      risk: 'read',
+      namespace: 'shop',
+      name: 'web',
+      outcome: 'unavailable',
+      durationMs: expect.any(Number),
+    });
+  });
 });

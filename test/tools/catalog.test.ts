@@ -7,6 +7,7 @@ describe('tool catalog', () => {
   it('is exactly these tools with these risks', () => {
     expect(allTools.map((t) => [t.name, t.risk])).toEqual([
       ['get_cluster_version', 'read'],
+      ['list_namespaces', 'read'],
       ['triage_namespace', 'read'],
       ['list_deployments', 'read'],
       ['get_deployment', 'read'],

@@ -10,6 +10,9 @@ import { runTool } from '../../server/run-tool.ts';
 import { withCloseNames } from '../../tools/close-names.ts';
 import { getDeployment } from '../../tools/investigate/get-deployment.ts';
 import { getService } from '../../tools/investigate/get-service.ts';
+import { listPods } from '../../tools/investigate/list-pods.ts';
+import { triageNamespace } from '../../tools/investigate/triage-namespace.ts';
+import { rollbackDeployment } from '../../tools/remediate/rollback-deployment.ts';
 import type { KubeConnection } from '../../tools/kube/index.ts';
 import { connectKube } from '../../tools/kube/connect.ts';
 import { SentinelError } from '../../core/index.ts';
@@ -89,5 +92,54 @@ describe('did you mean, for a Deployment or Service name', () => {
       name: 'checkuot',
     });
     expect(await withCloseNames(forbidden, connection.reader)).toBe(forbidden);
+  });
+});
+
+describe('did you mean, for a Deployment name a remediation is given', () => {
+  it('rollback_deployment (a preview) with a typo names the close Deployment', async () => {
+    const error = await failure(
+      runTool(
+        rollbackDeployment,
+        rollbackDeployment.input.parse({ namespace: 'shop', name: 'chekout', dry_run: true }),
+        { ...context(), dryRun: true },
+      ),
+    );
+    expect(error.code).toBe('not_found');
+    expect(error.message).toContain("Did you mean 'checkout'?");
+  });
+});
+
+describe('did you mean, for a namespace that does not exist', () => {
+  it('get_deployment in a mistyped namespace says the namespace is missing and names the close one', async () => {
+    const error = await failure(
+      runTool(getDeployment, getDeployment.input.parse({ namespace: 'shpo', name: 'checkout' }), context()),
+    );
+    expect(error.code).toBe('not_found');
+    expect(error.message).toBe(
+      `Namespace 'shpo' not found on cluster '${connection.cluster.context}'. list_namespaces shows the namespaces that exist. Did you mean 'shop'?`,
+    );
+    expect(error.toJSON()).toMatchObject({ kind: 'Namespace', name: 'shpo' });
+  });
+
+  it('lists in a mistyped namespace (empty for Kubernetes) answer not found with the close namespace', async () => {
+    for (const [tool, args] of [
+      [listPods, { namespace: 'shpo' }],
+      [triageNamespace, { namespace: 'shpo' }],
+    ] as const) {
+      const error = await failure(runTool(tool, tool.input.parse(args), context()));
+      expect(error.code, tool.name).toBe('not_found');
+      expect(error.message, tool.name).toContain("Namespace 'shpo' not found");
+      expect(error.message, tool.name).toContain("Did you mean 'shop'?");
+    }
+  });
+
+  it('a namespace far from every name is not found without a suggestion; an existing one lists', async () => {
+    const error = await failure(
+      runTool(listPods, listPods.input.parse({ namespace: 'payments' }), context()),
+    );
+    expect(error.message).toContain("Namespace 'payments' not found");
+    expect(error.message).not.toContain('Did you mean');
+    const shop = await runTool(listPods, listPods.input.parse({ namespace: 'shop' }), context());
+    expect(shop.isError).toBeUndefined();
   });
 });

@@ -101,8 +101,8 @@ export const GetDeploymentOutputSchema = z.object({
 export type GetDeploymentOutput = z.infer<typeof GetDeploymentOutputSchema>;
 
 /**
- * Mirrors `kubectl describe deployment`: one `GET` of the Deployment (and a list of the namespace's
- * HorizontalPodAutoscalers: those targeting it, ./autoscalers.ts), described without managedFields
+ * Mirrors `kubectl describe deployment`: one `GET` of the Deployment (and, sent at the same time, a list
+ * of the namespace's HorizontalPodAutoscalers: those targeting it, ./autoscalers.ts), described without managedFields
  * or last-applied-configuration, everything passed through the redactor (count in `redactions`);
  * `autoscalers: false` skips the HPA list (a caller watching only the template, like the settle window);
  * annotations in an untrusted block. Output: `GetDeploymentOutput`. Errors: `not_found` naming the
@@ -126,16 +126,20 @@ export const getDeployment = defineTool({
   }),
   output: GetDeploymentOutputSchema,
   async handler({ namespace, name, autoscalers: withAutoscalers }, ctx) {
-    // Read as sent, so the template digest is the one remediation effects record.
-    const deployment = await ctx.kube.getDeploymentAsSent(namespace, name);
-    const { value: detail, redactions } = redactValue(describe(deployment));
-    // Best effort: a reader not allowed to list HPAs (or a cluster without the API) still gets the Deployment.
-    const autoscalers = withAutoscalers
-      ? await ctx.kube
+    // Both reads are sent together (the HPA list does not depend on the Deployment): one round trip
+    // instead of two. Best effort for the HPAs: a reader not allowed to list them (or a cluster without
+    // the API) still gets the Deployment; their failure never rejects (no unhandled rejection when the
+    // Deployment read fails first).
+    const pendingAutoscalers = withAutoscalers
+      ? ctx.kube
           .listHorizontalPodAutoscalers(namespace)
           .then((list) => autoscalersFor(list, 'Deployment', name))
           .catch(() => undefined)
       : undefined;
+    // Read as sent, so the template digest is the one remediation effects record.
+    const deployment = await ctx.kube.getDeploymentAsSent(namespace, name);
+    const { value: detail, redactions } = redactValue(describe(deployment));
+    const autoscalers = await pendingAutoscalers;
     const result: GetDeploymentOutput = {
       cluster: ctx.cluster,
       namespace,

@@ -3,6 +3,7 @@
  * -o wide` plus revision, Progressing/Available conditions and paused.
  */
 import { z } from 'zod';
+import { assertNamespaceExists } from '../close-names.ts';
 import { defineTool, toolInput } from '../define-tool.ts';
 import { age, bound, formatTable } from '../format/index.ts';
 import { revisionOf } from '../kube/index.ts';
@@ -61,6 +62,7 @@ export const listDeployments = defineTool({
   async handler({ namespace, label_selector }, ctx) {
     const selector = label_selector || undefined;
     const items = await ctx.kube.listDeployments(namespace, { labelSelector: selector });
+    if (items.length === 0) await assertNamespaceExists(ctx.kube, namespace);
     items.sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
     const rows = items.map((d) => ({
       name: d.metadata?.name ?? '',

@@ -3,6 +3,7 @@
  * newest first, optionally filtered by object, type and age.
  */
 import { z } from 'zod';
+import { assertNamespaceExists } from '../close-names.ts';
 import { defineTool, toolInput } from '../define-tool.ts';
 import { age, bound, formatTable, moreLine, untrustedBlock } from '../format/index.ts';
 import { mergeEvents, type ClusterEvent } from '../kube/index.ts';
@@ -75,6 +76,7 @@ export const listEvents = defineTool({
       ctx.kube.listEvents(namespace),
       ctx.kube.listEventsV1(namespace),
     ]);
+    if (core.length === 0 && eventsV1.length === 0) await assertNamespaceExists(ctx.kube, namespace);
     const cutoff = since_minutes === undefined ? 0 : Date.now() - since_minutes * 60_000;
     const events = mergeEvents(core, eventsV1).filter(
       (e) =>

@@ -4,6 +4,7 @@
  * created each Pod — for a StatefulSet's or DaemonSet's Pod, its ControllerRevision's number.
  */
 import { z } from 'zod';
+import { assertNamespaceExists } from '../close-names.ts';
 import { defineTool, toolInput } from '../define-tool.ts';
 import { SentinelError } from '../errors.ts';
 import { age, bound, formatTable, untrustedBlock } from '../format/index.ts';
@@ -121,6 +122,7 @@ export const listPods = defineTool({
       pods = pods.filter((p) => owned.has(controllerOf(p.metadata)?.uid));
     } else {
       pods = await ctx.kube.listPods(namespace, { labelSelector: selector });
+      if (pods.length === 0) await assertNamespaceExists(ctx.kube, namespace);
       [replicaSets, revisions] = await Promise.all([
         owningReplicaSets(ctx.kube, namespace, pods),
         podControllerRevisions(ctx.kube, namespace, pods),

@@ -4,6 +4,7 @@
  * events) whatever the Pod count; the analysis is ./triage/findings.ts.
  */
 import { z } from 'zod';
+import { assertNamespaceExists } from '../close-names.ts';
 import { defineTool, toolInput } from '../define-tool.ts';
 import { age, bound, moreLine, oneLine, untrustedBlock } from '../format/index.ts';
 import { mergeEvents } from '../kube/index.ts';
@@ -120,6 +121,9 @@ export const triageNamespace = defineTool({
       ctx.kube.listEvents(namespace),
       ctx.kube.listEventsV1(namespace),
     ]);
+    if (deployments.length + pods.length + core.length + eventsV1.length === 0) {
+      await assertNamespaceExists(ctx.kube, namespace);
+    }
     const events = mergeEvents(core, eventsV1);
     const result = triage({ deployments, replicaSets, pods, events });
     // StatefulSets and DaemonSets whose Pods showed up: their own findings and rollout (issue 15).

@@ -187,7 +187,7 @@ export function createKubeClient(
    */
   const list = async <T>(
     operation: KubeOperation,
-    namespace: string,
+    namespace: string | undefined,
     listOptions: ListOptions | undefined,
   ): Promise<T[]> => {
     const path = apiPath(operation, namespace);
@@ -204,7 +204,7 @@ export function createKubeClient(
       if (!Array.isArray(pageItems)) {
         throw new SentinelError(
           'unavailable',
-          `The API server at ${cluster.server} answered list ${operation.resource} in namespace '${namespace}' without an items array.`,
+          `The API server at ${cluster.server} answered list ${operation.resource}${namespace === undefined ? '' : ` in namespace '${namespace}'`} without an items array.`,
           { kind: operation.kind, namespace },
         );
       }
@@ -268,6 +268,7 @@ export function createKubeClient(
   const reader: KubeReader = {
     cluster,
     getVersion: () => get(ops.getVersion),
+    listNamespaces: (o) => list(ops.listNamespaces, undefined, o),
     getDeployment: (namespace, name) => get(ops.getDeployment, namespace, name),
     listDeployments: (namespace, o) => list(ops.listDeployments, namespace, o),
     listReplicaSets: (namespace, o) => list(ops.listReplicaSets, namespace, o),

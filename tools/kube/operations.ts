@@ -16,6 +16,8 @@ export interface KubeOperation {
   resource: string;
   /** Kind of the object the call is about, for error messages (`Deployment`). */
   kind: string;
+  /** A cluster-scoped resource (namespaces): only a ClusterRole can grant it. */
+  clusterScoped?: true;
 }
 
 /** A call to a non-resource URL (`/version`), granted to every authenticated user by Kubernetes' default `system:public-info-viewer` ClusterRole. */
@@ -30,6 +32,7 @@ type WriterMethod = keyof KubeWriter;
 /** What each `KubeReader` method calls. */
 export const READER_OPERATIONS = {
   getVersion: { verb: 'get', nonResourceURL: '/version' },
+  listNamespaces: { verb: 'list', group: '', resource: 'namespaces', kind: 'Namespace', clusterScoped: true },
   getDeployment: { verb: 'get', group: 'apps', resource: 'deployments', kind: 'Deployment' },
   listDeployments: { verb: 'list', group: 'apps', resource: 'deployments', kind: 'Deployment' },
   listReplicaSets: { verb: 'list', group: 'apps', resource: 'replicasets', kind: 'ReplicaSet' },

@@ -166,6 +166,7 @@ export function sanitizingReader(reader: KubeReader): KubeReader {
   return Object.freeze({
     cluster: reader.cluster,
     getVersion: async () => clean(await reader.getVersion()),
+    listNamespaces: async (options) => clean(await reader.listNamespaces(options)),
     getDeployment: async (namespace, name) => clean(await reader.getDeployment(namespace, name)),
     listDeployments: async (namespace, options) => clean(await reader.listDeployments(namespace, options)),
     listReplicaSets: async (namespace, options) => clean(await reader.listReplicaSets(namespace, options)),

@@ -16,6 +16,7 @@ export type {
   V1ReplicaSet as ReplicaSet,
   V1Pod as Pod,
   V1Service as Service,
+  V1Namespace as Namespace,
   CoreV1Event as CoreEvent,
   EventsV1Event as EventsEvent,
   V2HorizontalPodAutoscaler as HorizontalPodAutoscaler,
@@ -33,6 +34,7 @@ import type {
   V1ReplicaSet,
   V1Pod,
   V1Service,
+  V1Namespace,
   CoreV1Event,
   EventsV1Event,
   V2HorizontalPodAutoscaler,
@@ -90,6 +92,8 @@ export interface KubeReader extends WorkloadReader {
   readonly cluster: ClusterIdentity;
   /** `GET /version`. */
   getVersion(): Promise<VersionInfo>;
+  /** `GET /api/v1/namespaces` (cluster-scoped: needs a ClusterRole), as `kubectl get namespaces`. */
+  listNamespaces(options?: ListOptions): Promise<V1Namespace[]>;
   getDeployment(namespace: string, name: string): Promise<V1Deployment>;
   listDeployments(namespace: string, options?: ListOptions): Promise<V1Deployment[]>;
   listReplicaSets(namespace: string, options?: ListOptions): Promise<V1ReplicaSet[]>;

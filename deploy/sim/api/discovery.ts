@@ -7,6 +7,7 @@
 import { SIMULATED_VERSION } from '../cluster.ts';
 import { RESOURCE_TYPES, groupVersion } from '../resources.ts';
 import type { ResourceType } from '../resources.ts';
+import { METRICS_GROUP, METRICS_VERSION, metricsGroup, metricsResourceList } from './metrics.ts';
 
 /** Subresource kinds and verbs as the real server lists them. */
 const SUBRESOURCES: Record<string, { group?: string; version?: string; kind: string; verbs: string[] }> = {
@@ -55,18 +56,20 @@ export function groupList() {
   return {
     kind: 'APIGroupList',
     apiVersion: 'v1',
-    groups: [...groups()].map(([name, versions]) => group(name, versions)),
+    groups: [...[...groups()].map(([name, versions]) => group(name, versions)), metricsGroup()],
   };
 }
 
 /** `/apis/<group>`, or undefined when the group is not served. */
 export function apiGroup(name: string) {
+  if (name === METRICS_GROUP) return { kind: 'APIGroup', apiVersion: 'v1', ...metricsGroup() };
   const versions = groups().get(name);
   return versions && { kind: 'APIGroup', apiVersion: 'v1', ...group(name, versions) };
 }
 
 /** `/api/v1` or `/apis/<group>/<version>`, or undefined when not served. */
 export function resourceList(groupName: string, version: string) {
+  if (groupName === METRICS_GROUP && version === METRICS_VERSION) return metricsResourceList();
   const types = RESOURCE_TYPES.filter((type) => type.group === groupName && type.version === version);
   if (types.length === 0) return undefined;
   const resources = types.flatMap((type: ResourceType) => [

@@ -31,6 +31,7 @@ import type { DeleteOptions } from './dry-run.ts';
 import { serveOpenApi } from './openapi-endpoint.ts';
 import { applyPatch, patchTypeOf } from './patch.ts';
 import { parseRoute } from './routes.ts';
+import { parseMetricsRoute, podMetrics, POD_METRICS } from './metrics.ts';
 import type { Route } from './routes.ts';
 import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from './selectors.ts';
 import {
@@ -262,6 +263,8 @@ export class ApiHandler {
     const route = parseRoute(context.url.pathname);
     this.#authenticate(context, route);
     const method = context.request.method ?? 'GET';
+    const metrics = parseMetricsRoute(context.url.pathname);
+    if (metrics) return this.#podMetrics(context, method, metrics.namespace, metrics.name);
     if (route.kind !== 'resource') {
       if (method !== 'GET') throw methodNotAllowed(method);
       if (context.identity && route.kind !== 'health') {
@@ -330,6 +333,43 @@ export class ApiHandler {
       default:
         throw methodNotAllowed(method);
     }
+  }
+
+  /** metrics.k8s.io PodMetrics (api/metrics.ts): get and list, RBAC-checked, computed from the kubelet. */
+  #podMetrics(
+    context: RequestContext,
+    method: string,
+    namespace: string | undefined,
+    name: string | undefined,
+  ): void {
+    if (method !== 'GET') throw methodNotAllowed(method);
+    const verb = name === undefined ? 'list' : 'get';
+    const route = { kind: 'resource', type: POD_METRICS, namespace, name, subresource: undefined } as const;
+    this.#authorizeResource(context, verb, route);
+    this.#cluster.reconcile();
+    const now = this.#cluster.clock.now();
+    const of = (pod: Pod) => {
+      const ran = this.#cluster.kubelet.ranContainers(pod.metadata.uid!);
+      return ran && ran.length > 0 ? podMetrics(pod, ran, now) : undefined;
+    };
+    if (name !== undefined) {
+      const pod = this.#cluster.store.get<Pod>('pods', namespace, name);
+      const metrics = pod && of(pod);
+      if (!metrics) throw notFound(POD_METRICS, name);
+      return this.#send(context, 200, metrics);
+    }
+    const labels = parseLabelSelector(context.url.searchParams.get('labelSelector') ?? '');
+    const items = this.#cluster.store
+      .list<Pod>('pods', namespace)
+      .filter((pod) => matchesLabels(labels, pod.metadata.labels))
+      .flatMap((pod) => of(pod) ?? [])
+      .map(({ kind: _kind, apiVersion: _apiVersion, ...item }) => item);
+    this.#send(context, 200, {
+      kind: 'PodMetricsList',
+      apiVersion: 'metrics.k8s.io/v1beta1',
+      metadata: {},
+      items,
+    });
   }
 
   /** RBAC (rbac/authorizer.ts): 403 in the apiserver's wording when no binding grants the request. */

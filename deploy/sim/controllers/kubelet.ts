@@ -120,6 +120,18 @@ export class Kubelet {
       ?.instances;
   }
 
+  /**
+   * The containers of Pod `uid` that have run at least once, with their spec and fate: what a
+   * metrics pipeline (kubelet summary API → metrics-server) can report usage for. Undefined for a
+   * Pod the kubelet does not run.
+   */
+  ranContainers(uid: string): { spec: Container; fate: ContainerFate }[] | undefined {
+    return this.#pods
+      .get(uid)
+      ?.containers.filter((container) => container.instances.length > 0)
+      .map(({ spec, fate }) => ({ spec, fate }));
+  }
+
   #onChange(change: StoreChange): void {
     if (change.storage !== 'pods') return;
     const pod = change.object as Pod;

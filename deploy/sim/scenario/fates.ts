@@ -121,7 +121,7 @@ export function fateResolver(rules: FateRule[], startTime: number, conditions?: 
         holds(candidate.when, pod, startTime, conditions),
     );
     if (!rule) return DEFAULT_HEALTHY;
-    const fate = rule.fate;
+    const fate: ContainerFate = rule.usage ? { ...rule.fate, usage: rule.usage } : rule.fate;
     // Scenario offsets become epoch ms.
     if ('since' in fate && fate.since !== undefined) return { ...fate, since: startTime + fate.since };
     return fate;

@@ -186,10 +186,23 @@ export const FateWhenSchema = z.strictObject({
 
 export type FateWhen = z.infer<typeof FateWhenSchema>;
 
+/** A Kubernetes quantity (`250m`, `124Mi`, `1.5Gi`, `134217728`). */
+const QuantitySchema = z
+  .string()
+  .regex(
+    /^[0-9]+(\.[0-9]+)?(m|k|Ki|M|Mi|G|Gi|T|Ti)?$/,
+    'must be a Kubernetes quantity such as 250m or 124Mi',
+  );
+
 export const FateRuleSchema = z.strictObject({
   match: FateMatchSchema.default({}),
   when: FateWhenSchema.optional(),
   fate: FateSchema,
+  /**
+   * What the matched containers report to the metrics API while they run (metrics.k8s.io
+   * PodMetrics, `kubectl top pod`): e.g. an OOM-looping container near its memory limit.
+   */
+  usage: z.strictObject({ cpu: QuantitySchema.optional(), memory: QuantitySchema.optional() }).optional(),
 });
 
 export type FateRule = z.infer<typeof FateRuleSchema>;

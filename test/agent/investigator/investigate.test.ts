@@ -10,7 +10,7 @@ import {
   runLocalInvestigation,
   type LocalInvestigationOptions,
 } from '../../../agent/investigator/session.ts';
-import { renderMarkdown, type Report } from '../../../agent/investigator/report.ts';
+import { renderMarkdown } from '../../../agent/investigator/report.ts';
 import { succeeded } from '../../../agent/investigator/investigate-local.ts';
 import { runCli } from '../../helpers/cli.ts';
 import { capture, startIncident, type Incident } from '../../helpers/incident.ts';
@@ -372,31 +372,38 @@ describe('local investigator against the simulator', { timeout: 240_000 }, () =>
     expect(stderr).toContain('must be a whole number of seconds from 0 to 3600');
   });
 
-  it('reports a namespace that does not exist as not found (not healthy) and exits non-zero', async () => {
+  it('refuses a mistyped namespace before investigating, naming the close one (usage, exit 2)', async () => {
     incident = await startIncident('bad-image-rollout');
-    const { code, stdout, stderr } = await investigateCli('--namespace', 'nope', '--json');
-    expect(code).toBe(1);
-    const report = JSON.parse(stdout) as Report;
-    expect(report.action.kind).toBe('not_found');
-    expect(report.summary).toMatch(/^Not found: Namespace nope has no Deployments, Pods or Warning events/);
-    expect(report.evidence).toEqual([
-      {
-        source: 'triage_namespace namespace=nope',
-        line: 'namespace nope: 0 Deployment(s), 0 Pod(s), 0 Warning event(s)',
-      },
-    ]);
-    expect(stderr).toContain('Not found: Nothing to investigate: check the namespace name (--namespace)');
+    const { code, stdout, stderr } = await investigateCli('--namespace', 'shpo', '--json');
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toContain(
+      "--namespace 'shpo': namespace shpo not found on cluster 'sentinel-sim'. Did you mean 'shop'?",
+    );
+    expect(stderr).not.toContain('Investigation inv_');
     expect(incident.mutations()).toEqual([]);
   });
 
-  it('reports a Deployment that does not exist as not found, quoting the cluster, and exits non-zero', async () => {
+  it('refuses a namespace that does not exist, with how to list them (usage, exit 2)', async () => {
     incident = await startIncident('bad-image-rollout');
-    const { code, stdout } = await investigateCli('--namespace', 'shop', '--deployment', 'nope');
-    expect(code).toBe(1);
-    expect(stdout).toContain('Not found: Deployment shop/nope does not exist.');
-    expect(stdout).toContain('- from `get_deployment namespace=shop name=nope`:');
-    expect(stdout).toMatch(/`Deployment 'nope' in namespace 'shop' not found on cluster 'sentinel-sim'/);
-    expect(stdout).not.toContain('healthy');
+    const { code, stderr } = await investigateCli('--namespace', 'nope', '--json');
+    expect(code).toBe(2);
+    expect(stderr).toContain(
+      "--namespace 'nope': namespace nope not found on cluster 'sentinel-sim'. `kubectl get namespaces` lists the namespaces that exist.",
+    );
+    expect(incident.mutations()).toEqual([]);
+  });
+
+  it('refuses a mistyped --deployment before investigating, naming the close one (usage, exit 2)', async () => {
+    incident = await startIncident('bad-image-rollout');
+    const typo = await investigateCli('--namespace', 'shop', '--deployment', 'chekout');
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain(
+      "--deployment 'chekout': Deployment chekout not found in namespace shop. Did you mean 'checkout'?",
+    );
+    const far = await investigateCli('--namespace', 'shop', '--deployment', 'nope');
+    expect(far.code).toBe(2);
+    expect(far.stderr).toContain('`kubectl get deployments -n shop` lists the Deployments that exist.');
     expect(incident.mutations()).toEqual([]);
   });
 });

@@ -66,6 +66,47 @@ describe('rollout class: the newest revision demonstrably healthy', () => {
     });
     expect(decision).toMatchObject({ action: 'refused', refusal: 'no-healthy-revision' });
   });
+
+  it('refuses, naming each failure, when the failing Pods span several recent revisions that all failed', () => {
+    const failed = (pod: string) => ({
+      state: 'failed' as const,
+      failures: [`Pod ${pod} BackOff ×9`],
+      basis: '',
+    });
+    const decision = decide({
+      namespace: 'shop',
+      now: NOW,
+      suspect: suspect('app', {
+        pods: [pod('app-3-a', 3, 10, crashing()), pod('app-2-a', 2, 25, crashing())],
+        history: sourced(
+          [
+            rev(3, 10, 0, { current: true, health: failed('app-3-a') }),
+            rev(2, 25, 0, { health: failed('app-2-a') }),
+            rev(1, 45, 0, { health: failed('app-1-x') }),
+          ],
+          'get_rollout_history',
+        ),
+      }),
+    });
+    expect(decision).toMatchObject({ action: 'refused', refusal: 'no-healthy-revision' });
+    expect(decision.explanation).toContain('revision 1 failed (Pod app-1-x BackOff ×9); revision 2 failed');
+    expect(decision.facts.skipped_revisions).toBe('1, 2');
+  });
+
+  it('does not refuse for lack of a healthy revision when an earlier revision has no failed record', () => {
+    const decision = decide({
+      namespace: 'shop',
+      now: NOW,
+      suspect: suspect('app', {
+        pods: [pod('app-3-a', 3, 10, crashing()), pod('app-2-a', 2, 25, crashing())],
+        history: sourced(
+          [rev(3, 10, 0, { current: true }), rev(2, 25, 0), rev(1, 3 * 1440, 0, { health })],
+          'get_rollout_history',
+        ),
+      }),
+    });
+    expect(decision.refusal).not.toBe('no-healthy-revision');
+  });
 });
 
 describe('scheduling class: a change that makes Pods unschedulable', () => {

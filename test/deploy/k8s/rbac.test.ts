@@ -32,6 +32,9 @@ interface RoleSpec {
 }
 
 const readerOperations = Object.values(READER_OPERATIONS);
+/** Cluster-scoped reads (namespaces): a namespaced Role cannot grant them. */
+const isClusterScoped = (op: KubeOperation | KubeNonResourceOperation) =>
+  'clusterScoped' in op && op.clusterScoped === true;
 
 const ROLES: RoleSpec[] = [
   {
@@ -39,7 +42,15 @@ const ROLES: RoleSpec[] = [
     kind: 'Role',
     name: 'sentinel-read-only',
     readOnly: true,
-    operations: readerOperations,
+    operations: readerOperations.filter((op) => !isClusterScoped(op)),
+  },
+  {
+    // With the namespaced Role: the cluster-scoped reads (list namespaces) only.
+    file: 'namespace-reader-clusterrole.yaml',
+    kind: 'ClusterRole',
+    name: 'sentinel-namespace-reader',
+    readOnly: true,
+    operations: readerOperations.filter(isClusterScoped),
   },
   {
     file: 'read-only-clusterrole.yaml',
@@ -95,12 +106,15 @@ function granted(rules: z.infer<typeof RuleSchema>[]): Set<string> {
   return out;
 }
 
-/** What a role must grant. A namespaced Role cannot grant non-resource URLs; Kubernetes grants /version to everyone. */
+/**
+ * What a role must grant. A namespaced Role cannot grant non-resource URLs; Kubernetes grants
+ * /version to everyone; the namespace reader ClusterRole holds only the cluster-scoped reads.
+ */
 function required(spec: RoleSpec): Set<string> {
   return new Set(
     spec.operations.flatMap((op) =>
       'nonResourceURL' in op
-        ? spec.kind === 'ClusterRole'
+        ? spec.kind === 'ClusterRole' && spec.name === 'sentinel-read-only'
           ? [`${op.nonResourceURL}|${op.verb}`]
           : []
         : [`${op.group}|${op.resource}|${op.verb}`],

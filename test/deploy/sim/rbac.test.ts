@@ -31,6 +31,7 @@ function argsFor(tool: Tool, pod: string): Record<string, unknown> {
   const target = { namespace: 'shop', name: 'checkout' };
   switch (tool.name) {
     case 'get_cluster_version':
+    case 'list_namespaces':
       return {};
     case 'triage_namespace':
     case 'list_deployments':
@@ -130,11 +131,18 @@ describeWithTool('kubectl', 'RBAC on the simulator', (kubectlPath) => {
         join(K8S, 'serviceaccount.yaml'),
         '-f',
         join(K8S, 'read-only-role.yaml'),
+        '-f',
+        join(K8S, 'namespace-reader-clusterrole.yaml'),
       );
       expect(applied.stderr).toBe('');
       expect(applied.stdout).toContain('role.rbac.authorization.k8s.io/sentinel-read-only created');
       expect(applied.stdout).toContain('rolebinding.rbac.authorization.k8s.io/sentinel-read-only created');
       expect(applied.stdout).toContain('serviceaccount/sentinel created');
+      expect(applied.stdout).toContain(
+        'clusterrole.rbac.authorization.k8s.io/sentinel-namespace-reader created',
+      );
+      expect((await asSentinel('get', 'namespaces', '-o', 'name')).stdout).toContain('namespace/shop\n');
+      expect((await asSentinel('auth', 'can-i', 'get', 'namespaces')).stdout).toBe('no\n');
 
       expect((await asSentinel('auth', 'can-i', 'list', 'pods', '-n', 'shop')).stdout).toBe('yes\n');
       expect(

@@ -53,6 +53,7 @@ describe('bundled scenarios', () => {
       'image-pull-error',
       'image-pull-unauthorized',
       'liveness-probe-tightened',
+      'no-healthy-revision',
       'noisy-neighbour',
       'oom-after-limit-change',
       'paused-rollout',
@@ -78,6 +79,25 @@ describe('bundled scenarios', () => {
         (e) => e.reason === 'BackOff' && e.involvedObject.name?.startsWith(`${rs2.metadata.name}-`),
       ),
     ).toBe(true);
+  });
+
+  it('no-healthy-revision: every revision of recommendations left BackOff events; no ReplicaSet has a ready Pod', () => {
+    const { cluster, events } = start('no-healthy-revision');
+    const sets = cluster.store.list<ReplicaSet>('replicasets', 'shop');
+    expect(sets.map((rs) => rs.metadata.annotations?.['deployment.kubernetes.io/revision']).sort()).toEqual([
+      '1',
+      '2',
+      '3',
+    ]);
+    for (const rs of sets) {
+      expect(rs.status?.readyReplicas ?? 0).toBe(0);
+      expect(
+        events().some(
+          (e) => e.reason === 'BackOff' && e.involvedObject.name?.startsWith(`${rs.metadata.name}-`),
+        ),
+        rs.metadata.name,
+      ).toBe(true);
+    }
   });
 
   it('liveness-probe-tightened: the kubelet kills revision 3 for failed liveness probes, as a real kubelet reports it', () => {

@@ -1,8 +1,10 @@
 /**
  * The contract every audit log engine passes (SQLite and PostgreSQL), through `AsyncAuditLog`:
  * a linear hash chain that survives reopening, append-only through SQL, detection of an edited or
- * removed record, `since`, and one linear chain with concurrent appenders on several handles
- * (processes, replicas). Each test gets a fresh, empty log.
+ * removed record, `since`, one linear chain with concurrent appenders on several handles
+ * (processes, replicas), and group commit: appends of one event-loop turn share one transaction, a
+ * caller's append resolves only once its record is committed, and a failed transaction fails every
+ * caller in it and writes none of them. Each test gets a fresh, empty log.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GENESIS_HASH, hashRecord } from '../../../server/audit/index.ts';
@@ -17,6 +19,8 @@ export interface AuditBackend {
   tamper(sql: string, params?: (string | number)[]): Promise<void>;
   /** Runs SQL on the database directly (guards in place); rejects as the engine does. */
   exec(sql: string): Promise<void>;
+  /** Makes the database refuse (raise an error for) every insert whose json contains `marker`. */
+  refuseInserts(marker: string): Promise<void>;
   cleanup(): Promise<void>;
 }
 
@@ -107,6 +111,57 @@ export function describeAuditLogContract(name: string, create: () => Promise<Aud
         new Set(written.map((r) => r.request_id)),
       );
       expect(await handles[1]!.verify()).toEqual({ records: 60, head: records.at(-1)!.hash });
+    });
+
+    it('commits appends of one turn in one transaction: one refused record fails every caller in it, writes none, and the chain goes on', async () => {
+      const log = await open();
+      const first = await log.append(entry({ request_id: 'before' }));
+      await backend.refuseInserts('poisoned-call');
+      const batch = Array.from({ length: 5 }, (_, i) =>
+        log.append(entry({ request_id: i === 2 ? 'poisoned-call' : `same-turn-${i}` })),
+      );
+      const settled = await Promise.allSettled(batch);
+      expect(settled.map((one) => one.status)).toEqual(Array(5).fill('rejected'));
+      const after = await log.append(entry({ request_id: 'after' }));
+      expect(after).toMatchObject({ seq: 2, prev_hash: first.hash });
+      expect((await log.records()).map((record) => record.request_id)).toEqual(['before', 'after']);
+      expect(await log.verify()).toEqual({ records: 2, head: after.hash });
+    });
+
+    it('resolves an append only once its record is committed: another handle reads it then', async () => {
+      const [writer, reader] = [await open(), await open()];
+      const seen = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          writer.append(entry({ request_id: `req-${i}` })).then(async (record) => {
+            const rows = await reader.rows();
+            return rows.some((row) => row.seq === record.seq && row.hash === record.hash);
+          }),
+        ),
+      );
+      expect(seen).toEqual(Array(20).fill(true));
+    });
+
+    it('rejects an entry JSON cannot hold on its own, without failing the appends beside it', async () => {
+      const log = await open();
+      const results = await Promise.allSettled([
+        log.append(entry({ request_id: 'a' })),
+        log.append(entry({ request_id: 'b', arguments: { replicas: Number.NaN } })),
+        log.append(entry({ request_id: 'c' })),
+      ]);
+      expect(results.map((one) => one.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      expect((await log.records()).map((record) => record.request_id)).toEqual(['a', 'c']);
+    });
+
+    it('flushes: every append made before flush() is committed when it resolves, and close waits too', async () => {
+      const log = await open();
+      const appends = Array.from({ length: 10 }, (_, i) => log.append(entry({ request_id: `req-${i}` })));
+      await log.flush();
+      const other = await open();
+      expect(await other.head()).toMatchObject({ seq: 10 });
+      await Promise.all(appends);
+      void log.append(entry({ request_id: 'last' }));
+      await log.close();
+      expect(await other.head()).toMatchObject({ seq: 11 });
     });
   });
 }

@@ -21,6 +21,13 @@ describeAuditLogContract('SQLite', async () => {
   return {
     open: async () => asyncAuditLog(openAuditLog(dir)),
     exec: async (sql) => raw((db) => db.exec(sql)),
+    refuseInserts: async (marker) =>
+      raw((db) =>
+        db.exec(
+          `CREATE TRIGGER audit_log_refuse BEFORE INSERT ON audit_log WHEN instr(NEW.json, '${marker}') > 0
+             BEGIN SELECT RAISE(ABORT, 'insert refused by the test'); END;`,
+        ),
+      ),
     tamper: async (sql, params = []) =>
       raw((db) => {
         db.exec('DROP TRIGGER IF EXISTS audit_log_no_update; DROP TRIGGER IF EXISTS audit_log_no_delete;');
@@ -42,6 +49,16 @@ describeWithPostgres('PostgreSQL audit log', (server) => {
       open: () => openPostgresAuditLog({ url }),
       exec: async (sql) => {
         await pool.query(sql);
+      },
+      refuseInserts: async (marker) => {
+        await pool.query(`CREATE FUNCTION audit_log_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+          BEGIN
+            IF strpos(NEW.json, '${marker}') > 0 THEN RAISE EXCEPTION 'insert refused by the test'; END IF;
+            RETURN NEW;
+          END $$`);
+        await pool.query(
+          'CREATE TRIGGER audit_log_refuse BEFORE INSERT ON audit_log FOR EACH ROW EXECUTE FUNCTION audit_log_refuse()',
+        );
       },
       tamper: async (sql, params = []) => {
         await pool.query('ALTER TABLE audit_log DISABLE TRIGGER USER');

@@ -159,19 +159,20 @@ describe('audit middleware', () => {
     expect(log.records()[0]!.arguments).toEqual({ namespace: 'shop', name: 'password=[REDACTED]' });
   });
 
-  it('never changes the result when the record cannot be written', async () => {
+  it('never changes the result when the record cannot be written, and logs and counts the failure', async () => {
     const { registry } = fixtureTools();
     const broken = {
-      append: () => {
-        throw new Error('disk full');
-      },
+      append: () => Promise.reject(new Error('disk full')),
     } as unknown as AuditLog;
     const errors: unknown[] = [];
+    const failures: unknown[] = [];
     const logger = pino({ level: 'error' }, { write: (line: string) => errors.push(JSON.parse(line)) });
     const run = createToolCallPipeline({
       registry,
       kube: () => fakeKube(),
-      middlewares: [createAuditMiddleware({ log: broken, logger })],
+      middlewares: [
+        createAuditMiddleware({ log: broken, logger, onWriteError: (error) => failures.push(error) }),
+      ],
       logger: pino({ level: 'silent' }),
     });
     const result = await run({
@@ -185,6 +186,7 @@ describe('audit middleware', () => {
     expect(errors).toEqual([
       expect.objectContaining({ msg: 'audit record not written', tool: 'read_thing' }),
     ]);
+    expect(failures).toEqual([new Error('disk full')]);
   });
 });
 

@@ -21,6 +21,7 @@ import { callToolError } from '../../helpers/tools.ts';
 /** Valid arguments for each tool. */
 const ARGS: Record<string, Record<string, unknown>> = {
   get_cluster_version: {},
+  list_namespaces: {},
   triage_namespace: { namespace: 'shop' },
   list_deployments: { namespace: 'shop' },
   get_deployment: { namespace: 'shop', name: 'web' },

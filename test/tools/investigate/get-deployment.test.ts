@@ -195,6 +195,48 @@ describe('get_deployment', () => {
     expect(s.template_digest).toMatch(/^[0-9a-f]{16}$/);
   });
 
+  it('sends the HPA list without waiting for the Deployment (issue 17: parallel reads)', async () => {
+    mockApi().get(path).reply(200, checkout());
+    mockApi()
+      .get('/apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers')
+      .query(true)
+      .reply(200, { kind: 'HorizontalPodAutoscalerList', metadata: {}, items: [] });
+    const ctx = kube.context();
+    const events: string[] = [];
+    const reader = {
+      ...ctx.kube,
+      getDeploymentAsSent: async (namespace: string, name: string) => {
+        events.push('deployment sent');
+        const answer = await ctx.kube.getDeploymentAsSent(namespace, name);
+        events.push('deployment answered');
+        return answer;
+      },
+      listHorizontalPodAutoscalers: (...args: Parameters<typeof ctx.kube.listHorizontalPodAutoscalers>) => {
+        events.push('autoscalers sent');
+        return ctx.kube.listHorizontalPodAutoscalers(...args);
+      },
+    };
+    const output = await callTool(
+      getDeployment,
+      { namespace: 'shop', name: 'checkout' },
+      { ...ctx, kube: reader },
+    );
+    expect((output.structured as GetDeploymentOutput).autoscalers).toEqual([]);
+    expect(events.indexOf('autoscalers sent')).toBeLessThan(events.indexOf('deployment answered'));
+  });
+
+  it('a Deployment that is not there fails with not_found even when the HPA list fails too', async () => {
+    mockApi()
+      .get(path)
+      .reply(404, statusBody(404, 'NotFound', 'deployments.apps "checkout" not found'));
+    mockApi()
+      .get('/apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers')
+      .query(true)
+      .reply(403, statusBody(403, 'Forbidden', 'horizontalpodautoscalers is forbidden'));
+    const error = await callToolError(getDeployment, { namespace: 'shop', name: 'checkout' }, kube.context());
+    expect(error.code).toBe('not_found');
+  });
+
   it('not found names the Deployment and what to do next', async () => {
     mockApi()
       .get(path)

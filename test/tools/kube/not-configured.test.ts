@@ -37,6 +37,7 @@ describe('no-cluster mode', () => {
     };
     const samples: Record<string, Record<string, unknown>> = {
       get_cluster_version: {},
+      list_namespaces: {},
       get_deployment: { namespace: 'shop', name: 'web' },
       get_rollout_history: { namespace: 'shop', name: 'web' },
       get_service: { namespace: 'shop', name: 'web' },

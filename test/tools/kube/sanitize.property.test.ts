@@ -147,6 +147,7 @@ function serve(current: () => Cluster): nock.Scope {
       const list = (items: unknown[]) => [200, { items, metadata: {} }];
       const routes: [RegExp, () => unknown[]][] = [
         [/^\/version$/, () => [200, c.version]],
+        [/^\/api\/v1\/namespaces$/, () => list([{ metadata: c.dep.metadata, status: { phase: 'Active' } }])],
         [/\/deployments$/, () => list([c.dep])],
         [/\/deployments\/[^/]+$/, () => [200, c.dep]],
         [/\/replicasets$/, () => list(c.sets)],
@@ -169,6 +170,7 @@ function argumentsFor(tool: Tool): Record<string, unknown> {
   const target = { namespace: 'shop', name: 'checkout' };
   switch (tool.name) {
     case 'get_cluster_version':
+    case 'list_namespaces':
       return {};
     case 'triage_namespace':
     case 'list_deployments':

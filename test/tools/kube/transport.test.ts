@@ -46,6 +46,20 @@ describe('one keep-alive connection pool per cluster connection', () => {
     expect(seen.tlsHandshakes).toBeLessThanOrEqual(2);
   });
 
+  it('1,000 reads, 10 at a time, open at most 10 TLS connections (issue 17: <= 10 handshakes per 1,000 requests)', async () => {
+    const connection = connectKube({ kubeconfig });
+    if (!connection.configured) throw new Error(connection.reason);
+    const seen = await counted(() =>
+      Promise.all(
+        Array.from({ length: 10 }, async () => {
+          for (let i = 0; i < 100; i += 1) await connection.reader.getDeployment('shop', 'checkout');
+        }),
+      ),
+    );
+    expect(seen.requests).toBe(1000);
+    expect(seen.tlsHandshakes).toBeLessThanOrEqual(10);
+  });
+
   it('200 tool calls through the MCP server, 10 at a time, open at most 10 connections', async () => {
     const server = await startTestServer({ kube: connectKube({ kubeconfig }) });
     const clients = await Promise.all(

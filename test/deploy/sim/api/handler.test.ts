@@ -144,6 +144,7 @@ describe('simulator HTTP API', () => {
       'rbac.authorization.k8s.io',
       'authorization.k8s.io',
       'authentication.k8s.io',
+      'metrics.k8s.io',
     ]);
     const apps = (await rawRequest(sim, 'GET', '/apis/apps/v1')).json as {
       resources: { name: string; kind: string }[];

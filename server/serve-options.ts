@@ -1,0 +1,119 @@
+/**
+ * `sentinel serve` options: their schema, defaults and the rules between flags. Its own module so
+ * that the primary of `--workers N`, which only parses its flags and forks, loads zod and core
+ * alone — not the auth middleware (MCP SDK, Express) that config.ts's address rules sit next to.
+ */
+import { availableParallelism } from 'node:os';
+import { z } from 'zod';
+import { fromZod, type ZodIssueLine, SentinelError } from '../core/index.ts';
+
+/** Flags of `sentinel serve`, as commander delivers them (camelCase). */
+export const ServeOptionsSchema = z.strictObject({
+  /** Address to bind. Default 127.0.0.1 (loopback). */
+  host: z.string().min(1, 'must not be empty').default('127.0.0.1'),
+  /** TCP port, 0-65535; 0 picks a free port. Default 7070. */
+  port: z.coerce
+    .number({ error: 'must be a number' })
+    .int('must be a whole number')
+    .min(0, 'must be 0-65535')
+    .max(65535, 'must be 0-65535')
+    .default(7070),
+  /** Extra host names accepted in Host/Origin headers (repeatable). */
+  allowedHost: z.array(z.string()).default([]),
+  /** File holding the startup token (identity `local`); overrides SENTINEL_TOKEN. */
+  tokenFile: z.string().optional(),
+  /** Identities file; default `<data-dir>/tokens.yaml`. */
+  tokensFile: z.string().optional(),
+  /** Allow a non-loopback --host (requires at least one token). */
+  allowRemote: z.boolean().default(false),
+  /** PEM certificate chain and key for HTTPS; both or neither. */
+  tlsCert: z.string().optional(),
+  tlsKey: z.string().optional(),
+  kubeconfig: z.string().optional(),
+  context: z.string().optional(),
+  dataDir: z.string().optional(),
+  /**
+   * Where approvals and the audit log live: a `postgres://` (or `postgresql://`) URL shared by every
+   * replica; default (undefined) the SQLite files in the data directory. Env SENTINEL_STORE_URL.
+   */
+  store: z
+    .string()
+    .regex(
+      /^postgres(ql)?:\/\/\S+$/,
+      'must be a postgres:// URL (omit it for the SQLite files in the data dir)',
+    )
+    .optional(),
+  /** Approval policy file (YAML); default the commented policy shipped in server/gate/. */
+  policy: z.string().optional(),
+  /** Admission control (server/admission.ts): reads one identity may run at once; default env or 8. */
+  maxConcurrentReads: z.coerce
+    .number({ error: 'must be a number' })
+    .int('must be a whole number')
+    .min(1, 'must be at least 1')
+    .optional(),
+  /** Reads of one identity queued beyond that before 429; default env or 64. */
+  readQueue: z.coerce
+    .number({ error: 'must be a number' })
+    .int('must be a whole number')
+    .min(0, 'must be 0 or more')
+    .optional(),
+  /**
+   * Processes serving HTTP on the one port (node:cluster): a whole number >= 1, or `auto` for one
+   * per core (`os.availableParallelism()`). Default 1 (no cluster).
+   */
+  workers: z
+    .union([z.number(), z.string()])
+    .default(1)
+    .transform((value) => (value === 'auto' ? availableParallelism() : Number(value)))
+    .pipe(
+      z
+        .number({ error: "must be a whole number or 'auto'" })
+        .int("must be a whole number or 'auto'")
+        .min(1, "must be at least 1 (or 'auto')"),
+    ),
+  /** Serve MCP over stdin/stdout instead of HTTP. */
+  stdio: z.boolean().default(false),
+  /** With --stdio: the identity every call runs as (must exist). */
+  identity: z.string().optional(),
+});
+export type ServeOptions = z.infer<typeof ServeOptionsSchema>;
+
+/** Validates raw flags; throws `SentinelError('invalid_input')` naming the flag and the rule. */
+export function parseServeOptions(raw: Record<string, unknown>): ServeOptions {
+  const parsed = ServeOptionsSchema.safeParse(raw);
+  if (!parsed.success) {
+    // Named as the flag the user typed: `tlsCert` → `--tls-cert`.
+    const flagOf = (line: ZodIssueLine) =>
+      `--${String(line.issue.path[0] ?? '').replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
+    throw fromZod(parsed.error, [], {
+      field: flagOf,
+      message: (_lines, [first]) => `${first ? flagOf(first) : '--'}: ${first?.rule}.`,
+    });
+  }
+  const options = parsed.data;
+  if ((options.tlsCert === undefined) !== (options.tlsKey === undefined)) {
+    throw new SentinelError('invalid_input', '--tls-cert and --tls-key must be given together.', {
+      field: options.tlsCert === undefined ? '--tls-cert' : '--tls-key',
+    });
+  }
+  if (options.stdio && options.identity === undefined) {
+    throw new SentinelError(
+      'invalid_input',
+      '--stdio needs --identity <name>: the identity every call runs as (`sentinel tokens list` shows them; `local` has every role).',
+      { field: '--identity' },
+    );
+  }
+  if (options.stdio && options.workers > 1) {
+    throw new SentinelError('invalid_input', '--workers applies only over HTTP; --stdio serves one client.', {
+      field: '--workers',
+    });
+  }
+  if (!options.stdio && options.identity !== undefined) {
+    throw new SentinelError(
+      'invalid_input',
+      '--identity applies only with --stdio; over HTTP the identity comes from each request’s bearer token.',
+      { field: '--identity' },
+    );
+  }
+  return options;
+}
