@@ -24,7 +24,12 @@ export { fullyCorrect } from './investigator/eval.ts';
 // The contract other modules use (added with the module-boundary lint rule). sentinelCommand lives
 // in core/ (the TrueForge client names the CLI in its hints too); re-exported for the command line.
 export { sentinelCommand } from '../core/index.ts';
-export { exitQuietlyOnBrokenPipe } from './broken-pipe.ts';
+export {
+  exitQuietlyOnBrokenPipe,
+  whenOutputCloses,
+  outputClosed,
+  OUTPUT_CLOSED_EXIT_CODE,
+} from './broken-pipe.ts';
 export { interruptedLines } from './investigator/interrupted.ts';
 export { openInvestigationStore } from './investigator/store.ts';
 export type { Investigation } from './investigator/model.ts';

@@ -4,7 +4,12 @@
  * name), loading none of the investigators, the harness client or the server. Everything here is
  * also exported by index.ts.
  */
-export { exitQuietlyOnBrokenPipe } from './broken-pipe.ts';
+export {
+  exitQuietlyOnBrokenPipe,
+  whenOutputCloses,
+  outputClosed,
+  OUTPUT_CLOSED_EXIT_CODE,
+} from './broken-pipe.ts';
 export { colorsEnabled, disableColors, palette, type Palette, type Style } from './colors.ts';
 export { sentinelCommand } from '../core/light.ts';
 export { HARNESS_IDENTITY } from './harness/names.ts';

@@ -10,6 +10,7 @@ import type {
   LocalInvestigateCliOptions,
   Investigation,
 } from '../agent/index.ts';
+import { OUTPUT_CLOSED_EXIT_CODE, whenOutputCloses } from '../agent/light.ts';
 import type { ServerEntry } from '../server/client.ts';
 import { resolveDataDir, DEFAULT_SERVER_URL, serverMcpUrl } from '../server/light.ts';
 import { SentinelError } from '../core/light.ts';
@@ -85,8 +86,14 @@ export function registerInvestigateCommand(program: Command): void {
       if (harness) {
         const { investigateWithHarness } = await import('../agent/index.ts');
         const server = running ? serverMcpUrl(running.url) : options.server;
-        const result = await investigateWithHarness(symptom, { ...options, server, harness });
-        if (result.status !== 'done') process.exitCode = 1;
+        // Output closed (`| head`): the session stays on the harness, resumable; never a silent 0.
+        const unregister = whenOutputCloses(() => process.exit(OUTPUT_CLOSED_EXIT_CODE));
+        try {
+          const result = await investigateWithHarness(symptom, { ...options, server, harness });
+          if (result.status !== 'done') process.exitCode = 1;
+        } finally {
+          unregister();
+        }
         return;
       }
       if (options.resumeSession) {
@@ -132,18 +139,25 @@ export function registerInvestigateCommand(program: Command): void {
         }
       }
       // Ctrl-C (or SIGTERM) stops waiting: the in-process server stops and removes its token file,
-      // and the last lines say what is still pending and how to resume; exit 130 (143).
+      // and the last lines say what is still pending and how to resume; exit 130 (143). A closed
+      // stdout/stderr (`| head`) stops the same way, at the next safe point (a wait, or before the
+      // next step; a call already sent finishes), and exits 141: never 0 unless resolved.
       const controller = new AbortController();
       let received: NodeJS.Signals | undefined;
       let started: Investigation | undefined;
       const onSignal = (signal: NodeJS.Signals) => {
         if (received) return;
         received = signal;
-        process.stderr.write('\nInterrupted: stopping (the investigation stays saved)…\n');
+        process.stderr.write(
+          signal === 'SIGPIPE'
+            ? '\nOutput closed: stopping at the next safe point (the investigation stays saved)…\n'
+            : '\nInterrupted: stopping (the investigation stays saved)…\n',
+        );
         controller.abort();
       };
       process.on('SIGINT', onSignal);
       process.on('SIGTERM', onSignal);
+      const unregisterOutput = whenOutputCloses(() => onSignal('SIGPIPE'));
       try {
         const report = await investigateLocally(
           symptom,
@@ -162,6 +176,7 @@ export function registerInvestigateCommand(program: Command): void {
         // A prompt may still be reading stdin: end the process here rather than wait for input.
         process.exit(128 + osConstants.signals[received]);
       } finally {
+        unregisterOutput();
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);
       }

@@ -52,16 +52,24 @@ export async function discoveredServer(dataDir: string): Promise<ServerEntry | u
  * Makes `command`'s defaulted `--server` the discovered server of its `--data-dir` (see
  * `discoveredServer`), normalised to `endpoint`, just before its action runs; a given `--server`
  * or SENTINEL_SERVER_URL wins. The token then comes from the same discovery file (clientToken).
+ * When more than one server runs on the data directory, one stderr line names the one picked.
  */
 export function useDiscoveredServer(command: Command, endpoint: 'base' | 'mcp'): Command {
   return command.hook('preAction', async (_self, action) => {
     if (action.getOptionValueSource('server') !== 'default') return;
-    const found = await discoveredServer(
-      resolveDataDir(action.getOptionValue('dataDir') as string | undefined),
-    );
+    const dataDir = resolveDataDir(action.getOptionValue('dataDir') as string | undefined);
+    const found = await discoveredServer(dataDir);
     if (!found) return;
     const url = endpoint === 'mcp' ? serverMcpUrl(found.url) : serverBaseUrl(found.url);
     action.setOptionValueWithSource('server', url, 'config');
+    // Several servers on one data directory: say which one was picked (stderr, so --json stays clean).
+    const { runningServers } = await import('../server/client.ts');
+    const count = runningServers(dataDir).length;
+    if (count > 1) {
+      process.stderr.write(
+        `Using the Sentinel server running at ${found.url} (pid ${found.pid}, since ${found.started}; ${count} are running on this data directory); pass --server to choose another.\n`,
+      );
+    }
   });
 }
 

@@ -104,16 +104,28 @@ export function registerTokensCommands(program: Command): void {
     )
     .addOption(tokensFileOption())
     .addOption(dataDirOption())
-    .action(async (options: { dataDir?: string; tokensFile?: string }) => {
-      const rows = (await storeFor(options))
-        .list()
-        .map((record) => [
-          record.name,
-          record.roles.join(','),
-          record.created_at,
-          record.trust_upstream_approval ? 'yes' : 'no',
-          record.webhook ?? '-',
-        ]);
+    .option('--json', 'print the identities as JSON (times in ISO UTC), never a token or hash')
+    .action(async (options: { dataDir?: string; tokensFile?: string; json?: boolean }) => {
+      const records = (await storeFor(options)).list();
+      if (options.json) {
+        const identities = records.map((record) => ({
+          name: record.name,
+          roles: record.roles,
+          created_at: record.created_at,
+          trust_upstream_approval: record.trust_upstream_approval === true,
+          webhook: record.webhook ?? null,
+        }));
+        return void process.stdout.write(`${JSON.stringify({ identities }, null, 2)}\n`);
+      }
+      // People read times in their zone (UTC alongside); --json keeps the recorded ISO UTC value.
+      const { localTime } = await import('../server/client.ts');
+      const rows = records.map((record) => [
+        record.name,
+        record.roles.join(','),
+        localTime(record.created_at),
+        record.trust_upstream_approval ? 'yes' : 'no',
+        record.webhook ?? '-',
+      ]);
       const table = [['NAME', 'ROLES', 'CREATED', 'TRUST_UPSTREAM', 'WEBHOOK'], ...rows];
       const widths = table[0]!.map((_, column) => Math.max(...table.map((row) => row[column]!.length)));
       for (const row of table) {

@@ -3,7 +3,9 @@
  * Kubernetes API simulator with an incident scenario, a Sentinel server in-process against it, and a
  * local investigation of the scenario's symptom that pauses for the user's approval in the terminal.
  */
+import { join } from 'node:path';
 import { sentinelCommand } from '../../core/index.ts';
+import { resolveDataDir } from '../../server/index.ts';
 import type { ApprovalPrompter } from '../harness/prompter.ts';
 import { investigateLocally, type CommandIo } from './investigate-local.ts';
 import type { Report } from './report.ts';
@@ -24,6 +26,11 @@ export interface DemoOptions {
   wait?: boolean;
   /** Aborting it (Ctrl-C) stops the demo: `runDemo` cleans up and throws `DemoInterrupted`. */
   signal?: AbortSignal;
+  /**
+   * The user's data directory (default `resolveDataDir()`): the summary's full report is kept in
+   * `<dataDir>/reports/<id>.md`, since the demo's own data directory is removed at exit.
+   */
+  dataDir?: string;
 }
 
 /** Thrown by `runDemo` when its signal aborted it; everything it started is gone by then. */
@@ -84,7 +91,12 @@ export async function runDemo(options: DemoOptions, io: CommandIo): Promise<Repo
       },
       // No terminal and neither --yes nor --wait: nobody can answer here, and waiting out the
       // approval window would look like a hang. The proposal is declined at once.
-      interactive || options.yes || options.wait ? io : { ...io, prompter: decliningPrompter(io.stderr) },
+      {
+        ...(interactive || options.yes || options.wait
+          ? io
+          : { ...io, prompter: decliningPrompter(io.stderr) }),
+        reportDir: join(resolveDataDir(options.dataDir, io.env ?? process.env), 'reports'),
+      },
       {
         clusterNow: () => sim.clock.now(),
         pollMs: 500,

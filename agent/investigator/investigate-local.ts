@@ -50,6 +50,12 @@ export interface CommandIo {
   env?: NodeJS.ProcessEnv;
   /** Told the investigation once it is saved (after the "Resume with" line). */
   onStart?: (investigation: Investigation) => void;
+  /**
+   * Where the summary format saves the full Markdown report (`<reportDir>/<id>.md`); default
+   * `<data-dir>/investigations`. The demo, whose data directory is deleted at exit, keeps it in the
+   * user's data directory instead.
+   */
+  reportDir?: string;
 }
 
 /** How the report is printed (`--format`). */
@@ -58,18 +64,19 @@ export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
 /**
  * Writes the report in `format`. `summary` also writes the full Markdown report to
- * `<data-dir>/investigations/<id>.md` (0600) and names that file.
+ * `<reportDir>/<id>.md` (0600; default `<data-dir>/investigations`) and names that file.
  */
 export function printReport(
   report: Report,
   format: ReportFormat,
   stdout: NodeJS.WritableStream,
   dataDir: string,
+  reportDir: string = investigationsDir(dataDir),
 ): void {
   if (format === 'json') return void stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   const markdown = renderMarkdown(report);
   if (format === 'markdown') return void stdout.write(markdown);
-  const file = join(investigationsDir(dataDir), `${report.id}.md`);
+  const file = join(reportDir, `${report.id}.md`);
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   writeFileSync(file, markdown, { mode: 0o600 });
   stdout.write(renderSummary(report, file, palette(stdout)));
@@ -134,7 +141,7 @@ export async function investigateLocally(
       ...extra,
     });
     const dataDir = resolveDataDir(options.dataDir, io.env ?? process.env);
-    printReport(report, reportFormat(options, io.stdout), io.stdout, dataDir);
+    printReport(report, reportFormat(options, io.stdout), io.stdout, dataDir, io.reportDir);
     return report;
   } finally {
     if (!io.prompter) prompter?.close();

@@ -92,6 +92,11 @@ export interface InvestigatorContext {
   askAgain?: boolean;
   /** The command that runs this investigation again with `--ask-again` (printed with a reused denial). */
   askAgainCommand?: string;
+  /**
+   * Stop at the next safe point (Ctrl-C, output closed): no new step starts once it aborts, and a wait
+   * for a decision ends; a call already sent (an execution) is never cut off. Throws `timeout`.
+   */
+  signal?: AbortSignal;
 }
 
 /**
@@ -135,6 +140,13 @@ async function step(
 ): Promise<Step> {
   let current = inv.steps.find((s) => s.name === name);
   if (current && current.finished_at !== null) return current;
+  // A safe point: between steps nothing is half done, so the investigation resumes from here.
+  if (context.signal?.aborted) {
+    throw new SentinelError(
+      'timeout',
+      `Stopped before the step '${name}'; the investigation stays resumable.`,
+    );
+  }
   if (!current) {
     current = await planStep(name, calls(), context.caller);
     inv.steps.push(current);

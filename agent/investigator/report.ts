@@ -83,13 +83,21 @@ function summarize(inv: Investigation): string {
       return `${decision.diagnosis} Done: ${proposal}${by}.${followUpText(inv)}${result}${warned}`;
     }
     case 'declined':
-      return `${decision.diagnosis} Proposed: ${proposal}. The human declined it${action.decided_by ? ` (${action.decided_by}: ${action.decision_reason ?? 'no reason given'})` : `: ${action.outcome ?? ''}`}. Nothing was changed.`;
+      return `${decision.diagnosis} Proposed: ${proposal}. The human declined it${action.decided_by ? ` (${action.decided_by}: ${asClause(action.decision_reason ?? 'no reason given')})` : `: ${asClause(action.outcome ?? '')}`}. Nothing was changed.`;
     case 'awaiting_approval':
     case 'previewed':
       return `${decision.diagnosis} Proposed: ${proposal}; waiting for approval (${inv.pending_approval_ids.join(', ') || 'not requested yet'}).`;
     case 'failed':
-      return `${decision.diagnosis} Proposed: ${proposal}; it did not run: ${action.outcome ?? 'unknown reason'}.`;
+      return `${decision.diagnosis} Proposed: ${proposal}; it did not run: ${asClause(action.outcome ?? 'unknown reason')}.`;
   }
+}
+
+/**
+ * `text` without its final full stops, to embed a tool's sentence ("… the call was not run.") in a
+ * sentence of the report without printing "not run..".
+ */
+export function asClause(text: string): string {
+  return text.trimEnd().replace(/\.+$/, '');
 }
 
 /** One sentence per follow-up change: what it was for, what it did, who approved it. */

@@ -240,6 +240,7 @@ export async function runLocalInvestigation(
             progress: options.progress,
             pollMs: options.pollMs,
             howToApprove,
+            serverUrl: serverBaseUrl(endpoints.mcp.href),
             ...(options.signal && { signal: options.signal }),
           }),
         getApproval: (id) => approvals.get(id),
@@ -250,6 +251,7 @@ export async function runLocalInvestigation(
         ...(options.verifyWaitSeconds !== undefined && { verifyWaitSeconds: options.verifyWaitSeconds }),
         ...(options.settleSeconds !== undefined && { settleSeconds: options.settleSeconds }),
         askAgain: options.askAgain === true,
+        ...(options.signal && { signal: options.signal }),
         askAgainCommand: `${sentinelCommand()} investigate --resume ${investigation.id} --ask-again`,
       });
     } finally {

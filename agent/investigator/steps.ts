@@ -190,6 +190,10 @@ export async function runStep(step: Step, context: StepContext): Promise<Step> {
         status = record(call, await context.caller.call(call.tool, call.arguments));
       }
     }
+    // Ran at once under an earlier grant of this exact call: said, never silent.
+    if (status === 'succeeded' && call.approval_request_id) {
+      await announceReusedGrant(call.approval_request_id, context);
+    }
     context.save();
     if (status === 'held') context.progress(`  held for approval: request ${call.approval_request_id}`);
   }
@@ -265,12 +269,7 @@ async function settleHeld(
 async function announceReusedDenial(requestId: string, context: StepContext): Promise<void> {
   const request = await context.getApproval(requestId).catch(() => undefined);
   const decision = request?.decision;
-  const at = decision ? Date.parse(decision.at) : NaN;
-  const minutes = Number.isFinite(at)
-    ? Math.max(0, Math.round(((context.now ?? (() => new Date()))().getTime() - at) / 60_000))
-    : undefined;
-  const age =
-    minutes === undefined ? '' : minutes === 0 ? ' less than a minute ago' : ` ${minutes} minute(s) ago`;
+  const age = decisionAge(decision?.at, context);
   context.progress(
     `  This exact call was denied${age} by ${decision?.by ?? 'an approver'} (approval request ${requestId}): ${decision?.reason ?? 'no reason given'}. It was not run; nothing changed.`,
   );
@@ -279,4 +278,29 @@ async function announceReusedDenial(requestId: string, context: StepContext): Pr
       `  To ask the approvers again: ${context.askAgainCommand ?? `${sentinelCommand()} investigate … --ask-again`}`,
     );
   }
+}
+
+/** ` 3 minute(s) ago` / ` less than a minute ago` for an ISO time; '' when unknown. */
+function decisionAge(at: string | undefined, context: StepContext): string {
+  const ms = at === undefined ? NaN : Date.parse(at);
+  if (!Number.isFinite(ms)) return '';
+  const minutes = Math.max(0, Math.round(((context.now ?? (() => new Date()))().getTime() - ms) / 60_000));
+  return minutes === 0 ? ' less than a minute ago' : ` ${minutes} minute(s) ago`;
+}
+
+/**
+ * Says that a change call ran at once because the server used an earlier grant of the identical
+ * call (the grant is for the exact call, so using it is correct): which request, who granted it,
+ * how long ago, and for which investigation — with the `(approved: apr_…)` marker prompted runs
+ * show. A grant, like a denial, is never used silently.
+ */
+async function announceReusedGrant(requestId: string, context: StepContext): Promise<void> {
+  const request = await context.getApproval(requestId).catch(() => undefined);
+  const decision = request?.decision;
+  const origin = request?.preview?.investigation;
+  context.progress(
+    `  Using approval ${requestId} granted by ${decision?.by ?? 'an approver'}${decisionAge(decision?.at, context)}${
+      origin ? ` for investigation ${origin}` : ''
+    } (approved: ${requestId}): this exact call ran without a new prompt.`,
+  );
 }

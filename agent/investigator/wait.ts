@@ -9,7 +9,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import yoctoSpinner from 'yocto-spinner';
 import { oneLine } from '../../tools/index.ts';
-import { SentinelError } from '../../core/index.ts';
+import { SentinelError, sentinelCommand } from '../../core/index.ts';
 import { type ApprovalRequest, type ApprovalsClient, renderApprovalText } from '../../server/index.ts';
 import { unguarded } from '../terminal-guard.ts';
 import { palette } from '../colors.ts';
@@ -37,6 +37,8 @@ export interface WaitOptions {
   signal?: AbortSignal;
   /** How a human approves request `id` elsewhere (page URL, command, where the token is); printed before waiting. */
   howToApprove?: (id: string) => string;
+  /** The server's base URL, named when it stops answering while the request is watched. */
+  serverUrl?: string;
   now?: () => Date;
 }
 
@@ -63,6 +65,7 @@ export async function waitForDecision(id: string, options: WaitOptions): Promise
     progress,
     `Waiting for a decision on approval request ${id} (Ctrl-C stops waiting, the request stays pending)`,
   );
+  const watch = { lost: false };
   try {
     while (request.status === 'pending') {
       if (Date.parse(request.expires_at) <= now().getTime()) {
@@ -78,7 +81,7 @@ export async function waitForDecision(id: string, options: WaitOptions): Promise
           `Stopped waiting for approval request ${id}; it is still pending. Resume the investigation to keep waiting.`,
         );
       }
-      request = await approvals.get(id);
+      request = (await watchedRead(id, options, watch)) ?? request;
     }
   } finally {
     spinner.stop(`Approval request ${id}: ${request.status}`);
@@ -189,14 +192,45 @@ async function decidedElsewhere(
   signal: AbortSignal,
 ): Promise<ApprovalRequest> {
   const pollMs = options.pollMs ?? 1000;
+  const watch = { lost: false };
   for (;;) {
     try {
       await sleep(pollMs, undefined, { signal });
     } catch {
       return new Promise<never>(() => {});
     }
-    const request = await options.approvals.get(id).catch(() => undefined);
+    const request = await watchedRead(id, options, watch);
     if (signal.aborted) return new Promise<never>(() => {});
     if (request && request.status !== 'pending') return request;
+  }
+}
+
+/**
+ * One read of request `id` while watching it. When the server stops answering (`unavailable`, e.g.
+ * `sentinel serve` was killed) it says so once — the request stays pending on the server — and
+ * returns undefined until the server answers again, which it says too; other errors are thrown.
+ */
+async function watchedRead(
+  id: string,
+  options: WaitOptions,
+  watch: { lost: boolean },
+): Promise<ApprovalRequest | undefined> {
+  const where = options.serverUrl ? ` at ${options.serverUrl}` : '';
+  try {
+    const request = await options.approvals.get(id);
+    if (watch.lost) {
+      watch.lost = false;
+      options.progress.write(`The Sentinel server${where} is back; still watching approval request ${id}.\n`);
+    }
+    return request;
+  } catch (error) {
+    if (!(error instanceof SentinelError) || error.code !== 'unavailable') throw error;
+    if (!watch.lost) {
+      watch.lost = true;
+      options.progress.write(
+        `Lost the Sentinel server${where}; approval request ${id} stays pending there — waiting for the server to come back (or Ctrl-C, then resume with \`${sentinelCommand()} investigate --resume <id>\`).\n`,
+      );
+    }
+    return undefined;
   }
 }

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { exitQuietlyOnBrokenPipe } from '../../agent/broken-pipe.ts';
+import { exitQuietlyOnBrokenPipe, outputClosed, whenOutputCloses } from '../../agent/broken-pipe.ts';
 import { openAuditLog } from '../../server/audit/index.ts';
 import { auditEntry } from '../helpers/audit.ts';
 
@@ -21,6 +21,25 @@ describe('exitQuietlyOnBrokenPipe', () => {
     expect(() => stream.emit('error', Object.assign(new Error('disk full'), { code: 'ENOSPC' }))).toThrow(
       'disk full',
     );
+  });
+});
+
+describe('whenOutputCloses', () => {
+  it('calls the registered handler once instead of exiting; unregistered, EPIPE exits again', () => {
+    const stdout = new EventEmitter() as EventEmitter & NodeJS.WritableStream;
+    const stderr = new EventEmitter() as EventEmitter & NodeJS.WritableStream;
+    const exits: number[] = [];
+    exitQuietlyOnBrokenPipe(stdout, (code) => exits.push(code));
+    exitQuietlyOnBrokenPipe(stderr, (code) => exits.push(code));
+    let calls = 0;
+    const unregister = whenOutputCloses(() => calls++);
+    const epipe = () => Object.assign(new Error('write EPIPE'), { code: 'EPIPE' });
+    stdout.emit('error', epipe());
+    stderr.emit('error', epipe());
+    expect({ calls, exits, closed: outputClosed() }).toEqual({ calls: 1, exits: [], closed: true });
+    unregister();
+    stdout.emit('error', epipe());
+    expect(exits).toEqual([0]);
   });
 });
 

@@ -291,8 +291,18 @@ describe('sentinel tokens', () => {
 
     const listed = await runCli(['tokens', 'list', '--data-dir', data.dir]);
     expect(listed.stdout).toMatch(
-      /^NAME\s+ROLES\s+CREATED\s+TRUST_UPSTREAM\s+WEBHOOK\nalice\s+approver,admin\s+\S+Z\s+no\s+-\n$/,
+      /^NAME\s+ROLES\s+CREATED\s+TRUST_UPSTREAM\s+WEBHOOK\nalice\s+approver,admin\s+\d{4}-\d\d-\d\d \d\d:\d\d \S+ \((\d\d:\d\d UTC, )?\S+ ago\)\s+no\s+-\n$/,
     );
+    // Local time for people; --json keeps the recorded ISO UTC value.
+    const json = JSON.parse((await runCli(['tokens', 'list', '--json', '--data-dir', data.dir])).stdout) as {
+      identities: { name: string; created_at: string }[];
+    };
+    expect(json.identities).toEqual([
+      expect.objectContaining({
+        name: 'alice',
+        created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/),
+      }),
+    ]);
     expect(listed.stdout).not.toContain(token);
 
     const revoked = await runCli(['tokens', 'revoke', 'alice', '--data-dir', data.dir]);

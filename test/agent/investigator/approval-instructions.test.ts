@@ -68,6 +68,6 @@ describe('approvalInstructions', () => {
       else process.env.SENTINEL_TOKEN = previous;
     });
     expect(result.code).toBe(3); // parsed, token found; only the server at :9 is not there
-    expect(result.stderr).toMatch(/Cannot reach the Sentinel server at http:\/\/127\.0\.0\.1:9/);
+    expect(result.stderr).toMatch(/No Sentinel server answers at http:\/\/127\.0\.0\.1:9\b/);
   });
 });

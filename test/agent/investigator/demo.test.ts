@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -55,6 +56,35 @@ describe('sentinel demo', { timeout: 240_000 }, () => {
     expect(stdout).toContain('## Verification\n\nHealthy: rollout complete');
     // Nothing is left behind: the simulator's kubeconfig went with its temporary data directory.
     expect(existsSync(kubeconfig!)).toBe(false);
+  });
+
+  it('on a terminal: the summary names a full report that is still there after the demo', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'sentinel-demo-user-'));
+    let text = '';
+    const stdout = Object.assign(
+      new Writable({
+        write(chunk, _encoding, done) {
+          text += String(chunk);
+          done();
+        },
+      }),
+      { isTTY: true },
+    );
+    const stderr = new Writable({ write: (_chunk, _encoding, done) => done() });
+    try {
+      const report = await runDemo(
+        { scenario: DEFAULT_DEMO_SCENARIO, yes: true, timeScale: 60, dataDir },
+        { stdout, stderr, interactive: false },
+      );
+      const file = join(dataDir, 'reports', `${report.id}.md`);
+      // eslint-disable-next-line no-control-regex -- stripping terminal colour codes
+      expect(text.replace(/\u001b\[[0-9;]*m/g, '')).toContain(`  Full report:   ${file} (`);
+      // The demo's own data directory is gone; the report the summary names is not.
+      expect(readFileSync(file, 'utf8')).toMatch(/^# Investigation inv_\w+\n[\s\S]*## Evidence/);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('Ctrl-C while it waits for approval: removes everything, exits 130, offers no resume', async () => {

@@ -349,6 +349,46 @@ describe('local investigator against the simulator', { timeout: 240_000 }, () =>
     expect(incident.mutations()).toHaveLength(1);
   });
 
+  it('announces a grant made for an earlier investigation when a new one uses it', async () => {
+    incident = await startIncident('bad-image-rollout');
+    const running = incident;
+    // Investigation A asks, nobody answers at the terminal, it stops waiting (Ctrl-C).
+    const controller = new AbortController();
+    const progressA = capture();
+    const a = runLocalInvestigation({
+      symptom: running.sim.scenario.symptom,
+      namespace: 'shop',
+      server: `${running.server.url}/mcp`,
+      token: running.server.token,
+      dataDir: running.dataDir,
+      progress: progressA,
+      pollMs: 50,
+      prompter: scriptedPrompter([]),
+      signal: controller.signal,
+    }).catch((error: unknown) => error);
+    while (!progressA.text().includes('Waiting for a decision')) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    controller.abort();
+    await a;
+    const requestId = /held for approval: request (apr_\w+)/.exec(progressA.text())![1]!;
+    await running.approvals.approve(requestId);
+
+    // Investigation B, same symptom: the server uses that grant; B says so.
+    const b = await investigate({ prompter: scriptedPrompter([]), settleSeconds: 0 });
+    expect(b.report.action).toMatchObject({ status: 'executed', approval_request_id: requestId });
+    expect(b.progress).toMatch(
+      new RegExp(
+        `Using approval ${requestId} granted by local (less than a minute|\\d+ minute\\(s\\)) ago for investigation inv_\\w+ \\(approved: ${requestId}\\)`,
+      ),
+    );
+    const request = await running.approvals.get(requestId);
+    expect(b.progress).toContain(`for investigation ${request.preview!.investigation}`);
+    expect(request.preview!.investigation).toMatch(/^inv_/);
+    expect(request.preview!.investigation).not.toBe(b.investigation.id);
+    expect(running.mutations()).toHaveLength(1);
+  });
+
   it('--ask-again re-asks at once when the server answers with an earlier denial', async () => {
     incident = await startIncident('bad-image-rollout');
     const first = await investigate({ prompter: scriptedPrompter(['n', 'wait for the freeze']) });

@@ -7,6 +7,7 @@ import type { ApprovalsClient } from '../../../server/approvals-client.ts';
 type ApprovalsApi = Pick<ApprovalsClient, 'get' | 'approve' | 'deny'>;
 import type { ApprovalRequest } from '../../../server/gate/approval-request.ts';
 import { approvalFixture } from '../../helpers/approvals.ts';
+import { SentinelError } from '../../../core/index.ts';
 import { capture } from '../../helpers/incident.ts';
 
 /** An approvals API whose request is pending for `pendingReads` reads, then approved. */
@@ -25,6 +26,48 @@ function approvedAfter(pendingReads: number): ApprovalsApi {
 }
 
 describe('waitForDecision', () => {
+  it('says once when the server is lost while it watches, and again when it is back', async () => {
+    const progress = capture();
+    let reads = 0;
+    const approvals: ApprovalsApi = {
+      get: () => {
+        reads++;
+        // Answers, then two failed reads (server killed), then pending once more, then approved.
+        if (reads === 2 || reads === 3) {
+          return Promise.reject(new SentinelError('unavailable', 'connect ECONNREFUSED 127.0.0.1:7070'));
+        }
+        return Promise.resolve(
+          approvalFixture({
+            status: reads >= 5 ? 'approved' : 'pending',
+            expires_at: new Date(Date.now() + 60_000).toISOString(),
+          }),
+        );
+      },
+      approve: () => Promise.reject(new Error('not expected')),
+      deny: () => Promise.reject(new Error('not expected')),
+    };
+    const decided = await waitForDecision('apr_0123456789abcdef', {
+      approvals,
+      mode: { kind: 'wait' },
+      progress,
+      pollMs: 1,
+      serverUrl: 'http://127.0.0.1:7070/',
+    });
+    expect(decided.status).toBe('approved');
+    const text = progress.text();
+    expect(
+      text.match(
+        /Lost the Sentinel server at http:\/\/127\.0\.0\.1:7070\/; approval request apr_0123456789abcdef stays pending there/g,
+      ),
+    ).toHaveLength(1);
+    expect(
+      text.match(
+        /The Sentinel server at http:\/\/127\.0\.0\.1:7070\/ is back; still watching approval request apr_0123456789abcdef\./g,
+      ),
+    ).toHaveLength(1);
+    expect(text.indexOf('Lost the Sentinel server')).toBeLessThan(text.indexOf('is back'));
+  });
+
   it('on a file or pipe, says it is waiting in plain lines: no spinner frames, no escape codes', async () => {
     const progress = capture(); // not a TTY, like `2>file`
     const decided = await waitForDecision('apr_0123456789abcdef', {
