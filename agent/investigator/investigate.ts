@@ -110,6 +110,7 @@ export async function runInvestigation(
 ): Promise<Investigation> {
   const inv = investigation;
   const save = () => context.save(inv);
+  if (context.askAgain) reopenDeclined(inv);
   if (inv.status === 'done' || inv.status === 'failed') return inv;
   inv.status = 'running';
   save();
@@ -128,6 +129,23 @@ export async function runInvestigation(
   }
   save();
   return inv;
+}
+
+/**
+ * `--resume <id> --ask-again` on an investigation whose remediation was declined: the declined
+ * `remediate` step is kept, renamed `remediate:declined:<n>`, and the investigation runs again
+ * from there, so the same call is submitted once more. The server then asks the approvers anew
+ * (after delivering a denial it has not told yet, which `--ask-again` answers with a new request).
+ * Nothing changes for any other investigation.
+ */
+function reopenDeclined(inv: Investigation): void {
+  const declined = inv.steps.find((s) => s.name === 'remediate' && s.status === 'declined');
+  if (!declined || inv.action?.status !== 'declined') return;
+  const earlier = inv.steps.filter((s) => s.name.startsWith('remediate:declined:')).length;
+  declined.name = `remediate:declined:${earlier + 1}`;
+  inv.action.status = 'previewed';
+  inv.status = 'running';
+  inv.error = null;
 }
 
 /** Runs the step named `name` (or resumes the saved one) and returns it. */

@@ -401,6 +401,33 @@ describe('local investigator against the simulator', { timeout: 240_000 }, () =>
     expect(again.report.action.approval_request_id).not.toBe(denied);
   });
 
+  it('--resume <id> --ask-again asks the approvers again after a decline (a new request, a prompt)', async () => {
+    incident = await startIncident('bad-image-rollout');
+    const first = await investigate({ prompter: scriptedPrompter(['n', 'wrong fix']) });
+    const denied = first.report.action.approval_request_id!;
+    // A new investigation meets that denial and prints how to ask again.
+    const second = await investigate({ prompter: scriptedPrompter([]) });
+    expect(second.report.action).toMatchObject({ status: 'declined', approval_request_id: denied });
+    const hint = `To ask the approvers again: npx sentinel investigate --resume ${second.investigation.id} --ask-again`;
+    expect(second.progress).toContain(hint);
+
+    // The printed hint: resume that investigation with --ask-again; the human is asked anew.
+    const prompter = scriptedPrompter(['y']);
+    const again = await investigate({
+      resume: second.investigation.id,
+      askAgain: true,
+      prompter,
+      settleSeconds: 0,
+    });
+    expect(prompter.asked.length).toBeGreaterThan(0);
+    expect(again.investigation.id).toBe(second.investigation.id);
+    expect(again.report.action.status).toBe('executed');
+    expect(again.report.action.approval_request_id).not.toBe(denied);
+    expect(incident.mutations()).toHaveLength(1);
+    // The declined attempt stays in the record.
+    expect(again.investigation.steps.map((s) => s.name)).toContain('remediate:declined:1');
+  });
+
   it('proposes nothing for a healthy namespace', async () => {
     incident = await startIncident(checkoutScenario('healthy', [], []));
     const { report, investigation } = await investigate({ yes: true });
