@@ -241,6 +241,7 @@ export async function runLocalInvestigation(
             pollMs: options.pollMs,
             howToApprove,
             serverUrl: serverBaseUrl(endpoints.mcp.href),
+            investigationId: investigation.id,
             ...(options.signal && { signal: options.signal }),
           }),
         getApproval: (id) => approvals.get(id),

@@ -39,6 +39,8 @@ export interface WaitOptions {
   howToApprove?: (id: string) => string;
   /** The server's base URL, named when it stops answering while the request is watched. */
   serverUrl?: string;
+  /** The investigation waiting (`inv_…`): the resume command printed when the server is lost names it. */
+  investigationId?: string;
   now?: () => Date;
 }
 
@@ -227,8 +229,11 @@ async function watchedRead(
     if (!(error instanceof SentinelError) || error.code !== 'unavailable') throw error;
     if (!watch.lost) {
       watch.lost = true;
+      const resume = options.investigationId
+        ? `resume with \`${sentinelCommand()} investigate --resume ${options.investigationId}\``
+        : 'resume the investigation';
       options.progress.write(
-        `Lost the Sentinel server${where}; approval request ${id} stays pending there — waiting for the server to come back (or Ctrl-C, then resume with \`${sentinelCommand()} investigate --resume <id>\`).\n`,
+        `Lost the Sentinel server${where}; approval request ${id} stays pending there — waiting for the server to come back (or Ctrl-C, then ${resume}).\n`,
       );
     }
     return undefined;

@@ -52,9 +52,13 @@ describe('waitForDecision', () => {
       progress,
       pollMs: 1,
       serverUrl: 'http://127.0.0.1:7070/',
+      investigationId: 'inv_0123456789abcdef',
     });
     expect(decided.status).toBe('approved');
     const text = progress.text();
+    // The resume command names the real investigation: it works where printed.
+    expect(text).toContain('then resume with `npx sentinel investigate --resume inv_0123456789abcdef`');
+    expect(text).not.toContain('<id>');
     expect(
       text.match(
         /Lost the Sentinel server at http:\/\/127\.0\.0\.1:7070\/; approval request apr_0123456789abcdef stays pending there/g,
