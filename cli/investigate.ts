@@ -21,6 +21,7 @@ import {
   harnessUrlOption,
   mcpServerUrlOption,
   timeoutOption,
+  usingServerLine,
 } from './options.ts';
 
 type InvestigateCliOptions = Omit<HarnessInvestigateCliOptions, 'harness'> &
@@ -48,11 +49,12 @@ async function interruptedText(
 }
 
 /** The newest `sentinel serve` running on `dataDir` (its discovery file), or undefined. */
-async function runningServe(dataDir: string): Promise<ServerEntry | undefined> {
+async function runningServe(dataDir: string): Promise<(ServerEntry & { count: number }) | undefined> {
   const { runningServers } = await import('../server/client.ts');
-  return runningServers(dataDir)
-    .filter((entry) => entry.kind === 'serve')
-    .at(-1);
+  const all = runningServers(dataDir);
+  const newest = all.filter((entry) => entry.kind === 'serve').at(-1);
+  // `count`: every server on the data directory, as the client commands count them.
+  return newest && { ...newest, count: all.length };
 }
 
 /** Adds `sentinel investigate`. */
@@ -125,9 +127,7 @@ export function registerInvestigateCommand(program: Command): void {
       if (defaulted && options.resume === undefined) {
         if (running && !namesCluster) {
           server = serverMcpUrl(running.url);
-          process.stderr.write(
-            `Using the Sentinel server running at ${running.url} (pid ${running.pid}, since ${running.started}); pass --server to choose another.\n`,
-          );
+          process.stderr.write(`${usingServerLine(running, running.count)}\n`);
         } else if (running) {
           process.stderr.write(
             `--kubeconfig/--context given: starting a Sentinel server in-process for that cluster (not the one running at ${running.url}).\n`,

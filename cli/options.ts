@@ -65,12 +65,19 @@ export function useDiscoveredServer(command: Command, endpoint: 'base' | 'mcp'):
     // Several servers on one data directory: say which one was picked (stderr, so --json stays clean).
     const { runningServers } = await import('../server/client.ts');
     const count = runningServers(dataDir).length;
-    if (count > 1) {
-      process.stderr.write(
-        `Using the Sentinel server running at ${found.url} (pid ${found.pid}, since ${found.started}; ${count} are running on this data directory); pass --server to choose another.\n`,
-      );
-    }
+    if (count > 1) process.stderr.write(`${usingServerLine(found, count)}\n`);
   });
+}
+
+/**
+ * The line naming the discovered server a command uses: `Using the Sentinel server running at <url>
+ * (pid <pid>, since <ISO time>[; <count> are running on this data directory]); pass --server to
+ * choose another.` — `count` is how many servers run on the data directory (named when > 1).
+ * Shared by the client commands and `investigate`, so both say it in the same words.
+ */
+export function usingServerLine(found: Pick<ServerEntry, 'url' | 'pid' | 'started'>, count: number): string {
+  const several = count > 1 ? `; ${count} are running on this data directory` : '';
+  return `Using the Sentinel server running at ${found.url} (pid ${found.pid}, since ${found.started}${several}); pass --server to choose another.`;
 }
 
 /** `--harness <url>` (SENTINEL_HARNESS_URL): the TrueForge harness base URL. */

@@ -1,6 +1,6 @@
 /**
  * Client commands without --server pick a discovered server (issue #18): when more than one runs on
- * the data directory they say which one on stderr, as `investigate` does; `--json` stdout stays clean.
+ * the data directory they say which one on stderr, in the same words as `investigate`; `--json` stdout stays clean.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { registerServer } from '../../server/discovery.ts';
@@ -48,5 +48,18 @@ describe('which discovered server a client command picked', () => {
 
     const freeze = await runCli(['freeze', 'status', '--data-dir', data.dir]);
     expect(freeze.stderr).toContain('2 are running on this data directory');
+
+    // `investigate` says which one in the same words.
+    const investigate = await runCli([
+      'investigate',
+      'checkout returns 502',
+      '-n',
+      'shop',
+      '--data-dir',
+      data.dir,
+    ]);
+    expect(investigate.stderr).toMatch(
+      /Using the Sentinel server running at http:\/\/127\.0\.0\.1:(9|19)\/ \(pid \d+, since [^;]+; 2 are running on this data directory\); pass --server to choose another\./,
+    );
   });
 });
