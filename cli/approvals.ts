@@ -14,6 +14,8 @@ import { dataDirOption, serverUrlOption, useDiscoveredServer } from './options.t
 interface ConnectionFlags {
   server: string;
   token?: string;
+  /** Where commander took `token` from: `cli` (--token), `env` (SENTINEL_TOKEN), unset else. */
+  tokenSource?: string;
   dataDir?: string;
   json: boolean;
 }
@@ -50,10 +52,15 @@ function parseStatus(value: string): ApprovalStatus {
   );
 }
 
-/** The `sentinel approvals …` command line for `args` against the same server (and data dir). */
+/**
+ * The `sentinel approvals …` command line for `args` against the same server (and data dir), as
+ * the same identity: a token given with --token comes back as `--token <your token>` (never the
+ * secret itself); one from SENTINEL_TOKEN or the local token file needs no flag to be found again.
+ */
 function approvalsCommand(flags: ConnectionFlags, ...args: string[]): string {
   const dataDir = flags.dataDir === undefined ? '' : ` --data-dir ${flags.dataDir}`;
-  return `${sentinelCommand()} approvals ${args.join(' ')} --server ${flags.server}${dataDir}`;
+  const token = flags.tokenSource === 'cli' ? ' --token <your token>' : '';
+  return `${sentinelCommand()} approvals ${args.join(' ')} --server ${flags.server}${dataDir}${token}`;
 }
 
 /**
@@ -85,14 +92,15 @@ async function windowRefused(
   flags: ConnectionFlags,
   client: ApprovalsClient,
 ): Promise<SentinelError> {
+  // Each command on its own indented line, nothing glued to it: it copies and runs as printed.
   const request = await client.get(id).catch(() => undefined);
-  const once = approvalsCommand(flags, 'approve', id);
-  if (!request) return new SentinelError('invalid_input', `${error.message} Drop --window: ${once}.`);
+  const once = `\n  ${approvalsCommand(flags, 'approve', id)}`;
+  if (!request) return new SentinelError('invalid_input', `${error.message} Drop --window:${once}`);
   const { rule, validity } = request.policy;
   const message =
     validity === 'once'
-      ? `Policy rule '${rule}' allows only once grants for this call; drop --window to approve this exact call once: ${once}.`
-      : `${error.message} Policy rule '${rule}' allows a window of at most ${validity.window}: ${approvalsCommand(flags, 'approve', id, '--window', validity.window)}, or drop --window to approve once.`;
+      ? `Policy rule '${rule}' allows only once grants for this call; drop --window to approve this exact call once:${once}`
+      : `${error.message} Policy rule '${rule}' allows a window of at most ${validity.window}:\n  ${approvalsCommand(flags, 'approve', id, '--window', validity.window)}\nor drop --window to approve this exact call once:${once}`;
   return new SentinelError('invalid_input', message, { field: '--window', cause: error });
 }
 
@@ -111,7 +119,12 @@ function withConnection(command: Command): Command {
     )
     .addOption(new Option('--token <token>', 'bearer token of your identity').env('SENTINEL_TOKEN'))
     .addOption(dataDirOption())
-    .option('--json', 'print the API’s JSON instead of text', false);
+    .option('--json', 'print the API’s JSON instead of text', false)
+    .hook('preAction', (self) => {
+      // Hints reprint a command as the same identity; they need to know where the token came from.
+      const source = self.getOptionValueSource('token');
+      if (source) self.setOptionValue('tokenSource', source);
+    });
 }
 
 /** Terminal styling of the human output (off on a pipe, with NO_COLOR or --no-color). */

@@ -33,17 +33,44 @@ export function isConnectionFailure(error: unknown): boolean {
   return socketCode(error) !== undefined || (error as Error | undefined)?.message === 'fetch failed';
 }
 
+/** Where `sentinel serve` listens by default (serve-options.ts, cli/serve.ts). */
+const SERVE_HOST = '127.0.0.1';
+const SERVE_PORT = '7070';
+
+/**
+ * The `serve` flags that make a server on this machine answer at `url`: `--port` when the port is
+ * not 7070 (the scheme's default port when the URL has none), `--host` for a loopback address
+ * other than 127.0.0.1/localhost. None for a non-loopback or unparsable URL: a `serve` here would
+ * not answer there.
+ */
+function serveFlags(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return '';
+  }
+  const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
+  const lower = host.toLowerCase();
+  const loopback = lower === 'localhost' || lower === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+  if (!loopback) return '';
+  const port = parsed.port || (parsed.protocol === 'https:' ? '443' : '80');
+  const hostFlag = lower === 'localhost' || host === SERVE_HOST ? '' : ` --host ${host}`;
+  return `${hostFlag}${port === SERVE_PORT ? '' : ` --port ${port}`}`;
+}
+
 /**
  * `SentinelError('unavailable')` (exit 3) for a server that does not answer at `url` (base or MCP
  * URL, shown as given):
  * "No Sentinel server answers at http://127.0.0.1:7070 (connection refused). Start one in another
  * terminal with `npx sentinel serve`, or point --server or SENTINEL_SERVER_URL at a running one."
- * `dataDir`, when the command was given one, is repeated in the `serve` command.
+ * `dataDir`, when the command was given one, is repeated in the `serve` command; so are `--port`
+ * (and `--host`) when `url` is on this machine but not at serve's default 127.0.0.1:7070.
  */
 export function serverUnreachable(url: string, error: unknown, dataDir?: string): SentinelError {
   const code = socketCode(error);
   const reason = code ? REASONS[code] : error instanceof Error ? error.message : String(error);
-  const serve = `${sentinelCommand()} serve${dataDir ? ` --data-dir ${dataDir}` : ''}`;
+  const serve = `${sentinelCommand()} serve${serveFlags(url)}${dataDir ? ` --data-dir ${dataDir}` : ''}`;
   return new SentinelError(
     'unavailable',
     `No Sentinel server answers at ${url} (${reason}). Start one in another terminal with \`${serve}\`, or point --server or SENTINEL_SERVER_URL at a running one.`,

@@ -96,6 +96,8 @@ export async function runDemo(options: DemoOptions, io: CommandIo): Promise<Repo
           ? io
           : { ...io, prompter: decliningPrompter(io.stderr) }),
         reportDir: join(resolveDataDir(options.dataDir, io.env ?? process.env), 'reports'),
+        // `demo` has no --format: its summary names just the file (issue 18).
+        formatFlags: false,
       },
       {
         clusterNow: () => sim.clock.now(),

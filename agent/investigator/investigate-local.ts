@@ -56,6 +56,8 @@ export interface CommandIo {
    * user's data directory instead.
    */
   reportDir?: string;
+  /** Whether the summary names --format/--json (default true); false for `demo`, which has neither. */
+  formatFlags?: boolean;
 }
 
 /** How the report is printed (`--format`). */
@@ -64,7 +66,8 @@ export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
 /**
  * Writes the report in `format`. `summary` also writes the full Markdown report to
- * `<reportDir>/<id>.md` (0600; default `<data-dir>/investigations`) and names that file.
+ * `<reportDir>/<id>.md` (0600; default `<data-dir>/investigations`) and names that file (and,
+ * with `formatFlags`, the flags that print it).
  */
 export function printReport(
   report: Report,
@@ -72,6 +75,7 @@ export function printReport(
   stdout: NodeJS.WritableStream,
   dataDir: string,
   reportDir: string = investigationsDir(dataDir),
+  formatFlags = true,
 ): void {
   if (format === 'json') return void stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   const markdown = renderMarkdown(report);
@@ -79,7 +83,7 @@ export function printReport(
   const file = join(reportDir, `${report.id}.md`);
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   writeFileSync(file, markdown, { mode: 0o600 });
-  stdout.write(renderSummary(report, file, palette(stdout)));
+  stdout.write(renderSummary(report, file, palette(stdout), formatFlags));
 }
 
 /** The format to print in: `--json`, else `--format`, else summary on a terminal, Markdown otherwise. */
@@ -141,7 +145,7 @@ export async function investigateLocally(
       ...extra,
     });
     const dataDir = resolveDataDir(options.dataDir, io.env ?? process.env);
-    printReport(report, reportFormat(options, io.stdout), io.stdout, dataDir, io.reportDir);
+    printReport(report, reportFormat(options, io.stdout), io.stdout, dataDir, io.reportDir, io.formatFlags);
     return report;
   } finally {
     if (!io.prompter) prompter?.close();

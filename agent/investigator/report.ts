@@ -257,9 +257,16 @@ function decidedText(action: Report['action'], wrap: (text: string) => string): 
  * The report for a person at a terminal: a few lines — what is wrong, the culprit, the action and
  * its status, the verification — and where the full Markdown report is (`fullReport`, a file
  * path). `✔` marks a resolved incident, `✘` an unresolved one, `•` a line with nothing to judge.
- * `style` colours it for a terminal (agent/colors.ts `palette`); default none.
+ * `style` colours it for a terminal (agent/colors.ts `palette`); default none. `formatFlags`
+ * (default true) says that --format markdown / --json print the report: false for a command that
+ * has neither (`sentinel demo`), whose summary must not name flags it lacks.
  */
-export function renderSummary(report: Report, fullReport: string, style: Palette = plainPalette): string {
+export function renderSummary(
+  report: Report,
+  fullReport: string,
+  style: Palette = plainPalette,
+  formatFlags = true,
+): string {
   const { action, verification: v } = report;
   const resolved = report.status === 'done' && (action.kind === 'none' || v?.healthy === true);
   const culprit = report.culprit
@@ -288,7 +295,7 @@ export function renderSummary(report: Report, fullReport: string, style: Palette
           `  Waiting for:   ${style.status('pending', report.pending_approval_ids.join(', '))} — resume with ${sentinelCommand()} investigate --resume ${report.id}`,
         ]
       : []),
-    `  Full report:   ${fullReport} (evidence with the call that returned each line; --format markdown prints it, --json as JSON)`,
+    `  Full report:   ${fullReport} (evidence with the call that returned each line${formatFlags ? '; --format markdown prints it, --json as JSON' : ''})`,
   ];
   return `${lines.join('\n')}\n`;
 }

@@ -137,7 +137,7 @@ describe('sentinel approvals, against a live server', () => {
     expect(approve).toMatchObject({
       code: 2,
       stdout: '',
-      stderr: `sentinel: No approval request apr_00000000000000ff on ${s.url}; \`npx sentinel approvals list --all --server ${s.url}\` lists them.\n`,
+      stderr: `sentinel: No approval request apr_00000000000000ff on ${s.url}; \`npx sentinel approvals list --all --server ${s.url} --token <your token>\` lists them.\n`,
     });
     expect(approve.stderr).not.toContain('GET /approvals');
     const deny = await cli(s.tokens.alice, 'deny', 'apr_00000000000000ff', '--reason', 'no');
@@ -149,10 +149,29 @@ describe('sentinel approvals, against a live server', () => {
     const refused = await cli(s.tokens.alice, 'approve', id, '--window', '15m');
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/rule 'scale-to-zero' allows only once grants/);
+    // The command is on its own line, keeps the approver's identity without printing the secret,
+    // and has no punctuation glued to it (issue 18).
     expect(refused.stderr).toContain(
-      `drop --window to approve this exact call once: npx sentinel approvals approve ${id} --server ${s.url}`,
+      `drop --window to approve this exact call once:\n  npx sentinel approvals approve ${id} --server ${s.url} --token <your token>\n`,
     );
+    expect(refused.stderr).not.toContain(s.tokens.alice);
     expect((await cli(s.tokens.alice, 'show', id)).stdout).toContain('(pending, expires in');
+  });
+
+  it('--window hints from a token in SENTINEL_TOKEN need no --token flag: the env still holds it', async () => {
+    const id = await hold(0);
+    const saved = process.env.SENTINEL_TOKEN;
+    process.env.SENTINEL_TOKEN = s.tokens.alice;
+    const refused = await runCli(['approvals', 'approve', id, '--window', '15m', '--server', s.url]).finally(
+      () => {
+        if (saved === undefined) delete process.env.SENTINEL_TOKEN;
+        else process.env.SENTINEL_TOKEN = saved;
+      },
+    );
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`once:\n  npx sentinel approvals approve ${id} --server ${s.url}\n`);
+    expect(refused.stderr).not.toContain('--token');
+    expect(refused.stderr).not.toContain(s.tokens.alice);
   });
 
   it('says until when a once grant holds in local time, with UTC in parentheses and how long from now', async () => {
@@ -244,7 +263,7 @@ describe('sentinel approvals, against a live server', () => {
     expect((await cli('wrong-token-000000', 'list')).stderr).toMatch(/does not accept this token \(401\)/);
     const down = await runCli(['approvals', 'list', '--server', 'http://127.0.0.1:9', '--token', 'x']);
     expect(down.stderr).toMatch(
-      /^sentinel: No Sentinel server answers at http:\/\/127\.0\.0\.1:9 \(.*\)\. Start one in another terminal with `npx sentinel serve`/,
+      /^sentinel: No Sentinel server answers at http:\/\/127\.0\.0\.1:9 \(.*\)\. Start one in another terminal with `npx sentinel serve --port 9`/,
     );
     expect((await runCli(['approvals', 'list', '--server', 'ftp://x', '--token', 'x'])).stderr).toMatch(
       /is not an http\(s\) URL/,

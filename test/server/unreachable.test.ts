@@ -19,7 +19,7 @@ async function closedUrl(): Promise<string> {
 }
 
 const HINT =
-  /No Sentinel server answers at (http:\/\/127\.0\.0\.1:\d+)(\/mcp)? \(connection refused\)\. Start one in another terminal with `npx sentinel serve( --data-dir \S+)?`, or point --server or SENTINEL_SERVER_URL at a running one\./;
+  /No Sentinel server answers at (http:\/\/127\.0\.0\.1:\d+)(\/mcp)? \(connection refused\)\. Start one in another terminal with `npx sentinel serve --port \d+( --data-dir \S+)?`, or point --server or SENTINEL_SERVER_URL at a running one\./;
 
 describe('no server answers', () => {
   afterEach(() => vi.unstubAllEnvs());
@@ -31,9 +31,24 @@ describe('no server answers', () => {
     expect(isConnectionFailure(new Error('HTTP 401'))).toBe(false);
     const message = serverUnreachable(url, error, '/tmp/d').message;
     expect(message).toBe(
-      `No Sentinel server answers at ${url} (connection refused). Start one in another terminal with \`npx sentinel serve --data-dir /tmp/d\`, or point --server or SENTINEL_SERVER_URL at a running one.`,
+      `No Sentinel server answers at ${url} (connection refused). Start one in another terminal with \`npx sentinel serve --port ${new URL(url).port} --data-dir /tmp/d\`, or point --server or SENTINEL_SERVER_URL at a running one.`,
     );
     expect(serverUnreachable(url, error).code).toBe('unavailable');
+  });
+
+  it('names the port (and a loopback host other than the default) that `serve` must use to answer there', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    const serve = (url: string) => /with `([^`]+)`/.exec(serverUnreachable(url, refused).message)?.[1];
+    // `serve` listens on 127.0.0.1:7070 by default: only what differs is said.
+    expect(serve('http://127.0.0.1:7070')).toBe('npx sentinel serve');
+    expect(serve('http://localhost:7070/mcp')).toBe('npx sentinel serve');
+    expect(serve('http://127.0.0.1:7280')).toBe('npx sentinel serve --port 7280');
+    expect(serve('http://localhost:7280/mcp')).toBe('npx sentinel serve --port 7280');
+    expect(serve('http://127.0.0.1')).toBe('npx sentinel serve --port 80');
+    expect(serve('http://[::1]:7070')).toBe('npx sentinel serve --host ::1');
+    expect(serve('http://127.0.0.2:9000')).toBe('npx sentinel serve --host 127.0.0.2 --port 9000');
+    // Not this machine: a local `serve` would not answer there; the hint stays general.
+    expect(serve('http://sentinel.example:7280')).toBe('npx sentinel serve');
   });
 
   it.each([

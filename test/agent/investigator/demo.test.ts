@@ -78,7 +78,10 @@ describe('sentinel demo', { timeout: 240_000 }, () => {
       );
       const file = join(dataDir, 'reports', `${report.id}.md`);
       // eslint-disable-next-line no-control-regex -- stripping terminal colour codes
-      expect(text.replace(/\u001b\[[0-9;]*m/g, '')).toContain(`  Full report:   ${file} (`);
+      const plain = text.replace(/\u001b\[[0-9;]*m/g, '');
+      expect(plain).toContain(`  Full report:   ${file} (`);
+      // `demo` has no --format or --json: its summary must not name them (issue 18).
+      expect(plain).not.toMatch(/--format|--json/);
       // The demo's own data directory is gone; the report the summary names is not.
       expect(readFileSync(file, 'utf8')).toMatch(/^# Investigation inv_\w+\n[\s\S]*## Evidence/);
       expect(statSync(file).mode & 0o777).toBe(0o600);

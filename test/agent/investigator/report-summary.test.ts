@@ -51,6 +51,7 @@ describe('the report for people: summary on a terminal, Markdown otherwise', { t
       expect.stringMatching(/^ {2}Verification: {2}healthy — complete: /),
     ]);
     expect(text).toContain(`  Full report:   ${file} (`);
+    expect(text).toContain('--format markdown prints it, --json as JSON)'); // investigate has both
     expect(text.split('\n').length).toBeLessThanOrEqual(7);
     expect(readFileSync(file, 'utf8')).toMatch(/^# Investigation inv_\w+\n[\s\S]*## Evidence/);
     expect(statSync(file).mode & 0o777).toBe(0o600);
