@@ -5,30 +5,21 @@
  * read from a module-load log (test/helpers/record-loads.mjs), not inferred from timing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { startSimulator, type Simulator } from '../../deploy/sim/index.ts';
+import { serveRecordingLoads, type ServeRecordingLoads } from '../helpers/loads.ts';
 import { mcpHeaders, rawRequest, tempDataDir } from '../helpers/server.ts';
 
-const BIN = fileURLToPath(new URL('../../bin/sentinel.js', import.meta.url));
-const RECORD_LOADS = fileURLToPath(new URL('../helpers/record-loads.mjs', import.meta.url));
 const TOKEN = 'serve-startup-test-token-0123456789';
 const KUBE_CLIENT = '/node_modules/@kubernetes/client-node/';
 
 describe('sentinel serve connects to the cluster on first need', () => {
   const data = tempDataDir();
-  const moduleLog = join(data.dir, 'modules.log');
   let sim: Simulator;
-  let child: ChildProcess;
-  let stderr = '';
+  /** The server process; its `loadedAtReady` is what it had loaded at its banner (it listens first). */
+  let serve: ServeRecordingLoads;
   let url: string;
-  /** What the server process had loaded when it printed its banner (it listens before printing). */
-  let loadedAtListen: string[];
 
-  const loaded = () => readFileSync(moduleLog, 'utf8').split('\n').filter(Boolean);
   const callTool = async (name: string, args: Record<string, unknown> = {}) => {
     const reply = await rawRequest(`${url}/mcp`, {
       method: 'POST',
@@ -47,54 +38,24 @@ describe('sentinel serve connects to the cluster on first need', () => {
   beforeAll(async () => {
     const kubeconfig = join(data.dir, 'sim.kubeconfig');
     sim = await startSimulator({ scenario: 'healthy', timeScale: 0, kubeconfigPath: kubeconfig });
-    writeFileSync(moduleLog, '');
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      SENTINEL_TOKEN: TOKEN,
-      SENTINEL_TEST_LOADS_FILE: moduleLog,
-    };
-    delete env.SENTINEL_DATA_DIR;
-    child = spawn(
-      process.execPath,
-      [
-        '--import',
-        RECORD_LOADS,
-        BIN,
-        'serve',
-        '--port',
-        '0',
-        '--kubeconfig',
-        kubeconfig,
-        '--data-dir',
-        data.dir,
-      ],
-      { env, stdio: ['ignore', 'ignore', 'pipe'] },
-    );
-    await new Promise<void>((resolve, reject) => {
-      child.stderr!.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-        if (/\nCluster: .*\n/.test(stderr) && loadedAtListen === undefined) {
-          loadedAtListen = loaded();
-          resolve();
-        }
-      });
-      child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
+    serve = await serveRecordingLoads({
+      args: ['--port', '0', '--kubeconfig', kubeconfig, '--data-dir', data.dir],
+      env: { SENTINEL_TOKEN: TOKEN, SENTINEL_DATA_DIR: undefined },
+      logFile: join(data.dir, 'modules.log'),
+      ready: /\nCluster: .*\n/,
     });
-    url = /listening on (http:\/\/127\.0\.0\.1:\d+)\/mcp/.exec(stderr)![1]!;
+    url = serve.url;
   });
   afterAll(async () => {
-    if (child.exitCode === null) {
-      child.kill('SIGTERM');
-      await once(child, 'exit');
-    }
+    await serve?.stop();
     await sim?.close();
     data.cleanup();
   });
 
   it('listens, and says where the cluster comes from, before loading the Kubernetes client', () => {
-    expect(loadedAtListen.some((module) => module.includes('/server/app.ts'))).toBe(true);
-    expect(loadedAtListen.filter((module) => module.includes(KUBE_CLIENT))).toEqual([]);
-    expect(stderr).toContain(
+    expect(serve.loadedAtReady.some((module) => module.includes('/server/app.ts'))).toBe(true);
+    expect(serve.loadedAtReady.filter((module) => module.includes(KUBE_CLIENT))).toEqual([]);
+    expect(serve.stderr()).toContain(
       `Cluster: from kubeconfig '${join(data.dir, 'sim.kubeconfig')}'; connected on first use (a tool call or GET /readyz).`,
     );
   });
@@ -105,7 +66,7 @@ describe('sentinel serve connects to the cluster on first need', () => {
     // Liveness neither waits for the cluster nor starts the connection: the idle server polled by
     // /healthz has still not loaded the Kubernetes client (issue 17: idle memory).
     expect(health.json).toMatchObject({ cluster: { configured: null, connecting: false } });
-    expect(loaded().filter((module) => module.includes(KUBE_CLIENT))).toEqual([]);
+    expect(serve.loaded().filter((module) => module.includes(KUBE_CLIENT))).toEqual([]);
     // Readiness starts it and does not wait for it either.
     let ready = await rawRequest(`${url}/readyz`);
     while (ready.status !== 200) {
@@ -123,8 +84,8 @@ describe('sentinel serve connects to the cluster on first need', () => {
     const result = await callTool('list_deployments', { namespace: 'shop' });
     expect(result.isError).toBeUndefined();
     expect(result.content[0]!.text).toContain('checkout');
-    expect(loaded().some((module) => module.includes(KUBE_CLIENT))).toBe(true);
+    expect(serve.loaded().some((module) => module.includes(KUBE_CLIENT))).toBe(true);
     // Told on the terminal once the connection is made, like the banner line it replaces.
-    expect(stderr).toContain(`Cluster: context 'sentinel-sim' at ${sim.url} (from kubeconfig '`);
+    expect(serve.stderr()).toContain(`Cluster: context 'sentinel-sim' at ${sim.url} (from kubeconfig '`);
   });
 });
