@@ -27,6 +27,39 @@ const warning = (name: string, reason: string, message: string, minutes: number,
 const suspect = (name: string, s: Parameters<typeof suspectWith>[1], limits: Record<string, string> = {}) =>
   suspectWith(name, s, [{ name: 'app', image: 'app:1', limits }]);
 
+/**
+ * Deployment `app` (one container, memory limit 128Mi) OOM-killed (exit 137) on revision 2, which
+ * lowered limits.memory 512Mi → 128Mi; revision 1 was healthy. `extra` adds evidence (metrics).
+ */
+const oomAfterLimitLowered = (extra: Pick<Partial<SuspectEvidence>, 'metrics'> = {}) =>
+  suspect(
+    'app',
+    {
+      pods: [pod('app-2-a', 2, 20, crashing(137, 'OOMKilled'))],
+      ...extra,
+      history: sourced(
+        [
+          rev(2, 20, 0, {
+            current: true,
+            changes: [
+              {
+                kind: 'resources',
+                container: 'app',
+                key: 'limits.memory',
+                from: '512Mi',
+                to: '128Mi',
+                text: '',
+              },
+            ],
+          }),
+          rev(1, 2 * 1440, 2, { health }),
+        ],
+        'get_rollout_history',
+      ),
+    },
+    { memory: '128Mi' },
+  );
+
 describe('rollout class: the newest revision demonstrably healthy', () => {
   it('skips a previous revision that crash-looped (its Pods are gone, its events remain) and targets the healthy one', () => {
     const decision = decide({
@@ -249,32 +282,7 @@ describe('exact diagnoses', () => {
     const decision = decide({
       namespace: 'shop',
       now: NOW,
-      suspect: suspect(
-        'app',
-        {
-          pods: [pod('app-2-a', 2, 20, crashing(137, 'OOMKilled'))],
-          history: sourced(
-            [
-              rev(2, 20, 0, {
-                current: true,
-                changes: [
-                  {
-                    kind: 'resources',
-                    container: 'app',
-                    key: 'limits.memory',
-                    from: '512Mi',
-                    to: '128Mi',
-                    text: '',
-                  },
-                ],
-              }),
-              rev(1, 2 * 1440, 2, { health }),
-            ],
-            'get_rollout_history',
-          ),
-        },
-        { memory: '128Mi' },
-      ),
+      suspect: oomAfterLimitLowered(),
     });
     expect(decision.cause).toBe('oom_killed');
     expect(decision.diagnosis).toContain(
@@ -289,37 +297,7 @@ describe('exact diagnoses', () => {
 
   describe('an OOM kill with the last usage from the metrics API (get_pod_metrics)', () => {
     const lowered = (metrics: SuspectEvidence['metrics']) =>
-      decide({
-        namespace: 'shop',
-        now: NOW,
-        suspect: suspect(
-          'app',
-          {
-            pods: [pod('app-2-a', 2, 20, crashing(137, 'OOMKilled'))],
-            metrics,
-            history: sourced(
-              [
-                rev(2, 20, 0, {
-                  current: true,
-                  changes: [
-                    {
-                      kind: 'resources',
-                      container: 'app',
-                      key: 'limits.memory',
-                      from: '512Mi',
-                      to: '128Mi',
-                      text: '',
-                    },
-                  ],
-                }),
-                rev(1, 2 * 1440, 2, { health }),
-              ],
-              'get_rollout_history',
-            ),
-          },
-          { memory: '128Mi' },
-        ),
-      });
+      decide({ namespace: 'shop', now: NOW, suspect: oomAfterLimitLowered({ metrics }) });
     const sample = (available: boolean, memory_mib: number | null) =>
       sourced(
         {
