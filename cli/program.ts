@@ -47,8 +47,8 @@ const registrars: CommandRegistrar[] = [
 /**
  * Exit codes of every command (README "Exit codes"): 0 done (the service is healthy again, or
  * nothing needed doing); 1 unresolved (declined, denied, reverted, still broken) or refused;
- * 2 usage error (a bad flag or argument, named); 3 the Sentinel server or the cluster cannot be
- * reached; 130 interrupted (Ctrl-C; 143 for SIGTERM).
+ * 2 usage or configuration error (a bad flag or argument, named; `serve` on a port in use); 3 the
+ * Sentinel server or the cluster cannot be reached; 130 interrupted (Ctrl-C; 143 for SIGTERM).
  */
 export const EXIT = { ok: 0, unresolved: 1, usage: 2, unreachable: 3, interrupted: 130 } as const;
 

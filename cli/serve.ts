@@ -118,6 +118,10 @@ function registerServe(program: Command): void {
         if (worker && process.connected) process.disconnect();
       } finally {
         for (const signal of STOP_SIGNALS) process.off(signal, stop);
+        // A worker that failed to start (the port taken) leaves the cluster: its IPC channel would
+        // keep it alive, and its primary waiting, forever. Through cluster.worker, so that the
+        // process ends with its own exit code (a bare process.disconnect() makes it exit 0).
+        if (server === undefined && cluster.worker?.isConnected()) cluster.worker.disconnect();
       }
     });
 }

@@ -183,10 +183,14 @@ function storeFromEnv(env: NodeJS.ProcessEnv): string | undefined {
   return url;
 }
 
+/**
+ * The address cannot be bound (taken, not on this machine, not permitted): a configuration error
+ * to fix with --port/--host (`invalid_input`, exit 2), not an unreachable dependency (exit 3).
+ */
 function listenError(error: unknown, options: ServeOptions): SentinelError {
   const code = (error as NodeJS.ErrnoException).code;
   return new SentinelError(
-    'unavailable',
+    'invalid_input',
     code === 'EADDRINUSE'
       ? `Port ${options.port} on ${options.host} is already in use; choose another with --port (0 picks a free one).`
       : `Cannot listen on ${options.host}:${options.port}: ${(error as Error).message}.`,

@@ -45,7 +45,8 @@ export interface WorkersIo {
  * Runs the primary of `--workers count` (count >= 2) on `dataDir`: forks the lead worker and waits
  * for it to listen (a lead that exits first ends the server with its exit code: it printed why),
  * then the others. Resolves with the exit code once every worker has stopped — after SIGINT or
- * SIGTERM (0), or after a worker failed to start or kept dying (1). The workers re-run this
+ * SIGTERM (0), after a worker failed to start (the lead's own exit code: 2 for a port in use), or
+ * after workers kept dying (1). The workers re-run this
  * process's command line (`cluster.fork`), with `WORKER_ROLE_ENV` set.
  */
 export async function runWorkers(options: {
@@ -62,6 +63,8 @@ export async function runWorkers(options: {
   let stopping = false;
   let unregister = () => {};
   let exitCode = 0;
+  /** The exit code of the first worker that exited before it listened (it printed why). */
+  let startFailure: number | undefined;
   let resolveDone!: (code: number) => void;
   const done = new Promise<number>((resolve) => (resolveDone = resolve));
 
@@ -103,8 +106,10 @@ export async function runWorkers(options: {
       worker.on('exit', (code, signal) => {
         workers.delete(worker);
         metrics.exited(worker);
-        if (!listening) resolve(undefined);
-        else if (!stopping) replace(worker, code, signal);
+        if (!listening) {
+          startFailure ??= code || 1;
+          resolve(undefined);
+        } else if (!stopping) replace(worker, code, signal);
         maybeDone();
       });
     });
@@ -132,7 +137,7 @@ export async function runWorkers(options: {
     const lead = await fork('lead');
     if (!lead || lead.sentinel !== 'listening') {
       // The lead printed why (bad flag, policy, port in use); its exit code is the server's.
-      stop(1);
+      stop(startFailure ?? 1);
       return await done;
     }
     if (lead.entry) unregister = registerServer(dataDir, { ...lead.entry, pid: process.pid });

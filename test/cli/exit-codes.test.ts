@@ -1,6 +1,7 @@
 /**
  * The exit-code table every command follows (README "Exit codes"): 0 done, 1 unresolved or
- * refused, 2 usage error, 3 cannot reach the server or cluster; and "did you mean" for typos.
+ * refused, 2 usage or configuration error, 3 cannot reach the server or cluster; and "did you mean"
+ * for typos. (`serve` on a port in use, exit 2: test/cli/serve.test.ts.)
  */
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.ts';

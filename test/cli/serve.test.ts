@@ -164,6 +164,23 @@ describe('sentinel serve on loopback', () => {
     expect(after.status).toBe(401);
   });
 
+  it.each([
+    ['one process', []],
+    ['--workers 2', ['--workers', '2']],
+  ])(
+    'a second serve on its port (%s) is a configuration error: exit 2, naming --port',
+    async (_what, flags) => {
+      const other = tempDataDir();
+      const port = new URL(url).port;
+      const result = await sentinel(['serve', '--port', port, ...flags, '--data-dir', other.dir]);
+      other.cleanup();
+      expect(result.stderr).toContain(
+        `sentinel: Port ${port} on 127.0.0.1 is already in use; choose another with --port (0 picks a free one).`,
+      );
+      expect(result.code).toBe(2);
+    },
+  );
+
   it('stops cleanly on SIGTERM', async () => {
     child.kill('SIGTERM');
     const code = await new Promise((resolve) => child.once('exit', resolve));

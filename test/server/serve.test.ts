@@ -146,12 +146,14 @@ describe('startServe', () => {
     );
   });
 
-  it('says which flag to change when the port is taken', async () => {
+  it('says which flag to change when the port is taken (a configuration error: exit 2)', async () => {
     running = await startServe(options(), io(), quiet);
     const port = new URL(running.url!).port;
-    await expect(startServe(options({ port }), io(), quiet)).rejects.toThrow(
+    const second = startServe(options({ port }), io(), quiet);
+    await expect(second).rejects.toThrow(
       `Port ${port} on 127.0.0.1 is already in use; choose another with --port (0 picks a free one).`,
     );
+    await expect(second).rejects.toMatchObject({ code: 'invalid_input', field: '--port' });
   });
 
   it('serves HTTPS with --tls-cert/--tls-key', async () => {
