@@ -7,7 +7,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { palette, sentinelCommand } from '../agent/light.ts';
 import { didYouMean, SentinelError } from '../core/light.ts';
-import type { ApprovalsClient, ApprovalRequest, ApprovalStatus } from '../server/client.ts';
+import type { ApprovalsClient, ApprovalRequest, ApprovalStatus, ClientToken } from '../server/client.ts';
 import { APPROVAL_STATUSES } from '../server/light.ts';
 import { dataDirOption, serverUrlOption, useDiscoveredServer } from './options.ts';
 
@@ -23,12 +23,16 @@ interface ConnectionFlags {
 /** The client side of the server module, loaded when a subcommand runs (not for `--help`). */
 const server = () => import('../server/client.ts');
 
-/** The token to use: `--token`/SENTINEL_TOKEN (commander resolves both), else the local token file. */
-async function tokenFor(flags: ConnectionFlags): Promise<string> {
+/**
+ * The token to use and where it came from: `--token`/SENTINEL_TOKEN (commander resolves both), else
+ * the server's token found in the data dir.
+ */
+async function tokenFor(flags: ConnectionFlags): Promise<ClientToken> {
   const { clientToken, ensureServerAnswers, localTokenFile, resolveDataDir, serverBaseUrl } = await server();
   const dataDir = resolveDataDir(flags.dataDir);
   const found = clientToken(flags.token, dataDir, flags.server);
-  if (found) return found.token;
+  if (found)
+    return flags.token && flags.tokenSource === 'env' ? { ...found, source: 'SENTINEL_TOKEN' } : found;
   // No token and no server: the missing server is what to fix first (exit 3).
   await ensureServerAnswers(serverBaseUrl(flags.server), flags.dataDir);
   const file = localTokenFile(dataDir);
@@ -41,7 +45,8 @@ async function tokenFor(flags: ConnectionFlags): Promise<string> {
 
 async function clientFor(flags: ConnectionFlags): Promise<ApprovalsClient> {
   const { createApprovalsClient } = await server();
-  return createApprovalsClient({ server: flags.server, token: await tokenFor(flags) });
+  const { token, source } = await tokenFor(flags);
+  return createApprovalsClient({ server: flags.server, token, tokenSource: source });
 }
 
 /** `--status <status>`: one of the approval statuses; a near miss gets a "did you mean" (exit 2). */

@@ -7,6 +7,19 @@ import { dataDirOption, serverUrlOption, useDiscoveredServer } from './options.t
 /** The client side of the server module, loaded when a subcommand runs (not for `--help`). */
 const client = () => import('../server/client.ts');
 
+/** The connection flags of every `freeze` subcommand. */
+interface FreezeFlags {
+  server: string;
+  token?: string;
+  dataDir?: string;
+}
+
+/** `flags` with where commander took `--token` from (a refusal names the flag or the variable). */
+function withTokenSource(flags: FreezeFlags, command: Command) {
+  const source = command.getOptionValueSource('token') === 'env' ? 'SENTINEL_TOKEN' : '--token';
+  return { ...flags, tokenSource: source } as const;
+}
+
 /** Adds `sentinel freeze on|off|status`. */
 export function registerFreezeCommands(program: Command): void {
   const serverOption = () =>
@@ -29,10 +42,12 @@ export function registerFreezeCommands(program: Command): void {
     .addOption(serverOption())
     .addOption(tokenOption())
     .addOption(dataDirOption())
-    .action(async (options: { reason: string; server: string; token?: string; dataDir?: string }) => {
+    .action(async (options: { reason: string } & FreezeFlags, command: Command) => {
       const { formatFreeze, requestFreeze } = await client();
       process.stdout.write(
-        formatFreeze(await requestFreeze(options, { frozen: true, reason: options.reason })),
+        formatFreeze(
+          await requestFreeze(withTokenSource(options, command), { frozen: true, reason: options.reason }),
+        ),
       );
     });
   useDiscoveredServer(freeze.command('off'), 'base')
@@ -40,17 +55,19 @@ export function registerFreezeCommands(program: Command): void {
     .addOption(serverOption())
     .addOption(tokenOption())
     .addOption(dataDirOption())
-    .action(async (options: { server: string; token?: string; dataDir?: string }) => {
+    .action(async (options: FreezeFlags, command: Command) => {
       const { formatFreeze, requestFreeze } = await client();
-      process.stdout.write(formatFreeze(await requestFreeze(options, { frozen: false })));
+      process.stdout.write(
+        formatFreeze(await requestFreeze(withTokenSource(options, command), { frozen: false })),
+      );
     });
   useDiscoveredServer(freeze.command('status'), 'base')
     .description('Show whether changes are frozen.')
     .addOption(serverOption())
     .addOption(tokenOption())
     .addOption(dataDirOption())
-    .action(async (options: { server: string; token?: string; dataDir?: string }) => {
+    .action(async (options: FreezeFlags, command: Command) => {
       const { formatFreeze, requestFreeze } = await client();
-      process.stdout.write(formatFreeze(await requestFreeze(options, undefined)));
+      process.stdout.write(formatFreeze(await requestFreeze(withTokenSource(options, command), undefined)));
     });
 }

@@ -19,6 +19,7 @@ import {
   type CreateApprovalBody,
 } from './gate/approval-request.ts';
 
+import { refusedToken } from './client-token.ts';
 import { serverBaseUrl } from './server-url.ts';
 import { serverUnreachable } from './unreachable.ts';
 
@@ -40,6 +41,11 @@ export interface ApprovalsClientOptions {
   /** Server base URL (`http://127.0.0.1:7070`); a trailing `/mcp` is accepted. */
   server: string;
   token: string;
+  /**
+   * Where `token` came from (`ClientToken.source`: `--token`, `SENTINEL_TOKEN` or a file), for the
+   * message when the server refuses it (401); never the token itself.
+   */
+  tokenSource?: string;
   /** Deadline per request, in ms. Default 15 000. */
   timeoutMs?: number;
 }
@@ -110,10 +116,7 @@ export function createApprovalsClient(options: ApprovalsClientOptions): Approval
     }
     if (!response.ok) {
       if (response.status === 401) {
-        throw new SentinelError(
-          'unauthorized',
-          `The Sentinel server at ${baseUrl} does not accept this token (401); pass --token or SENTINEL_TOKEN.`,
-        );
+        throw refusedToken(baseUrl, options.tokenSource, 'approver');
       }
       const failure = ApiErrorSchema.safeParse(json);
       if (failure.success) {

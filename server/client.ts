@@ -7,7 +7,7 @@
  */
 export * from './light.ts';
 export { createApprovalsClient, type ApprovalsClient } from './approvals-client.ts';
-export { clientToken } from './client-token.ts';
+export { clientToken, refusedToken, type ClientToken } from './client-token.ts';
 export { ensureServerAnswers, isConnectionFailure, serverUnreachable } from './unreachable.ts';
 export { runningServers, type ServerEntry } from './discovery.ts';
 export { rotateLocalToken } from './local-token.ts';

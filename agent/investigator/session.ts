@@ -205,6 +205,17 @@ export async function runLocalInvestigation(
     const approvals = createApprovalsClient({
       server: endpoints.mcp.href,
       token: human ?? investigatorBearer,
+      // Named by a refusal (401): the human's token, never the investigator's own.
+      ...(human && {
+        tokenSource:
+          approverToken.kind === 'flag'
+            ? '--token'
+            : approverToken.kind === 'env'
+              ? 'SENTINEL_TOKEN'
+              : approverToken.kind === 'file'
+                ? approverToken.file
+                : local?.tokenFile,
+      }),
     });
     const mode: DecisionMode = options.yes
       ? { kind: 'auto-approve' }

@@ -3,7 +3,7 @@
  * admin's token, and the lines `sentinel freeze on|off|status` print.
  */
 import { SentinelError } from '../../core/index.ts';
-import { clientToken } from '../client-token.ts';
+import { clientToken, refusedToken, type ClientToken } from '../client-token.ts';
 import { localTokenFile, resolveDataDir } from '../data-dir.ts';
 import { serverBaseUrl } from '../server-url.ts';
 import { ensureServerAnswers, serverUnreachable } from '../unreachable.ts';
@@ -13,10 +13,10 @@ import { ApiErrorSchema, FreezeStateSchema, type FreezeState } from './approval-
  * `--token`, SENTINEL_TOKEN, else the `local` token the server generated in the data dir. With none,
  * says first that no server answers, when none does (exit 3); else that a token is missing (exit 2).
  */
-async function tokenFor(options: { token?: string; dataDir?: string; server: string }): Promise<string> {
+async function tokenFor(options: FreezeClientOptions): Promise<ClientToken> {
   const dataDir = resolveDataDir(options.dataDir);
   const found = clientToken(options.token, dataDir, options.server);
-  if (found) return found.token;
+  if (found) return options.token ? { ...found, source: options.tokenSource ?? found.source } : found;
   await ensureServerAnswers(serverBaseUrl(options.server), options.dataDir);
   const file = localTokenFile(dataDir);
   throw new SentinelError(
@@ -26,17 +26,28 @@ async function tokenFor(options: { token?: string; dataDir?: string; server: str
   );
 }
 
+/** Where `requestFreeze` goes and with which token. */
+export interface FreezeClientOptions {
+  server: string;
+  /** `--token`/SENTINEL_TOKEN; default the server's token found in the data dir. */
+  token?: string;
+  /** Where a given `token` came from, for a refusal's message: `--token` (default) or `SENTINEL_TOKEN`. */
+  tokenSource?: '--token' | 'SENTINEL_TOKEN';
+  dataDir?: string;
+}
+
 /**
  * `GET|POST|DELETE /freeze` on a running server. Throws `SentinelError` with the server's message
- * (403 for a non-admin token) or `unavailable` when the server cannot be reached.
+ * (403 for a non-admin token), `unauthorized` naming the refused token (401: `refusedToken`), or
+ * `unavailable` when the server cannot be reached.
  */
 export async function requestFreeze(
-  options: { server: string; token?: string; dataDir?: string },
+  options: FreezeClientOptions,
   change: { frozen: true; reason: string } | { frozen: false } | undefined,
 ): Promise<FreezeState> {
   const base = serverBaseUrl(options.server);
   // Before the request: a missing token is its own error, not an unreachable server.
-  const token = await tokenFor(options);
+  const { token, source } = await tokenFor(options);
   let response: Response;
   try {
     response = await fetch(`${base}/freeze`, {
@@ -55,11 +66,7 @@ export async function requestFreeze(
   if (!response.ok) {
     const apiError = ApiErrorSchema.safeParse(body);
     if (response.status === 401) {
-      throw new SentinelError(
-        'unauthorized',
-        `The Sentinel server at ${serverBaseUrl(options.server)} does not accept this token (HTTP 401): pass an admin's token with --token or SENTINEL_TOKEN, or run where that server keeps its local.token (--data-dir).`,
-        { field: '--token' },
-      );
+      throw refusedToken(base, source, 'admin');
     }
     const message = apiError.success ? apiError.data.error.message : `HTTP ${response.status}`;
     throw new SentinelError(response.status === 403 ? 'forbidden' : 'unavailable', message);

@@ -260,7 +260,9 @@ describe('sentinel approvals, against a live server', () => {
   });
 
   it('reports a bad token, an unreachable server and a missing token plainly', async () => {
-    expect((await cli('wrong-token-000000', 'list')).stderr).toMatch(/does not accept this token \(401\)/);
+    expect((await cli('wrong-token-000000', 'list')).stderr).toContain(
+      'refused the token passed with --token (401): it is revoked or unknown there',
+    );
     const down = await runCli(['approvals', 'list', '--server', 'http://127.0.0.1:9', '--token', 'x']);
     expect(down.stderr).toMatch(
       /^sentinel: No Sentinel server answers at http:\/\/127\.0\.0\.1:9 \(.*\)\. Start one in another terminal with `npx sentinel serve --port 9`/,

@@ -173,7 +173,9 @@ describe('sentinel freeze', () => {
       requestFreeze({ server: s.url, token: 'not-a-token-of-this-server' }, undefined),
     ).rejects.toMatchObject({
       code: 'unauthorized',
-      message: expect.stringMatching(/does not accept this token \(HTTP 401\).*--token or SENTINEL_TOKEN/),
+      message: expect.stringMatching(
+        /refused the token passed with --token \(401\): it is revoked or unknown there.*--role admin/,
+      ),
     });
   });
 });

@@ -364,4 +364,24 @@ describe('local investigations across processes', { timeout: 240_000 }, () => {
       }),
     ).rejects.toMatchObject({ code: 'invalid_input', field: 'token' });
   });
+
+  it('--yes with a --token the server refuses (revoked or unknown) says so, not "pass --token"', async () => {
+    incident = await startIncident('bad-image-rollout');
+    const token = 'snt_revoked-or-never-issued-0123456789';
+    const { investigation } = await runLocalInvestigation({
+      symptom: 'checkout returns 502',
+      namespace: 'shop',
+      server: `${incident.server.url}/mcp`,
+      token,
+      dataDir: incident.dataDir,
+      yes: true,
+      progress: capture(),
+    });
+    expect(investigation.status).toBe('failed');
+    expect(investigation.error).toContain(
+      `The Sentinel server at ${incident.server.url} refused the token passed with --token (401): it is revoked or unknown there`,
+    );
+    expect(investigation.error).not.toContain(token);
+    expect(incident.mutations()).toEqual([]);
+  });
 });
