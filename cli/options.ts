@@ -7,10 +7,12 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { ServerEntry } from '../server/client.ts';
 import {
   DEFAULT_SERVER_URL,
+  localTime,
   resolveDataDir,
   SERVER_URL_ENV,
   serverBaseUrl,
   serverMcpUrl,
+  type LocalTimeOptions,
 } from '../server/light.ts';
 
 /** The shared `--data-dir <dir>` option (resolved by server/data-dir.ts `resolveDataDir`). */
@@ -71,13 +73,18 @@ export function useDiscoveredServer(command: Command, endpoint: 'base' | 'mcp'):
 
 /**
  * The line naming the discovered server a command uses: `Using the Sentinel server running at <url>
- * (pid <pid>, since <ISO time>[; <count> are running on this data directory]); pass --server to
- * choose another.` — `count` is how many servers run on the data directory (named when > 1).
+ * (pid <pid>, since <local time (UTC time, … ago)>[; <count> are running on this data directory]);
+ * pass --server to choose another.` — `count` is how many servers run on the data directory (named
+ * when > 1); the start time as `tokens list` shows times (`localTime`; `time` fixes clock and zone).
  * Shared by the client commands and `investigate`, so both say it in the same words.
  */
-export function usingServerLine(found: Pick<ServerEntry, 'url' | 'pid' | 'started'>, count: number): string {
+export function usingServerLine(
+  found: Pick<ServerEntry, 'url' | 'pid' | 'started'>,
+  count: number,
+  time: LocalTimeOptions = {},
+): string {
   const several = count > 1 ? `; ${count} are running on this data directory` : '';
-  return `Using the Sentinel server running at ${found.url} (pid ${found.pid}, since ${found.started}${several}); pass --server to choose another.`;
+  return `Using the Sentinel server running at ${found.url} (pid ${found.pid}, since ${localTime(found.started, time)}${several}); pass --server to choose another.`;
 }
 
 /** `--harness <url>` (SENTINEL_HARNESS_URL): the TrueForge harness base URL. */

@@ -16,7 +16,6 @@ export { DurationSchema, type ApprovalRequest, type ApprovalStatus } from './gat
 export { formatFreeze, requestFreeze } from './gate/freeze-client.ts';
 export {
   approvalSentence,
-  localTime,
   renderApprovalLine,
   renderApprovalTable,
   renderApprovalText,

@@ -15,3 +15,4 @@ export { defaultTokensFile, localTokenFile, resolveDataDir } from './data-dir.ts
 export { LOCAL_IDENTITY_NAME, ROLES, type Role } from './roles.ts';
 export { APPROVAL_STATUSES } from './gate/approval-status.ts';
 export { CHECKPOINT_FILE } from './audit/checkpoint-file.ts';
+export { localTime, type LocalTimeOptions } from './render/time.ts';

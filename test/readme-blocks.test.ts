@@ -155,6 +155,10 @@ const EXPECTATIONS: Record<string, (ran: Ran) => void> = {
     expect(ran.status, ran.stderr).toBe(0);
     expect(ran.stdout).toContain('change freeze until 18:00');
   },
+  'npx sentinel freeze status': (ran) => {
+    expect(ran.status, ran.stderr).toBe(0);
+    expect(ran.stdout).toMatch(/^Changes are FROZEN since \d{4}-\d\d-\d\d \d\d:\d\d \S+ \(.+\) by /);
+  },
   'npx sentinel freeze off': (ran) => {
     expect(ran.status, ran.stderr).toBe(0);
     expect(ran.stdout).toMatch(/not frozen|off|lifted/i);

@@ -5,6 +5,7 @@
 import { SentinelError } from '../../core/index.ts';
 import { clientToken, refusedToken, type ClientToken } from '../client-token.ts';
 import { localTokenFile, resolveDataDir } from '../data-dir.ts';
+import { localTime, type LocalTimeOptions } from '../render/time.ts';
 import { serverBaseUrl } from '../server-url.ts';
 import { ensureServerAnswers, serverUnreachable } from '../unreachable.ts';
 import { ApiErrorSchema, FreezeStateSchema, type FreezeState } from './approval-request.ts';
@@ -74,9 +75,12 @@ export async function requestFreeze(
   return FreezeStateSchema.parse(body);
 }
 
-/** The freeze state as the lines `sentinel freeze` prints. */
-export function formatFreeze(state: FreezeState): string {
+/**
+ * The freeze state as the lines `sentinel freeze` prints, "since" in the reader's zone with UTC
+ * alongside (`localTime`, as `tokens list`; `options` fix the clock and zone for tests).
+ */
+export function formatFreeze(state: FreezeState, options: LocalTimeOptions = {}): string {
   return state.frozen
-    ? `Changes are FROZEN since ${state.since} by ${state.by}: ${state.reason}\nWrite and destructive calls are denied; reads and dry runs continue.\n`
+    ? `Changes are FROZEN since ${state.since === null ? 'an unknown time' : localTime(state.since, options)} by ${state.by}: ${state.reason}\nWrite and destructive calls are denied; reads and dry runs continue.\n`
     : 'Changes are not frozen.\n';
 }

@@ -3,6 +3,7 @@
  * the data directory they say which one on stderr, in the same words as `investigate`; `--json` stdout stays clean.
  */
 import { afterAll, describe, expect, it } from 'vitest';
+import { usingServerLine } from '../../cli/options.ts';
 import { registerServer } from '../../server/discovery.ts';
 import { runCli } from '../helpers/cli.ts';
 import { tempDataDir } from '../helpers/server.ts';
@@ -32,6 +33,8 @@ describe('which discovered server a client command picked', () => {
         two.stderr,
       );
     expect(picked, two.stderr).not.toBeNull();
+    // "since" in the reader's zone with UTC alongside, not the discovery file's ISO value.
+    expect(two.stderr).not.toMatch(/since 2026-12-02T/);
     expect([`http://127.0.0.1:9/`, `http://127.0.0.1:19/`]).toContain(picked![1]);
     expect(two.stdout).not.toContain('Using the Sentinel server');
 
@@ -60,6 +63,16 @@ describe('which discovered server a client command picked', () => {
     ]);
     expect(investigate.stderr).toMatch(
       /Using the Sentinel server running at http:\/\/127\.0\.0\.1:(9|19)\/ \(pid \d+, since [^;]+; 2 are running on this data directory\); pass --server to choose another\./,
+    );
+  });
+});
+
+describe('usingServerLine', () => {
+  it("says since when in the reader's zone with UTC alongside and how long ago, as `tokens list` does", () => {
+    const found = { url: 'http://127.0.0.1:7070/', pid: 4242, started: '2026-12-02T08:40:00.000Z' };
+    const now = new Date('2026-12-02T10:40:00.000Z');
+    expect(usingServerLine(found, 2, { now, timeZone: 'Asia/Tokyo' })).toBe(
+      'Using the Sentinel server running at http://127.0.0.1:7070/ (pid 4242, since 2026-12-02 17:40 GMT+9 (08:40 UTC, 120m ago); 2 are running on this data directory); pass --server to choose another.',
     );
   });
 });

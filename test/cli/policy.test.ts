@@ -168,6 +168,21 @@ describe('sentinel freeze', () => {
     expect((await requestFreeze({ server: s.url, token: s.tokens.agent }, undefined)).frozen).toBe(false);
   });
 
+  it("prints since when in the reader's zone (TZ) with UTC alongside, not the ISO value", async () => {
+    const env = { ...process.env, SENTINEL_TOKEN: s.tokens.root, TZ: 'Asia/Tokyo' };
+    const on = await run(process.execPath, [BIN, 'freeze', 'on', '--reason', 'window', '--server', s.url], {
+      env,
+    });
+    const status = await run(process.execPath, [BIN, 'freeze', 'status', '--server', s.url], { env });
+    for (const { stdout } of [on, status]) {
+      expect(stdout).toMatch(
+        /^Changes are FROZEN since \d{4}-\d\d-\d\d \d\d:\d\d GMT\+9 \(\d\d:\d\d UTC, .+\) by root: window\n/,
+      );
+      expect(stdout).not.toMatch(/\d\dT\d\d:\d\d/);
+    }
+    await requestFreeze({ server: s.url, token: s.tokens.root }, { frozen: false });
+  });
+
   it('says what to do when the server does not accept the token', async () => {
     await expect(
       requestFreeze({ server: s.url, token: 'not-a-token-of-this-server' }, undefined),
