@@ -1,6 +1,10 @@
 /**
  * `sentinel investigate … 2>&1 | head -3` (issue #18): once the reader goes away the investigation
  * stops at a safe point, stays resumable, runs nothing, and exits 141 — never 0 while unresolved.
+ * `… | true` (the reader gone before anything is written) is noticed at the first write: with both
+ * outputs closed that is the first progress line (141, nothing run); with only stdout closed,
+ * progress and any approval prompt still reach the terminal on stderr, so the run goes on to its
+ * outcome and only the report, written last, is lost.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -19,9 +23,8 @@ describe('sentinel investigate with its output closed early', () => {
     await incident?.close();
   });
 
-  it('stops at a safe point, leaves the investigation resumable and exits 141', async () => {
-    incident = await startIncident('bad-image-rollout');
-    const { dataDir } = incident;
+  /** Starts `sentinel investigate` on the incident (no terminal: stdin a pipe), with `extra` flags. */
+  const investigate = (extra: string[] = []) => {
     const env = Object.fromEntries(
       Object.entries(process.env).filter(([key]) => !key.startsWith('SENTINEL_')),
     );
@@ -34,26 +37,62 @@ describe('sentinel investigate with its output closed early', () => {
         '-n',
         'shop',
         '--server',
-        `${incident.server.url}/mcp`,
+        `${incident!.server.url}/mcp`,
         '--data-dir',
-        dataDir,
+        incident!.dataDir,
+        ...extra,
       ],
       { env, stdio: ['pipe', 'pipe', 'pipe'] },
     );
-    const running = child;
+    const exited = new Promise<number | null>((resolve) => child!.once('exit', (c) => resolve(c)));
+    return { child, exited };
+  };
+  /** The one investigation saved in the data directory. */
+  const saved = () => {
+    const dir = join(incident!.dataDir, 'investigations');
+    const files = readdirSync(dir).filter((name) => name.endsWith('.json'));
+    expect(files).toHaveLength(1);
+    return JSON.parse(readFileSync(join(dir, files[0]!), 'utf8')) as {
+      status: string;
+      action: { status: string } | null;
+    };
+  };
+
+  it('stops at a safe point, leaves the investigation resumable and exits 141', async () => {
+    incident = await startIncident('bad-image-rollout');
+    const { child: running, exited } = investigate();
     // `2>&1 | head -3`: read the first lines, then close both pipes.
     running.stderr!.once('data', () => {
       running.stdout!.destroy();
       running.stderr!.destroy();
     });
-    const code = await new Promise<number | null>((resolve) => running.once('exit', (c) => resolve(c)));
-    expect(code).toBe(141);
-    const files = readdirSync(join(dataDir, 'investigations')).filter((name) => name.endsWith('.json'));
-    expect(files).toHaveLength(1);
-    const saved = JSON.parse(readFileSync(join(dataDir, 'investigations', files[0]!), 'utf8')) as {
-      status: string;
-    };
-    expect(['running', 'awaiting_approval']).toContain(saved.status);
+    expect(await exited).toBe(141);
+    expect(['running', 'awaiting_approval']).toContain(saved().status);
     expect(incident.mutations()).toHaveLength(0);
+  });
+
+  it('`2>&1 | true` (closed before anything is written): stops at its first line, 141, nothing run', async () => {
+    incident = await startIncident('bad-image-rollout');
+    const { child: running, exited } = investigate(['--yes']);
+    running.stdout!.destroy();
+    running.stderr!.destroy();
+    expect(await exited).toBe(141);
+    // Saved before its first line, and resumable: even --yes approved and ran nothing.
+    expect(['running', 'awaiting_approval']).toContain(saved().status);
+    expect(incident.mutations()).toHaveLength(0);
+  });
+
+  it('`| true` (stdout closed before anything is written, stderr open): runs to its outcome; the exit status is that outcome', async () => {
+    incident = await startIncident('bad-image-rollout');
+    const { child: running, exited } = investigate(['--yes', '--settle-seconds', '0']);
+    running.stdout!.destroy();
+    let stderr = '';
+    running.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    expect(await exited, stderr).toBe(0);
+    expect(saved()).toMatchObject({ status: 'done', action: { status: 'executed' } });
+    expect(incident.mutations().map((m) => m.verb)).toContain('patch');
+    expect(stderr).toContain('Verification');
+    // The lost report is noticed after the outcome is known: no "stopping at the next safe point".
+    expect(stderr).not.toContain('Output closed');
   });
 });
