@@ -58,29 +58,27 @@ describe('sentinel investigate with its output closed early', () => {
     };
   };
 
-  it('stops at a safe point, leaves the investigation resumable and exits 141', async () => {
-    incident = await startIncident('bad-image-rollout');
-    const { child: running, exited } = investigate();
+  it.each([
     // `2>&1 | head -3`: read the first lines, then close both pipes.
-    running.stderr!.once('data', () => {
-      running.stdout!.destroy();
-      running.stderr!.destroy();
-    });
-    expect(await exited).toBe(141);
-    expect(['running', 'awaiting_approval']).toContain(saved().status);
-    expect(incident.mutations()).toHaveLength(0);
-  });
-
-  it('`2>&1 | true` (closed before anything is written): stops at its first line, 141, nothing run', async () => {
-    incident = await startIncident('bad-image-rollout');
-    const { child: running, exited } = investigate(['--yes']);
-    running.stdout!.destroy();
-    running.stderr!.destroy();
-    expect(await exited).toBe(141);
-    // Saved before its first line, and resumable: even --yes approved and ran nothing.
-    expect(['running', 'awaiting_approval']).toContain(saved().status);
-    expect(incident.mutations()).toHaveLength(0);
-  });
+    ['`2>&1 | head -3` (closed after its first lines)', [], 'first-line'],
+    // `2>&1 | true`: closed before anything is written; even --yes approves and runs nothing.
+    ['`2>&1 | true` (closed before anything is written)', ['--yes'], 'at-once'],
+  ] as const)(
+    '%s: stops at a safe point, leaves the investigation resumable and exits 141',
+    async (_what, flags, when) => {
+      incident = await startIncident('bad-image-rollout');
+      const { child: running, exited } = investigate([...flags]);
+      const close = () => {
+        running.stdout!.destroy();
+        running.stderr!.destroy();
+      };
+      if (when === 'at-once') close();
+      else running.stderr!.once('data', close);
+      expect(await exited).toBe(141);
+      expect(['running', 'awaiting_approval']).toContain(saved().status);
+      expect(incident.mutations()).toHaveLength(0);
+    },
+  );
 
   it('`| true` (stdout closed before anything is written, stderr open): runs to its outcome; the exit status is that outcome', async () => {
     incident = await startIncident('bad-image-rollout');
