@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { NodeMcpTransport, type HttpMcpTransport } from './mcp-transport.ts';
+import { jsonBody } from './json-body.ts';
 import { allTools, type KubeConnection, createRegistry, type ToolRegistry } from '../tools/index.ts';
 import { SentinelError } from '../core/index.ts';
 import { createAuthenticate, hostAndOriginCheck } from './auth.ts';
@@ -220,7 +221,7 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
   app.post(
     '/mcp',
     authenticate,
-    express.json({ limit: MAX_BODY_BYTES }),
+    jsonBody({ limit: MAX_BODY_BYTES }),
     admission.middleware,
     async (req, res) => {
       const identity = req.identity!;
