@@ -68,6 +68,7 @@ export function jsonBody(options: JsonBodyOptions): RequestHandler {
       req.off('end', onEnd);
       req.off('error', onFailure);
       req.off('aborted', onAborted);
+      req.off('close', onClose);
       if (error) {
         next(error);
         return;
@@ -86,9 +87,14 @@ export function jsonBody(options: JsonBodyOptions): RequestHandler {
     const onEnd = () => settle();
     const onFailure = (error: Error) => settle(Object.assign(error, { status: 400, type: 'request.error' }));
     const onAborted = () => settle(bodyError(400, 'request.aborted', 'request aborted'));
+    // A client gone mid-body may end the request with neither 'aborted' nor 'error'.
+    const onClose = () => {
+      if (!req.complete) onAborted();
+    };
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onFailure);
     req.on('aborted', onAborted);
+    req.on('close', onClose);
   };
 }

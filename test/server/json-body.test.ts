@@ -4,6 +4,7 @@
  * parsed body, or the error's status and type (what the app's error handler answers from), must be
  * the same.
  */
+import { EventEmitter } from 'node:events';
 import { request as httpRequest } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
@@ -136,5 +137,21 @@ describe('jsonBody parses like express.json', () => {
       }),
       { numRuns: 150 },
     );
+  });
+
+  it('hands the app an aborted-request error when the client leaves mid-body', async () => {
+    const req = Object.assign(new EventEmitter(), {
+      headers: { 'content-type': 'application/json', 'content-length': '100' },
+      readable: true,
+      complete: false,
+      body: undefined,
+    });
+    const error = new Promise<unknown>((resolve) =>
+      jsonBody({ limit: LIMIT })(req as never, {} as never, resolve as never),
+    );
+    req.emit('data', Buffer.from('{"a":'));
+    req.emit('close');
+    expect(await error).toMatchObject({ status: 400, type: 'request.aborted' });
+    expect(req.body).toBeUndefined();
   });
 });
