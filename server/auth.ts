@@ -62,13 +62,30 @@ function allowedAuthority(entry: string): AllowedAuthority {
 
 /** Host name and effective port of an authority under `scheme` (no port: the scheme's default). */
 function parseAuthority(scheme: string, authority: string): { hostname: string; port: number } | undefined {
+  // Clients send the same few Host/Origin values on every request; WHATWG URL parsing is not free.
+  const key = `${scheme}//${authority}`;
+  if (parsedAuthorities.has(key)) return parsedAuthorities.get(key);
+  const parsed = parseAuthorityUncached(scheme, authority);
+  if (parsedAuthorities.size >= MAX_PARSED_AUTHORITIES) parsedAuthorities.clear();
+  parsedAuthorities.set(key, parsed);
+  return parsed;
+}
+
+/** Parsed Host/Origin authorities (frozen answers; a bounded cache cleared when full). */
+const parsedAuthorities = new Map<string, Readonly<{ hostname: string; port: number }> | undefined>();
+const MAX_PARSED_AUTHORITIES = 256;
+
+function parseAuthorityUncached(
+  scheme: string,
+  authority: string,
+): Readonly<{ hostname: string; port: number }> | undefined {
   try {
     const url = new URL(`${scheme}//${authority}`);
     if (url.host.toLowerCase() === '' || url.pathname !== '/' || url.username !== '' || url.search !== '') {
       return undefined;
     }
     const port = url.port === '' ? DEFAULT_PORTS[url.protocol] : Number(url.port);
-    return port === undefined ? undefined : { hostname: url.hostname.toLowerCase(), port };
+    return port === undefined ? undefined : Object.freeze({ hostname: url.hostname.toLowerCase(), port });
   } catch {
     return undefined;
   }

@@ -39,6 +39,7 @@ export { connectCluster, notConfigured } from './kube.ts';
 export { listen, type ListeningServer, type ListenOptions } from './listen.ts';
 export { createLogger, REDACTED_LOG_PATHS } from './logger.ts';
 export { createMcpServer, describeTool, listTools, type CallerContext } from './mcp.ts';
+export { NodeMcpTransport, type HttpMcpTransport, type NodeMcpTransportOptions } from './mcp-transport.ts';
 export {
   createToolCallPipeline,
   errorResult,
