@@ -7,7 +7,8 @@
  * as text), `KubeTransport.send` (plus URL and query building, authentication headers from the
  * kubeconfig), and the reader (`createKubeClient`: plus timeout, retries, JSON parse and sanitize
  * check), for one Deployment (`GET`, ~2 KB) and the 57 Pods of the benchmark namespace (~120 KB).
- * Reports µs of the client process's CPU per request and TLS handshakes (new connections).
+ * Reports µs of the client process's CPU per request, the simulator's (this process) per answer, and
+ * TLS handshakes (new connections).
  *
  *   node bench/kube-request.ts
  */
@@ -77,16 +78,27 @@ async function client(kubeconfigPath: string): Promise<void> {
     await run(Math.min(300, REQUESTS));
     await call();
     const before = connections;
+    // The simulator (parent) measures its own CPU between these two messages.
+    await ask('start');
     const started = process.cpuUsage();
     await run(REQUESTS);
     const used = process.cpuUsage(started);
+    const simulatorUs = Number(await ask('stop'));
     if (pass >= rows.length)
       results.push(
-        `${name.padEnd(30)} ${((used.user + used.system) / REQUESTS).toFixed(0).padStart(8)} ${String(connections - before).padStart(12)}`,
+        `${name.padEnd(30)} ${((used.user + used.system) / REQUESTS).toFixed(0).padStart(8)} ${(simulatorUs / REQUESTS).toFixed(0).padStart(14)} ${String(connections - before).padStart(12)}`,
       );
   }
   await transport.close();
-  process.send!(results);
+  process.send!({ results });
+}
+
+/** Sends `what` to the parent and resolves with its answer. */
+function ask(what: string): Promise<unknown> {
+  return new Promise((resolve) => {
+    process.once('message', (answer: { answer: unknown }) => resolve(answer.answer));
+    process.send!({ ask: what });
+  });
 }
 
 async function main(): Promise<void> {
@@ -102,13 +114,23 @@ async function main(): Promise<void> {
     const child = fork(fileURLToPath(import.meta.url), [kubeconfigPath], {
       env: { ...process.env, BENCH_CHILD: '1' },
     });
+    let started = process.cpuUsage();
     const results = await new Promise<string[]>((resolve, reject) => {
-      child.on('message', (m) => resolve(m as string[]));
+      child.on('message', (m: { ask?: string; results?: string[] }) => {
+        if (m.results) return resolve(m.results);
+        if (m.ask === 'start') started = process.cpuUsage();
+        const used = process.cpuUsage(started);
+        child.send({ answer: used.user + used.system });
+      });
       child.on('exit', (code) => reject(new Error(`client exited ${code}`)));
     });
     child.kill();
-    console.log(`Kubernetes requests, ${REQUESTS} per row, concurrency ${CONCURRENCY}; client process CPU`);
-    console.log(`${'row'.padEnd(30)} ${'µs/req'.padStart(8)} ${'connections'.padStart(12)}`);
+    console.log(
+      `Kubernetes requests, ${REQUESTS} per row, concurrency ${CONCURRENCY}; CPU of the client process and of the simulator`,
+    );
+    console.log(
+      `${'row'.padEnd(30)} ${'µs/req'.padStart(8)} ${'simulator µs'.padStart(14)} ${'connections'.padStart(12)}`,
+    );
     for (const line of results) console.log(line);
   } finally {
     await sim.close();
