@@ -41,6 +41,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startSimulator, generateScenario } from '../deploy/index.ts';
+import { tsCacheExecArgv } from './ts-cache-argv.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const READERS = Number(process.env.BENCH_READERS ?? 200);
@@ -228,7 +229,10 @@ async function sentinel(
 
 async function sdkEcho(): Promise<Figures> {
   const started = performance.now();
-  const child = fork(TARGET, ['sdk-echo'], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child = fork(TARGET, ['sdk-echo'], {
+    execArgv: [...process.execArgv, ...tsCacheExecArgv(TARGET)],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
   const [ready] = (await once(child, 'message')) as [{ url: string }];
   return measure({
     child,
