@@ -1,22 +1,38 @@
 /**
  * `sentinel serve` start-up as a user runs it (a real bin/sentinel.js process against the embedded
- * simulator): it listens and answers /healthz before the Kubernetes layer (`@kubernetes/client-node`)
- * is loaded, and the first tool call loads it, connects and works. What the process had loaded is
- * read from a module-load log (test/helpers/record-loads.mjs), not inferred from timing.
+ * simulator): it binds its port before loading the server (Express, the MCP SDK, the tools), answers
+ * /healthz from the first request on, listens with the whole server before the Kubernetes layer
+ * (`@kubernetes/client-node`) is loaded, and the first tool call loads it, connects and works. What
+ * the process had loaded is read from a module-load log (test/helpers/record-loads.mjs, which also
+ * logs when the port is bound and each request starts), not inferred from timing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startSimulator, type Simulator } from '../../deploy/sim/index.ts';
-import { mcpHeaders, rawRequest, tempDataDir } from '../helpers/server.ts';
+import { packagesOf } from '../helpers/loads.ts';
+import { mcpHeaders, rawRequest, tempDataDir, type RawResponse } from '../helpers/server.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/sentinel.js', import.meta.url));
 const RECORD_LOADS = fileURLToPath(new URL('../helpers/record-loads.mjs', import.meta.url));
 const TOKEN = 'serve-startup-test-token-0123456789';
 const KUBE_CLIENT = '/node_modules/@kubernetes/client-node/';
+/** What binding the port may load: the launcher, the command line, its options and serve-listen.ts. */
+const LOADED_TO_BIND = ['commander', 'fastest-levenshtein', 'safe-stable-stringify', 'zod'];
+
+/** A port nothing listens on now (the server is told it, so the test can poll before the banner). */
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+    probe.on('error', reject);
+  });
 
 describe('sentinel serve connects to the cluster on first need', () => {
   const data = tempDataDir();
@@ -27,6 +43,8 @@ describe('sentinel serve connects to the cluster on first need', () => {
   let url: string;
   /** What the server process had loaded when it printed its banner (it listens before printing). */
   let loadedAtListen: string[];
+  /** The first answer to `GET /healthz`, polled from the moment the process was spawned. */
+  let firstHealth: RawResponse | undefined;
 
   const loaded = () => readFileSync(moduleLog, 'utf8').split('\n').filter(Boolean);
   const callTool = async (name: string, args: Record<string, unknown> = {}) => {
@@ -52,7 +70,9 @@ describe('sentinel serve connects to the cluster on first need', () => {
       ...process.env,
       SENTINEL_TOKEN: TOKEN,
       SENTINEL_TEST_LOADS_FILE: moduleLog,
+      SENTINEL_TEST_LOADS_EVENTS: '1',
     };
+    const port = await freePort();
     delete env.SENTINEL_DATA_DIR;
     child = spawn(
       process.execPath,
@@ -62,7 +82,7 @@ describe('sentinel serve connects to the cluster on first need', () => {
         BIN,
         'serve',
         '--port',
-        '0',
+        String(port),
         '--kubeconfig',
         kubeconfig,
         '--data-dir',
@@ -70,6 +90,13 @@ describe('sentinel serve connects to the cluster on first need', () => {
       ],
       { env, stdio: ['ignore', 'ignore', 'pipe'] },
     );
+    // Polled until it answers, from spawn on (the first answers come before the banner).
+    const health = (async () => {
+      while (firstHealth === undefined && child.exitCode === null) {
+        firstHealth = await rawRequest(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
+        if (firstHealth === undefined) await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    })();
     await new Promise<void>((resolve, reject) => {
       child.stderr!.on('data', (chunk: Buffer) => {
         stderr += chunk.toString();
@@ -81,6 +108,7 @@ describe('sentinel serve connects to the cluster on first need', () => {
       child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
     });
     url = /listening on (http:\/\/127\.0\.0\.1:\d+)\/mcp/.exec(stderr)![1]!;
+    await health;
   });
   afterAll(async () => {
     if (child.exitCode === null) {
@@ -89,6 +117,24 @@ describe('sentinel serve connects to the cluster on first need', () => {
     }
     await sim?.close();
     data.cleanup();
+  });
+
+  it('binds its port before loading the server: the command line, its options and the start-up listener', () => {
+    const log = loaded();
+    const bound = log.findIndex((line) => line.startsWith('listen '));
+    expect(bound).toBeGreaterThan(-1);
+    const beforeBind = log.slice(0, bound);
+    expect(beforeBind.some((module) => module.endsWith('/server/serve-listen.ts'))).toBe(true);
+    for (const module of ['/server/index.ts', '/server/app.ts', '/tools/index.ts'])
+      expect(beforeBind.filter((line) => line.endsWith(module))).toEqual([]);
+    expect(packagesOf(beforeBind)).toEqual(LOADED_TO_BIND);
+    // Bound once: the server was attached to that listener, not bound again.
+    expect(log.filter((line) => line.startsWith('listen '))).toHaveLength(1);
+  });
+
+  it('answers the first /healthz it is asked, whether still starting or started', () => {
+    expect(firstHealth?.status).toBe(200);
+    expect(['starting', 'degraded', 'ok']).toContain((firstHealth!.json as { status: string }).status);
   });
 
   it('listens, and says where the cluster comes from, before loading the Kubernetes client', () => {
