@@ -144,7 +144,8 @@ async function sentinel(plugins: boolean): Promise<string> {
       });
     });
   }
-  const { parseServeOptions, startServe, workerRole } = await import('../server/index.ts');
+  const { parseServeOptions, startServe, workerRole, releaseStartupMemory } =
+    await import('../server/index.ts');
   const worker = workerRole();
   const running = await startServe(
     parseServeOptions({
@@ -156,6 +157,7 @@ async function sentinel(plugins: boolean): Promise<string> {
     { stderr: () => {}, env: process.env },
     { ...(plugins ? {} : { plugins: [] }), ...(worker && { worker }) },
   );
+  releaseStartupMemory(); // as `sentinel serve` does once started (cli/serve.ts)
   return running.url!;
 }
 

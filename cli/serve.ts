@@ -99,7 +99,7 @@ function registerServe(program: Command): void {
         if (bind?.bindsEarly(options, process.env)) early = await bind.bindEarly(options);
         // Loaded on demand: the MCP SDK and the Kubernetes client are not needed by `sentinel tokens`;
         // in stages after an early bind, so /healthz is answered while it loads.
-        const { startServe, workerRole, logFormat } =
+        const { startServe, workerRole, logFormat, releaseStartupMemory } =
           early && bind ? await bind.loadServer() : await import('../server/index.ts');
         const { colorsEnabled, palette } = await import('../agent/light.ts');
         const worker = workerRole();
@@ -123,6 +123,8 @@ function registerServe(program: Command): void {
           { ...(worker && { worker }), ...(early && { listener: early }) },
         );
         if (stopping) void server.close();
+        // Started: give back what start-up alone needed (issue 17: idle RSS; server/serve-heap.ts).
+        else setImmediate(releaseStartupMemory);
         await server.closed;
         if (worker && process.connected) process.disconnect();
       } catch (error) {
