@@ -2,6 +2,7 @@
  * `sentinel serve`: the MCP ops server over HTTP or stdio.
  */
 import cluster from 'node:cluster';
+import module from 'node:module';
 import type { Command } from 'commander';
 import type { EarlyServer, RunningServer } from '../server/index.ts';
 import { LOCAL_IDENTITY_NAME } from '../server/light.ts';
@@ -124,7 +125,12 @@ function registerServe(program: Command): void {
         );
         if (stopping) void server.close();
         // Started: give back what start-up alone needed (issue 17: idle RSS; server/serve-heap.ts).
-        else setImmediate(releaseStartupMemory);
+        else
+          setImmediate(() => {
+            releaseStartupMemory();
+            // A server runs until stopped: write the compile cache now (bin/ts-cache.js), not at exit.
+            module.flushCompileCache?.();
+          });
         await server.closed;
         if (worker && process.connected) process.disconnect();
       } catch (error) {
