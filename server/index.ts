@@ -59,6 +59,9 @@ export {
   type ServerPluginParts,
 } from './plugins.ts';
 export { startServe, type RunningServer, type ServeExtensions, type ServeIo } from './serve.ts';
+export { bindEarly, bindsEarly, MAX_HELD_REQUESTS, type EarlyServer } from './serve-listen.ts';
+export { hostAndOriginRefusal } from './host-check.ts';
+export { releaseStartupMemory } from './serve-heap.ts';
 export { logFormat, type LogFormat } from './pretty-logs.ts';
 export { generateToken, hashToken, sameHash } from './tokens.ts';
 
