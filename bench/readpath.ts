@@ -52,6 +52,7 @@ import { fileURLToPath } from 'node:url';
 import { startSimulator, type Simulator, generateScenario } from '../deploy/index.ts';
 import { createIdentityStore } from '../server/index.ts';
 import type { TestPostgres } from '../test/helpers/postgres.ts';
+import { tsCacheExecArgv } from './ts-cache-argv.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -112,6 +113,7 @@ async function startTarget(
 ): Promise<Target> {
   const started = performance.now();
   const child = fork(script, [kind], {
+    execArgv: [...process.execArgv, ...tsCacheExecArgv(script)],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     env: { ...process.env, ...env },
   });

@@ -9,10 +9,13 @@
  *
  * - /healthz: ms from spawn to the first answer of `GET /healthz` (the SDK echo: to its first
  *   HTTP answer), polled every 10 ms;
+ * - started: ms from spawn to the first `/healthz` that no longer says `status: 'starting'` (the
+ *   server is loaded and attached to the port it bound early; server/serve-listen.ts) — the idle
+ *   figures below are taken from then on, never while it is still loading;
  * - /readyz: ms from the first `GET /readyz` (asked after the idle measurement) to its first 200
  *   (the cluster answered; the SDK echo: to its first answer);
  * - first call: ms of the first `get_deployment` (the SDK echo: `echo`) after /healthz;
- * - idle RSS: VmRSS `BENCH_IDLE_SECONDS` after /healthz, before any other request; and again
+ * - idle RSS: VmRSS `BENCH_IDLE_SECONDS` after started, before any other request; and again
  *   after the first call and `BENCH_IDLE_SECONDS` more (the idle footprint of a server in use);
  * - peak RSS: VmHWM (the kernel's high-water mark of the process's resident set, so no sample
  *   is missed) after `BENCH_READERS` concurrent readers called it for `BENCH_LOAD_SECONDS`.
@@ -41,6 +44,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startSimulator, generateScenario } from '../deploy/index.ts';
+import { tsCacheExecArgv } from './ts-cache-argv.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const READERS = Number(process.env.BENCH_READERS ?? 200);
@@ -139,6 +143,7 @@ function succeeded(reply: Reply): boolean {
 
 interface Figures {
   healthzMs: number;
+  startedMs: number;
   readyzMs: number;
   firstCallMs: number;
   idleRssMb: number;
@@ -185,6 +190,11 @@ async function measure(server: Server): Promise<Figures> {
   const { child, base, started } = server;
   try {
     const healthzMs = await firstAnswer(`${base}/healthz`, started, () => true);
+    const startedMs = await firstAnswer(
+      `${base}/healthz`,
+      started,
+      (reply) => !reply.body.includes('"starting"'),
+    );
     await sleep(IDLE_SECONDS * 1000);
     const idleRssMb = memoryOf(child.pid!).rssMb;
     const readyzMs = await firstAnswer(`${base}/readyz`, performance.now(), server.ready);
@@ -196,7 +206,7 @@ async function measure(server: Server): Promise<Figures> {
     const idleAfterUseRssMb = memoryOf(child.pid!).rssMb;
     const load = await flood(`${base}/mcp`, server.call);
     const peakRssMb = memoryOf(child.pid!).peakMb;
-    return { healthzMs, readyzMs, firstCallMs, idleRssMb, idleAfterUseRssMb, peakRssMb, load };
+    return { healthzMs, startedMs, readyzMs, firstCallMs, idleRssMb, idleAfterUseRssMb, peakRssMb, load };
   } finally {
     child.kill('SIGTERM');
     if (child.exitCode === null) await once(child, 'exit');
@@ -228,7 +238,10 @@ async function sentinel(
 
 async function sdkEcho(): Promise<Figures> {
   const started = performance.now();
-  const child = fork(TARGET, ['sdk-echo'], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child = fork(TARGET, ['sdk-echo'], {
+    execArgv: [...process.execArgv, ...tsCacheExecArgv(TARGET)],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
   const [ready] = (await once(child, 'message')) as [{ url: string }];
   return measure({
     child,
@@ -273,6 +286,7 @@ async function main(): Promise<void> {
 
   const columns: [keyof Omit<Figures, 'load'>, string][] = [
     ['healthzMs', '/healthz ms'],
+    ['startedMs', 'started ms'],
     ['readyzMs', '/readyz ms'],
     ['firstCallMs', '1st call ms'],
     ['idleRssMb', 'idle MB'],
@@ -284,7 +298,7 @@ async function main(): Promise<void> {
     median(results.sentinel.map((r, i) => r[key] / base[i]![key]));
   const cell = (value: number) => value.toFixed(value < 10 ? 2 : 0).padStart(12);
   const lines = [
-    `serve start-up and memory, ${ROUNDS} rounds, medians; idle = ${IDLE_SECONDS} s after /healthz ("used": after one call), peak = VmHWM after ${READERS} readers for ${LOAD_SECONDS} s`,
+    `serve start-up and memory, ${ROUNDS} rounds, medians; idle = ${IDLE_SECONDS} s after started ("used": after one call), peak = VmHWM after ${READERS} readers for ${LOAD_SECONDS} s`,
     `${'server'.padEnd(30)}${columns.map(([, title]) => title.padStart(12)).join('')}`,
     `${'sentinel serve (all plugins)'.padEnd(30)}${columns.map(([key]) => cell(of(results.sentinel, key))).join('')}`,
     `${'SDK floor (MCP stateless echo)'.padEnd(30)}${columns.map(([key]) => cell(of(results.sdk, key))).join('')}`,

@@ -22,11 +22,8 @@
 import cluster from 'node:cluster';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import express from 'express';
 import type { AddressInfo } from 'node:net';
-import { z } from 'zod';
+import type { Express } from 'express';
 
 type Kind = 'http-echo' | 'sdk-echo' | 'sentinel' | 'sentinel-off';
 const kind = process.argv[2] as Kind;
@@ -83,7 +80,7 @@ if (!cluster.isWorker) {
 }
 process.on('disconnect', () => process.exit(0));
 
-async function listenApp(app: express.Express): Promise<string> {
+async function listenApp(app: Express): Promise<string> {
   return new Promise((resolve) => {
     const server = app.listen(0, '127.0.0.1', () => {
       resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
@@ -92,7 +89,10 @@ async function listenApp(app: express.Express): Promise<string> {
   });
 }
 
+// The echo kinds import their packages when they run: a Sentinel target loads only what Sentinel
+// loads, so its idle RSS and start-up are Sentinel's own (issue 17), not Sentinel's plus the SDK's.
 async function httpEcho(): Promise<string> {
+  const { default: express } = await import('express');
   const app = express();
   app.post('/echo', express.json(), (req, res) => {
     res.json(req.body);
@@ -102,6 +102,12 @@ async function httpEcho(): Promise<string> {
 
 /** The SDK's stateless example: a fresh McpServer and transport per POST. */
 async function sdkEcho(): Promise<string> {
+  const [{ default: express }, { McpServer }, { StreamableHTTPServerTransport }, { z }] = await Promise.all([
+    import('express'),
+    import('@modelcontextprotocol/sdk/server/mcp.js'),
+    import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+    import('zod'),
+  ]);
   const app = express();
   app.post('/mcp', express.json(), async (req, res) => {
     const server = new McpServer({ name: 'echo', version: '1.0.0' });
@@ -138,7 +144,8 @@ async function sentinel(plugins: boolean): Promise<string> {
       });
     });
   }
-  const { parseServeOptions, startServe, workerRole } = await import('../server/index.ts');
+  const { parseServeOptions, startServe, workerRole, releaseStartupMemory } =
+    await import('../server/index.ts');
   const worker = workerRole();
   const running = await startServe(
     parseServeOptions({
@@ -150,6 +157,7 @@ async function sentinel(plugins: boolean): Promise<string> {
     { stderr: () => {}, env: process.env },
     { ...(plugins ? {} : { plugins: [] }), ...(worker && { worker }) },
   );
+  releaseStartupMemory(); // as `sentinel serve` does once started (cli/serve.ts)
   return running.url!;
 }
 

@@ -15,7 +15,7 @@ if (!isSupportedNodeVersion(process.version)) {
   }
 }
 // Loaded once Node is known to be new enough (an old Node re-executes above and never gets here).
-const { installTypeScriptCache, STRIP_WARNING } = await import('./ts-cache.js');
+const { enableCompileCache, installTypeScriptCache, STRIP_WARNING } = await import('./ts-cache.js');
 // node:sqlite is stable enough for Sentinel's use, and the type stripping the cache below calls is
 // Node's own; their ExperimentalWarnings are noise to users.
 const defaultWarningListeners = process.listeners('warning');
@@ -28,6 +28,8 @@ process.on('warning', (warning) => {
 // Before the first .ts file: a warm start loads the stripped sources from .tools/ts-cache/ and never
 // initialises Node's type stripper (bin/ts-cache.js; bench/cli-start.ts measures it).
 if (process.env.SENTINEL_TS_CACHE !== '0') installTypeScriptCache();
+// And V8's compiled code of every module, in .tools/compile-cache/ (bin/ts-cache.js; issue 17).
+if (process.env.SENTINEL_COMPILE_CACHE !== '0') enableCompileCache();
 const { exitQuietlyOnBrokenPipe } = await import('../agent/light.ts');
 exitQuietlyOnBrokenPipe(process.stdout);
 exitQuietlyOnBrokenPipe(process.stderr);

@@ -27,6 +27,33 @@ const ROOT_URL = pathToFileURL(fileURLToPath(new URL('..', import.meta.url))).hr
 /** Where the stripped files live, per Node.js version (another version may strip differently). */
 export const TS_CACHE_DIR = join(DEFAULT_TOOLS_DIR, 'ts-cache', process.version);
 
+/**
+ * Where V8's compiled code for the launcher's modules is kept (Node's module compile cache, which
+ * keeps one subdirectory per Node.js version and V8 flags): the clone's own ignored `.tools/`,
+ * written by this user only — never a shared temporary directory, whose entries another user
+ * could plant.
+ */
+export const COMPILE_CACHE_DIR = join(DEFAULT_TOOLS_DIR, 'compile-cache');
+
+/**
+ * Enables Node's module compile cache (`module.enableCompileCache`) in `dir` (default
+ * `COMPILE_CACHE_DIR`): a warm start deserialises V8's code for every module instead of compiling
+ * it — the project's `.ts` files too, as the source this cache's load hook returns is plain
+ * JavaScript. Node checks each entry against the module's source (a changed file is compiled
+ * anew) and writes new entries at exit. Returns false when unavailable or the directory cannot be
+ * used (a read-only install): the process then compiles as before.
+ * @param {string} [dir]
+ * @returns {boolean}
+ */
+export function enableCompileCache(dir = COMPILE_CACHE_DIR) {
+  if (typeof module.enableCompileCache !== 'function') return false;
+  const { status } = module.enableCompileCache(dir);
+  return (
+    status === module.constants.compileCacheStatus.ENABLED ||
+    status === module.constants.compileCacheStatus.ALREADY_ENABLED
+  );
+}
+
 /** The warning `module.stripTypeScriptTypes` gives on first use (a cold cache): noise to users. */
 export const STRIP_WARNING = /stripTypeScriptTypes/;
 

@@ -2,8 +2,9 @@
  * `sentinel serve`: the MCP ops server over HTTP or stdio.
  */
 import cluster from 'node:cluster';
+import module from 'node:module';
 import type { Command } from 'commander';
-import type { RunningServer } from '../server/index.ts';
+import type { EarlyServer, RunningServer } from '../server/index.ts';
 import { LOCAL_IDENTITY_NAME } from '../server/light.ts';
 import { collect, dataDirOption, tokensFileOption } from './options.ts';
 
@@ -83,6 +84,7 @@ function registerServe(program: Command): void {
       // process group hears `kill -- -PGID`, and a re-executing launcher passes it on once more) must
       // not fall through to the default action and end the process before its cleanup.
       let server: RunningServer | undefined;
+      let early: EarlyServer | undefined;
       let stopping = false;
       const stop = () => {
         stopping = true;
@@ -90,8 +92,16 @@ function registerServe(program: Command): void {
       };
       for (const signal of STOP_SIGNALS) process.on(signal, stop);
       try {
-        // Loaded on demand: the MCP SDK and the Kubernetes client are not needed by `sentinel tokens`.
-        const { startServe, workerRole, logFormat } = await import('../server/index.ts');
+        // Bound before the server loads (issue 17: /healthz within 1 s): until the app is attached,
+        // /healthz and /readyz answer 'starting' and other requests wait. A --workers worker binds
+        // through its primary once loaded, as before. Deep on purpose: it loads no Express or SDK.
+        // eslint-disable-next-line no-restricted-syntax -- see above
+        const bind = cluster.isWorker ? undefined : await import('../server/serve-listen.ts');
+        if (bind?.bindsEarly(options, process.env)) early = await bind.bindEarly(options);
+        // Loaded on demand: the MCP SDK and the Kubernetes client are not needed by `sentinel tokens`;
+        // in stages after an early bind, so /healthz is answered while it loads.
+        const { startServe, workerRole, logFormat, releaseStartupMemory } =
+          early && bind ? await bind.loadServer() : await import('../server/index.ts');
         const { colorsEnabled, palette } = await import('../agent/light.ts');
         const worker = workerRole();
         // Logs go to stdout (stderr with --stdio, where stdout is the protocol): pretty on a terminal.
@@ -111,11 +121,21 @@ function registerServe(program: Command): void {
               style: { strong: (text) => banner.paint('bold', text), warn: (text) => banner.warn(text) },
             }),
           },
-          worker ? { worker } : {},
+          { ...(worker && { worker }), ...(early && { listener: early }) },
         );
         if (stopping) void server.close();
+        // Started: give back what start-up alone needed (issue 17: idle RSS; server/serve-heap.ts).
+        else
+          setImmediate(() => {
+            releaseStartupMemory();
+            // A server runs until stopped: write the compile cache now (bin/ts-cache.js), not at exit.
+            module.flushCompileCache?.();
+          });
         await server.closed;
         if (worker && process.connected) process.disconnect();
+      } catch (error) {
+        if (!server) await early?.close(); // start-up failed: the held requests get 503
+        throw error;
       } finally {
         for (const signal of STOP_SIGNALS) process.off(signal, stop);
         // A worker that failed to start (the port taken) leaves the cluster: its IPC channel would

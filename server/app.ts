@@ -8,6 +8,8 @@ import express, { type ErrorRequestHandler, type Express, type RequestHandler } 
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { NodeMcpTransport, type HttpMcpTransport } from './mcp-transport.ts';
+import { jsonBody } from './json-body.ts';
 import { allTools, type KubeConnection, createRegistry, type ToolRegistry } from '../tools/index.ts';
 import { SentinelError } from '../core/index.ts';
 import { createAuthenticate, hostAndOriginCheck } from './auth.ts';
@@ -66,6 +68,12 @@ export interface ServerAppOptions {
   onRejected?: RejectedCallListener;
   /** Read-lane limits of `/mcp` (server/admission.ts); default `DEFAULT_ADMISSION_LIMITS`. */
   admission?: AdmissionLimits;
+  /**
+   * The transport answering `/mcp`: Sentinel's on Node's req/res (server/mcp-transport.ts, the
+   * default) or the SDK's `StreamableHTTPServerTransport`, kept so test/server/mcp-transport.test.ts
+   * can prove the two answer alike.
+   */
+  mcpTransport?: 'sentinel' | 'sdk';
 }
 
 export interface ServerApp {
@@ -213,7 +221,7 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
   app.post(
     '/mcp',
     authenticate,
-    express.json({ limit: MAX_BODY_BYTES }),
+    jsonBody({ limit: MAX_BODY_BYTES }),
     admission.middleware,
     async (req, res) => {
       const identity = req.identity!;
@@ -224,12 +232,19 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
         caller: () => ({ identity, requestId }),
         version: deps.version,
       });
-      const transport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: undefined,
-        enableJsonResponse: true,
-        maxRequestBodySize: MAX_BODY_BYTES,
-      });
+      const transport: HttpMcpTransport =
+        options.mcpTransport === 'sdk'
+          ? new StreamableHTTPServerTransport({
+              sessionIdGenerator: undefined,
+              enableJsonResponse: true,
+              maxRequestBodySize: MAX_BODY_BYTES,
+            })
+          : new NodeMcpTransport({ maxRequestBodySize: MAX_BODY_BYTES });
+      // A client gone before its answer aborts the handlers still running (closing the transport
+      // closes the server). After the answer nothing is pending: closing would only build the
+      // Protocol's "Connection closed" error for nobody.
       res.on('close', () => {
+        if (res.writableFinished && options.mcpTransport !== 'sdk') return;
         void transport.close();
         void server.close();
       });

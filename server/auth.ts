@@ -6,12 +6,14 @@
  * from `req.identity` (or `res.locals.identity`).
  */
 import type { RequestHandler } from 'express';
-import { isIPv6 } from 'node:net';
 import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
 import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { SentinelError } from '../core/index.ts';
 import type { Identity } from './identity.ts';
 import type { IdentityStore } from './identity-store.ts';
+import { hostAndOriginRefusal } from './host-check.ts';
+
+export { hostHeaderName, LOCALHOST_NAMES } from './host-check.ts';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -19,62 +21,6 @@ declare module 'express-serve-static-core' {
     identity?: Identity;
   }
 }
-
-/** Host names that always reach a loopback server (Host header form, IPv6 in brackets). */
-export const LOCALHOST_NAMES: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
-
-/**
- * The Host-header form of a host or `host:port`: lowercase, IPv6 in brackets, the port kept when
- * given (`Sentinel.Example.com:8443` → `sentinel.example.com:8443`, `fe80::1` → `[fe80::1]`). Throws
- * `SentinelError('invalid_input')` naming `field` when it is not a host name or address (or its port
- * is not 1–65535).
- */
-export function hostHeaderName(value: string, field = '--allowed-host'): string {
-  const bare = value.trim();
-  try {
-    const url = new URL(`http://${isIPv6(bare) ? `[${bare}]` : bare}`);
-    const explicitPort = isIPv6(bare) ? undefined : /:(\d+)$/.exec(bare.replace(/^\[[^\]]*\]$/, ''))?.[1];
-    if (url.hostname !== '' && url.pathname === '/' && url.search === '' && url.username === '') {
-      return explicitPort === undefined ? url.hostname : `${url.hostname}:${Number(explicitPort)}`;
-    }
-  } catch {
-    // reported below
-  }
-  throw new SentinelError('invalid_input', `${field} '${value}' is not a host name or IP address.`, {
-    field,
-  });
-}
-
-/** An allowed authority: a host name and a port (undefined: the port the request arrived on). */
-interface AllowedAuthority {
-  hostname: string;
-  port: number | undefined;
-}
-
-function allowedAuthority(entry: string): AllowedAuthority {
-  const url = new URL(`http://${entry}`);
-  const explicit = /:(\d+)$/.exec(entry.replace(/^\[[^\]]*\]$/, ''))?.[1];
-  return {
-    hostname: url.hostname.toLowerCase(),
-    port: explicit === undefined ? undefined : Number(explicit),
-  };
-}
-
-/** Host name and effective port of an authority under `scheme` (no port: the scheme's default). */
-function parseAuthority(scheme: string, authority: string): { hostname: string; port: number } | undefined {
-  try {
-    const url = new URL(`${scheme}//${authority}`);
-    if (url.host.toLowerCase() === '' || url.pathname !== '/' || url.username !== '' || url.search !== '') {
-      return undefined;
-    }
-    const port = url.port === '' ? DEFAULT_PORTS[url.protocol] : Number(url.port);
-    return port === undefined ? undefined : { hostname: url.hostname.toLowerCase(), port };
-  } catch {
-    return undefined;
-  }
-}
-
-const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443 };
 
 const forbidden = (res: Parameters<RequestHandler>[1], message: string): void => {
   const refused = new SentinelError('forbidden', message);
@@ -93,32 +39,11 @@ const forbidden = (res: Parameters<RequestHandler>[1], message: string): void =>
  * (`Origin: null` is refused).
  */
 export function hostAndOriginCheck(allowedHosts: readonly string[]): RequestHandler[] {
-  const allowed = allowedHosts.map(allowedAuthority);
-  const isAllowed = (found: { hostname: string; port: number }, localPort: number) =>
-    allowed.some((entry) => entry.hostname === found.hostname && (entry.port ?? localPort) === found.port);
+  const refusal = hostAndOriginRefusal(allowedHosts);
   const check: RequestHandler = (req, res, next) => {
-    const localPort = req.socket.localPort ?? -1;
-    const host = req.headers.host;
-    if (!host) {
-      forbidden(res, 'Missing Host header');
-      return;
-    }
-    const scheme = (req.socket as { encrypted?: boolean }).encrypted ? 'https:' : 'http:';
-    const hostAuthority = parseAuthority(scheme, host);
-    if (!hostAuthority || !isAllowed(hostAuthority, localPort)) {
-      forbidden(res, `Invalid Host: ${host}`);
-      return;
-    }
-    const origin = req.headers.origin;
-    if (origin !== undefined) {
-      const match = /^(https?:)\/\/([^/]*)$/i.exec(origin);
-      const originAuthority = match ? parseAuthority(match[1]!.toLowerCase(), match[2]!) : undefined;
-      if (!originAuthority || !isAllowed(originAuthority, localPort)) {
-        forbidden(res, `Invalid Origin: ${origin}`);
-        return;
-      }
-    }
-    next();
+    const refused = refusal(req);
+    if (refused === undefined) next();
+    else forbidden(res, refused);
   };
   return [check];
 }

@@ -4,7 +4,7 @@
  */
 import { BlockList, isIP } from 'node:net';
 import { SentinelError } from '../core/index.ts';
-import { hostHeaderName, LOCALHOST_NAMES } from './auth.ts';
+import { hostHeaderName, LOCALHOST_NAMES } from './host-check.ts';
 
 export { ServeOptionsSchema, parseServeOptions, type ServeOptions } from './serve-options.ts';
 

@@ -39,6 +39,7 @@ export { connectCluster, notConfigured } from './kube.ts';
 export { listen, type ListeningServer, type ListenOptions } from './listen.ts';
 export { createLogger, REDACTED_LOG_PATHS } from './logger.ts';
 export { createMcpServer, describeTool, listTools, type CallerContext } from './mcp.ts';
+export { NodeMcpTransport, type HttpMcpTransport, type NodeMcpTransportOptions } from './mcp-transport.ts';
 export {
   createToolCallPipeline,
   errorResult,
@@ -58,6 +59,9 @@ export {
   type ServerPluginParts,
 } from './plugins.ts';
 export { startServe, type RunningServer, type ServeExtensions, type ServeIo } from './serve.ts';
+export { bindEarly, bindsEarly, MAX_HELD_REQUESTS, type EarlyServer } from './serve-listen.ts';
+export { hostAndOriginRefusal } from './host-check.ts';
+export { releaseStartupMemory } from './serve-heap.ts';
 export { logFormat, type LogFormat } from './pretty-logs.ts';
 export { generateToken, hashToken, sameHash } from './tokens.ts';
 

@@ -1,8 +1,8 @@
 /**
- * Binds the Express app to an address over HTTP or HTTPS and closes it promptly.
+ * Binds a request handler (the Express app, or serve-listen.ts's start-up handler) to an address
+ * over HTTP or HTTPS and closes it promptly.
  */
-import type { Express } from 'express';
-import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createHttpServer, type RequestListener, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { isIPv6 } from 'node:net';
@@ -24,7 +24,7 @@ export interface ListeningServer {
 }
 
 /** Starts listening; rejects with the socket error (e.g. EADDRINUSE) when the address cannot be bound. */
-export async function listen(app: Express, options: ListenOptions): Promise<ListeningServer> {
+export async function listen(app: RequestListener, options: ListenOptions): Promise<ListeningServer> {
   const server: Server = options.tls ? createHttpsServer(options.tls, app) : createHttpServer(app);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -24,6 +24,7 @@ import { serveStdio, requireIdentity } from './stdio.ts';
 import { trackInFlight } from './in-flight.ts';
 import { connectCluster, lazyCluster, type ClusterAccess } from './kube.ts';
 import { listen, type ListeningServer } from './listen.ts';
+import { listenError, readPem, type EarlyServer } from './serve-listen.ts';
 import { createLogger } from './logger.ts';
 import { prettyLogDestination, type LogFormat } from './pretty-logs.ts';
 import { isPostgresUrl } from './postgres/url.ts';
@@ -88,6 +89,12 @@ export interface ServeExtensions {
   /** Where the token of `local` for this server is, by port (default `<data-dir>/local.token`). */
   tokenFile?: (port: string) => string;
   /**
+   * The address `sentinel serve` bound before loading the server (server/serve-listen.ts
+   * `bindEarly`, from the same options): the app is attached to it instead of binding anew. Closed
+   * by `close`, not when start-up throws (the caller closes it then).
+   */
+  listener?: EarlyServer;
+  /**
    * Set in a `--workers` worker (server/workers.ts): only the lead writes the login link and prints
    * the banner, and the primary (told through `listening`) writes the discovery file.
    */
@@ -130,17 +137,6 @@ function suppliedToken(
   return undefined;
 }
 
-function readPem(file: string, flag: string): Buffer {
-  try {
-    return readFileSync(file);
-  } catch (error) {
-    throw new SentinelError('invalid_input', `${flag} ${file} cannot be read: ${(error as Error).message}.`, {
-      field: flag,
-      cause: error,
-    });
-  }
-}
-
 /** Warns (log and terminal) about identities that trust the harness's approval alone. */
 function warnUpstreamTrust(identities: IdentityStore, logger: Logger, io: ServeIo): void {
   const trusting = identities.list().filter((record) => record.trust_upstream_approval);
@@ -166,7 +162,6 @@ function runningServer(url: string | undefined, stop: () => Promise<void>): Runn
   return { url, closed, close: () => (closing ??= Promise.resolve().then(stop).then(resolveClosed)) };
 }
 
-/** Turns a listen failure into a message that says which flag to change. */
 /** SENTINEL_STORE_URL when set (an empty value means the default SQLite store). */
 function storeFromEnv(env: NodeJS.ProcessEnv): string | undefined {
   const url = env.SENTINEL_STORE_URL?.trim();
@@ -181,21 +176,6 @@ function storeFromEnv(env: NodeJS.ProcessEnv): string | undefined {
     );
   }
   return url;
-}
-
-/**
- * The address cannot be bound (taken, not on this machine, not permitted): a configuration error
- * to fix with --port/--host (`invalid_input`, exit 2), not an unreachable dependency (exit 3).
- */
-function listenError(error: unknown, options: ServeOptions): SentinelError {
-  const code = (error as NodeJS.ErrnoException).code;
-  return new SentinelError(
-    'invalid_input',
-    code === 'EADDRINUSE'
-      ? `Port ${options.port} on ${options.host} is already in use; choose another with --port (0 picks a free one).`
-      : `Cannot listen on ${options.host}:${options.port}: ${(error as Error).message}.`,
-    { field: code === 'EADDRINUSE' ? '--port' : '--host', cause: error },
-  );
 }
 
 /** The start-up lines for the terminal: where the server listens and how to authenticate. */
@@ -341,9 +321,12 @@ export async function startServe(
     );
   }
   const allowedHosts = allowedHostNames(options.host, options.allowedHost);
-  const tls = options.tlsCert
-    ? { cert: readPem(options.tlsCert, '--tls-cert'), key: readPem(options.tlsKey!, '--tls-key') }
-    : undefined;
+  // Bound already with the same options (and files) when `extensions.listener` is given.
+  const tls = extensions.listener
+    ? undefined
+    : options.tlsCert
+      ? { cert: readPem(options.tlsCert, '--tls-cert'), key: readPem(options.tlsKey!, '--tls-key') }
+      : undefined;
 
   // Files left readable by others (an older version, a copy, a umask) are fixed and reported; files
   // the plugins create now (databases) are made private right after, silently.
@@ -404,11 +387,17 @@ export async function startServe(
     onRejected: plugins.onRejected,
   });
   let server: ListeningServer;
-  try {
-    server = await listen(app, { host: options.host, port: options.port, ...(tls && { tls }) });
-  } catch (error) {
-    await plugins.close();
-    throw listenError(error, options);
+  if (extensions.listener) {
+    // Every check above passed: the early listener's held requests and all later ones go to the app.
+    extensions.listener.attach(app);
+    server = extensions.listener;
+  } else {
+    try {
+      server = await listen(app, { host: options.host, port: options.port, ...(tls && { tls }) });
+    } catch (error) {
+      await plugins.close();
+      throw listenError(error, options);
+    }
   }
   const known = extensions.kube;
   logger.info(
@@ -499,7 +488,7 @@ export async function startServe(
       tokensFile,
       identityCount: fileIdentities.length,
       cluster: cluster.line,
-      plainRemote: !loopback && !tls,
+      plainRemote: !loopback && options.tlsCert === undefined,
       dataDir,
       style: io.style,
     }),

@@ -103,13 +103,22 @@ export class ObjectStore {
 
   /** Objects of a storage (optionally one namespace), sorted by namespace then name like etcd keys. */
   list<T extends KubeObject>(storage: string, namespace?: string): T[] {
-    const all = [...(this.#objects.get(storage)?.values() ?? [])];
-    return all
-      .filter((object) => namespace === undefined || object.metadata.namespace === namespace)
-      .sort((a, b) =>
-        key(a.metadata.namespace, a.metadata.name).localeCompare(key(b.metadata.namespace, b.metadata.name)),
-      )
-      .map((object) => structuredClone(object) as T);
+    return this.peekSorted(storage, namespace).map((object) => structuredClone(object) as T);
+  }
+
+  /**
+   * The stored objects of a storage (optionally one namespace), in `list`'s order, uncopied: for the
+   * API's list answers, which only serialise them (callers must not mutate them). A list of 57 Pods
+   * deep-copied with `structuredClone` was half the simulator's CPU per answer.
+   */
+  peekSorted<T extends KubeObject>(storage: string, namespace?: string): readonly T[] {
+    const keyed: [string, KubeObject][] = [];
+    for (const [objectKey, object] of this.#objects.get(storage) ?? []) {
+      if (namespace === undefined || object.metadata.namespace === namespace) keyed.push([objectKey, object]);
+    }
+    // The map key is `namespace/name` (`key`); each computed once, not per comparison.
+    keyed.sort(([a], [b]) => a.localeCompare(b));
+    return keyed.map(([, object]) => object as T);
   }
 
   /** The stored object itself, uncopied (hot read-only paths; do not mutate). */

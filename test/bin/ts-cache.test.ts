@@ -70,3 +70,40 @@ describe('type-stripping cache (bin/ts-cache.js)', () => {
     }
   });
 });
+
+describe('compile cache (bin/ts-cache.js enableCompileCache)', () => {
+  /** Enables the compile cache on `dir` with the type-stripping cache, loads the sample, flushes. */
+  const loadCompiled = (dir: string, stripCache: string) => {
+    const script = `
+      const { enableCompileCache, installTypeScriptCache } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'bin/ts-cache.js')).href)});
+      const enabled = enableCompileCache(${JSON.stringify(dir)});
+      installTypeScriptCache(${JSON.stringify(stripCache)});
+      const { answer } = await import(${JSON.stringify(pathToFileURL(SAMPLE).href)});
+      (await import('node:module')).flushCompileCache();
+      console.log(JSON.stringify({ enabled, answer: answer.value }));`;
+    const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(result.status, result.stderr).toBe(0);
+    return JSON.parse(result.stdout) as { enabled: boolean; answer: number };
+  };
+  const entries = (dir: string): string[] =>
+    readdirSync(dir, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => entry.name);
+
+  it('keeps compiled code of the stripped .ts modules in the given directory', () => {
+    const dir = tempDir();
+    const first = loadCompiled(dir, tempDir());
+    expect(first).toEqual({ enabled: true, answer: 42 });
+    expect(entries(dir).length).toBeGreaterThan(0);
+    // A warm start reads the same entries and still runs the module.
+    const written = entries(dir).sort();
+    expect(loadCompiled(dir, tempDir())).toEqual({ enabled: true, answer: 42 });
+    expect(entries(dir).sort()).toEqual(written);
+  });
+
+  it('reports false, and the process runs as before, when the directory cannot be used', () => {
+    const file = join(tempDir(), 'not-a-dir');
+    writeFileSync(file, '');
+    expect(loadCompiled(join(file, 'cache'), tempDir())).toEqual({ enabled: false, answer: 42 });
+  });
+});

@@ -20,10 +20,25 @@ export function clusterLine(cluster: ClusterIdentity): string {
 /** A timestamp in structured output: RFC 3339, or null when unset. */
 export const TimestampSchema = z.string().nullable().describe('RFC 3339 time, null when unknown');
 
-/** A Kubernetes timestamp (Date or string) as RFC 3339, or null. */
+/** Timestamps already converted by `isoTime`: the same few repeat in every list (~1 µs each to convert). */
+const isoOfText = new Map<string, string | null>();
+/** Entries kept before the memo starts over (a bound on its memory, ~100 KB). */
+const ISO_MEMO_SIZE = 2048;
+
+/** A Kubernetes timestamp (Date or string) as RFC 3339 (`toISOString`: milliseconds, `Z`), or null. */
 export function isoTime(value: Date | string | undefined | null): string | null {
-  const ms = timeOf(value);
-  return ms === 0 ? null : new Date(ms).toISOString();
+  if (typeof value !== 'string') {
+    const ms = timeOf(value);
+    return ms === 0 ? null : new Date(ms).toISOString();
+  }
+  let iso = isoOfText.get(value);
+  if (iso === undefined) {
+    const ms = timeOf(value);
+    iso = ms === 0 ? null : new Date(ms).toISOString();
+    if (isoOfText.size >= ISO_MEMO_SIZE) isoOfText.clear();
+    isoOfText.set(value, iso);
+  }
+  return iso;
 }
 
 /** Container images of a pod template, in container order. */

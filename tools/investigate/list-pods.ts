@@ -17,6 +17,7 @@ import {
   podSummary,
   revisionOf,
   POD_TEMPLATE_HASH_LABEL,
+  type ContainerState,
   type ControllerRevision,
   type KubeReader,
   type Pod,
@@ -129,7 +130,11 @@ export const listPods = defineTool({
       ]);
     }
     const byUid = new Map(replicaSets.map((rs) => [rs.metadata?.uid, rs]));
-    const rows = pods.map((p) => podRow(p, byUid, revisions)).sort((a, b) => a.name.localeCompare(b.name));
+    // Each Pod's container states once: its row and its messages both use them.
+    const states = new Map(pods.map((p) => [p, containerStates(p)]));
+    const rows = pods
+      .map((p) => podRow(p, states.get(p)!, byUid, revisions))
+      .sort((a, b) => a.name.localeCompare(b.name));
     const { shown, omitted } = bound(rows, MAX_LIST_ROWS);
     const where = `namespace '${namespace}'${deploymentName ? ` of Deployment '${deploymentName}'` : ''}${selector ? ` matching '${selector}'` : ''}`;
     const lines = [
@@ -160,7 +165,11 @@ export const listPods = defineTool({
         },
       ),
     ];
-    const messages = containerMessages(pods.filter((p) => shown.some((r) => r.name === p.metadata?.name)));
+    const shownNames = new Set(shown.map((r) => r.name));
+    const messages = containerMessages(
+      pods.filter((p) => p.metadata?.name !== undefined && shownNames.has(p.metadata.name)),
+      states,
+    );
     if (messages)
       lines.push(untrustedBlock(messages, { label: `container state messages in ${where}`, maxBytes: 8192 }));
     return {
@@ -207,6 +216,7 @@ async function owningReplicaSets(kube: KubeReader, namespace: string, pods: Pod[
 
 function podRow(
   pod: Pod,
+  containers: readonly ContainerState[],
   replicaSets: ReadonlyMap<string | undefined, ReplicaSet>,
   revisions: readonly ControllerRevision[],
 ): z.infer<typeof PodRowSchema> {
@@ -225,7 +235,7 @@ function podRow(
     created: isoTime(pod.metadata?.creationTimestamp),
     replica_set: ownerRef?.kind === 'ReplicaSet' ? ownerRef.name : null,
     revision: owner ? (revisionOf(owner) ?? null) : (podRevision(pod, revisions) ?? null),
-    containers: containerStates(pod).map((c) => ({
+    containers: containers.map((c) => ({
       name: c.name,
       type: c.type,
       image: c.image ?? null,
@@ -249,10 +259,10 @@ function podRow(
 }
 
 /** `pod/container: message` for containers whose state carries a kubelet message (redacted). */
-function containerMessages(pods: Pod[]): string {
+function containerMessages(pods: Pod[], states: ReadonlyMap<Pod, readonly ContainerState[]>): string {
   const lines: string[] = [];
   for (const pod of pods) {
-    for (const c of containerStates(pod)) {
+    for (const c of states.get(pod) ?? []) {
       if (c.message && containerProblem(c)) lines.push(`${pod.metadata?.name}/${c.name}: ${c.message}`);
     }
   }

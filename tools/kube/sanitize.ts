@@ -48,20 +48,36 @@ export function sanitizeFromCluster<T>(value: T, multiline = false): T {
 const alreadySafe = new WeakSet<object>();
 
 /**
- * In JSON text: a character outside printable ASCII other than the whitespace between tokens (a raw
- * control character is not valid JSON inside a string), or an escape other than `\"`, `\\` and
- * `\/` (which stand for printable ASCII). Text without either holds only printable ASCII strings
- * and keys. A false alarm (`\\n`: an escaped backslash, then `n`) only means the walk runs.
+ * In JSON text: an escape other than `\"`, `\\` and `\/` (which stand for printable ASCII). A false
+ * alarm (`\\n`: an escaped backslash, then `n`) only means the walk runs.
  */
-const MAY_HOLD_UNSAFE = /[^\x20-\x7e\t\n\r]|\\[^"\\/]/;
+const UNSAFE_ESCAPE = /\\[^"\\/]/;
+
+/**
+ * Whether valid JSON `text` holds only printable ASCII strings and keys, so that no string parsed
+ * from it can hold a code point `sanitizeText` replaces. Valid JSON has no raw control character
+ * (U+0000–U+001F) anywhere but the whitespace between tokens, so what is left to rule out is a
+ * character outside ASCII (the UTF-8 length differs from the UTF-16 length exactly then), DEL
+ * (U+007F, allowed raw in a JSON string) and an escape other than `\"`, `\\`, `\/`. Scans with
+ * `Buffer.byteLength` and `indexOf` (native, vectorised) and runs the escape regex only when the
+ * text has a backslash: ~5x cheaper than one regex over a 120 KB list of Pods.
+ */
+function isPrintableAsciiJson(text: string): boolean {
+  return (
+    Buffer.byteLength(text, 'utf8') === text.length &&
+    !text.includes('\x7f') &&
+    (!text.includes('\\') || !UNSAFE_ESCAPE.test(text))
+  );
+}
 
 /**
  * `JSON.parse(text)`, remembering a parsed object or array as needing no sanitizing when the text
- * shows none of its strings can (see `alreadySafe`). Throws what `JSON.parse` throws.
+ * shows none of its strings can (see `alreadySafe`, `isPrintableAsciiJson`). Throws what
+ * `JSON.parse` throws.
  */
 export function parseFromCluster(text: string): unknown {
   const parsed: unknown = JSON.parse(text);
-  if (typeof parsed === 'object' && parsed !== null && !MAY_HOLD_UNSAFE.test(text)) alreadySafe.add(parsed);
+  if (typeof parsed === 'object' && parsed !== null && isPrintableAsciiJson(text)) alreadySafe.add(parsed);
   return parsed;
 }
 

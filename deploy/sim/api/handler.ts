@@ -577,8 +577,9 @@ export class ApiHandler {
       listVersion = decoded.rv;
       after = decoded.start;
     }
+    // Uncopied: the answer is only serialised (the views build new objects, never change stored ones).
     const items = store
-      .list(type.storage, type.namespaced ? namespace : undefined)
+      .peekSorted(type.storage, type.namespaced ? namespace : undefined)
       .map((object) => toApiView(type, object))
       .filter(matches)
       .filter((object) => after === undefined || objectKey(object) > after);

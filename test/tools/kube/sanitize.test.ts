@@ -140,6 +140,13 @@ describe('parseFromCluster: answers whose text shows nothing to sanitize', () =>
     expect(isAlreadySafe(parseFromCluster('{"a":"line\\nbreak"}'))).toBe(false);
     expect(isAlreadySafe(parseFromCluster('{"a":"\\u001b[2J"}'))).toBe(false);
     expect(isAlreadySafe(parseFromCluster('{"a":"caf\u00e9"}'))).toBe(false);
+    // Raw in a JSON string, yet not printable: DEL, a C1 control, an astral and a lone surrogate.
+    for (const raw of ['\u007f', '\u0085', '\u{1f600}', '\ud800'])
+      expect(isAlreadySafe(parseFromCluster(JSON.stringify({ a: `x${raw}y` })))).toBe(false);
+    expect(isAlreadySafe(parseFromCluster('[{"a":"\\u0041"}]'))).toBe(false);
+    expect(isAlreadySafe(parseFromCluster('{"items":[{"a":"b"}],\n "c":\t[1, 2.5e3, null, true]}'))).toBe(
+      true,
+    );
     expect(sanitizeFromCluster(parseFromCluster('{"a":"\\u001b[2J"}'))).toEqual({ a: '\\x1b[2J' });
   });
 });
