@@ -99,7 +99,7 @@ interface Usage {
   cpuMicros: number;
   rss: number;
   /** Per process of a workers target: `primary`, `worker <cluster id>`. */
-  processes?: { name: string; cpuMicros: number }[];
+  processes?: { name: string; cpuMicros: number; preempted: number }[];
 }
 
 interface Target {
@@ -237,6 +237,8 @@ interface RoundFigures {
   loadCpuMsPerRequest: number;
   /** Server CPU ms per request by process (workers targets: `primary`, `worker <id>`). */
   cpuByProcess: Record<string, number>;
+  /** Involuntary context switches of each process's main thread per request (see cpuByProcess). */
+  preemptedByProcess: Record<string, number>;
   errors: number;
 }
 
@@ -255,6 +257,21 @@ function succeeded(reply: Reply): boolean {
   if (reply.status !== 200) return false;
   const parsed = JSON.parse(reply.body) as { error?: unknown; result?: { isError?: boolean } };
   return parsed.error === undefined && parsed.result?.isError !== true;
+}
+
+/** `after - before` of `field` per process of a target, divided by `per`. */
+function perProcess(
+  before: Usage,
+  after: Usage,
+  field: 'cpuMicros' | 'preempted',
+  per: number,
+): Record<string, number> {
+  return Object.fromEntries(
+    (after.processes ?? []).map((usage) => [
+      usage.name,
+      (usage[field] - (before.processes?.find((p) => p.name === usage.name)?.[field] ?? 0)) / per,
+    ]),
+  );
 }
 
 async function runRow(row: Row, seconds: number, concurrency: number): Promise<RoundFigures> {
@@ -291,14 +308,8 @@ async function runRow(row: Row, seconds: number, concurrency: number): Promise<R
     p99: percentile(latencies, 99),
     cpuMsPerRequest: (after.cpuMicros - before.cpuMicros) / 1000 / latencies.length,
     loadCpuMsPerRequest: (load.user + load.system) / 1000 / latencies.length,
-    cpuByProcess: Object.fromEntries(
-      (after.processes ?? []).map(({ name, cpuMicros }) => [
-        name,
-        (cpuMicros - (before.processes?.find((p) => p.name === name)?.cpuMicros ?? 0)) /
-          1000 /
-          latencies.length,
-      ]),
-    ),
+    cpuByProcess: perProcess(before, after, 'cpuMicros', 1000 * latencies.length),
+    preemptedByProcess: perProcess(before, after, 'preempted', latencies.length),
     errors,
   };
 }
@@ -679,14 +690,19 @@ async function main(): Promise<void> {
       // Per process, medians over rounds: the primary's share vs each worker's (CPU ms per request
       // of the whole run, so the workers' shares add up to what one worker alone would spend).
       const names = [...new Set(of(workersRow).flatMap((r) => Object.keys(r.cpuByProcess)))];
+      const preempted = (row: string, name: string) =>
+        median(of(row).map((r) => r.preemptedByProcess[name] ?? 0)).toFixed(2);
       const byProcess = names
-        .map((name) => `${name} ${median(of(workersRow).map((r) => r.cpuByProcess[name] ?? 0)).toFixed(2)}`)
+        .map(
+          (name) =>
+            `${name} ${median(of(workersRow).map((r) => r.cpuByProcess[name] ?? 0)).toFixed(2)} (preempted ${preempted(workersRow, name)}/request)`,
+        )
         .join(', ');
       // If RPS is CPU-bound: one worker is held by its one core (1000 / S1), N workers by the cores
       // they share with the generator (cores × 1000 / (SN + L)), so N/1 = cores × S1 / (SN + L).
       const bound = (cores * one.cpu) / (many.cpu + many.loadCpu);
       lines.push(
-        `--workers ${WORKERS} per process (server CPU ms/request): ${byProcess}; CPU-bound ratio cores×S1/(SN+L) = ${cores}×${one.cpu.toFixed(2)}/(${many.cpu.toFixed(2)}+${many.loadCpu.toFixed(2)}) = x${bound.toFixed(2)}`,
+        `--workers ${WORKERS} per process (server CPU ms/request): ${byProcess}; CPU-bound ratio cores×S1/(SN+L) = ${cores}×${one.cpu.toFixed(2)}/(${many.cpu.toFixed(2)}+${many.loadCpu.toFixed(2)}) = x${bound.toFixed(2)}; one worker preempted ${preempted(gd, 'server')}/request`,
       );
       lines.push(
         `--workers ${WORKERS}: server CPU ${many.cpu.toFixed(2)} ms/request (${(many.cpu / WORKERS).toFixed(2)} per worker share; one worker ${one.cpu.toFixed(2)}), load generator + simulator ${many.loadCpu.toFixed(2)} ms/request on the same ${cores} cores: the cores allow at most ${ceiling.toFixed(0)} RPS = x${(ceiling / one.rps).toFixed(2)} one worker's ${one.rps.toFixed(0)} RPS, so x${TARGETS.workersVsOne} is ${ceiling / one.rps >= TARGETS.workersVsOne ? 'within reach' : 'out of reach on this machine with the generator beside the server'} (if nothing else uses the cores)`,

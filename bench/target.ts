@@ -33,6 +33,20 @@ function send(message: Record<string, unknown>): void {
   process.send?.(message);
 }
 
+/**
+ * Times the main (JavaScript) thread of process `pid` was preempted: its involuntary context
+ * switches (`nonvoluntary_ctxt_switches` of /proc/<pid>/status; 0 where /proc is missing).
+ */
+function preemptions(pid: number): number {
+  try {
+    return Number(
+      /nonvoluntary_ctxt_switches:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0,
+    );
+  } catch {
+    return 0;
+  }
+}
+
 /** CPU µs and RSS bytes of process `pid` (Linux /proc; clock ticks at 100 Hz). */
 function procUsage(pid: number): { cpuMicros: number; rss: number } {
   try {
@@ -122,6 +136,7 @@ if (!cluster.isWorker) {
     const own = { cpuMicros: cpu.user + cpu.system, rss: process.memoryUsage().rss };
     const tree = Object.values(cluster.workers ?? {}).map((worker) => ({
       name: `worker ${worker!.id}`,
+      preempted: preemptions(worker!.process.pid!),
       ...procUsage(worker!.process.pid!),
     }));
     send({
@@ -129,10 +144,15 @@ if (!cluster.isWorker) {
       cpuMicros: tree.reduce((sum, usage) => sum + usage.cpuMicros, own.cpuMicros),
       rss: tree.reduce((sum, usage) => sum + usage.rss, own.rss),
       // Per process (a workers target: the primary, then each worker by its cluster id), so the
-      // bench can tell the primary's share (passing connections, relaying) from the workers'.
+      // bench can tell the primary's share (passing connections, relaying) from the workers', and
+      // how often each was preempted (CPU oversubscription).
       processes: [
-        { name: 'primary', cpuMicros: own.cpuMicros },
-        ...tree.map(({ name, cpuMicros }) => ({ name, cpuMicros })),
+        {
+          name: workers > 1 ? 'primary' : 'server',
+          cpuMicros: own.cpuMicros,
+          preempted: preemptions(process.pid),
+        },
+        ...tree.map(({ name, cpuMicros, preempted }) => ({ name, cpuMicros, preempted })),
       ],
     });
   });
