@@ -115,7 +115,7 @@ const json = (res: ServerResponse, status: number, body: unknown, headers: Recor
 /**
  * Listens on `options.host`/`port` (HTTPS with --tls-cert/--tls-key) with the start-up handler
  * described above. Throws `SentinelError`: `refused` for an address `checkBindAddress` refuses,
- * `invalid_input` for an unreadable PEM file, `unavailable` when the address cannot be bound.
+ * `invalid_input` for an unreadable PEM file or an address that cannot be bound (`listenError`).
  */
 export async function bindEarly(options: ServeOptions): Promise<EarlyServer> {
   checkBindAddress(options.host, options.allowRemote, true);

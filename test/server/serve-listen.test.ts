@@ -84,7 +84,7 @@ describe('bindEarly', () => {
     early = await bindEarly(options());
     const port = Number(new URL(early.url).port);
     await expect(bindEarly(options({ port }))).rejects.toMatchObject({
-      code: 'unavailable',
+      code: 'invalid_input',
       field: '--port',
     });
     await expect(bindEarly(options({ host: '0.0.0.0' }))).rejects.toMatchObject({
