@@ -30,8 +30,9 @@
  *
  * Subsets and profiles: `BENCH_ROWS` (comma-separated parts of row names, e.g. `floor,get_deployment`)
  * runs only the matching rows (and checks only the targets they measure); `BENCH_LOAD=0` skips the
- * 200-reader run; `BENCH_CPU_PROF=<dir>` profiles every one-process target's CPU during the measured
- * rounds (no start-up, no warm-up) into `<dir>/<target>.cpuprofile` (summarise with
+ * 200-reader run; `BENCH_CPU_PROF=<dir>` profiles every target's CPU during the measured
+ * rounds (no start-up, no warm-up) into `<dir>/<target>.cpuprofile` (a workers target: its primary
+ * there, each worker in `<dir>/<target>-worker<id>.cpuprofile`; summarise with
  * `node bench/cpu-profile.ts <file>`). `BENCH_BASELINE=<checkout>` adds rows `baseline …` served by another
  * checkout's bench/target.ts (e.g. `git archive main` unpacked beside this one, with node_modules):
  * before/after of a change in one run, under the same load.
@@ -93,14 +94,22 @@ const TARGETS = {
   workersVsOne: 1.7,
 };
 
+/** A target's usage answer (bench/target.ts). */
+interface Usage {
+  cpuMicros: number;
+  rss: number;
+  /** Per process of a workers target: `primary`, `worker <cluster id>`. */
+  processes?: { name: string; cpuMicros: number; preempted: number }[];
+}
+
 interface Target {
   name: string;
   /** The target.ts it runs (this checkout's, or a baseline's). */
   script: string;
   url: string;
   child: ChildProcess;
-  /** CPU µs and RSS bytes of the target process, now. */
-  usage(): Promise<{ cpuMicros: number; rss: number }>;
+  /** CPU µs and RSS bytes of the target process (tree), now; a workers target's also per process. */
+  usage(): Promise<Usage>;
   close(): Promise<void>;
   startupMs: number;
 }
@@ -133,7 +142,7 @@ async function startTarget(
   let asking: Promise<unknown> = Promise.resolve();
   const usage = () => {
     const next = asking.then(async () => {
-      const answer = once(child, 'message') as Promise<[{ cpuMicros: number; rss: number }]>;
+      const answer = once(child, 'message') as Promise<[Usage]>;
       child.send({ type: 'usage' });
       return (await answer)[0];
     });
@@ -226,6 +235,10 @@ interface RoundFigures {
    * server's Kubernetes requests): on a 2-core machine it competes with the server for the cores.
    */
   loadCpuMsPerRequest: number;
+  /** Server CPU ms per request by process (workers targets: `primary`, `worker <id>`). */
+  cpuByProcess: Record<string, number>;
+  /** Involuntary context switches of each process's main thread per request (see cpuByProcess). */
+  preemptedByProcess: Record<string, number>;
   errors: number;
 }
 
@@ -244,6 +257,21 @@ function succeeded(reply: Reply): boolean {
   if (reply.status !== 200) return false;
   const parsed = JSON.parse(reply.body) as { error?: unknown; result?: { isError?: boolean } };
   return parsed.error === undefined && parsed.result?.isError !== true;
+}
+
+/** `after - before` of `field` per process of a target, divided by `per`. */
+function perProcess(
+  before: Usage,
+  after: Usage,
+  field: 'cpuMicros' | 'preempted',
+  per: number,
+): Record<string, number> {
+  return Object.fromEntries(
+    (after.processes ?? []).map((usage) => [
+      usage.name,
+      (usage[field] - (before.processes?.find((p) => p.name === usage.name)?.[field] ?? 0)) / per,
+    ]),
+  );
 }
 
 async function runRow(row: Row, seconds: number, concurrency: number): Promise<RoundFigures> {
@@ -280,6 +308,8 @@ async function runRow(row: Row, seconds: number, concurrency: number): Promise<R
     p99: percentile(latencies, 99),
     cpuMsPerRequest: (after.cpuMicros - before.cpuMicros) / 1000 / latencies.length,
     loadCpuMsPerRequest: (load.user + load.system) / 1000 / latencies.length,
+    cpuByProcess: perProcess(before, after, 'cpuMicros', 1000 * latencies.length),
+    preemptedByProcess: perProcess(before, after, 'preempted', latencies.length),
     errors,
   };
 }
@@ -538,9 +568,7 @@ async function main(): Promise<void> {
     const rounds = new Map<string, RoundFigures[]>(rows.map((row) => [row.name, []]));
     if (CPU_PROF_DIR) mkdirSync(CPU_PROF_DIR, { recursive: true });
     // This checkout's one-process targets (a baseline checkout's target.ts may not know 'profile').
-    const profiled = CPU_PROF_DIR
-      ? targets.filter((target) => target.script === TARGET && !target.name.includes(' x'))
-      : [];
+    const profiled = CPU_PROF_DIR ? targets.filter((target) => target.script === TARGET) : [];
     for (const target of profiled) target.child.send({ type: 'profile', action: 'start' });
     for (let round = 0; round < ROUNDS; round += 1) {
       for (let i = 0; i < rows.length; i += 1) {
@@ -553,8 +581,8 @@ async function main(): Promise<void> {
       const file = join(CPU_PROF_DIR!, `${target.name.replace(/[^\w-]+/g, '_')}.cpuprofile`);
       const written = once(target.child, 'message');
       target.child.send({ type: 'profile', action: 'stop', file });
-      await written;
-      process.stderr.write(`CPU profile of ${target.name}: ${file}\n`);
+      const [{ files = [] }] = (await written) as [{ files?: string[] }];
+      process.stderr.write(`CPU profile of ${target.name}: ${[file, ...files].join(', ')}\n`);
     }
 
     const of = (name: string) => rounds.get(name)!;
@@ -659,8 +687,27 @@ async function main(): Promise<void> {
       const one = fig(gd);
       const many = fig(workersRow);
       const ceiling = (cores * 1000) / (many.cpu + many.loadCpu);
+      // Per process, medians over rounds: the primary's share vs each worker's (CPU ms per request
+      // of the whole run, so the workers' shares add up to what one worker alone would spend).
+      const names = [...new Set(of(workersRow).flatMap((r) => Object.keys(r.cpuByProcess)))];
+      const preempted = (row: string, name: string) =>
+        median(of(row).map((r) => r.preemptedByProcess[name] ?? 0)).toFixed(2);
+      const byProcess = names
+        .map(
+          (name) =>
+            `${name} ${median(of(workersRow).map((r) => r.cpuByProcess[name] ?? 0)).toFixed(2)} (preempted ${preempted(workersRow, name)}/request)`,
+        )
+        .join(', ');
+      // If RPS is CPU-bound: one worker is held by its one core (1000 / S1), N workers by the cores
+      // they share with the generator (cores × 1000 / (SN + L)), so N/1 = cores × S1 / (SN + L).
+      const bound = (cores * one.cpu) / (many.cpu + many.loadCpu);
       lines.push(
-        `--workers ${WORKERS}: server CPU ${many.cpu.toFixed(2)} ms/request (${(many.cpu / WORKERS).toFixed(2)} per worker share; one worker ${one.cpu.toFixed(2)}), load generator + simulator ${many.loadCpu.toFixed(2)} ms/request on the same ${cores} cores: the cores allow at most ${ceiling.toFixed(0)} RPS = x${(ceiling / one.rps).toFixed(2)} one worker's ${one.rps.toFixed(0)} RPS, so x${TARGETS.workersVsOne} is ${ceiling / one.rps >= TARGETS.workersVsOne ? 'within reach' : 'out of reach on this machine with the generator beside the server'} (if nothing else uses the cores)`,
+        `--workers ${WORKERS} per process (server CPU ms/request): ${byProcess}; CPU-bound ratio cores×S1/(SN+L) = ${cores}×${one.cpu.toFixed(2)}/(${many.cpu.toFixed(2)}+${many.loadCpu.toFixed(2)}) = x${bound.toFixed(2)}; one worker preempted ${preempted(gd, 'server')}/request`,
+      );
+      // Best case: N workers each spending one worker's CPU per request (no contention at all).
+      const bestCase = (cores * one.cpu) / (one.cpu + many.loadCpu);
+      lines.push(
+        `--workers ${WORKERS}: load generator + simulator ${many.loadCpu.toFixed(2)} ms/request on the same ${cores} cores (ceiling ${ceiling.toFixed(0)} RPS); even with no extra CPU per request on ${WORKERS} workers the cores allow x${bestCase.toFixed(2)} one worker, measured CPU-bound x${bound.toFixed(2)}: x${TARGETS.workersVsOne} is ${bestCase >= TARGETS.workersVsOne ? 'within reach' : 'out of reach on this machine with the generator and simulator beside the server'}`,
       );
     }
     if (sentinelPg && ran('get_deployment (PostgreSQL)', gd)) {

@@ -17,7 +17,8 @@
  * `{ type: 'profile', action: 'start' }` starts the V8 CPU profiler in this process (node:inspector);
  * `{ type: 'profile', action: 'stop', file }` writes the profile to `file` and answers
  * `{ type: 'profiled', file }` (bench/readpath.ts with `BENCH_CPU_PROF`: the measured rounds only,
- * without start-up and warm-up).
+ * without start-up and warm-up). A workers target profiles its primary into `file` and each worker into
+ * `<file>-worker<id>.cpuprofile`, and answers `{ type: 'profiled', file, files }`.
  */
 import cluster from 'node:cluster';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -30,6 +31,20 @@ const kind = process.argv[2] as Kind;
 
 function send(message: Record<string, unknown>): void {
   process.send?.(message);
+}
+
+/**
+ * Times the main (JavaScript) thread of process `pid` was preempted: its involuntary context
+ * switches (`nonvoluntary_ctxt_switches` of /proc/<pid>/status; 0 where /proc is missing).
+ */
+function preemptions(pid: number): number {
+  try {
+    return Number(
+      /nonvoluntary_ctxt_switches:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0,
+    );
+  } catch {
+    return 0;
+  }
 }
 
 /** CPU µs and RSS bytes of process `pid` (Linux /proc; clock ticks at 100 Hz). */
@@ -64,17 +79,81 @@ async function profile(action: 'start' | 'stop', file?: string): Promise<void> {
   send({ type: 'profiled', file });
 }
 
+interface ProfileMessage {
+  type?: string;
+  action?: 'start' | 'stop';
+  file?: string;
+}
+
+/**
+ * A workers target's profile: the primary profiles itself and has each worker profile itself
+ * (`<file>` becomes `<file>-worker<id>.cpuprofile` for worker `id`), then answers one `profiled`
+ * with every file written.
+ */
+async function profileTree(action: 'start' | 'stop', file?: string): Promise<void> {
+  const workers = Object.values(cluster.workers ?? {}).filter((worker) => worker !== undefined);
+  if (action === 'start') {
+    for (const worker of workers) worker.send({ type: 'profile', action });
+    return profile(action);
+  }
+  const base = file!.replace(/\.cpuprofile$/, '');
+  const files = await Promise.all(
+    workers.map(
+      (worker) =>
+        new Promise<string>((resolve) => {
+          const workerFile = `${base}-worker${worker.id}.cpuprofile`;
+          const onMessage = (message: { type?: string }) => {
+            if (message?.type !== 'profiled') return;
+            worker.off('message', onMessage);
+            resolve(workerFile);
+          };
+          worker.on('message', onMessage);
+          worker.send({ type: 'profile', action, file: workerFile });
+        }),
+    ),
+  );
+  const { profile: taken } = await profiler!.post('Profiler.stop');
+  profiler!.disconnect();
+  writeFileSync(file!, JSON.stringify(taken));
+  send({ type: 'profiled', file, files });
+}
+
+if (cluster.isWorker) {
+  // A worker of a workers target: profiles itself when the primary says so (profileTree).
+  process.on('message', (message: ProfileMessage) => {
+    if (message?.type === 'profile') void profile(message.action!, message.file);
+  });
+}
 if (!cluster.isWorker) {
-  process.on('message', (message: { type?: string; action?: 'start' | 'stop'; file?: string }) => {
-    if (message.type === 'profile') void profile(message.action!, message.file);
+  process.on('message', (message: ProfileMessage) => {
+    if (message.type === 'profile') {
+      void (workers > 1
+        ? profileTree(message.action!, message.file)
+        : profile(message.action!, message.file));
+    }
     if (message.type !== 'usage') return;
     const cpu = process.cpuUsage();
     const own = { cpuMicros: cpu.user + cpu.system, rss: process.memoryUsage().rss };
-    const tree = Object.values(cluster.workers ?? {}).map((worker) => procUsage(worker!.process.pid!));
+    const tree = Object.values(cluster.workers ?? {}).map((worker) => ({
+      name: `worker ${worker!.id}`,
+      preempted: preemptions(worker!.process.pid!),
+      ...procUsage(worker!.process.pid!),
+    }));
     send({
       type: 'usage',
       cpuMicros: tree.reduce((sum, usage) => sum + usage.cpuMicros, own.cpuMicros),
       rss: tree.reduce((sum, usage) => sum + usage.rss, own.rss),
+      // Per process (a workers target: the primary, then each worker by its cluster id), so the
+      // bench can tell the primary's share (passing connections, relaying) from the workers', and
+      // how often each was preempted (CPU oversubscription).
+      processes: [
+        {
+          name: workers > 1 ? 'primary' : 'server',
+          cpuMicros: own.cpuMicros,
+          preempted: preemptions(process.pid),
+        },
+        ...tree.map(({ name, cpuMicros, preempted }) => ({ name, cpuMicros, preempted })),
+      ],
     });
   });
 }
