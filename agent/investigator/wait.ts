@@ -143,19 +143,20 @@ async function decideHere(
     ]);
     withdraw.abort();
     options.signal?.removeEventListener('abort', interrupted);
-    if (options.signal?.aborted) {
-      throw new SentinelError(
-        'timeout',
-        `Stopped waiting for approval request ${request.id}; it is still pending. Resume the investigation to keep waiting.`,
-      );
-    }
+    if (options.signal?.aborted) throw stoppedWaiting(request.id);
     if (typeof answer === 'object') {
       progress.write(`${decisionLine(answer)}\n`);
       return answer;
     }
     if (answer === undefined) return undefined;
     if (answer) return await approvals.approve(request.id);
-    const reason = (await mode.prompter.ask('Reason for declining (Enter for none): '))?.trim();
+    // Ctrl-C here stops as at the y/N question: the request stays pending, nothing is denied.
+    const reason = (
+      await mode.prompter.ask('Reason for declining (Enter for none): ', {
+        ...(options.signal && { signal: options.signal }),
+      })
+    )?.trim();
+    if (options.signal?.aborted) throw stoppedWaiting(request.id);
     return await approvals.deny(request.id, reason || DEFAULT_DENY_REASON);
   } catch (error) {
     // Someone else decided first, or this token may not decide: fall back to watching the request.
@@ -173,6 +174,14 @@ async function decideHere(
     }
     throw error;
   }
+}
+
+/** The interrupted wait (Ctrl-C, SIGTERM, a closed output): `timeout`, the request still pending. */
+function stoppedWaiting(id: string): SentinelError {
+  return new SentinelError(
+    'timeout',
+    `Stopped waiting for approval request ${id}; it is still pending. Resume the investigation to keep waiting.`,
+  );
 }
 
 /** "Approved elsewhere by alice" / "Denied elsewhere by bob: <reason>" (or the status). */

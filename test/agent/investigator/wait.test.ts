@@ -142,3 +142,49 @@ describe('waitForDecision at a y/N prompt, decided elsewhere', () => {
     },
   );
 });
+
+describe('waitForDecision interrupted at the decline reason', () => {
+  it('Ctrl-C at "Reason for declining" stops with the request still pending: nothing is denied', async () => {
+    const denied: string[] = [];
+    const api: ApprovalsApi = {
+      get: () =>
+        Promise.resolve(
+          approvalFixture({ status: 'pending', expires_at: new Date(Date.now() + 60_000).toISOString() }),
+        ),
+      approve: () => Promise.reject(new Error('not expected')),
+      deny: (id) => {
+        denied.push(id);
+        return Promise.reject(new Error('an interrupt must not deny'));
+      },
+    };
+    const input = new PassThrough();
+    const prompts = capture();
+    const prompter = terminalPrompter(input, prompts);
+    const interrupt = new AbortController();
+    const waiting = waitForDecision('apr_0123456789abcdef', {
+      approvals: api,
+      mode: { kind: 'prompt', prompter },
+      progress: capture(),
+      pollMs: 1,
+      signal: interrupt.signal,
+    });
+    input.write('n\n');
+    // Ctrl-C once the reason is being asked (the prompt is on the output).
+    while (!prompts.text().includes('Reason for declining')) {
+      await new Promise((resolveTick) => setImmediate(resolveTick));
+    }
+    interrupt.abort();
+    const error = await waiting.then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect(error).toBeInstanceOf(SentinelError);
+    expect((error as SentinelError).code).toBe('timeout');
+    expect((error as SentinelError).message).toContain('still pending');
+    // Enter typed after the interrupt answers nothing.
+    input.write('\n');
+    await new Promise((resolveTick) => setImmediate(resolveTick));
+    expect(denied).toEqual([]);
+    prompter.close();
+  });
+});
