@@ -13,9 +13,6 @@
  *   node bench/kube-request.ts
  */
 import { fork } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 3000);
@@ -102,14 +99,9 @@ function ask(what: string): Promise<unknown> {
 }
 
 async function main(): Promise<void> {
-  const { generateScenario, startSimulator } = await import('../deploy/index.ts');
-  const dir = mkdtempSync(join(tmpdir(), 'sentinel-bench-kube-'));
-  const kubeconfigPath = join(dir, 'kubeconfig');
-  const sim = await startSimulator({
-    scenario: generateScenario({ pods: 50, replicas: 25, history: '3h' }),
-    timeScale: 0,
-    kubeconfigPath,
-  });
+  const { startBenchNamespace } = await import('./bench-namespace.ts');
+  const cluster = await startBenchNamespace('kube');
+  const { kubeconfigPath } = cluster;
   try {
     const child = fork(fileURLToPath(import.meta.url), [kubeconfigPath], {
       env: { ...process.env, BENCH_CHILD: '1' },
@@ -133,8 +125,7 @@ async function main(): Promise<void> {
     );
     for (const line of results) console.log(line);
   } finally {
-    await sim.close();
-    rmSync(dir, { recursive: true, force: true });
+    await cluster.close();
   }
 }
 

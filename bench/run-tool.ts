@@ -19,11 +19,9 @@
  *
  * Not a test: numbers only, no exit code.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { generateScenario, startSimulator } from '../deploy/index.ts';
+import { startBenchNamespace } from './bench-namespace.ts';
 import type { Tool, ToolContext } from '../tools/index.ts';
 // eslint-disable-next-line no-restricted-imports -- a benchmark of the Kubernetes layer and runTool themselves, below their module contracts
 import type * as ClientNode from '@kubernetes/client-node';
@@ -136,13 +134,8 @@ const cpuUs = () => {
 };
 
 async function main(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'sentinel-bench-runtool-'));
-  const kubeconfigPath = join(dir, 'kubeconfig');
-  const sim = await startSimulator({
-    scenario: generateScenario({ pods: 50, replicas: 25, history: '3h' }),
-    timeScale: 0,
-    kubeconfigPath,
-  });
+  const cluster = await startBenchNamespace('runtool');
+  const { kubeconfigPath } = cluster;
   try {
     const here = await checkout(fileURLToPath(new URL('..', import.meta.url)), kubeconfigPath);
     const base = BASELINE ? await checkout(resolve(BASELINE), kubeconfigPath) : undefined;
@@ -182,8 +175,7 @@ async function main(): Promise<void> {
       );
     }
   } finally {
-    await sim.close();
-    rmSync(dir, { recursive: true, force: true });
+    await cluster.close();
   }
 }
 
