@@ -22,6 +22,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IdempotencyKeySchema } from '../server/tool-input.ts';
+import { stopProcessGroup } from './helpers/process-group.ts';
 import { findSystemTool } from './helpers/system-tools.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
@@ -228,7 +229,7 @@ const BACKGROUND: Record<string, () => Promise<void>> = {
   },
   'npx sentinel serve --kubeconfig ./sim.kubeconfig &': async () => {
     // One server on the data directory at a time: the freeze block's server (no cluster) stops.
-    if (server?.pid) process.kill(-server.pid, 'SIGTERM');
+    if (server?.pid) await stopProcessGroup(server.pid);
     server = undefined;
     delete env.SENTINEL_SERVER_URL;
     const output = await startInBackground(
@@ -324,11 +325,12 @@ describe('README shell blocks, in order, on a fresh clone', { timeout: 900_000 }
       LANG: 'C.UTF-8',
     };
   });
-  afterAll(() => {
-    if (server?.pid) process.kill(-server.pid, 'SIGTERM');
-    for (const child of background)
-      if (child.pid && child.exitCode === null) process.kill(-child.pid, 'SIGTERM');
-    if (scratch) rmSync(scratch, { recursive: true, force: true });
+  afterAll(async () => {
+    // Every process the suite started is gone before its files are removed: a stopping server still
+    // writes (Node's compile cache at exit), and removing under it failed CI with ENOTEMPTY.
+    const groups = [server, ...background].flatMap((child) => (child?.pid ? [child.pid] : []));
+    await Promise.all(groups.map((pgid) => stopProcessGroup(pgid)));
+    if (scratch) rmSync(scratch, { recursive: true, force: true, maxRetries: 5 });
   });
 
   it('marks every block, and every skipped block says why', () => {
