@@ -2,7 +2,7 @@
  * The server's pino logger: JSON, object first, level from SENTINEL_LOG_LEVEL (default `info`).
  * Authorization headers and anything named like a token are redacted wherever they appear.
  */
-import pino, { type DestinationStream, type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger, type LoggerOptions as PinoOptions } from 'pino';
 import { sanitizeText } from '../tools/index.ts';
 
 /** Paths pino censors in every log line. */
@@ -26,17 +26,51 @@ export interface LoggerOptions {
   destination?: DestinationStream;
 }
 
+/** The pino options of the server logger (level, redaction, sanitising hook), for `level`. */
+export function serverLoggerOptions(level: string): PinoOptions {
+  return {
+    name: 'sentinel',
+    level,
+    redact: { paths: REDACTED_LOG_PATHS, censor: '[redacted]' },
+    // Log lines carry cluster and caller text; no escape, bidi or invisible character reaches a
+    // terminal tailing them (the JSON style keeps each line valid JSON with the same value).
+    hooks: { streamWrite: (line) => sanitizeText(line, { multiline: true, style: 'json' }) },
+  };
+}
+
+type Stringifier = (value: unknown, ...rest: unknown[]) => string | undefined;
+
+/**
+ * Skips pino's wildcard redactor for string, number and boolean values, which it returns as
+ * `JSON.stringify(value)` unchanged (a primitive has no property to censor).
+ *
+ * Why: the `*.…` paths make pino pass every top-level value of every line through that redactor
+ * (@pinojs/redact 0.4), which re-parses each path and allocates on each call — ~7× the cost of
+ * the line itself. Objects (where a `*.token` can hide) and every other type still go through it,
+ * so the lines are byte for byte the same (test/server/logger.test.ts compares them with plain pino's).
+ * The stringifiers object is shared with child loggers, so they get it too.
+ */
+function skipRedactingPrimitives(logger: Logger): Logger {
+  const stringifiers = (logger as unknown as Record<symbol, Record<symbol, Stringifier | undefined>>)[
+    pino.symbols.stringifiersSym
+  ];
+  const wildcard = stringifiers?.[pino.symbols.wildcardFirstSym];
+  if (!stringifiers || !wildcard) return logger;
+  stringifiers[pino.symbols.wildcardFirstSym] = (value, ...rest) => {
+    const type = typeof value;
+    return type === 'string' || type === 'number' || type === 'boolean'
+      ? JSON.stringify(value)
+      : wildcard(value, ...rest);
+  };
+  return logger;
+}
+
 /** Creates the server logger (synchronous writes, so nothing is lost when the process exits). */
 export function createLogger(options: LoggerOptions = {}): Logger {
-  return pino(
-    {
-      name: 'sentinel',
-      level: options.level ?? process.env.SENTINEL_LOG_LEVEL ?? 'info',
-      redact: { paths: REDACTED_LOG_PATHS, censor: '[redacted]' },
-      // Log lines carry cluster and caller text; no escape, bidi or invisible character reaches a
-      // terminal tailing them (the JSON style keeps each line valid JSON with the same value).
-      hooks: { streamWrite: (line) => sanitizeText(line, { multiline: true, style: 'json' }) },
-    },
-    options.destination ?? pino.destination({ fd: options.fd ?? 1, sync: true }),
+  return skipRedactingPrimitives(
+    pino(
+      serverLoggerOptions(options.level ?? process.env.SENTINEL_LOG_LEVEL ?? 'info'),
+      options.destination ?? pino.destination({ fd: options.fd ?? 1, sync: true }),
+    ),
   );
 }
