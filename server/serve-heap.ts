@@ -52,6 +52,9 @@ export const SERVE_HEAP_BOUNDS: ServeHeapBounds = { heapGrowingPercent: 50, maxS
 /** V8's default `--semi-space-growth-factor`: a semi-space doubles when it grows. */
 const V8_SEMI_SPACE_GROWTH_FACTOR = 2;
 
+/** Shortest time between two collections that shrink a young generation grown past its cap, in ms. */
+const SHRINK_INTERVAL_MS = 60_000;
+
 /** Node options naming each bound: an operator who set one (NODE_OPTIONS, node flags) keeps theirs. */
 const OPERATOR_FLAGS: Record<keyof ServeHeapBounds, RegExp> = {
   heapGrowingPercent: /--heap[-_]growing[-_]percent\b/,
@@ -81,8 +84,9 @@ function youngGenerationBytes(): number {
  * generation's maximum is fixed when V8 starts, so the cap is kept by V8's growth factor instead:
  * after every collection (a `gc` performance observer) it is 1 (no growth) while the semi-spaces
  * are at the cap and V8's 2 below it, so the young generation still shrinks when V8 reduces memory
- * and grows back up to the cap under load. The observer runs after the collection, so one burst of
- * synchronous allocation may double the semi-spaces once past the cap (never past V8's 16 MiB).
+ * and grows back up to the cap under load. The observer runs after the collection, so a burst of
+ * synchronous allocation (loading a large module graph) can grow it past the cap; then one
+ * memory-reducing collection (as `releaseStartupMemory` runs) shrinks it, at most once a minute.
  *
  * `execArgv` and `nodeOptions` (default: this process's) are searched for the corresponding Node
  * flags; a bound the operator set there is left to them. Throws `Error` naming the field when
@@ -99,11 +103,20 @@ export function boundServeHeap(
   if (OPERATOR_FLAGS.maxSemiSpaceMb.test(nodeFlags)) return () => {};
   const cap = 2 * bounds.maxSemiSpaceMb * 2 ** 20;
   let atCap: boolean | undefined;
+  let lastShrink = Number.NEGATIVE_INFINITY;
   const check = () => {
-    const full = youngGenerationBytes() >= cap;
-    if (full === atCap) return;
-    atCap = full;
-    setFlagsFromString(`--semi-space-growth-factor=${full ? 1 : V8_SEMI_SPACE_GROWTH_FACTOR}`);
+    const young = youngGenerationBytes();
+    const full = young >= cap;
+    if (full !== atCap) {
+      atCap = full;
+      setFlagsFromString(`--semi-space-growth-factor=${full ? 1 : V8_SEMI_SPACE_GROWTH_FACTOR}`);
+    }
+    // Grown past the cap in one burst (loading the Kubernetes client does, on first need): V8 only
+    // shrinks the young generation when memory is reduced, never under load, so reduce it now.
+    if (young > cap && performance.now() - lastShrink >= SHRINK_INTERVAL_MS) {
+      lastShrink = performance.now();
+      setImmediate(collectAllAvailableGarbage);
+    }
   };
   const observer = new PerformanceObserver(check);
   observer.observe({ entryTypes: ['gc'] });
@@ -112,6 +125,19 @@ export function boundServeHeap(
     observer.disconnect();
     if (atCap) setFlagsFromString(`--semi-space-growth-factor=${V8_SEMI_SPACE_GROWTH_FACTOR}`);
   };
+}
+
+/**
+ * V8's last-resort collection (described above), synchronous; false when this V8 does not expose
+ * the collector that way.
+ */
+function collectAllAvailableGarbage(): boolean {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('typeof gc === "function" ? gc : undefined') as GcFunction | undefined;
+  setFlagsFromString('--no-expose-gc'); // later contexts (vm) do not get it
+  if (gc === undefined) return false;
+  gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+  return true;
 }
 
 let unbound: (() => void) | undefined;
@@ -127,10 +153,5 @@ export function releaseStartupMemory(bounds: ServeHeapBounds = SERVE_HEAP_BOUNDS
   checkBounds(bounds);
   unbound?.();
   unbound = boundServeHeap(bounds);
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('typeof gc === "function" ? gc : undefined') as GcFunction | undefined;
-  setFlagsFromString('--no-expose-gc'); // later contexts (vm) do not get it
-  if (gc === undefined) return false;
-  gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
-  return true;
+  return collectAllAvailableGarbage();
 }

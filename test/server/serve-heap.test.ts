@@ -57,6 +57,18 @@ describe('boundServeHeap', () => {
     expect(await churn()).toBeGreaterThan(4 * MiB);
   });
 
+  it('shrinks back to the cap a young generation that one synchronous burst grew past it', async () => {
+    shrinkYoungGeneration();
+    stop = boundServeHeap({ heapGrowingPercent: 50, maxSemiSpaceMb: 1 }, '');
+    // No yield: the observer cannot run until the burst is over (as when a module graph loads).
+    const inFlight: unknown[] = new Array(200_000);
+    for (let i = 0; i < 3_000_000; i += 1) inFlight[i % inFlight.length] = { i, text: `item ${i}` };
+    expect(newSpace().space_size).toBeGreaterThan(4 * MiB);
+    // Under continued allocation (load), where V8 itself never shrinks it.
+    await churn();
+    expect(newSpace().space_size).toBeLessThanOrEqual(4 * MiB);
+  });
+
   it('leaves the young generation to an operator who set its size with Node flags', async () => {
     shrinkYoungGeneration();
     stop = boundServeHeap({ heapGrowingPercent: 50, maxSemiSpaceMb: 1 }, '--max-semi-space-size=64');
