@@ -45,14 +45,15 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { availableParallelism, tmpdir } from 'node:os';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startSimulator, type Simulator, generateScenario } from '../deploy/index.ts';
+import type { Simulator } from '../deploy/index.ts';
 import { createIdentityStore } from '../server/index.ts';
 import type { TestPostgres } from '../test/helpers/postgres.ts';
+import { startBenchNamespace } from './bench-namespace.ts';
 import { tsCacheExecArgv } from './ts-cache-argv.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -406,13 +407,8 @@ async function underLoad(target: Target, tokens: { agent: string; alice: string 
 }
 
 async function main(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'sentinel-bench-readpath-'));
-  const kubeconfig = join(dir, 'kubeconfig');
-  const sim = await startSimulator({
-    scenario: generateScenario({ pods: 50, replicas: 25, history: '3h' }),
-    timeScale: 0,
-    kubeconfigPath: kubeconfig,
-  });
+  const cluster = await startBenchNamespace('readpath');
+  const { sim, dir, kubeconfigPath: kubeconfig } = cluster;
   const targets: Target[] = [];
   let postgres: TestPostgres | undefined;
   try {
@@ -753,8 +749,7 @@ async function main(): Promise<void> {
   } finally {
     for (const target of targets) await target.close();
     await postgres?.stop();
-    await sim.close();
-    rmSync(dir, { recursive: true, force: true });
+    await cluster.close();
   }
 }
 
