@@ -681,7 +681,7 @@ async function main(): Promise<void> {
     const lp = 'list_pods 50 Pods (all plugins)';
     const nameWidth = Math.max(34, ...rows.map((row) => row.name.length + 1));
     const lines: string[] = [
-      `read path, ${ROUNDS} rounds x ${SECONDS} s (${ORDER === 'abba' ? 'each row twice per round for half of it, shuffled order then reversed' : 'rotating order'}), ${CLIENT} load generator, concurrency ${CONCURRENCY}, medians of rounds; server CPU from process.cpuUsage() in each target's own process`,
+      `read path, ${ROUNDS} rounds x ${SECONDS} s (${ORDER === 'abba' ? 'each row twice per round for half of it, Williams order then reversed' : 'rotating order'}), ${CLIENT} load generator, concurrency ${CONCURRENCY}, medians of rounds; server CPU from process.cpuUsage() in each target's own process`,
       `${'target'.padEnd(nameWidth)} ${'RPS'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'CPU ms/req'.padStart(11)} ${'load ms/req'.padStart(12)} ${'x SDK'.padStart(6)} ${'errors'.padStart(7)}`,
     ];
     for (const row of rows) {
@@ -806,7 +806,9 @@ async function main(): Promise<void> {
     ] as const) {
       if (ran(row, base)) {
         lines.push(
-          `${row} / baseline: x${ratio(row, base).toFixed(2)} RPS, ${diff(row, base).toFixed(2)} ms CPU/request more (negative: less)`,
+          `${row} / baseline: x${ratio(row, base).toFixed(2)} RPS (rounds: ${of(row)
+            .map((r, i) => `x${(r.rps / of(base)[i]!.rps).toFixed(2)}`)
+            .join(' ')}), ${diff(row, base).toFixed(2)} ms CPU/request more (negative: less)`,
         );
       }
     }
