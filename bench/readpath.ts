@@ -6,8 +6,17 @@
  * floor), a bare MCP SDK stateless echo tool (SDK floor), and `sentinel serve` against the embedded
  * simulator over HTTPS (a generated 50-Pod namespace `bench`), with every production plugin (gate,
  * audit, metrics) and with none. Each round runs every row for `BENCH_SECONDS` with
- * `BENCH_CONCURRENCY` keep-alive clients sending JSON-RPC `tools/call` POSTs, the rows rotating
- * order; figures are medians over rounds, ratios are taken round by round then their median.
+ * `BENCH_CONCURRENCY` keep-alive clients sending JSON-RPC `tools/call` POSTs; figures are medians
+ * over rounds, ratios are taken round by round then their median.
+ *
+ * Order (`BENCH_ORDER`, bench/round-order.ts): `abba` (default) runs each row twice per round for
+ * half of it, in a Williams-design order then reversed, so no row keeps one place or one predecessor;
+ * `rotate` is the previous fixed rotation (in A/A runs it favoured one slot 1.1–1.4x).
+ *
+ * Load generator (`BENCH_CLIENT`): `undici` (default, bench/load-generator.ts: one pre-built body,
+ * status and result marker checked on every answer, one in 20 parsed whole), `node-http` (the
+ * previous one: node:http, every answer parsed), or `both` (every row twice, `… [node-http]` beside
+ * it, to compare the generators' CPU, `load ms/req`, in one run).
  *
  * Then, against the full server: `BENCH_READERS` (200) concurrent readers run while approve →
  * execute cycles of `scale_deployment` go through the approvals API (held call, approve by another
@@ -45,14 +54,17 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { availableParallelism, tmpdir } from 'node:os';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startSimulator, type Simulator, generateScenario } from '../deploy/index.ts';
+import type { Simulator } from '../deploy/index.ts';
 import { createIdentityStore } from '../server/index.ts';
 import type { TestPostgres } from '../test/helpers/postgres.ts';
+import { startBenchNamespace } from './bench-namespace.ts';
+import { runLoad } from './load-generator.ts';
+import { roundOrder, type RowOrder } from './round-order.ts';
 import { tsCacheExecArgv } from './ts-cache-argv.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -69,6 +81,10 @@ const ROW_FILTER = (process.env.BENCH_ROWS ?? '')
   .map((part) => part.trim())
   .filter(Boolean);
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF;
+/** The rows' order within a round (`roundOrder`): `abba` (default) or `rotate`. */
+const ORDER: RowOrder = process.env.BENCH_ORDER === 'rotate' ? 'rotate' : 'abba';
+/** The load generator: `undici` (default, bench/load-generator.ts) or `node-http` (the previous one). */
+const CLIENT = (['node-http', 'both'] as const).find((name) => name === process.env.BENCH_CLIENT) ?? 'undici';
 /** Another checkout of the project (with its node_modules), e.g. main, benchmarked beside this one. */
 const BASELINE = process.env.BENCH_BASELINE;
 const SERVE_OPTIONS = JSON.parse(process.env.BENCH_SERVE_OPTIONS ?? '{}') as Record<string, unknown>;
@@ -223,6 +239,8 @@ interface Row {
   path: string;
   token: string | undefined;
   body: () => unknown;
+  /** The row's load generator (`BENCH_CLIENT=both` adds a node-http twin of every row). */
+  client?: 'undici' | 'node-http';
 }
 
 interface RoundFigures {
@@ -242,6 +260,18 @@ interface RoundFigures {
   errors: number;
 }
 
+/** What one run of a row counted (a round's figures merge its runs: `roundFigures`). */
+interface Run {
+  latencies: number[];
+  elapsed: number;
+  serverCpuMicros: number;
+  loadCpuMicros: number;
+  /** Per process of the target: CPU µs and involuntary context switches during the run. */
+  cpuMicrosByProcess: Record<string, number>;
+  preemptedByProcess: Record<string, number>;
+  errors: number;
+}
+
 const percentile = (sorted: number[], p: number): number =>
   sorted.length === 0
     ? Number.NaN
@@ -253,34 +283,27 @@ const median = (values: number[]): number =>
   );
 
 /** Checks that an answer is a successful tool result (HTTP 200, no JSON-RPC error, not isError). */
-function succeeded(reply: Reply): boolean {
+function succeeded(reply: Pick<Reply, 'status' | 'body'>): boolean {
   if (reply.status !== 200) return false;
   const parsed = JSON.parse(reply.body) as { error?: unknown; result?: { isError?: boolean } };
   return parsed.error === undefined && parsed.result?.isError !== true;
 }
 
-/** `after - before` of `field` per process of a target, divided by `per`. */
-function perProcess(
-  before: Usage,
-  after: Usage,
-  field: 'cpuMicros' | 'preempted',
-  per: number,
-): Record<string, number> {
+/** `after - before` of `field` per process of a target. */
+function perProcess(before: Usage, after: Usage, field: 'cpuMicros' | 'preempted'): Record<string, number> {
   return Object.fromEntries(
     (after.processes ?? []).map((usage) => [
       usage.name,
-      (usage[field] - (before.processes?.find((p) => p.name === usage.name)?.[field] ?? 0)) / per,
+      usage[field] - (before.processes?.find((p) => p.name === usage.name)?.[field] ?? 0),
     ]),
   );
 }
 
-async function runRow(row: Row, seconds: number, concurrency: number): Promise<RoundFigures> {
-  const target = row.target();
+/** The previous generator (`BENCH_CLIENT=node-http`): node:http, every answer parsed whole. */
+async function nodeHttpLoad(row: Row, target: Target, seconds: number, concurrency: number) {
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
   const latencies: number[] = [];
   let errors = 0;
-  const before = await target.usage();
-  const loadBefore = process.cpuUsage();
   const deadline = performance.now() + seconds * 1000;
   const started = performance.now();
   await Promise.all(
@@ -297,20 +320,70 @@ async function runRow(row: Row, seconds: number, concurrency: number): Promise<R
       }
     }),
   );
-  const elapsed = (performance.now() - started) / 1000;
+  agent.destroy();
+  return { latencies, errors, elapsed: (performance.now() - started) / 1000 };
+}
+
+/** The lean generator (bench/load-generator.ts): one pre-built body, one answer in 20 parsed whole. */
+async function leanLoad(row: Row, target: Target, seconds: number, concurrency: number) {
+  const result = await runLoad({
+    url: target.url,
+    path: row.path,
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-06-18',
+      ...(row.token && { authorization: `Bearer ${row.token}` }),
+    },
+    body: JSON.stringify(row.body()),
+    seconds,
+    concurrency,
+    sampleEvery: 20,
+    succeeded: (status, body) => succeeded({ status, body }),
+    // The floors' HTTP echo answers its body; every MCP answer is a JSON-RPC result.
+    marker: row.path === '/echo' ? '"hello"' : '"result":',
+  });
+  if (result.firstError) process.stderr.write(`${row.name}: ${result.firstError}\n`);
+  return result;
+}
+
+async function runRow(row: Row, seconds: number, concurrency: number): Promise<Run> {
+  const target = row.target();
+  const before = await target.usage();
+  const loadBefore = process.cpuUsage();
+  const generate = (row.client ?? CLIENT) === 'node-http' ? nodeHttpLoad : leanLoad;
+  const { latencies, errors, elapsed } = await generate(row, target, seconds, concurrency);
   const load = process.cpuUsage(loadBefore);
   const after = await target.usage();
-  agent.destroy();
-  latencies.sort((a, b) => a - b);
   return {
-    rps: latencies.length / elapsed,
+    latencies,
+    elapsed,
+    serverCpuMicros: after.cpuMicros - before.cpuMicros,
+    loadCpuMicros: load.user + load.system,
+    cpuMicrosByProcess: perProcess(before, after, 'cpuMicros'),
+    preemptedByProcess: perProcess(before, after, 'preempted'),
+    errors,
+  };
+}
+
+/** One round's figures of a row from its runs in that round (ABBA: two half-length runs). */
+function roundFigures(runs: Run[]): RoundFigures {
+  const sum = (of: (run: Run) => number) => runs.reduce((total, run) => total + of(run), 0);
+  const latencies = runs.flatMap((run) => run.latencies).sort((a, b) => a - b);
+  const requests = latencies.length;
+  const byProcess = (field: 'cpuMicrosByProcess' | 'preemptedByProcess', per: number) => {
+    const names = [...new Set(runs.flatMap((run) => Object.keys(run[field])))];
+    return Object.fromEntries(names.map((name) => [name, sum((run) => run[field][name] ?? 0) / per]));
+  };
+  return {
+    rps: requests / sum((run) => run.elapsed),
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
-    cpuMsPerRequest: (after.cpuMicros - before.cpuMicros) / 1000 / latencies.length,
-    loadCpuMsPerRequest: (load.user + load.system) / 1000 / latencies.length,
-    cpuByProcess: perProcess(before, after, 'cpuMicros', 1000 * latencies.length),
-    preemptedByProcess: perProcess(before, after, 'preempted', latencies.length),
-    errors,
+    cpuMsPerRequest: sum((run) => run.serverCpuMicros) / 1000 / requests,
+    loadCpuMsPerRequest: sum((run) => run.loadCpuMicros) / 1000 / requests,
+    cpuByProcess: byProcess('cpuMicrosByProcess', 1000 * requests),
+    preemptedByProcess: byProcess('preemptedByProcess', requests),
+    errors: sum((run) => run.errors),
   };
 }
 
@@ -406,13 +479,8 @@ async function underLoad(target: Target, tokens: { agent: string; alice: string 
 }
 
 async function main(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'sentinel-bench-readpath-'));
-  const kubeconfig = join(dir, 'kubeconfig');
-  const sim = await startSimulator({
-    scenario: generateScenario({ pods: 50, replicas: 25, history: '3h' }),
-    timeScale: 0,
-    kubeconfigPath: kubeconfig,
-  });
+  const cluster = await startBenchNamespace('readpath');
+  const { sim, dir, kubeconfigPath: kubeconfig } = cluster;
   const targets: Target[] = [];
   let postgres: TestPostgres | undefined;
   try {
@@ -559,10 +627,17 @@ async function main(): Promise<void> {
           ]
         : []),
     ];
-    const rows =
+    const filtered =
       ROW_FILTER.length === 0
         ? allRows
         : allRows.filter((row) => ROW_FILTER.some((part) => row.name.includes(part)));
+    const rows =
+      CLIENT === 'both'
+        ? filtered.flatMap((row) => [
+            { ...row, client: 'undici' as const },
+            { ...row, name: `${row.name} [node-http]`, client: 'node-http' as const },
+          ])
+        : filtered;
     if (rows.length === 0) throw new Error(`BENCH_ROWS=${ROW_FILTER.join(',')} matches no row`);
     if (ROUNDS > 0) for (const row of rows) await runRow(row, WARMUP_SECONDS, CONCURRENCY);
     const rounds = new Map<string, RoundFigures[]>(rows.map((row) => [row.name, []]));
@@ -571,10 +646,11 @@ async function main(): Promise<void> {
     const profiled = CPU_PROF_DIR ? targets.filter((target) => target.script === TARGET) : [];
     for (const target of profiled) target.child.send({ type: 'profile', action: 'start' });
     for (let round = 0; round < ROUNDS; round += 1) {
-      for (let i = 0; i < rows.length; i += 1) {
-        const row = rows[(i + round) % rows.length]!;
-        rounds.get(row.name)!.push(await runRow(row, SECONDS, CONCURRENCY));
+      const runs = new Map<string, Run[]>(rows.map((row) => [row.name, []]));
+      for (const [row, share] of roundOrder(rows, round, ORDER)) {
+        runs.get(row.name)!.push(await runRow(row, SECONDS * share, CONCURRENCY));
       }
+      for (const row of rows) rounds.get(row.name)!.push(roundFigures(runs.get(row.name)!));
       process.stderr.write(`round ${round + 1}/${ROUNDS} done\n`);
     }
     for (const target of profiled) {
@@ -603,14 +679,15 @@ async function main(): Promise<void> {
     const gd = 'get_deployment (all plugins)';
     const gdOff = 'get_deployment (no plugins)';
     const lp = 'list_pods 50 Pods (all plugins)';
+    const nameWidth = Math.max(34, ...rows.map((row) => row.name.length + 1));
     const lines: string[] = [
-      `read path, ${ROUNDS} rotating rounds x ${SECONDS} s, concurrency ${CONCURRENCY}, medians of rounds; server CPU from process.cpuUsage() in each target's own process`,
-      `${'target'.padEnd(34)} ${'RPS'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'CPU ms/req'.padStart(11)} ${'load ms/req'.padStart(12)} ${'x SDK'.padStart(6)} ${'errors'.padStart(7)}`,
+      `read path, ${ROUNDS} rounds x ${SECONDS} s (${ORDER === 'abba' ? 'each row twice per round for half of it, Williams order then reversed' : 'rotating order'}), ${CLIENT} load generator, concurrency ${CONCURRENCY}, medians of rounds; server CPU from process.cpuUsage() in each target's own process`,
+      `${'target'.padEnd(nameWidth)} ${'RPS'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'CPU ms/req'.padStart(11)} ${'load ms/req'.padStart(12)} ${'x SDK'.padStart(6)} ${'errors'.padStart(7)}`,
     ];
     for (const row of rows) {
       const f = fig(row.name);
       lines.push(
-        `${row.name.padEnd(34)} ${f.rps.toFixed(0).padStart(8)} ${f.p50.toFixed(1).padStart(8)} ${f.p99.toFixed(1).padStart(8)} ${f.cpu.toFixed(2).padStart(11)} ${f.loadCpu.toFixed(2).padStart(12)} ${ratio(row.name, sdk).toFixed(2).padStart(6)} ${String(f.errors).padStart(7)}`,
+        `${row.name.padEnd(nameWidth)} ${f.rps.toFixed(0).padStart(8)} ${f.p50.toFixed(1).padStart(8)} ${f.p99.toFixed(1).padStart(8)} ${f.cpu.toFixed(2).padStart(11)} ${f.loadCpu.toFixed(2).padStart(12)} ${ratio(row.name, sdk).toFixed(2).padStart(6)} ${String(f.errors).padStart(7)}`,
       );
     }
     process.stderr.write(`${lines.join('\n')}\n`);
@@ -729,7 +806,9 @@ async function main(): Promise<void> {
     ] as const) {
       if (ran(row, base)) {
         lines.push(
-          `${row} / baseline: x${ratio(row, base).toFixed(2)} RPS, ${diff(row, base).toFixed(2)} ms CPU/request more (negative: less)`,
+          `${row} / baseline: x${ratio(row, base).toFixed(2)} RPS (rounds: ${of(row)
+            .map((r, i) => `x${(r.rps / of(base)[i]!.rps).toFixed(2)}`)
+            .join(' ')}), ${diff(row, base).toFixed(2)} ms CPU/request more (negative: less)`,
         );
       }
     }
@@ -753,8 +832,7 @@ async function main(): Promise<void> {
   } finally {
     for (const target of targets) await target.close();
     await postgres?.stop();
-    await sim.close();
-    rmSync(dir, { recursive: true, force: true });
+    await cluster.close();
   }
 }
 

@@ -37,13 +37,12 @@
  */
 import { spawn, fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startSimulator, generateScenario } from '../deploy/index.ts';
+import { startBenchNamespace } from './bench-namespace.ts';
 import { tsCacheExecArgv } from './ts-cache-argv.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -258,13 +257,8 @@ const median = (values: number[]): number => {
 };
 
 async function main(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'sentinel-bench-startup-'));
-  const kubeconfig = join(dir, 'kubeconfig');
-  const sim = await startSimulator({
-    scenario: generateScenario({ pods: 50, replicas: 25, history: '3h' }),
-    timeScale: 0,
-    kubeconfigPath: kubeconfig,
-  });
+  const cluster = await startBenchNamespace('startup');
+  const { dir, kubeconfigPath: kubeconfig } = cluster;
   const results = { sentinel: [] as Figures[], sdk: [] as Figures[], baseline: [] as Figures[] };
   try {
     for (let round = 0; round < ROUNDS; round += 1) {
@@ -280,8 +274,7 @@ async function main(): Promise<void> {
       process.stderr.write(`round ${round + 1}/${ROUNDS} done\n`);
     }
   } finally {
-    await sim.close();
-    rmSync(dir, { recursive: true, force: true });
+    await cluster.close();
   }
 
   const columns: [keyof Omit<Figures, 'load'>, string][] = [

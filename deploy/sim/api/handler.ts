@@ -22,6 +22,7 @@ import { serveFollowedLog } from './logs-follow.ts';
 import { fieldValidationOf, validateFields } from './field-validation.ts';
 import { hpaFromV1 } from './hpa-conversion.ts';
 import { decodeKubernetesProtobuf } from './protobuf.ts';
+import { ServedJson } from './served-json.ts';
 import { auditFacts } from './audit-facts.ts';
 import type { AuditLog } from './audit-log.ts';
 import { deleteObject } from './delete.ts';
@@ -152,6 +153,7 @@ export interface ApiHandlerOptions {
 
 export class ApiHandler {
   #options: ApiHandlerOptions;
+  #servedJson = new ServedJson();
 
   constructor(options: ApiHandlerOptions) {
     this.#options = options;
@@ -189,13 +191,17 @@ export class ApiHandler {
   }
 
   #send(context: RequestContext, code: number, body: unknown): void {
+    this.#sendText(context, code, JSON.stringify(body));
+  }
+
+  /** Answers `text`, a JSON document already serialised. */
+  #sendText(context: RequestContext, code: number, text: string): void {
     const { response } = context;
     if (context.record) context.record.code = code;
     if (response.headersSent) {
       response.end();
       return;
     }
-    const text = JSON.stringify(body);
     response.writeHead(code, {
       'Content-Type': 'application/json',
       'Content-Length': Buffer.byteLength(text),
@@ -499,6 +505,15 @@ export class ApiHandler {
     name: string,
     subresource: string | undefined,
   ): void {
+    const tableVersion = tableVersionRequested(context.request.headers.accept);
+    if (subresource === undefined && !tableVersion) {
+      // The plain JSON GET (every client's single-object read): the stored object uncopied, its text
+      // serialised once per version (served-json.ts), not a deep copy and a serialisation per GET.
+      const stored = this.#cluster.store.peekOne(type.storage, type.namespaced ? namespace : undefined, name);
+      if (!stored) throw notFound(type, name);
+      const text = this.#servedJson.text(stored, groupVersion(type), () => this.#served(type, stored));
+      return this.#sendText(context, 200, text);
+    }
     const object = this.#stored(type, namespace, name);
     if (subresource === 'log') {
       if (flag(context.url.searchParams, 'follow'))
@@ -524,7 +539,6 @@ export class ApiHandler {
     }
     if (subresource === 'scale') return this.#send(context, 200, toScale(object));
     const served = this.#served(type, object);
-    const tableVersion = tableVersionRequested(context.request.headers.accept);
     if (tableVersion) {
       return this.#send(
         context,
