@@ -101,6 +101,14 @@ async function windowRefused(
   const request = await client.get(id).catch(() => undefined);
   const once = `\n  ${approvalsCommand(flags, 'approve', id)}`;
   if (!request) return new SentinelError('invalid_input', `${error.message} Drop --window:${once}`);
+  // Decided (or run) already: approving it again, with or without --window, cannot work.
+  if (request.status !== 'pending') {
+    return new SentinelError(
+      'conflict',
+      `Approval request ${id} is already ${request.status}: there is nothing left to approve. Its outcome:\n  ${approvalsCommand(flags, 'show', id)}`,
+      { field: 'id', cause: error },
+    );
+  }
   const { rule, validity } = request.policy;
   const message =
     validity === 'once'
