@@ -119,7 +119,8 @@ describe('waitForDecision at a y/N prompt, the server lost and back', () => {
       pollMs: 1,
       serverUrl: 'http://127.0.0.1:7070/',
     });
-    while (!stderr.text().includes(' is back; ')) await new Promise((resolveTick) => setTimeout(resolveTick, 5));
+    while (!stderr.text().includes(' is back; '))
+      await new Promise((resolveTick) => setTimeout(resolveTick, 5));
     await new Promise((resolveTick) => setImmediate(resolveTick));
     const afterBack = stderr.text().slice(stderr.text().indexOf(' is back; '));
     expect(afterBack).toContain('Approve this call? [y/N] ');
