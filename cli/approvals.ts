@@ -57,6 +57,18 @@ function parseStatus(value: string): ApprovalStatus {
   );
 }
 
+/** `--tool`: a tool the server can hold calls of, else a usage error with the nearest names (exit 2). */
+async function checkToolName(name: string): Promise<void> {
+  const { allTools } = await import('../tools/index.ts');
+  const names = allTools.map((tool) => tool.name);
+  if (names.includes(name)) return;
+  throw new SentinelError(
+    'invalid_input',
+    `--tool '${name}' is not a tool.${didYouMean(name, names)} The tools are: ${names.join(', ')}.`,
+    { field: '--tool' },
+  );
+}
+
 /**
  * The `sentinel approvals …` command line for `args` against the same server (and data dir), as
  * the same identity: a token given with --token comes back as `--token <your token>` (never the
@@ -176,7 +188,18 @@ export function registerApprovalsCommands(program: Command): void {
       flags: ConnectionFlags & { status?: ApprovalStatus; all: boolean; tool?: string; requester?: string },
     ) => {
       const status = flags.status ?? (flags.all ? undefined : 'pending');
-      const { renderApprovalTable } = await server();
+      const { renderApprovalTable, IdentityNameSchema } = await server();
+      // A typo would list nothing and look like "no requests": refused before asking the server.
+      if (flags.tool !== undefined) await checkToolName(flags.tool);
+      const requester =
+        flags.requester === undefined ? undefined : IdentityNameSchema.safeParse(flags.requester);
+      if (requester && !requester.success) {
+        throw new SentinelError(
+          'invalid_input',
+          `--requester '${flags.requester}' is not an identity name: it ${requester.error.issues[0]?.message ?? 'must be a valid identity name'}.`,
+          { field: '--requester' },
+        );
+      }
       const list = await (
         await clientFor(flags)
       ).list({
@@ -210,7 +233,9 @@ export function registerApprovalsCommands(program: Command): void {
       ),
   ).action(async (id: string, flags: ConnectionFlags & { window?: string }) => {
     const { DurationSchema, withLocalTimes } = await server();
-    if (flags.window !== undefined && !DurationSchema.safeParse(flags.window).success) {
+    // A bare number would be milliseconds (`ms`): a unit is required.
+    const bare = flags.window !== undefined && /^\s*[\d.]+\s*$/.test(flags.window);
+    if (flags.window !== undefined && (bare || !DurationSchema.safeParse(flags.window).success)) {
       throw new SentinelError(
         'invalid_input',
         `--window '${flags.window}' must be a duration such as 15m or 1h.`,

@@ -19,6 +19,10 @@ describe('exit codes', () => {
     ['an invalid option value', ['sim', '--scenario', 'bad-image-rollout', '--time-scale', '-1']],
     ['an unknown command', ['investigat']],
     ['a bad --since', ['audit', 'export', '--since', 'yesterday', '--data-dir', data.dir]],
+    [
+      'a --window without a unit (not 15 ms)',
+      ['approvals', 'approve', 'apr_0123456789abcdef', '--window', '15', '--server', 'http://127.0.0.1:9'],
+    ],
     ['a mistyped tool in policy test', ['policy', 'test', '--tool', 'scale_deploymnt']],
     ['an unknown role', ['tokens', 'add', 'bob', '--role', 'root', '--data-dir', data.dir]],
   ])('exits 2 for %s', async (_what, args) => {
@@ -105,6 +109,21 @@ describe('exit codes', () => {
     const missing = await runCli(['tokens', 'add', 'bob', '--data-dir', data.dir]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("error: required option '--role <role...>' not specified");
+  });
+
+  it('refuses an unknown --tool (with did-you-mean) and a malformed --requester in approvals list before any request, exit 2', async () => {
+    // An unreachable server: the usage error comes first (exit 2, not 3).
+    const list = (...args: string[]) =>
+      runCli(['approvals', 'list', ...args, '--server', 'http://127.0.0.1:9', '--token', 'x'.repeat(20)]);
+    const tool = await list('--tool', 'rollback_deploymnt');
+    expect(tool.code).toBe(2);
+    expect(tool.stderr).toContain("--tool 'rollback_deploymnt' is not a tool");
+    expect(tool.stderr).toContain("Did you mean 'rollback_deployment'?");
+    const requester = await list('--requester', 'Alice Smith');
+    expect(requester.code).toBe(2);
+    expect(requester.stderr).toContain(
+      "--requester 'Alice Smith' is not an identity name: it must be 1-63 characters",
+    );
   });
 
   it('exits 3 when the server cannot be reached', async () => {
