@@ -38,7 +38,7 @@ async function tokenFor(flags: ConnectionFlags): Promise<ClientToken> {
   const file = localTokenFile(dataDir);
   throw new SentinelError(
     'invalid_input',
-    `No token: pass --token or set SENTINEL_TOKEN (an identity with the approver role to decide; any identity to list), or run on the machine where \`sentinel serve\` wrote ${file}.`,
+    `No token: pass --token or set SENTINEL_TOKEN (an identity with the approver role to decide; any identity to list), or run on the machine where \`${sentinelCommand()} serve\` wrote ${file}.`,
     { field: '--token' },
   );
 }

@@ -4,7 +4,7 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { Logger } from 'pino';
-import { SentinelError } from '../core/index.ts';
+import { SentinelError, sentinelCommand } from '../core/index.ts';
 import {
   type KubeConnection,
   createRegistry,
@@ -205,11 +205,11 @@ function startupBanner(facts: {
     );
   } else if (facts.generated) {
     lines.push(
-      `Authenticate with  Authorization: Bearer <token>  — identity '${LOCAL_IDENTITY_NAME}' (all roles), kept across restarts; \`sentinel tokens rotate local\` replaces it.`,
+      `Authenticate with  Authorization: Bearer <token>  — identity '${LOCAL_IDENTITY_NAME}' (all roles), kept across restarts; \`${sentinelCommand()} tokens rotate local\` replaces it.`,
     );
   }
   lines.push(
-    `Identities in ${facts.tokensFile}: ${facts.identityCount}; add one with \`sentinel tokens add <name> --role caller\`.`,
+    `Identities in ${facts.tokensFile}: ${facts.identityCount}; add one with \`${sentinelCommand()} tokens add <name> --role caller\`.`,
     facts.cluster,
     `Data directory: ${facts.dataDir} (approvals, audit, identities; this server's discovery file in servers/).`,
     ...facts.announced,

@@ -190,7 +190,7 @@ export function decisionLine(request: ApprovalRequest): string {
   const { decision } = request;
   if (!decision) return `Approval request ${request.id} is now ${request.status}.`;
   return decision.decision === 'allow'
-    ? `Approved elsewhere by ${decision.by} (approvals page or \`sentinel approvals\`); the prompt is withdrawn.`
+    ? `Approved elsewhere by ${decision.by} (approvals page or \`${sentinelCommand()} approvals\`); the prompt is withdrawn.`
     : `Denied elsewhere by ${decision.by}: ${decision.reason ?? '(no reason)'}; the prompt is withdrawn.`;
 }
 

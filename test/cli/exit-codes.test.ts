@@ -69,6 +69,8 @@ describe('exit codes', () => {
       expect(result.stderr, verb).toContain("Did you mean 'bob'?");
       expect(result.stderr, verb).toContain('`npx sentinel tokens list` shows what exists.');
     }
+    const again = await runCli(['tokens', 'add', 'bob', '--role', 'caller', '--data-dir', data.dir]);
+    expect(again.stderr).toContain('revoke it first (`npx sentinel tokens revoke bob`)');
   });
 
   it('exits 2 for investigate --resume of an unknown investigation id, as for unknown ids elsewhere', async () => {

@@ -118,6 +118,9 @@ describe('sentinel serve on loopback', () => {
     );
     expect(stderr).toMatch(/Cluster: not configured/);
     expect(stderr).toContain(`Data directory: ${data.dir} (`);
+    // Hints name the command as a user of this clone runs it, like every other hint.
+    expect(stderr).toContain('`npx sentinel tokens rotate local` replaces it.');
+    expect(stderr).toContain('add one with `npx sentinel tokens add <name> --role caller`.');
     expect(stderr).not.toMatch(/\u001b/); // no colours off a terminal
   });
 

@@ -141,7 +141,11 @@ describe('waitForDecision at a y/N prompt, decided elsewhere', () => {
   });
 
   it.each([
-    ['approved', decision('allow', 'alice', null), 'Approved elsewhere by alice'],
+    [
+      'approved',
+      decision('allow', 'alice', null),
+      'Approved elsewhere by alice (approvals page or `npx sentinel approvals`); the prompt is withdrawn.',
+    ],
     [
       'denied',
       decision('deny', 'bob', 'not during the sale'),
