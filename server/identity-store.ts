@@ -197,8 +197,9 @@ function toIdentity(record: IdentityRecord): Identity {
  * own requests. Names both sources, never the token.
  */
 function startupTokenClash(tokensFile: string, name: string, source: string): SentinelError {
+  // A configuration error (exit 2): the server's token or the file must change.
   return new SentinelError(
-    'conflict',
+    'invalid_input',
     `The startup token (${source}) is also the token of identity '${name}' in ${tokensFile}; ` +
       `it would authenticate as '${LOCAL_IDENTITY_NAME}' with every role, so '${name}' could approve its own requests. ` +
       `Give the server a token of its own (or unset it to have one generated on loopback), or revoke '${name}' (\`${sentinelCommand()} tokens revoke ${name}\`).`,
@@ -391,7 +392,7 @@ function noSuchIdentity(tokensFile: string, name: string): SentinelError {
 /**
  * Opens the identity store backed by `tokensFile` (which need not exist yet). Never throws on open;
  * a broken file is reported through `onLoadError` and by the methods that need it (`list` throws
- * `invalid_input`, or `conflict` when an identity holds the startup token).
+ * `invalid_input`, also when an identity holds the startup token).
  */
 export function createIdentityStore(options: IdentityStoreOptions): IdentityStore {
   const { tokensFile } = options;

@@ -302,15 +302,20 @@ export async function startServe(
   const loopback = isLoopbackHost(options.host);
   const generatedToken =
     options.stdio || supplied || !loopback ? undefined : loadOrCreateLocalToken(dataDir).token;
+  let checked = false;
   const identities = createIdentityStore({
     tokensFile,
     startupToken: supplied?.token ?? generatedToken,
     ...(generatedToken !== undefined && { startupTokenFile: localTokenFile(dataDir) }),
     ...(supplied && { startupTokenSource: supplied.source }),
-    // The message only: the same error reaches the terminal as one clean line, not a stack.
-    onLoadError: (error) => logger.error({ code: error.code, reason: error.message }, 'tokens file rejected'),
+    // Logged once running (a later edit of the file); at start-up `list` below throws it, and it
+    // reaches the terminal as one clean line, not twice.
+    onLoadError: (error) => {
+      if (checked) logger.error({ code: error.code, reason: error.message }, 'tokens file rejected');
+    },
   });
   const fileIdentities = identities.list(); // an invalid tokens.yaml stops the start here, with its message
+  checked = true;
   if (options.stdio) {
     requireIdentity(identities, options.identity!);
   } else {

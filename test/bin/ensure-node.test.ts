@@ -170,7 +170,9 @@ describe('package.json scripts', () => {
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
       scripts: Record<string, string>;
     };
-    const direct = Object.entries(pkg.scripts).filter(([, line]) => /^node (?!bin\/ensure-node\.js )/.test(line));
+    const direct = Object.entries(pkg.scripts).filter(([, line]) =>
+      /^node (?!bin\/ensure-node\.js )/.test(line),
+    );
     expect(direct).toEqual([]);
     // The README's tool table regenerates through a script too (`node tools/catalog.ts` needs Node 22).
     expect(pkg.scripts.catalog).toBe('node bin/ensure-node.js node tools/catalog.ts');

@@ -58,11 +58,14 @@ describe('sentinel serve refuses a non-loopback address', () => {
       cleanEnv({ SENTINEL_TOKEN: alice }),
     );
     await runCli(['tokens', 'revoke', 'alice', '--data-dir', data.dir]);
-    expect(result.code).toBe(1);
+    // A configuration error (exit 2), said once: no log line repeats it on stdout.
+    expect(result.code).toBe(2);
     expect(result.stderr).toMatch(
       /^sentinel: The startup token \(SENTINEL_TOKEN\) is also the token of identity 'alice'/,
     );
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stdout).not.toContain('tokens file rejected');
+    expect(result.stdout).not.toContain('is also the token of identity');
     for (const output of [result.stdout, result.stderr]) {
       expect(output).not.toMatch(/\n\s+at |"stack"/);
       expect(output).not.toContain(alice);
