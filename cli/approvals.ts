@@ -38,7 +38,7 @@ async function tokenFor(flags: ConnectionFlags): Promise<ClientToken> {
   const file = localTokenFile(dataDir);
   throw new SentinelError(
     'invalid_input',
-    `No token: pass --token or set SENTINEL_TOKEN (an identity with the approver role to decide; any identity to list), or run on the machine where \`sentinel serve\` wrote ${file}.`,
+    `No token: pass --token or set SENTINEL_TOKEN (an identity with the approver role to decide; any identity to list), or run on the machine where \`${sentinelCommand()} serve\` wrote ${file}.`,
     { field: '--token' },
   );
 }
@@ -54,6 +54,18 @@ function parseStatus(value: string): ApprovalStatus {
   if ((APPROVAL_STATUSES as readonly string[]).includes(value)) return value as ApprovalStatus;
   throw new InvalidArgumentError(
     `--status '${value}' is not a status (${APPROVAL_STATUSES.join(', ')}).${didYouMean(value, APPROVAL_STATUSES)}`,
+  );
+}
+
+/** `--tool`: a tool the server can hold calls of, else a usage error with the nearest names (exit 2). */
+async function checkToolName(name: string): Promise<void> {
+  const { allTools } = await import('../tools/index.ts');
+  const names = allTools.map((tool) => tool.name);
+  if (names.includes(name)) return;
+  throw new SentinelError(
+    'invalid_input',
+    `--tool '${name}' is not a tool.${didYouMean(name, names)} The tools are: ${names.join(', ')}.`,
+    { field: '--tool' },
   );
 }
 
@@ -101,6 +113,14 @@ async function windowRefused(
   const request = await client.get(id).catch(() => undefined);
   const once = `\n  ${approvalsCommand(flags, 'approve', id)}`;
   if (!request) return new SentinelError('invalid_input', `${error.message} Drop --window:${once}`);
+  // Decided (or run) already: approving it again, with or without --window, cannot work.
+  if (request.status !== 'pending') {
+    return new SentinelError(
+      'conflict',
+      `Approval request ${id} is already ${request.status}: there is nothing left to approve. Its outcome:\n  ${approvalsCommand(flags, 'show', id)}`,
+      { field: 'id', cause: error },
+    );
+  }
   const { rule, validity } = request.policy;
   const message =
     validity === 'once'
@@ -168,7 +188,18 @@ export function registerApprovalsCommands(program: Command): void {
       flags: ConnectionFlags & { status?: ApprovalStatus; all: boolean; tool?: string; requester?: string },
     ) => {
       const status = flags.status ?? (flags.all ? undefined : 'pending');
-      const { renderApprovalTable } = await server();
+      const { renderApprovalTable, IdentityNameSchema } = await server();
+      // A typo would list nothing and look like "no requests": refused before asking the server.
+      if (flags.tool !== undefined) await checkToolName(flags.tool);
+      const requester =
+        flags.requester === undefined ? undefined : IdentityNameSchema.safeParse(flags.requester);
+      if (requester && !requester.success) {
+        throw new SentinelError(
+          'invalid_input',
+          `--requester '${flags.requester}' is not an identity name: it ${requester.error.issues[0]?.message ?? 'must be a valid identity name'}.`,
+          { field: '--requester' },
+        );
+      }
       const list = await (
         await clientFor(flags)
       ).list({
@@ -202,7 +233,9 @@ export function registerApprovalsCommands(program: Command): void {
       ),
   ).action(async (id: string, flags: ConnectionFlags & { window?: string }) => {
     const { DurationSchema, withLocalTimes } = await server();
-    if (flags.window !== undefined && !DurationSchema.safeParse(flags.window).success) {
+    // A bare number would be milliseconds (`ms`): a unit is required.
+    const bare = flags.window !== undefined && /^\s*[\d.]+\s*$/.test(flags.window);
+    if (flags.window !== undefined && (bare || !DurationSchema.safeParse(flags.window).success)) {
       throw new SentinelError(
         'invalid_input',
         `--window '${flags.window}' must be a duration such as 15m or 1h.`,

@@ -171,7 +171,7 @@ export function registerInvestigateCommand(program: Command): void {
         );
         if (!succeeded(report)) process.exitCode = 1;
       } catch (error) {
-        if (!received) throw error;
+        if (!received) throw unknownResume(error);
         process.stderr.write(await interruptedText(started, resolveDataDir(options.dataDir), server));
         // A prompt may still be reading stdin: end the process here rather than wait for input.
         process.exit(128 + osConstants.signals[received]);
@@ -182,6 +182,16 @@ export function registerInvestigateCommand(program: Command): void {
       }
     },
   );
+}
+
+/**
+ * `--resume` of an investigation id the data directory does not hold is a usage error (exit 2), as
+ * an unknown id is everywhere else; any other error is returned as it is.
+ */
+function unknownResume(error: unknown): unknown {
+  if (!(error instanceof SentinelError) || error.code !== 'not_found' || error.field !== 'resume')
+    return error;
+  return new SentinelError('invalid_input', error.message, { field: 'resume', cause: error });
 }
 
 /** Adds the local investigator's options: --namespace, --deployment, --json, --resume, --kubeconfig, --context. */

@@ -4,7 +4,7 @@
  * groups together, guards stdout and stderr (./terminal-guard.ts), and turns `SentinelError`s into one
  * clear line on stderr and a non-zero exit code.
  */
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, type Option } from 'commander';
 import { readFileSync } from 'node:fs';
 // Only light entries at start-up: each command loads what it runs when it runs (test/cli/start-up.test.ts).
 import { disableColors, guardTerminalOutput, palette } from '../agent/light.ts';
@@ -77,7 +77,35 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride();
   for (const register of registrars) register(program);
+  unknownOptionsFirst(program);
   return program;
+}
+
+/**
+ * Commander checks required options before unknown ones, so `tokens add bob --rol caller` was told
+ * "required option '--role' not specified" instead of "unknown option '--rol' (Did you mean
+ * --role?)". This moves every required option's check of `program`'s commands to a preAction hook
+ * of the program, which runs after the unknown-option check and before any command's own hooks;
+ * the message and the exit code (2) stay commander's.
+ */
+function unknownOptionsFirst(program: Command): void {
+  const required = new Map<Command, Option[]>();
+  const visit = (command: Command) => {
+    const mandatory = command.options.filter((option) => option.mandatory);
+    for (const option of mandatory) option.mandatory = false;
+    if (mandatory.length > 0) required.set(command, mandatory);
+    command.commands.forEach(visit);
+  };
+  visit(program);
+  program.hook('preAction', (_program, action) => {
+    for (const option of required.get(action) ?? []) {
+      if (action.getOptionValue(option.attributeName()) === undefined) {
+        action.error(`error: required option '${option.flags}' not specified`, {
+          code: 'commander.missingMandatoryOptionValue',
+        });
+      }
+    }
+  });
 }
 
 /** Entry point used by `bin/sentinel.js`. Exits the process with the command's status. */

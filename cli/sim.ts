@@ -4,6 +4,7 @@
  */
 import { Option, type Command } from 'commander';
 import { resolve } from 'node:path';
+import { SentinelError } from '../core/light.ts';
 import { listScenarios } from '../deploy/light.ts';
 import { parsePort, parseTimeScale } from './options.ts';
 
@@ -48,6 +49,8 @@ export function registerSimCommand(program: Command): void {
           process.stderr.write(
             `sim: internal error: ${error instanceof Error ? error.message : String(error)}\n`,
           ),
+      }).catch((error: unknown) => {
+        throw portInUse(error, options.port) ?? error;
       });
       const namespaces = sim.scenario.namespaces.join(',');
       process.stdout.write(
@@ -68,4 +71,18 @@ export function registerSimCommand(program: Command): void {
       await sim.close();
       process.stdout.write('simulator stopped\n');
     });
+}
+
+/**
+ * A port in use is a configuration error to fix with --port (exit 2, in the words `serve` uses),
+ * not an unreachable dependency; undefined for any other failure.
+ */
+function portInUse(error: unknown, port: number): SentinelError | undefined {
+  const cause = error instanceof Error ? (error.cause as NodeJS.ErrnoException | undefined) : undefined;
+  if (cause?.code !== 'EADDRINUSE') return undefined;
+  return new SentinelError(
+    'invalid_input',
+    `Port ${port} on 127.0.0.1 is already in use; choose another with --port (0 picks a free one).`,
+    { field: '--port', cause: error },
+  );
 }

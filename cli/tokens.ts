@@ -11,7 +11,7 @@ import {
   type Role,
 } from '../server/light.ts';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { didYouMean } from '../core/light.ts';
+import { didYouMean, SentinelError } from '../core/light.ts';
 import { resolve } from 'node:path';
 import { dataDirOption, tokensFileOption } from './options.ts';
 
@@ -31,6 +31,28 @@ async function storeFor(options: { dataDir?: string; tokensFile?: string }) {
       ? defaultTokensFile(resolveDataDir(options.dataDir))
       : resolve(options.tokensFile);
   return createIdentityStore({ tokensFile });
+}
+
+/**
+ * Runs `change` on identity `name` of `store`; an unknown name is a usage error (exit 2, as unknown
+ * ids elsewhere) naming the file, the nearest identities and the command that lists them.
+ */
+function onIdentity<T>(
+  store: { tokensFile: string; list(): { name: string }[] },
+  name: string,
+  change: () => T,
+): T {
+  try {
+    return change();
+  } catch (error) {
+    if (!(error instanceof SentinelError) || error.code !== 'not_found') throw error;
+    const names = store.list().map((identity) => identity.name);
+    throw new SentinelError(
+      'invalid_input',
+      `No identity named '${name}' in ${store.tokensFile}.${didYouMean(name, names)} \`${sentinelCommand()} tokens list\` shows what exists.`,
+      { field: 'name', cause: error },
+    );
+  }
 }
 
 /** Adds `tokens` and its subcommands to the program. */
@@ -149,7 +171,7 @@ export function registerTokensCommands(program: Command): void {
     .addOption(dataDirOption())
     .action(async (name: string, options: { dataDir?: string; tokensFile?: string }) => {
       const store = await storeFor(options);
-      store.revoke(name);
+      onIdentity(store, name, () => store.revoke(name));
       process.stdout.write(`Revoked '${name}' in ${store.tokensFile}; its token no longer authenticates.\n`);
     });
 
@@ -179,7 +201,7 @@ export function registerTokensCommands(program: Command): void {
         return;
       }
       const store = await storeFor(options);
-      const { identity, token } = store.rotate(name);
+      const { identity, token } = onIdentity(store, name, () => store.rotate(name));
       process.stderr.write(
         `Rotated '${identity.name}' in ${store.tokensFile}: its old token no longer authenticates. ` +
           'Grants it gave as an approver stay valid; requests it made with the old token are cancelled. ' +

@@ -11,7 +11,7 @@ export { clientToken, refusedToken, type ClientToken } from './client-token.ts';
 export { ensureServerAnswers, isConnectionFailure, serverUnreachable } from './unreachable.ts';
 export { runningServers, type ServerEntry } from './discovery.ts';
 export { rotateLocalToken } from './local-token.ts';
-export { createIdentityStore } from './identity-store.ts';
+export { createIdentityStore, IdentityNameSchema } from './identity-store.ts';
 export { DurationSchema, type ApprovalRequest, type ApprovalStatus } from './gate/approval-request.ts';
 export { formatFreeze, requestFreeze } from './gate/freeze-client.ts';
 export {

@@ -3,7 +3,7 @@
  * server may listen (loopback unless remote access is explicitly allowed and token-protected).
  */
 import { BlockList, isIP } from 'node:net';
-import { SentinelError } from '../core/index.ts';
+import { SentinelError, sentinelCommand } from '../core/index.ts';
 import { hostHeaderName, LOCALHOST_NAMES } from './host-check.ts';
 
 export { ServeOptionsSchema, parseServeOptions, type ServeOptions } from './serve-options.ts';
@@ -36,7 +36,7 @@ export function checkBindAddress(host: string, allowRemote: boolean, hasTokens: 
     ...(hasTokens
       ? []
       : [
-          'configure at least one token (SENTINEL_TOKEN, --token-file, or `sentinel tokens add <name> --role caller`)',
+          `configure at least one token (SENTINEL_TOKEN, --token-file, or \`${sentinelCommand()} tokens add <name> --role caller\`)`,
         ]),
   ];
   throw new SentinelError(

@@ -12,7 +12,7 @@ import { chmodSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync
 import { dirname } from 'node:path';
 import YAML from 'yaml';
 import { z } from 'zod';
-import { fromZod, SentinelError } from '../core/index.ts';
+import { fromZod, SentinelError, sentinelCommand } from '../core/index.ts';
 import {
   credentialOf,
   LOCAL_IDENTITY_NAME,
@@ -197,11 +197,12 @@ function toIdentity(record: IdentityRecord): Identity {
  * own requests. Names both sources, never the token.
  */
 function startupTokenClash(tokensFile: string, name: string, source: string): SentinelError {
+  // A configuration error (exit 2): the server's token or the file must change.
   return new SentinelError(
-    'conflict',
+    'invalid_input',
     `The startup token (${source}) is also the token of identity '${name}' in ${tokensFile}; ` +
       `it would authenticate as '${LOCAL_IDENTITY_NAME}' with every role, so '${name}' could approve its own requests. ` +
-      `Give the server a token of its own (or unset it to have one generated on loopback), or revoke '${name}' (\`sentinel tokens revoke ${name}\`).`,
+      `Give the server a token of its own (or unset it to have one generated on loopback), or revoke '${name}' (\`${sentinelCommand()} tokens revoke ${name}\`).`,
     { field: source },
   );
 }
@@ -383,7 +384,7 @@ function issueToken(
 function noSuchIdentity(tokensFile: string, name: string): SentinelError {
   return new SentinelError(
     'not_found',
-    `No identity named '${name}' in ${tokensFile}; \`sentinel tokens list\` shows what exists.`,
+    `No identity named '${name}' in ${tokensFile}; \`${sentinelCommand()} tokens list\` shows what exists.`,
     { field: 'name' },
   );
 }
@@ -391,7 +392,7 @@ function noSuchIdentity(tokensFile: string, name: string): SentinelError {
 /**
  * Opens the identity store backed by `tokensFile` (which need not exist yet). Never throws on open;
  * a broken file is reported through `onLoadError` and by the methods that need it (`list` throws
- * `invalid_input`, or `conflict` when an identity holds the startup token).
+ * `invalid_input`, also when an identity holds the startup token).
  */
 export function createIdentityStore(options: IdentityStoreOptions): IdentityStore {
   const { tokensFile } = options;
@@ -411,7 +412,7 @@ export function createIdentityStore(options: IdentityStoreOptions): IdentityStor
       if (identities.some((existing) => existing.name === input.name)) {
         throw new SentinelError(
           'conflict',
-          `Identity '${input.name}' already exists; revoke it first (\`sentinel tokens revoke ${input.name}\`) to issue a new token.`,
+          `Identity '${input.name}' already exists; revoke it first (\`${sentinelCommand()} tokens revoke ${input.name}\`) to issue a new token.`,
           { field: 'name' },
         );
       }

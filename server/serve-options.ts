@@ -5,7 +5,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
-import { fromZod, type ZodIssueLine, SentinelError } from '../core/index.ts';
+import { fromZod, type ZodIssueLine, SentinelError, sentinelCommand } from '../core/index.ts';
 
 /** Flags of `sentinel serve`, as commander delivers them (camelCase). */
 export const ServeOptionsSchema = z.strictObject({
@@ -99,7 +99,7 @@ export function parseServeOptions(raw: Record<string, unknown>): ServeOptions {
   if (options.stdio && options.identity === undefined) {
     throw new SentinelError(
       'invalid_input',
-      '--stdio needs --identity <name>: the identity every call runs as (`sentinel tokens list` shows them; `local` has every role).',
+      `--stdio needs --identity <name>: the identity every call runs as (\`${sentinelCommand()} tokens list\` shows them; \`local\` has every role).`,
       { field: '--identity' },
     );
   }

@@ -4,7 +4,7 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { Logger } from 'pino';
-import { SentinelError } from '../core/index.ts';
+import { SentinelError, sentinelCommand } from '../core/index.ts';
 import {
   type KubeConnection,
   createRegistry,
@@ -205,11 +205,11 @@ function startupBanner(facts: {
     );
   } else if (facts.generated) {
     lines.push(
-      `Authenticate with  Authorization: Bearer <token>  — identity '${LOCAL_IDENTITY_NAME}' (all roles), kept across restarts; \`sentinel tokens rotate local\` replaces it.`,
+      `Authenticate with  Authorization: Bearer <token>  — identity '${LOCAL_IDENTITY_NAME}' (all roles), kept across restarts; \`${sentinelCommand()} tokens rotate local\` replaces it.`,
     );
   }
   lines.push(
-    `Identities in ${facts.tokensFile}: ${facts.identityCount}; add one with \`sentinel tokens add <name> --role caller\`.`,
+    `Identities in ${facts.tokensFile}: ${facts.identityCount}; add one with \`${sentinelCommand()} tokens add <name> --role caller\`.`,
     facts.cluster,
     `Data directory: ${facts.dataDir} (approvals, audit, identities; this server's discovery file in servers/).`,
     ...facts.announced,
@@ -302,15 +302,20 @@ export async function startServe(
   const loopback = isLoopbackHost(options.host);
   const generatedToken =
     options.stdio || supplied || !loopback ? undefined : loadOrCreateLocalToken(dataDir).token;
+  let checked = false;
   const identities = createIdentityStore({
     tokensFile,
     startupToken: supplied?.token ?? generatedToken,
     ...(generatedToken !== undefined && { startupTokenFile: localTokenFile(dataDir) }),
     ...(supplied && { startupTokenSource: supplied.source }),
-    // The message only: the same error reaches the terminal as one clean line, not a stack.
-    onLoadError: (error) => logger.error({ code: error.code, reason: error.message }, 'tokens file rejected'),
+    // Logged once running (a later edit of the file); at start-up `list` below throws it, and it
+    // reaches the terminal as one clean line, not twice.
+    onLoadError: (error) => {
+      if (checked) logger.error({ code: error.code, reason: error.message }, 'tokens file rejected');
+    },
   });
   const fileIdentities = identities.list(); // an invalid tokens.yaml stops the start here, with its message
+  checked = true;
   if (options.stdio) {
     requireIdentity(identities, options.identity!);
   } else {

@@ -5,7 +5,7 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { SentinelError } from '../core/index.ts';
+import { SentinelError, sentinelCommand } from '../core/index.ts';
 import type { ToolRegistry } from '../tools/index.ts';
 import type { ClusterAccess } from './kube.ts';
 import { LOCAL_IDENTITY_NAME } from './identity.ts';
@@ -33,7 +33,7 @@ export function requireIdentity(identities: IdentityStore, name: string): void {
   if (identities.get(name)) return;
   throw new SentinelError(
     'not_found',
-    `--identity '${name}' does not exist in ${identities.tokensFile}; \`sentinel tokens list\` shows the identities ('${LOCAL_IDENTITY_NAME}' is built in).`,
+    `--identity '${name}' does not exist in ${identities.tokensFile}; \`${sentinelCommand()} tokens list\` shows the identities ('${LOCAL_IDENTITY_NAME}' is built in).`,
     { field: '--identity' },
   );
 }

@@ -2,7 +2,7 @@
  * Bearer tokens: generation, hashing, constant-time comparison. Only SHA-256 hashes are ever stored.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { SentinelError } from '../core/index.ts';
+import { SentinelError, sentinelCommand } from '../core/index.ts';
 
 /** Prefix of generated tokens, so secret scanners and people recognise them. */
 export const TOKEN_PREFIX = 'snt_';
@@ -39,7 +39,7 @@ export function checkSuppliedToken(token: string, source: string): string {
   if (token.length < MIN_TOKEN_LENGTH) {
     throw new SentinelError(
       'invalid_input',
-      `The token from ${source} is ${token.length} characters; at least ${MIN_TOKEN_LENGTH} are required (generate one with \`sentinel tokens add\` or \`openssl rand -base64 32\`).`,
+      `The token from ${source} is ${token.length} characters; at least ${MIN_TOKEN_LENGTH} are required (generate one with \`${sentinelCommand()} tokens add\` or \`openssl rand -base64 32\`).`,
       { field: source },
     );
   }

@@ -12,6 +12,11 @@ export interface ApprovalPrompter {
   /** Asks a free-text question; undefined when input ended or was withdrawn, '' for a bare Enter. */
   ask(question: string, options?: PromptOptions): Promise<string | undefined>;
   close(): void;
+  /**
+   * Writes the question still waiting for an answer once more (after other lines pushed it out of
+   * sight, e.g. the server lost and back); nothing when none waits.
+   */
+  repeat?(): void;
 }
 
 export interface PromptOptions {
@@ -35,6 +40,8 @@ export function terminalPrompter(
   let close = () => {};
   /** A read of a withdrawn question still in flight: the line it gets was typed too late. */
   let stale: Promise<IteratorResult<string>> | undefined;
+  /** The question shown and not yet answered or withdrawn. */
+  let waiting: string | undefined;
   const read = (): Promise<IteratorResult<string>> => {
     if (!lines) {
       const rl = createInterface({ input, crlfDelay: Infinity, terminal: false });
@@ -52,7 +59,8 @@ export function terminalPrompter(
     const withdrawn = new Promise<'withdrawn'>((resolveWithdrawn) =>
       options.signal?.addEventListener('abort', () => resolveWithdrawn('withdrawn'), { once: true }),
     );
-    const next = await Promise.race([pending, withdrawn]);
+    waiting = question;
+    const next = await Promise.race([pending, withdrawn]).finally(() => (waiting = undefined));
     if (next === 'withdrawn') {
       output.write('\n');
       // Whatever line the engineer types next answers nothing: drop it when it comes.
@@ -72,5 +80,8 @@ export function terminalPrompter(
       return answer === undefined ? undefined : /^\s*y(es)?\s*$/i.test(answer);
     },
     close: () => close(),
+    repeat: () => {
+      if (waiting !== undefined) output.write(waiting);
+    },
   };
 }

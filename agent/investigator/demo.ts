@@ -74,7 +74,7 @@ export async function runDemo(options: DemoOptions, io: CommandIo): Promise<Repo
           : interactive
             ? 'You will be asked to approve any change before it runs.'
             : options.wait
-              ? 'No terminal to ask at (--wait): approve or deny on the approvals page, or with `sentinel approvals`.'
+              ? `No terminal to ask at (--wait): approve or deny on the approvals page, or with \`${sentinelCommand()} approvals\`.`
               : `No terminal to ask at (stdin is not one): the proposed change will be declined, so nothing changes. \`${sentinelCommand()} demo --yes\` approves it; \`--wait\` waits for a decision on the approvals page.`,
         '',
       ].join('\n'),

@@ -187,6 +187,7 @@ async function step(
     ...(context.askAgain !== undefined && { askAgain: context.askAgain }),
     ...(context.askAgainCommand !== undefined && { askAgainCommand: context.askAgainCommand }),
     ...(options.snapshot && { readSnapshot: inv.id }),
+    ...(context.signal && { signal: context.signal }),
   });
 }
 

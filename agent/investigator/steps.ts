@@ -12,6 +12,7 @@
  * are waited for again, approved calls are retried unless the server shows they already ran.
  */
 import type { ApprovalRequest } from '../../server/index.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { SentinelError, sentinelCommand } from '../../core/index.ts';
 import type { CallOptions, ClassifiedResult, ToolCaller } from './mcp-client.ts';
 import type { CallRecord, CallStatus, Step } from './model.ts';
@@ -46,7 +47,14 @@ export interface StepContext {
    * read tools and dry runs; approved retries never send it.
    */
   readSnapshot?: string;
+  /** Milliseconds between reads of a request another run is executing (default 500). */
+  pollMs?: number;
+  /** Stops waiting for another run's execution (throws `timeout`); a call already sent finishes. */
+  signal?: AbortSignal;
 }
+
+/** Longest wait for another run's execution of an approved call to finish, in milliseconds. */
+const MAX_FOREIGN_EXECUTION_MS = 10 * 60_000;
 
 /** Longest argument value shown in a call's one-line description, in characters. */
 const MAX_ARGUMENT_TEXT = 60;
@@ -242,23 +250,69 @@ async function settleHeld(
     // After a restart the retry may already have happened: the server knows.
     const request = await context.getApproval(call.approval_request_id!);
     if (request.status !== 'approved') {
-      const status = settle(call, request);
-      context.save();
-      if (status === 'approved') {
-        throw new SentinelError(
-          'conflict',
-          `Approval request ${request.id} is executing right now; resume the investigation once it has finished.`,
-        );
-      }
+      // Another run of this investigation (another terminal) retried it first.
+      await settleExecutedElsewhere(call, request, context);
       continue;
     }
     context.progress(`→ ${describeCall(call)} (approved: ${call.approval_request_id})`);
-    record(call, await context.caller.call(call.tool, call.arguments));
+    const outcome = await context.caller.call(call.tool, call.arguments);
+    if (outcome.kind === 'in_progress' && call.approval_request_id) {
+      // The gate ran it once, for the other run: its result is this call's result too.
+      await settleExecutedElsewhere(call, await context.getApproval(call.approval_request_id), context);
+      continue;
+    }
+    record(call, outcome);
     context.save();
   }
   if (calls.some((call) => call.status === 'declined')) return 'declined';
   if (calls.some((call) => call.status === 'expired')) return 'failed';
   return 'done';
+}
+
+/**
+ * Settles an approved call whose single execution belongs to another run of the same investigation
+ * (two terminals resumed it; the gate executes a grant once): waits while that execution is under
+ * way (polling the request every `pollMs`), then takes its outcome as this call's and says so.
+ * Throws `conflict` when it is still executing after ten minutes, `timeout` when `signal` aborts.
+ */
+async function settleExecutedElsewhere(
+  call: CallRecord,
+  first: ApprovalRequest,
+  context: StepContext,
+): Promise<void> {
+  const now = context.now ?? (() => new Date());
+  const deadline = now().getTime() + MAX_FOREIGN_EXECUTION_MS;
+  let request = first;
+  while (request.status === 'executing' || request.status === 'approved') {
+    if (now().getTime() > deadline) {
+      throw new SentinelError(
+        'conflict',
+        `Approval request ${request.id} is still executing in another run; resume the investigation once it has finished.`,
+      );
+    }
+    try {
+      await sleep(context.pollMs ?? 500, undefined, { signal: context.signal });
+    } catch {
+      throw new SentinelError(
+        'timeout',
+        `Stopped waiting for approval request ${request.id}, which another run is executing; the investigation stays resumable.`,
+      );
+    }
+    request = await context.getApproval(request.id);
+  }
+  settle(call, request);
+  context.save();
+  if (request.status === 'executed' || request.status === 'failed') {
+    const outcome = call.text ? `: ${firstTextLine(call.text)}` : '';
+    context.progress(
+      `  Approval request ${request.id}: the call was executed once, by another run of this investigation (not a second time here)${outcome}`,
+    );
+  }
+}
+
+/** The first non-empty line of `text`. */
+function firstTextLine(text: string): string {
+  return text.split('\n').find((line) => line.trim() !== '') ?? text;
 }
 
 /**

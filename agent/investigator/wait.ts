@@ -136,7 +136,8 @@ async function decideHere(
     const withdraw = new AbortController();
     const interrupted = () => withdraw.abort();
     options.signal?.addEventListener('abort', interrupted, { once: true });
-    const elsewhere = decidedElsewhere(request.id, options, withdraw.signal);
+    // A question pushed out of sight by "server lost … is back" is asked again below those lines.
+    const elsewhere = decidedElsewhere(request.id, options, withdraw.signal, () => mode.prompter.repeat?.());
     const answer = await Promise.race([
       mode.prompter.confirm(p.paint('bold', 'Approve this call?'), { signal: withdraw.signal }),
       elsewhere,
@@ -189,21 +190,23 @@ export function decisionLine(request: ApprovalRequest): string {
   const { decision } = request;
   if (!decision) return `Approval request ${request.id} is now ${request.status}.`;
   return decision.decision === 'allow'
-    ? `Approved elsewhere by ${decision.by} (approvals page or \`sentinel approvals\`); the prompt is withdrawn.`
+    ? `Approved elsewhere by ${decision.by} (approvals page or \`${sentinelCommand()} approvals\`); the prompt is withdrawn.`
     : `Denied elsewhere by ${decision.by}: ${decision.reason ?? '(no reason)'}; the prompt is withdrawn.`;
 }
 
 /**
  * Polls request `id` while the terminal asks, and resolves with it once it is no longer pending
  * (decided on the page, with `sentinel approvals`, expired); never resolves once `signal` aborts.
+ * `onBack` runs when the server answers again after it was lost (to ask the question again).
  */
 async function decidedElsewhere(
   id: string,
   options: WaitOptions,
   signal: AbortSignal,
+  onBack: () => void,
 ): Promise<ApprovalRequest> {
   const pollMs = options.pollMs ?? 1000;
-  const watch = { lost: false };
+  const watch = { lost: false, onBack };
   for (;;) {
     try {
       await sleep(pollMs, undefined, { signal });
@@ -219,12 +222,13 @@ async function decidedElsewhere(
 /**
  * One read of request `id` while watching it. When the server stops answering (`unavailable`, e.g.
  * `sentinel serve` was killed) it says so once — the request stays pending on the server — and
- * returns undefined until the server answers again, which it says too; other errors are thrown.
+ * returns undefined until the server answers again, which it says too (then calls `watch.onBack`);
+ * other errors are thrown.
  */
 async function watchedRead(
   id: string,
   options: WaitOptions,
-  watch: { lost: boolean },
+  watch: { lost: boolean; onBack?: () => void },
 ): Promise<ApprovalRequest | undefined> {
   const where = options.serverUrl ? ` at ${options.serverUrl}` : '';
   try {
@@ -232,6 +236,7 @@ async function watchedRead(
     if (watch.lost) {
       watch.lost = false;
       options.progress.write(`The Sentinel server${where} is back; still watching approval request ${id}.\n`);
+      watch.onBack?.();
     }
     return request;
   } catch (error) {

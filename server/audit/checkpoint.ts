@@ -15,7 +15,7 @@ import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { SentinelError } from '../../core/index.ts';
+import { SentinelError, sentinelCommand } from '../../core/index.ts';
 import { CHECKPOINT_FILE } from './checkpoint-file.ts';
 import { canonicalJson, GENESIS_HASH, type CheckpointRef } from './record.ts';
 import type { AuditLog } from './store.ts';
@@ -103,7 +103,7 @@ export function parseCheckpoints(text: string, source: string): Checkpoint[] {
     if (!parsed.success) {
       throw new SentinelError(
         'invalid_input',
-        `${source} line ${index + 1} is not a checkpoint (one JSON line per checkpoint, as \`sentinel audit checkpoint\` prints).`,
+        `${source} line ${index + 1} is not a checkpoint (one JSON line per checkpoint, as \`${sentinelCommand()} audit checkpoint\` prints).`,
         { field: '--checkpoint' },
       );
     }

@@ -165,6 +165,20 @@ describe('node bin/ensure-node.js <command>', () => {
   });
 });
 
+describe('package.json scripts', () => {
+  it('run every Node script through bin/ensure-node.js, so they work on a machine whose node is 20', () => {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    const direct = Object.entries(pkg.scripts).filter(([, line]) =>
+      /^node (?!bin\/ensure-node\.js )/.test(line),
+    );
+    expect(direct).toEqual([]);
+    // The README's tool table regenerates through a script too (`node tools/catalog.ts` needs Node 22).
+    expect(pkg.scripts.catalog).toBe('node bin/ensure-node.js node tools/catalog.ts');
+  });
+});
+
 describe('bin/sentinel.js under a Node older than 22.20', () => {
   /**
    * A copy of the launcher in a scratch clone layout whose `.tools/` already holds a supported Node

@@ -288,6 +288,35 @@ describe('sentinel approvals, against a live server', () => {
   });
 });
 
+describe('sentinel approvals approve --window on a request that already ran', () => {
+  let s: GateServer;
+  let agent: Client;
+  beforeAll(async () => {
+    s = await startGateServer();
+    agent = await connectClient(s.url, s.tokens.agent);
+  });
+  afterAll(async () => {
+    await agent?.close();
+    await s?.close();
+  });
+  const cli = (token: string, ...args: string[]) =>
+    runCli(['approvals', ...args, '--server', s.url, '--token', token]);
+
+  it('suggests no approve command: it says the request is decided and how to see its outcome (exit 1)', async () => {
+    const held = await agent.callTool({ name: 'scale_deployment', arguments: { ...checkout, replicas: 0 } });
+    const id = PendingResultMetaSchema.parse(held._meta).approval_request_id; // rule scale-to-zero: once
+    expect((await cli(s.tokens.alice, 'approve', id)).code).toBe(0);
+    const run = await agent.callTool({ name: 'scale_deployment', arguments: { ...checkout, replicas: 0 } });
+    expect(run._meta).toMatchObject({ approval_status: 'executed', approval_request_id: id });
+    const refused = await cli(s.tokens.alice, 'approve', id, '--window', '15m');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).not.toContain('approvals approve');
+    expect(refused.stderr).toContain(
+      `Approval request ${id} is already executed: there is nothing left to approve. Its outcome:\n  npx sentinel approvals show ${id} --server ${s.url} --token <your token>\n`,
+    );
+  });
+});
+
 describe('client commands find the running server and its token by discovery', () => {
   const data = tempDataDir();
   const quiet = { logger: pino({ level: 'silent' }), kube: fakeKube() };

@@ -106,6 +106,15 @@ describe('sentinel audit export|verify', () => {
     expect(parseSince('2025-01-31', now)).toBe('2025-01-31T00:00:00.000Z');
   });
 
+  it('refuses a bare number for --since (it was read as milliseconds), naming the field and the rule', async () => {
+    expect(() => parseSince('12')).toThrow(
+      "--since '12' has no unit: give a duration back from now with its unit (12m, 12h, 12d) or an ISO 8601 time (2025-01-31T02:00:00Z).",
+    );
+    const result = await runCli(['audit', 'export', '--since', '12', '--data-dir', dir]);
+    expect(result).toMatchObject({ code: 2, stdout: '' });
+    expect(result.stderr).toContain("--since '12' has no unit");
+  });
+
   it('checkpoints the head, and a later verify against it detects a truncated or emptied log', async () => {
     const elsewhere = tempDataDir();
     const received: string[] = [];

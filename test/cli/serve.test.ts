@@ -58,11 +58,14 @@ describe('sentinel serve refuses a non-loopback address', () => {
       cleanEnv({ SENTINEL_TOKEN: alice }),
     );
     await runCli(['tokens', 'revoke', 'alice', '--data-dir', data.dir]);
-    expect(result.code).toBe(1);
+    // A configuration error (exit 2), said once: no log line repeats it on stdout.
+    expect(result.code).toBe(2);
     expect(result.stderr).toMatch(
       /^sentinel: The startup token \(SENTINEL_TOKEN\) is also the token of identity 'alice'/,
     );
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stdout).not.toContain('tokens file rejected');
+    expect(result.stdout).not.toContain('is also the token of identity');
     for (const output of [result.stdout, result.stderr]) {
       expect(output).not.toMatch(/\n\s+at |"stack"/);
       expect(output).not.toContain(alice);
@@ -118,6 +121,9 @@ describe('sentinel serve on loopback', () => {
     );
     expect(stderr).toMatch(/Cluster: not configured/);
     expect(stderr).toContain(`Data directory: ${data.dir} (`);
+    // Hints name the command as a user of this clone runs it, like every other hint.
+    expect(stderr).toContain('`npx sentinel tokens rotate local` replaces it.');
+    expect(stderr).toContain('add one with `npx sentinel tokens add <name> --role caller`.');
     expect(stderr).not.toMatch(/\u001b/); // no colours off a terminal
   });
 

@@ -235,7 +235,7 @@ describe('identity store (tokens.yaml)', () => {
     } catch (thrown) {
       error = thrown as SentinelError;
     }
-    expect(error?.code).toBe('conflict');
+    expect(error?.code).toBe('invalid_input');
     expect(error?.message).toContain(
       `The startup token (SENTINEL_TOKEN) is also the token of identity 'agent' in ${flatFile}`,
     );

@@ -132,7 +132,7 @@ describe('startServe', () => {
       roles: ['caller'],
     });
     const start = startServe(options(), io({ SENTINEL_TOKEN: token }), quiet);
-    await expect(start).rejects.toMatchObject({ code: 'conflict' });
+    await expect(start).rejects.toMatchObject({ code: 'invalid_input' });
     await expect(start).rejects.toThrow(
       `The startup token (SENTINEL_TOKEN) is also the token of identity 'investigator' in ${join(data.dir, 'tokens.yaml')}`,
     );

@@ -230,6 +230,75 @@ describe('runStep (all or nothing)', () => {
     expect(done.calls[0]).toMatchObject({ status: 'succeeded', text: 'Rolled back to revision 2' });
   });
 
+  /** A request another run of the same investigation is executing: `executed` after `reads` more reads. */
+  function executingElsewhere(
+    server: FakeServer,
+    reads: number,
+  ): { request: ApprovalRequest; read: () => ApprovalRequest } {
+    const request = approvalRequest('apr_rollback_deployment', 'rollback_deployment');
+    request.status = 'approved';
+    server.requests.set(request.id, request);
+    const execution = {
+      id: 'exe_1',
+      status: 'succeeded' as const,
+      arguments: {},
+      started_at: request.created_at,
+      finished_at: request.created_at,
+      outcome: 'Rolled back to revision 2',
+    };
+    let left = reads;
+    const read = () => {
+      if (request.status === 'executing' && left-- <= 0) {
+        request.status = 'executed';
+        request.executions = [execution];
+      }
+      return structuredClone(request);
+    };
+    return { request, read };
+  }
+
+  it('when another run of the investigation executes the approved call first, reports its verified result, not a failure', async () => {
+    const server = new FakeServer();
+    const { request, read } = executingElsewhere(server, 2);
+    // The other terminal's retry won the race: ours is answered "executing now, not run a second time".
+    server.call = async (tool: string) => {
+      server.log.push(tool);
+      request.status = 'executing';
+      return {
+        kind: 'in_progress',
+        text: `This approved ${tool} call is executing now under approval request ${request.id}; it was not run a second time.`,
+        requestId: request.id,
+      };
+    };
+    const step = await planStep('remediate', [call('rollback_deployment')], server);
+    Object.assign(step.calls[0]!, { status: 'approved', approval_request_id: request.id });
+    const lines: string[] = [];
+    const ctx = { ...context(server, {}), getApproval: async () => read(), pollMs: 1 };
+    ctx.progress = (line: string) => lines.push(line);
+
+    const done = await runStep(step, ctx);
+    expect(server.log).toEqual(['rollback_deployment']);
+    expect(done.status).toBe('done');
+    expect(done.calls[0]).toMatchObject({ status: 'succeeded', text: 'Rolled back to revision 2' });
+    expect(lines.join('\n')).toContain(
+      'Approval request apr_rollback_deployment: the call was executed once, by another run of this investigation (not a second time here): Rolled back to revision 2',
+    );
+  });
+
+  it('when the approved call is executing in another run as this one resumes, waits for its result instead of failing', async () => {
+    const server = new FakeServer();
+    const { request, read } = executingElsewhere(server, 1);
+    request.status = 'executing';
+    const step = await planStep('remediate', [call('rollback_deployment')], server);
+    Object.assign(step.calls[0]!, { status: 'approved', approval_request_id: request.id });
+    const ctx = { ...context(server, {}), getApproval: async () => read(), pollMs: 1 };
+
+    const done = await runStep(step, ctx);
+    expect(server.log).toEqual([]);
+    expect(done.status).toBe('done');
+    expect(done.calls[0]).toMatchObject({ status: 'succeeded', text: 'Rolled back to revision 2' });
+  });
+
   it('names a tool the server does not offer before running anything', async () => {
     const server = new FakeServer();
     await expect(planStep('x', [call('delete_everything')], server)).rejects.toThrow(

@@ -89,6 +89,48 @@ describe('waitForDecision', () => {
   });
 });
 
+describe('waitForDecision at a y/N prompt, the server lost and back', () => {
+  it('asks the y/N question again once the server is back, and takes the answer typed after it', async () => {
+    let reads = 0;
+    let approved = false;
+    const pending = () =>
+      approvalFixture({ status: 'pending', expires_at: new Date(Date.now() + 60_000).toISOString() });
+    const api: ApprovalsApi = {
+      get: () => {
+        reads++;
+        // The first read, then the server is killed for two polls, then it answers again.
+        if (reads === 2 || reads === 3) {
+          return Promise.reject(new SentinelError('unavailable', 'connect ECONNREFUSED 127.0.0.1:7070'));
+        }
+        return Promise.resolve(pending());
+      },
+      approve: () => {
+        approved = true;
+        return Promise.resolve(approvalFixture({ status: 'approved' }));
+      },
+      deny: () => Promise.reject(new Error('not expected')),
+    };
+    const input = new PassThrough();
+    const stderr = capture(); // the question and the progress share stderr, as at a terminal
+    const decided = waitForDecision('apr_0123456789abcdef', {
+      approvals: api,
+      mode: { kind: 'prompt', prompter: terminalPrompter(input, stderr) },
+      progress: stderr,
+      pollMs: 1,
+      serverUrl: 'http://127.0.0.1:7070/',
+    });
+    while (!stderr.text().includes(' is back; '))
+      await new Promise((resolveTick) => setTimeout(resolveTick, 5));
+    await new Promise((resolveTick) => setImmediate(resolveTick));
+    const afterBack = stderr.text().slice(stderr.text().indexOf(' is back; '));
+    expect(afterBack).toContain('Approve this call? [y/N] ');
+    input.write('y\n');
+    expect((await decided).status).toBe('approved');
+    expect(approved).toBe(true);
+    expect(stderr.text().match(/Approve this call\? \[y\/N\] /g)).toHaveLength(2);
+  });
+});
+
 describe('waitForDecision at a y/N prompt, decided elsewhere', () => {
   const decision = (decision: 'allow' | 'deny', by: string, reason: string | null) => ({
     decision,
@@ -99,7 +141,11 @@ describe('waitForDecision at a y/N prompt, decided elsewhere', () => {
   });
 
   it.each([
-    ['approved', decision('allow', 'alice', null), 'Approved elsewhere by alice'],
+    [
+      'approved',
+      decision('allow', 'alice', null),
+      'Approved elsewhere by alice (approvals page or `npx sentinel approvals`); the prompt is withdrawn.',
+    ],
     [
       'denied',
       decision('deny', 'bob', 'not during the sale'),
