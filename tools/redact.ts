@@ -120,9 +120,18 @@ function isSecretKey(key: string): boolean {
   return key.toLowerCase() !== 'key' && isSecretName(key);
 }
 
+/** `isSecretPairName` of the names seen so far (kubelet messages repeat `container=`, `pod=`, …), bounded as `secretNames`. */
+const secretPairNames = new Map<string, boolean>();
+
 /** The narrower test for `name=value` pairs found in free text (no bare `key`/`auth`). */
 function isSecretPairName(name: string): boolean {
-  return looksSecret(name, undefined);
+  let secret = secretPairNames.get(name);
+  if (secret === undefined) {
+    secret = looksSecret(name, undefined);
+    if (secretPairNames.size >= MAX_REMEMBERED_NAMES) secretPairNames.clear();
+    secretPairNames.set(name, secret);
+  }
+  return secret;
 }
 
 interface Rule {

@@ -109,6 +109,18 @@ describe('redact: the shortcut for text no rule can match', () => {
   });
 });
 
+describe('name=value pairs in free text', () => {
+  it('answers the same for a pair name seen again (answers are remembered), and never by name alone', () => {
+    const message = 'back-off 5m0s restarting failed container=app pod=web-1 token=abc123 key=app';
+    for (let i = 0; i < 3; i += 1) {
+      expect(redact(message)).toEqual({
+        value: `back-off 5m0s restarting failed container=app pod=web-1 token=${REDACTED} key=app`,
+        redactions: 1,
+      });
+    }
+  });
+});
+
 describe('isSecretName', () => {
   it('answers the same for a name asked again (answers are remembered)', () => {
     for (let i = 0; i < 3; i += 1) {

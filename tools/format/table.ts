@@ -43,17 +43,18 @@ export function formatTable(
 ): string {
   if (rows.length === 0) return `No ${options.noun}.`;
   const { shown, omitted } = bound(rows, options.maxRows ?? DEFAULT_MAX_ROWS);
-  const cells = [
-    columns.map((c) => c.toUpperCase()),
-    ...shown.map((row) => columns.map((_, i) => oneLine(row[i], options.maxCell ?? MAX_CELL) || '-')),
-  ];
-  const widths = columns.map((_, i) => Math.max(...cells.map((row) => row[i]!.length)));
-  const lines = cells.map((row) =>
-    row
-      .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!)))
-      .join('   ')
-      .trimEnd(),
-  );
+  const maxCell = options.maxCell ?? MAX_CELL;
+  const last = columns.length - 1;
+  const cells = [columns.map((c) => c.toUpperCase())];
+  for (const row of shown) cells.push(columns.map((_, i) => oneLine(row[i], maxCell) || '-'));
+  const widths = cells[0]!.map((cell) => cell.length);
+  for (const row of cells) for (let i = 0; i < last; i++) widths[i] = Math.max(widths[i]!, row[i]!.length);
+  // Every column but the last padded to its widest cell; the last is not padded.
+  const lines = cells.map((row) => {
+    let line = '';
+    for (let i = 0; i < last; i++) line += `${row[i]!.padEnd(widths[i]!)}   `;
+    return `${line}${row[last] ?? ''}`.trimEnd();
+  });
   if (omitted > 0) lines.push(moreLine(omitted, options.noun, options.hint));
   return lines.join('\n');
 }

@@ -78,12 +78,20 @@ export function isSanitized(text: string): boolean {
 }
 
 /**
+ * Printable ASCII words separated by single spaces: already one clean line (sanitizing, collapsing
+ * whitespace and trimming change nothing), as most table cells are — tested once instead.
+ */
+const ONE_LINE = /^[\x21-\x7e]+(?: [\x21-\x7e]+)*$/;
+
+/**
  * One line of untrusted text for a table cell or a sentence: sanitized, whitespace collapsed, cut
  * to `max` characters with `…` (never inside a surrogate pair).
  */
 export function oneLine(text: string | undefined, max = 80): string {
   if (!text) return '';
-  const line = sanitizeText(text, { multiline: true }).replace(/\s+/g, ' ').trim();
+  const line = ONE_LINE.test(text)
+    ? text
+    : sanitizeText(text, { multiline: true }).replace(/\s+/g, ' ').trim();
   if (line.length <= max) return line;
   let end = max - 1;
   const last = line.charCodeAt(end - 1);

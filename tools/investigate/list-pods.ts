@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { assertNamespaceExists } from '../close-names.ts';
 import { defineTool, toolInput } from '../define-tool.ts';
 import { SentinelError } from '../errors.ts';
-import { age, bound, formatTable, untrustedBlock } from '../format/index.ts';
+import { bound, formatTable, humanDuration, untrustedBlock } from '../format/index.ts';
 import {
   containerProblem,
   containerStates,
@@ -16,6 +16,7 @@ import {
   isControlledBy,
   podSummary,
   revisionOf,
+  timeOf,
   POD_TEMPLATE_HASH_LABEL,
   type ContainerState,
   type ControllerRevision,
@@ -132,23 +133,27 @@ export const listPods = defineTool({
     const byUid = new Map(replicaSets.map((rs) => [rs.metadata?.uid, rs]));
     // Each Pod's container states once: its row and its messages both use them.
     const states = new Map(pods.map((p) => [p, containerStates(p)]));
-    const rows = pods
+    const entries = pods
       .map((p) => podRow(p, states.get(p)!, byUid, revisions))
-      .sort((a, b) => a.name.localeCompare(b.name));
+      .sort((a, b) => a.row.name.localeCompare(b.row.name));
+    const rows = entries.map((e) => e.row);
+    // AGE and the last restart's age from the times in ms (not re-parsed from the rows), one `now`.
+    const now = Date.now();
+    const ageOf = (ms: number) => (ms === 0 ? '<unknown>' : humanDuration(now - ms));
     const { shown, omitted } = bound(rows, MAX_LIST_ROWS);
     const where = `namespace '${namespace}'${deploymentName ? ` of Deployment '${deploymentName}'` : ''}${selector ? ` matching '${selector}'` : ''}`;
     const lines = [
       `${clusterLine(ctx.cluster)} — ${rows.length} Pod(s) in ${where}`,
       formatTable(
         ['name', 'ready', 'status', 'restarts', 'age', 'node', 'replicaset', 'rev', 'container problems'],
-        rows.map((r) => [
+        entries.map(({ row: r, createdAt, lastRestartAt }) => [
           r.name,
           `${r.ready_containers}/${r.total_containers}`,
           r.status,
-          r.restarts > 0 && r.last_restart
-            ? `${r.restarts} (${age(r.last_restart)} ago)`
+          r.restarts > 0 && lastRestartAt
+            ? `${r.restarts} (${ageOf(lastRestartAt)} ago)`
             : String(r.restarts),
-          age(r.created ?? undefined),
+          ageOf(createdAt),
           r.node ?? '<none>',
           r.replica_set ?? '<none>',
           r.revision === null ? '' : String(r.revision),
@@ -214,16 +219,21 @@ async function owningReplicaSets(kube: KubeReader, namespace: string, pods: Pod[
   });
 }
 
+/**
+ * A Pod's row, with its creation and last restart as ms since epoch (0 when unknown; the table's
+ * AGE and RESTARTS columns).
+ */
 function podRow(
   pod: Pod,
   containers: readonly ContainerState[],
   replicaSets: ReadonlyMap<string | undefined, ReplicaSet>,
   revisions: readonly ControllerRevision[],
-): z.infer<typeof PodRowSchema> {
+): { row: z.infer<typeof PodRowSchema>; createdAt: number; lastRestartAt: number } {
   const summary = podSummary(pod);
   const ownerRef = controllerOf(pod.metadata);
   const owner = ownerRef?.kind === 'ReplicaSet' ? replicaSets.get(ownerRef.uid) : undefined;
-  return {
+  const created = isoTime(pod.metadata?.creationTimestamp);
+  const row = {
     name: pod.metadata?.name ?? '',
     phase: pod.status?.phase ?? 'Unknown',
     status: summary.status,
@@ -232,7 +242,7 @@ function podRow(
     restarts: summary.restarts,
     last_restart: summary.lastRestartAt ? new Date(summary.lastRestartAt).toISOString() : null,
     node: pod.spec?.nodeName ?? null,
-    created: isoTime(pod.metadata?.creationTimestamp),
+    created,
     replica_set: ownerRef?.kind === 'ReplicaSet' ? ownerRef.name : null,
     revision: owner ? (revisionOf(owner) ?? null) : (podRevision(pod, revisions) ?? null),
     containers: containers.map((c) => ({
@@ -255,6 +265,11 @@ function podRow(
         : null,
       problem: containerProblem(c) ?? null,
     })),
+  };
+  return {
+    row,
+    createdAt: created === null ? 0 : timeOf(pod.metadata?.creationTimestamp),
+    lastRestartAt: summary.lastRestartAt ?? 0,
   };
 }
 

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   age,
@@ -6,6 +7,7 @@ import {
   humanDuration,
   sanitizeText,
   isSanitized,
+  oneLine,
   untrustedBlock,
 } from '../../../tools/format/index.ts';
 
@@ -44,6 +46,84 @@ describe('formatTable', () => {
       'A         B\nx y\\x07   -',
     );
     expect(formatTable(['a'], [], { noun: 'events' })).toBe('No events.');
+  });
+});
+
+/** `oneLine` and `formatTable` as they were before their shortcuts, for differential tests. */
+function referenceOneLine(text: string | undefined, max = 80): string {
+  if (!text) return '';
+  const line = sanitizeText(text, { multiline: true }).replace(/\s+/g, ' ').trim();
+  if (line.length <= max) return line;
+  let end = max - 1;
+  const last = line.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
+  return `${line.slice(0, end)}…`;
+}
+
+function referenceTable(columns: readonly string[], rows: readonly (readonly string[])[], maxCell: number) {
+  const cells = [
+    columns.map((c) => c.toUpperCase()),
+    ...rows.map((row) => columns.map((_, i) => referenceOneLine(row[i], maxCell) || '-')),
+  ];
+  const widths = columns.map((_, i) => Math.max(...cells.map((row) => row[i]!.length)));
+  return cells
+    .map((row) =>
+      row
+        .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!)))
+        .join('   ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
+describe('oneLine and formatTable give what the full sanitize-collapse-trim path gives', () => {
+  // Cells as the cluster sends them (printable words) and as a hostile one could (controls, bidi,
+  // newlines, runs of spaces, surrogates, non-ASCII).
+  const cell = fc.oneof(
+    fc.constantFrom(
+      'svc-0-676b5f584-6g4b4',
+      '1/1',
+      'Running',
+      '3h',
+      '<none>',
+      'app: CrashLoopBackOff (last: Error, exit 1)',
+      '',
+    ),
+    fc.string({ maxLength: 30 }),
+    fc.string({ unit: 'binary', maxLength: 30 }),
+    fc
+      .array(fc.constantFrom('a', ' ', '  ', '\t', '\n', '\r\n', '\u001b[8m', '\u202e', '\ud800', 'é', '~'), {
+        maxLength: 12,
+      })
+      .map((parts) => parts.join('')),
+  );
+
+  it('for any cell and width', () => {
+    fc.assert(
+      fc.property(cell, fc.integer({ min: 2, max: 40 }), (text, max) => {
+        expect(oneLine(text, max)).toBe(referenceOneLine(text, max));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('for any table', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom('name', 'ready', 'status', 'container problems'), {
+          minLength: 1,
+          maxLength: 4,
+        }),
+        fc.array(fc.array(cell, { maxLength: 5 }), { minLength: 1, maxLength: 6 }),
+        fc.integer({ min: 2, max: 40 }),
+        (columns, rows, maxCell) => {
+          expect(formatTable(columns, rows, { noun: 'pods', maxCell })).toBe(
+            referenceTable(columns, rows, maxCell),
+          );
+        },
+      ),
+      { numRuns: 1000 },
+    );
   });
 });
 
