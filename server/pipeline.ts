@@ -16,6 +16,7 @@ import { parseToolArguments } from './arguments.ts';
 import type { CallOutcome } from './call-outcome.ts';
 import type { ApprovalRequest } from './gate/approval-request.ts';
 import type { GateDecision } from './gate/decision.ts';
+import type { StoredExecution } from './gate/store/types.ts';
 import type { Identity } from './identity.ts';
 import type { ClusterAccess } from './kube.ts';
 import { createCallReads, forgettingWriter, runTool, type CallReads } from './run-tool.ts';
@@ -49,6 +50,11 @@ export interface ToolCallNotes {
   decision?: GateDecision;
   /** What became of the call, as the gate rendered it (server/gate/outcome.ts). */
   outcome?: CallOutcome;
+  /**
+   * The execution this call started (server/gate/execute.ts), with its status once finished: what
+   * ran — the resolved call, with the reason it carried — which the audit log records.
+   */
+  execution?: StoredExecution;
 }
 
 /** One `tools/call` as the middlewares see it. */

@@ -8,6 +8,7 @@ import { oneLine, redact, redactValue } from '../../tools/index.ts';
 import { callOutcome, resultError } from '../call-outcome.ts';
 import type { ApprovalRequest } from '../gate/approval-request.ts';
 import type { ApprovalEvent, ExecutionSettledEvent } from '../gate/events.ts';
+import type { StoredExecution } from '../gate/store/types.ts';
 import type { RejectedCall, ToolCall } from '../pipeline.ts';
 import type { AuditEntry } from './record.ts';
 
@@ -18,6 +19,31 @@ const MAX_MESSAGE = 500;
 export const SYSTEM_ACTOR = 'sentinel';
 
 const cleanText = (text: string): string => oneLine(redact(text).value, MAX_MESSAGE);
+
+/**
+ * A call's arguments as recorded, redacted. `idempotency_key` is the caller's opaque key an
+ * execution is stored under, not a credential, though its name reads like one: its value is
+ * scanned as text (a pasted token is still removed) instead of dropped, so an auditor can tell
+ * which key a call carried.
+ */
+function recordedArguments(args: Record<string, unknown>): Record<string, unknown> {
+  const { idempotency_key: key, ...rest } = args;
+  const out = redactValue(rest).value;
+  return typeof key === 'string' ? { ...out, idempotency_key: redact(key).value } : out;
+}
+
+/** The `execution` of a `tool_call` that started one: what ran, and how it ended. */
+function executedBy(execution: StoredExecution): NonNullable<AuditEntry['execution']> {
+  return {
+    id: execution.id,
+    authorization: execution.authorization,
+    status: execution.status,
+    started_at: execution.startedAt,
+    settled_by: null,
+    evidence: null,
+    arguments: recordedArguments(execution.arguments),
+  };
+}
 
 /** The approval request id the gate put on a result's `_meta`, if any. */
 export function approvalRequestIdOf(result: CallToolResult): string | undefined {
@@ -37,6 +63,9 @@ export interface FinishedCall {
 /**
  * The entry of one finished call. Rule and decision come from the gate's note (`call.notes.gate`);
  * without one, from the approval request (`ask`) or a policy denial's `_meta.policy_rule` (`deny`).
+ * `arguments` are the call's as it arrived; when it started an execution (`call.notes.execution`),
+ * `execution` records what ran — for an approved retry, the request's call and reason, whatever
+ * `reason` the retry carried.
  */
 export function toolCallEntry({ call, result, startedAt, durationMs, approval }: FinishedCall): AuditEntry {
   const note = call.notes.gate;
@@ -50,7 +79,7 @@ export function toolCallEntry({ call, result, startedAt, durationMs, approval }:
     identity: call.identity.name,
     cluster: call.cluster ? { context: call.cluster.context, server: call.cluster.server } : null,
     tool: call.tool.name,
-    arguments: redactValue(call.args).value,
+    arguments: recordedArguments(call.args),
     rule: note?.rule ?? approval?.policy.rule ?? policyRule ?? null,
     decision: note?.decision ?? (approval ? 'ask' : policyRule ? 'deny' : null),
     approval_request_id: note?.approvalRequestId ?? approvalRequestIdOf(result) ?? null,
@@ -60,14 +89,21 @@ export function toolCallEntry({ call, result, startedAt, durationMs, approval }:
     outcome,
     duration_ms: Math.round(durationMs * 1000) / 1000,
     error: error && { code: error.code, message: cleanText(error.message) },
+    ...(call.notes.execution && { execution: executedBy(call.notes.execution) }),
     ...(approval?.client_ref && { client_ref: approval.client_ref }),
   };
 }
 
+/** The call an approval request stands for: its resolved arguments and the requester's `reason`. */
+function requestedCall(request: ApprovalRequest): Record<string, unknown> {
+  return request.reason === null ? request.arguments : { ...request.arguments, reason: request.reason };
+}
+
 /**
  * The entry of an approval event, or undefined for `approval_reused` (the held call's own record
- * already names the request). An expiry after approval (a grant that ended unused) is
- * `grant_expired`.
+ * already names the request). `arguments` are the request's resolved call with the requester's
+ * `reason` (what the approver read, and what runs). An expiry after approval (a grant that ended
+ * unused) is `grant_expired`.
  */
 export function approvalEventEntry(event: ApprovalEvent, now: Date): AuditEntry | undefined {
   const { request } = event;
@@ -77,7 +113,7 @@ export function approvalEventEntry(event: ApprovalEvent, now: Date): AuditEntry 
     request_id: null,
     cluster: request.cluster,
     tool: request.tool,
-    arguments: redactValue(request.arguments).value,
+    arguments: redactValue(requestedCall(request)).value,
     rule: request.policy.rule,
     approval_request_id: request.id,
     approver: decision?.by ?? null,

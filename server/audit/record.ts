@@ -21,10 +21,10 @@ const StrictClusterSchema = z.strictObject(ClusterSchema.shape);
 const ErrorSchema = z.strictObject({ code: z.string(), message: z.string() });
 
 /**
- * `execution` of a record: the gate's execution a state change concerns, and the evidence used to
- * settle it. `settled_by` says who settled it outside a `tools/call` (`reconcile`: the restart
- * reconciler read the cluster); `evidence` is what it read there (null when it could not read a
- * target).
+ * `execution` of a record: the gate's execution a call ran or a state change concerns, and the
+ * evidence used to settle it. `settled_by` says who settled it outside a `tools/call` (`reconcile`:
+ * the restart reconciler read the cluster; null on the `tool_call` that ran it); `evidence` is what
+ * it read there (null when it could not read a target, and on a `tool_call`).
  */
 const ExecutionSchema = z.strictObject({
   id: z.string(),
@@ -44,6 +44,13 @@ const ExecutionSchema = z.strictObject({
       approval_request_annotation: z.string().nullable(),
     })
     .nullable(),
+  /**
+   * On a `tool_call` that executed: the arguments the handler ran with (redacted) — the approved
+   * request's resolved call with the requester's `reason`, which may differ from the call's own
+   * `arguments` (a retry spells `reason` or `idempotency_key` as it likes; an omitted `to_revision`
+   * ran as a concrete one). Optional: absent from records written before it existed.
+   */
+  arguments: z.record(z.string(), z.unknown()).optional(),
 });
 
 /**
@@ -92,7 +99,11 @@ export const AuditEntrySchema = z.strictObject({
   identity: z.string(),
   cluster: StrictClusterSchema.nullable(),
   tool: z.string(),
-  /** Parsed (or resolved) arguments, redacted. */
+  /**
+   * Redacted. A `tool_call`'s: parsed as it arrived, defaults applied (what ran, when it differs, is
+   * in `execution.arguments`); an approval's: the request's resolved call with the requester's
+   * `reason`; an `execution`'s: what ran.
+   */
   arguments: z.record(z.string(), z.unknown()),
   /** Matched policy rule; null when the server runs without a gate. */
   rule: z.string().nullable(),
@@ -113,7 +124,7 @@ export const AuditEntrySchema = z.strictObject({
   /** The error of a failed or refused call (redacted, one line), or a denial's reason. */
   error: ErrorSchema.nullable(),
   // --- extension fields: optional, absent from records written before they existed ---
-  /** The execution a record concerns (kind `execution`; a `tool_call` that executed). */
+  /** The execution a record concerns (kind `execution`; a `tool_call` that started one). */
   execution: ExecutionSchema.optional(),
   /** Aggregated unauthenticated requests (kind `unauthenticated`). */
   unauthenticated: UnauthenticatedSchema.optional(),

@@ -72,11 +72,12 @@ export async function execute(
     }
   }
   const execution = started.execution;
+  call.notes.execution = execution;
   let settle: (result: CallToolResult | undefined) => void = () => undefined;
   executor.inFlight.set(execution.id, new Promise((resolve) => (settle = resolve)));
   let answer: CallToolResult | undefined;
   try {
-    answer = await run(executor, execution, next, plan, options);
+    answer = await run(executor, call, execution, next, plan, options);
     return answer;
   } finally {
     executor.inFlight.delete(execution.id);
@@ -86,6 +87,7 @@ export async function execute(
 
 async function run(
   executor: Executor,
+  call: ToolCall,
   execution: StoredExecution,
   next: ExecuteFn,
   plan: ExecutionPlan,
@@ -93,7 +95,7 @@ async function run(
 ): Promise<CallToolResult> {
   const stop = options.check ? await options.check() : undefined;
   if (stop) {
-    await finish(executor, execution, 'stale', stop.outcome, stop.result);
+    await finish(executor, call, execution, 'stale', stop.outcome, stop.result);
     return stop.result;
   }
   let result: CallToolResult;
@@ -107,7 +109,7 @@ async function run(
     const failure = toSentinelError(error);
     result = gateErrorResult(failure.message, failure.code, failure.field);
   }
-  await finish(executor, execution, result.isError ? 'failed' : 'succeeded', firstLine(result), result);
+  await finish(executor, call, execution, result.isError ? 'failed' : 'succeeded', firstLine(result), result);
   return plan.authorization === 'policy' ? result : withExecutedMeta(result, plan.requestId, execution.id);
 }
 
@@ -129,6 +131,7 @@ async function coalesce(executor: Executor, existing: StoredExecution): Promise<
 
 async function finish(
   executor: Executor,
+  call: ToolCall,
   execution: StoredExecution,
   status: 'succeeded' | 'failed' | 'stale',
   outcome: string,
@@ -136,6 +139,7 @@ async function finish(
 ): Promise<void> {
   const { store, logger } = executor.core.options;
   await store.finishExecution(execution.id, { status, outcome, result }, executor.core.now());
+  call.notes.execution = { ...execution, status, outcome };
   logger?.info(
     {
       executionId: execution.id,
