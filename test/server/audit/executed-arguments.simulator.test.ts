@@ -108,6 +108,25 @@ describe(
       }
     });
 
+    it('records a dry run as a call that executed nothing', async () => {
+      const before = await annotations();
+      const agent = await connectClient(s.url, s.tokens.agent);
+      try {
+        const preview = await agent.callTool({
+          name: 'rollback_deployment',
+          arguments: { ...checkout, dry_run: true, reason: 'just looking' },
+        });
+        expect(preview.isError).toBeFalsy();
+      } finally {
+        await agent.close();
+      }
+      const entry = records().at(-1)!;
+      expect(entry).toMatchObject({ kind: 'tool_call', outcome: 'succeeded', approval_request_id: null });
+      expect(entry.arguments).toMatchObject({ dry_run: true, reason: 'just looking' });
+      expect(entry).not.toHaveProperty('execution');
+      expect(await annotations()).toEqual(before);
+    });
+
     it('records the idempotency_key the executing call carried, and what ran without it', async () => {
       // Back to revision 1 (2.3.9): a change the first test's rollback left to make.
       const { id, executed } = await holdApproveRetry(
