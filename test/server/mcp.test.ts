@@ -42,7 +42,7 @@ describe('createMcpServer', () => {
         seen.push(request);
         return Promise.resolve(result);
       },
-      caller: () => ({ identity: { name: 'agent', role: 'agent' } as Identity, requestId: 'r1' }),
+      caller: () => ({ identity: { name: 'agent' } as unknown as Identity, requestId: 'r1' }),
     });
     const sent: JSONRPCMessage[] = [];
     const [client, transport] = InMemoryTransport.createLinkedPair();
