@@ -651,7 +651,9 @@ async function main(): Promise<void> {
         runs.get(row.name)!.push(await runRow(row, SECONDS * share, CONCURRENCY));
       }
       for (const row of rows) rounds.get(row.name)!.push(roundFigures(runs.get(row.name)!));
-      process.stderr.write(`round ${round + 1}/${ROUNDS} done\n`);
+      // Each row's RPS this round: a trend over rounds says the warm-up was too short for the JIT.
+      const perRow = rows.map((row) => `${row.name} ${rounds.get(row.name)!.at(-1)!.rps.toFixed(0)}`);
+      process.stderr.write(`round ${round + 1}/${ROUNDS} done (RPS: ${perRow.join(', ')})\n`);
     }
     for (const target of profiled) {
       const file = join(CPU_PROF_DIR!, `${target.name.replace(/[^\w-]+/g, '_')}.cpuprofile`);

@@ -4,6 +4,7 @@
  * in front of every handler.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import {
@@ -99,6 +100,16 @@ const sharedValidator: jsonSchemaValidator = {
 };
 
 /**
+ * `Server.setRequestHandler` wraps a `tools/call` handler to parse the request with
+ * `CallToolRequestSchema` again (the `Protocol` already did, before the handler runs) and to parse
+ * the result with `CallToolResultSchema`, answering zod's copy of it (~2 % of a read's CPU, issue
+ * 17). The `Protocol`'s own registration parses the request once and answers the pipeline's result
+ * as it is; every result the pipeline returns is a typed `CallToolResult` (runTool, errorResult),
+ * and MCP clients check results themselves.
+ */
+const setProtocolRequestHandler = Protocol.prototype.setRequestHandler;
+
+/**
  * A low-level MCP `Server` serving the registry through the pipeline. Connect it to one transport.
  * One per request (the SDK's stateless model keeps requests isolated); what does not depend on the
  * request — the `tools/list` result, input schemas, the JSON Schema validator — is built once.
@@ -111,7 +122,7 @@ export function createMcpServer(options: McpServerOptions): Server {
     { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: sharedValidator },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  setProtocolRequestHandler.call(server, CallToolRequestSchema, async (request, extra) => {
     let context: CallerContext;
     try {
       context = caller();
