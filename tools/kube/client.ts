@@ -358,6 +358,9 @@ export function createKubeClient(
           namespace,
           requestTimeoutMs,
           pageSize: DEFAULT_PAGE_SIZE,
+          ...(options.readCache?.watchTimeoutSeconds !== undefined && {
+            watchTimeoutSeconds: () => options.readCache!.watchTimeoutSeconds!,
+          }),
         }),
       options.readCache,
     );

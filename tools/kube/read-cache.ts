@@ -49,6 +49,8 @@ export interface ReadCacheOptions {
   writeBypassMs?: number;
   /** Reflector backoff after failures; default 200 ms doubling to 30 s. */
   backoff?: ReflectorBackoff;
+  /** `timeoutSeconds` of each watch; default 5–10 minutes, randomised (tests: short). */
+  watchTimeoutSeconds?: number;
   /** Told every reflector failure (logs). */
   onError?: (error: unknown, where: { resource: CachedResource; namespace: string }) => void;
 }
