@@ -86,14 +86,6 @@ export class ObjectStore {
     return this.#history[0] ? this.#history[0].resourceVersion - 1 : this.#revision;
   }
 
-  /**
-   * Drops the change history, as etcd's compaction does: a watch resuming from any version before
-   * now gets 410 Gone (tests of clients that must list again).
-   */
-  compact(): void {
-    this.#history = [];
-  }
-
   /** Changes after `resourceVersion`, oldest first. */
   changesSince(resourceVersion: number): StoreChange[] {
     return this.#history.filter((change) => change.resourceVersion > resourceVersion);
