@@ -460,7 +460,7 @@ export async function startServe(
     await server.close(); // closes the connections, which aborts the calls in flight
     await inFlight.settled({ logger });
     await plugins.close();
-      await cluster.close();
+    await cluster.close();
   };
   let credentials: string[];
   try {

@@ -40,7 +40,11 @@ describe('tool calls with the read cache on', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'sentinel-pipeline-cache-'));
-    sim = await startSimulator({ scenario: 'bad-image-rollout', timeScale: 0, kubeconfigPath: join(dir, 'kc') });
+    sim = await startSimulator({
+      scenario: 'bad-image-rollout',
+      timeScale: 0,
+      kubeconfigPath: join(dir, 'kc'),
+    });
     const connected = connectKube({ kubeconfig: sim.kubeconfigPath!, readCache: 'watch' });
     if (!connected.configured) throw new Error(connected.reason);
     connection = {

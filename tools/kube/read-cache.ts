@@ -283,7 +283,8 @@ export function noteWritesIn(writer: KubeWriter, cache: ReadCache): KubeWriter {
     const call = writer[method] as (...args: unknown[]) => Promise<unknown>;
     noting[method] = resource
       ? async (...args: unknown[]) => {
-          const note = (version: string) => cache.noteWrite(resource, String(args[0]), String(args[1]), version);
+          const note = (version: string) =>
+            cache.noteWrite(resource, String(args[0]), String(args[1]), version);
           try {
             const answer = await call(...args);
             note(versionOf(answer as JsonObject));

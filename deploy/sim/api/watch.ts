@@ -43,7 +43,7 @@ export function serveWatch(
   const { type, namespace } = request;
   response.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
   response.flushHeaders();
-  const send = (eventType: WatchEventType | 'ERROR', object: unknown) => {
+  const send = (eventType: WatchEventType | 'ERROR' | 'BOOKMARK', object: unknown) => {
     if (!response.writableEnded) response.write(`${JSON.stringify({ type: eventType, object })}\n`);
   };
   const inScope = (object: KubeObject) => namespace === undefined || object.metadata.namespace === namespace;

@@ -115,7 +115,6 @@ describe('read cache (--read-cache watch) on the simulator', () => {
   });
 });
 
-
 describe('createReadCache read-your-writes', () => {
   /** A cache whose one reflector lists version 10 and then delivers only what `push` sends. */
   function cacheWithWatch() {
@@ -127,7 +126,8 @@ describe('createReadCache read-your-writes', () => {
       }),
       watch: async () =>
         (async function* () {
-          while (true) yield await new Promise<{ type: string; object: Record<string, unknown> }>((r) => (push = r));
+          while (true)
+            yield await new Promise<{ type: string; object: Record<string, unknown> }>((r) => (push = r));
         })(),
     }));
     return { cache, push: (event: { type: string; object: Record<string, unknown> }) => push(event) };
@@ -143,7 +143,10 @@ describe('createReadCache read-your-writes', () => {
       push({ type: 'MODIFIED', object: { metadata: { name: 'other', resourceVersion: '11' } } });
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect(cache.fresh('deployments', 'shop')).toBeUndefined(); // whether 11 arrived or not: 11 < 12
-      push({ type: 'MODIFIED', object: { metadata: { name: 'web', resourceVersion: '12' }, spec: { replicas: 3 } } });
+      push({
+        type: 'MODIFIED',
+        object: { metadata: { name: 'web', resourceVersion: '12' }, spec: { replicas: 3 } },
+      });
       await until(() => cache.fresh('deployments', 'shop') !== undefined, 'the write seen');
       expect(cache.fresh('deployments', 'shop')?.get('web')).toMatchObject({ spec: { replicas: 3 } });
     } finally {

@@ -28,7 +28,11 @@ async function until(check: () => boolean, what: string): Promise<void> {
 }
 
 /** A watch that yields `events`, then either ends, throws `error`, or stays open until aborted. */
-function stream(events: WatchEvent[], end: 'end' | 'open' | Error, signal: AbortSignal): AsyncIterable<WatchEvent> {
+function stream(
+  events: WatchEvent[],
+  end: 'end' | 'open' | Error,
+  signal: AbortSignal,
+): AsyncIterable<WatchEvent> {
   return (async function* () {
     for (const event of events) yield event;
     if (end instanceof Error) throw end;

@@ -161,7 +161,11 @@ describe('simulator writes and streams', () => {
     const marked = await watch(`/api/v1/namespaces/shop/pods?watch=1&allowWatchBookmarks=true&${from}`, 10);
     expect(marked.at(-1)).toMatchObject({
       type: 'BOOKMARK',
-      object: { kind: 'Pod', apiVersion: 'v1', metadata: { resourceVersion: expect.stringMatching(/^\d+$/) } },
+      object: {
+        kind: 'Pod',
+        apiVersion: 'v1',
+        metadata: { resourceVersion: expect.stringMatching(/^\d+$/) },
+      },
     });
     const plain = await watch(`/api/v1/namespaces/shop/pods?watch=1&${from}`, 10);
     expect(plain.map((event) => event.type)).not.toContain('BOOKMARK');
