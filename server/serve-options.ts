@@ -72,7 +72,7 @@ export const ServeOptionsSchema = z.strictObject({
         .min(1, "must be at least 1 (or 'auto')"),
     ),
   /**
-   * `watch`: read tools answer Deployments, ReplicaSets and Pods from a watch-backed cache when it is
+   * `watch`: read tools answer Deployments, ReplicaSets, Pods and HorizontalPodAutoscalers from a watch-backed cache when it is
    * synced (tools/kube/read-cache.ts); `off` (default): every read asks the API server.
    */
   readCache: z.enum(['off', 'watch'], { error: "must be 'off' or 'watch'" }).default('off'),

@@ -97,7 +97,7 @@ export interface KubeClient {
   reader: KubeReader;
   /** Notes its writes in the read cache (read-your-writes) when there is one. */
   writer: KubeWriter;
-  /** With `readCache`: Deployments, ReplicaSets and Pods from the cache when synced (read tools only). */
+  /** With `readCache`: Deployments, ReplicaSets, Pods and HorizontalPodAutoscalers from the cache when synced (read tools only). */
   cachedReader?: KubeReader;
   /** The read cache itself (stats, tests), with `readCache`. */
   readCache?: ReadCache;
@@ -379,6 +379,7 @@ const CACHED_OPERATIONS = {
   deployments: READER_OPERATIONS.listDeployments,
   replicasets: READER_OPERATIONS.listReplicaSets,
   pods: READER_OPERATIONS.listPods,
+  horizontalpodautoscalers: READER_OPERATIONS.listHorizontalPodAutoscalers,
 } as const satisfies Record<CachedResource, KubeOperation>;
 
 /** The query of the list page after `next` (undefined: the first page). */

@@ -63,6 +63,12 @@ export const CACHE_OPERATIONS = {
   watchDeployments: { verb: 'watch', group: 'apps', resource: 'deployments', kind: 'Deployment' },
   watchReplicaSets: { verb: 'watch', group: 'apps', resource: 'replicasets', kind: 'ReplicaSet' },
   watchPods: { verb: 'watch', group: '', resource: 'pods', kind: 'Pod' },
+  watchHorizontalPodAutoscalers: {
+    verb: 'watch',
+    group: 'autoscaling',
+    resource: 'horizontalpodautoscalers',
+    kind: 'HorizontalPodAutoscaler',
+  },
 } as const satisfies Record<string, KubeOperation>;
 
 /** What each `KubeWriter` method calls. */

@@ -1,7 +1,7 @@
 /**
  * The opt-in watch-backed read cache (`sentinel serve --read-cache watch`), the way client-go's
  * informers serve reads: one reflector (./reflector.ts) per (resource, namespace) for Deployments,
- * ReplicaSets and Pods, started by the first read of that namespace, answering later reads from
+ * ReplicaSets, Pods and HorizontalPodAutoscalers, started by the first read of that namespace, answering later reads from
  * memory once it is synced. Until then — and whenever it reconnects or relists — reads go to the API
  * server as without the cache.
  *
@@ -34,7 +34,7 @@ import type { JsonObject, KubeReader, KubeWriter, ListOptions } from './types.ts
 import { WRITER_OPERATIONS } from './operations.ts';
 
 /** The resources the cache holds (plural resource names of the API). */
-export const CACHED_RESOURCES = ['deployments', 'replicasets', 'pods'] as const;
+export const CACHED_RESOURCES = ['deployments', 'replicasets', 'pods', 'horizontalpodautoscalers'] as const;
 export type CachedResource = (typeof CACHED_RESOURCES)[number];
 
 /** `--read-cache`: `off` (every read asks the API server) or `watch` (this module). */
@@ -211,7 +211,7 @@ function requirementsOf(selector: string): LabelRequirement[] | undefined {
 }
 
 /**
- * `live` with the reads of Deployments, ReplicaSets and Pods answered from `cache` when it is fresh
+ * `live` with the reads of Deployments, ReplicaSets, Pods and HorizontalPodAutoscalers answered from `cache` when it is fresh
  * (`ReadCache.fresh`) and the options are ones the cache can answer (a label selector; a field
  * selector or an unparsable label selector goes to the API server). An object the cache does not
  * hold goes to the API server too (so "not found" is the API server's, and an object created a
@@ -256,6 +256,8 @@ export function cachingReader(live: KubeReader, cache: ReadCache): KubeReader {
       many('replicasets', namespace, o, () => live.listReplicaSetsAsSent(namespace, o)),
     getPod: (namespace, name) => one('pods', namespace, name, () => live.getPod(namespace, name)),
     listPods: (namespace, o) => many('pods', namespace, o, () => live.listPods(namespace, o)),
+    listHorizontalPodAutoscalers: (namespace, o) =>
+      many('horizontalpodautoscalers', namespace, o, () => live.listHorizontalPodAutoscalers(namespace, o)),
   };
 }
 

@@ -169,7 +169,7 @@ export type KubeConnection =
       reader: KubeReader;
       writer: KubeWriter;
       /**
-       * With `--read-cache watch`: Deployments, ReplicaSets and Pods answered from a watch-backed
+       * With `--read-cache watch`: Deployments, ReplicaSets, Pods and HorizontalPodAutoscalers answered from a watch-backed
        * cache when it is synced (./read-cache.ts); for `read` tools only.
        */
       cachedReader?: KubeReader;
