@@ -599,6 +599,13 @@ async function main(): Promise<void> {
               token: compare.tokens.agent,
               body: getDeployment,
             },
+            {
+              name: 'list_pods 50 Pods (sentinel*)',
+              target: () => sentinelCompare,
+              path: '/mcp',
+              token: compare.tokens.agent,
+              body: () => toolCall('list_pods', { namespace: NAMESPACE }),
+            },
           ]
         : []),
       ...(baseline
@@ -799,6 +806,11 @@ async function main(): Promise<void> {
     if (sentinelCompare && ran('get_deployment (sentinel*)', gd)) {
       lines.push(
         `sentinel* (${JSON.stringify(COMPARE_OPTIONS)}) / sentinel: x${ratio('get_deployment (sentinel*)', gd).toFixed(2)} RPS`,
+      );
+    }
+    if (sentinelCompare && ran('list_pods 50 Pods (sentinel*)', lp)) {
+      lines.push(
+        `sentinel* (${JSON.stringify(COMPARE_OPTIONS)}) / sentinel, list_pods: x${ratio('list_pods 50 Pods (sentinel*)', lp).toFixed(2)} RPS`,
       );
     }
     for (const [row, base] of [

@@ -65,6 +65,7 @@ function recordingTransport(live: KubeTransport) {
       bytes += text.length;
       return text;
     },
+    stream: (req) => live.stream(req),
     dispatcher: () => live.dispatcher(),
     close: () => live.close(),
   };

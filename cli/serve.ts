@@ -54,6 +54,11 @@ function registerServe(program: Command): void {
       "processes serving the one port (node:cluster) on the shared store; 'auto' = one per core",
       '1',
     )
+    .option(
+      '--read-cache <mode>',
+      "'watch': read tools answer Deployments, ReplicaSets, Pods and HorizontalPodAutoscalers from a watch-backed cache once synced (eventually consistent; Sentinel's own writes are read back); 'off': every read asks the API server",
+      'off',
+    )
     .option('--stdio', 'serve MCP over stdin/stdout instead of HTTP (with --identity)', false)
     .option(
       '--identity <name>',

@@ -23,6 +23,8 @@ export interface ClusterOptions {
   kubeconfig?: string;
   /** kubeconfig context; default the current context. */
   context?: string;
+  /** `--read-cache`: `watch` for the watch-backed cache of read tools; default `off`. */
+  readCache?: 'off' | 'watch';
 }
 
 /**
@@ -35,6 +37,7 @@ export async function connectCluster(options: ClusterOptions): Promise<KubeConne
     return await connectKube({
       ...(options.kubeconfig !== undefined && { kubeconfig: options.kubeconfig }),
       ...(options.context !== undefined && { context: options.context }),
+      ...(options.readCache !== undefined && { readCache: options.readCache }),
     });
   } catch (error) {
     return {

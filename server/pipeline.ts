@@ -341,10 +341,12 @@ async function runHandler(
     throw new SentinelError('unavailable', connection.reason);
   }
   const executes = tool.risk !== 'read' && !dryRun;
+  // Only read tools outside a snapshot may answer from the read cache (--read-cache watch):
+  // previews, the gate's re-reads, executions and snapshots (which previews share) read the API server.
   const live =
     shared.id !== undefined && !executes && overrides.recheck !== true
       ? shared.snapshots.reader(snapshotKey(call, connection.cluster, shared.id), connection.reader)
-      : connection.reader;
+      : (tool.risk === 'read' && connection.cachedReader) || connection.reader;
   const reader = dryRun ? reads.recording(live) : executes ? reads.replaying(live) : live;
   return runTool(
     tool,

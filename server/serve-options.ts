@@ -71,6 +71,11 @@ export const ServeOptionsSchema = z.strictObject({
         .int("must be a whole number or 'auto'")
         .min(1, "must be at least 1 (or 'auto')"),
     ),
+  /**
+   * `watch`: read tools answer Deployments, ReplicaSets, Pods and HorizontalPodAutoscalers from a watch-backed cache when it is
+   * synced (tools/kube/read-cache.ts); `off` (default): every read asks the API server.
+   */
+  readCache: z.enum(['off', 'watch'], { error: "must be 'off' or 'watch'" }).default('off'),
   /** Serve MCP over stdin/stdout instead of HTTP. */
   stdio: z.boolean().default(false),
   /** With --stdio: the identity every call runs as (must exist). */

@@ -242,17 +242,22 @@ function serverCluster(
   given: KubeConnection | undefined,
   logger: Logger,
   announce: (line: string) => void,
-): { kube: ClusterAccess; line: string } {
+): { kube: ClusterAccess; line: string; close: () => Promise<void> } {
   const located = given ? undefined : locateKubeconfig({ kubeconfig: options.kubeconfig });
   const known =
     given ??
     (located && 'reason' in located ? { configured: false as const, reason: located.reason } : undefined);
   if (known || !located || 'reason' in located) {
     const connection = known ?? { configured: false as const, reason: 'No cluster.' };
-    return { kube: () => connection, line: clusterLine(connection) };
+    return { kube: () => connection, line: clusterLine(connection), close: async () => {} };
   }
   const kube = lazyCluster(
-    () => connectCluster({ kubeconfig: options.kubeconfig, context: options.context }),
+    () =>
+      connectCluster({
+        kubeconfig: options.kubeconfig,
+        context: options.context,
+        readCache: options.readCache,
+      }),
     (connection) => {
       if (connection.configured) logger.info({ cluster: connection.cluster }, 'cluster connected');
       else logger.warn({ reason: connection.reason }, 'cluster not configured');
@@ -263,6 +268,11 @@ function serverCluster(
   return {
     kube,
     line: `Cluster: from ${describeSource(located.source)}${context}; connected on first use (a tool call or GET /readyz).`,
+    // The connection this server made: its read cache's watches and connections end with it.
+    close: async () => {
+      const made = await kube.peek?.();
+      if (made?.configured) await made.close?.();
+    },
   };
 }
 
@@ -363,6 +373,7 @@ export async function startServe(
       await stdio.close?.(); // aborts the calls in flight
       await inFlight.settled({ logger });
       await plugins.close();
+      await cluster.close();
     });
     Object.assign(
       stdio,
@@ -401,6 +412,7 @@ export async function startServe(
       server = await listen(app, { host: options.host, port: options.port, ...(tls && { tls }) });
     } catch (error) {
       await plugins.close();
+      await cluster.close();
       throw listenError(error, options);
     }
   }
@@ -431,6 +443,7 @@ export async function startServe(
       await server.close();
       await inFlight.settled({ logger });
       await plugins.close();
+      await cluster.close();
     });
   }
   const pluginCredentials = plugins
@@ -447,6 +460,7 @@ export async function startServe(
     await server.close(); // closes the connections, which aborts the calls in flight
     await inFlight.settled({ logger });
     await plugins.close();
+    await cluster.close();
   };
   let credentials: string[];
   try {

@@ -25,7 +25,13 @@ describe('serve options', () => {
     expect(parseServeOptions({ workers: 'auto' }).workers).toBe(availableParallelism());
   });
 
+  it('takes --read-cache off (default) or watch', () => {
+    expect(parseServeOptions({}).readCache).toBe('off');
+    expect(parseServeOptions({ readCache: 'watch' }).readCache).toBe('watch');
+  });
+
   it.each([
+    [{ readCache: 'informer' }, "--read-cache: must be 'off' or 'watch'."],
     [{ port: 'abc' }, '--port: must be a number.'],
     [{ port: '70000' }, '--port: must be 0-65535.'],
     [{ port: '1.5' }, '--port: must be a whole number.'],

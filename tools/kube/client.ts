@@ -38,7 +38,16 @@ import {
   type KubeNonResourceOperation,
   type KubeOperation,
 } from './operations.ts';
+import { createListWatch } from './list-watch.ts';
 import { apiPath } from './paths.ts';
+import {
+  cachingReader,
+  createReadCache,
+  noteWritesIn,
+  type CachedResource,
+  type ReadCache,
+  type ReadCacheOptions,
+} from './read-cache.ts';
 import { createKubeTransport, type KubeRequest, type KubeTransport } from './transport.ts';
 import type { AsSent, JsonObject, KubeReader, KubeWriter, ListOptions } from './types.ts';
 import {
@@ -78,17 +87,34 @@ export interface KubeClientOptions {
   /** Per-request timeout in ms (each page of a list and each retry get their own). */
   requestTimeoutMs: number;
   retry: RetryPolicy;
+  /** The watch-backed read cache (./read-cache.ts) behind `cachedReader`; none when absent. */
+  readCache?: ReadCacheOptions;
+}
+
+/** What `createKubeClient` builds. */
+export interface KubeClient {
+  /** Every read asks the API server. */
+  reader: KubeReader;
+  /** Notes its writes in the read cache (read-your-writes) when there is one. */
+  writer: KubeWriter;
+  /** With `readCache`: Deployments, ReplicaSets, Pods and HorizontalPodAutoscalers from the cache when synced (read tools only). */
+  cachedReader?: KubeReader;
+  /** The read cache itself (stats, tests), with `readCache`. */
+  readCache?: ReadCache;
+  /** Stops the cache's watches and closes the connections. */
+  close(): Promise<void>;
 }
 
 /**
  * Builds the reader and writer for the current context of `kubeConfig`, sharing one request layer
- * (one connection pool). `transport` replaces it (tests).
+ * (one connection pool), and with `options.readCache` the cached reader. `transport` replaces the
+ * request layer (tests).
  */
 export function createKubeClient(
   kubeConfig: KubeConfig,
   options: KubeClientOptions,
   transport: KubeTransport = createKubeTransport(kubeConfig),
-): { reader: KubeReader; writer: KubeWriter } {
+): KubeClient {
   const { cluster, requestTimeoutMs } = options;
 
   /** One request, with a fresh timeout joined (for a read) with the tool call's cancellation `caller`. */
@@ -316,9 +342,45 @@ export function createKubeClient(
     ...workloadWriterMethods(workloadParts),
   };
 
-  // Everything the cluster says is sanitized here, once, before any tool reads it.
-  return { reader: sanitizingReader(reader), writer: sanitizingWriter(writer) };
+  // Everything the cluster says is sanitized here, once, before any tool reads it (the cache's
+  // objects when they are stored, ./reflector.ts).
+  const close = async () => {
+    cache?.close();
+    await transport.close();
+  };
+  const cache =
+    options.readCache &&
+    createReadCache(
+      (resource, namespace) =>
+        createListWatch({
+          transport,
+          operation: CACHED_OPERATIONS[resource],
+          namespace,
+          requestTimeoutMs,
+          pageSize: DEFAULT_PAGE_SIZE,
+          ...(options.readCache?.watchTimeoutSeconds !== undefined && {
+            watchTimeoutSeconds: () => options.readCache!.watchTimeoutSeconds!,
+          }),
+        }),
+      options.readCache,
+    );
+  if (!cache) return { reader: sanitizingReader(reader), writer: sanitizingWriter(writer), close };
+  return {
+    reader: sanitizingReader(reader),
+    writer: sanitizingWriter(noteWritesIn(writer, cache)),
+    cachedReader: sanitizingReader(cachingReader(reader, cache)),
+    readCache: cache,
+    close,
+  };
 }
+
+/** The list (and watch) the read cache makes of each resource it holds. */
+const CACHED_OPERATIONS = {
+  deployments: READER_OPERATIONS.listDeployments,
+  replicasets: READER_OPERATIONS.listReplicaSets,
+  pods: READER_OPERATIONS.listPods,
+  horizontalpodautoscalers: READER_OPERATIONS.listHorizontalPodAutoscalers,
+} as const satisfies Record<CachedResource, KubeOperation>;
 
 /** The query of the list page after `next` (undefined: the first page). */
 function listQuery(options: ListOptions | undefined, next: string | undefined): KubeRequest['query'] {

@@ -11,6 +11,7 @@ import {
   DEFAULT_RETRY_POLICY,
   type RetryPolicy,
 } from './client.ts';
+import type { ReadCacheMode, ReadCacheOptions } from './read-cache.ts';
 import { describeSource, locateKubeconfig, notConfiguredReason, unusable } from './locate.ts';
 import type { KubeConnection } from './types.ts';
 
@@ -26,6 +27,11 @@ export interface ConnectOptions {
   requestTimeoutMs?: number;
   /** Retry policy for reads; default 3 retries, 200 ms doubling to at most 2 s. */
   retry?: Partial<RetryPolicy>;
+  /**
+   * `watch`: the watch-backed read cache (./read-cache.ts) behind the connection's `cachedReader`;
+   * default `off` (none). The options tune it (tests).
+   */
+  readCache?: ReadCacheMode | ({ mode: ReadCacheMode } & ReadCacheOptions);
   /** Prefix of the service account mount path (tests point it at a temporary directory); default none. */
   inClusterPathPrefix?: string;
 }
@@ -76,12 +82,24 @@ export function connectKube(options: ConnectOptions = {}): KubeConnection {
     context: source.kind === 'in-cluster' ? IN_CLUSTER_CONTEXT : contextName,
     server: clusterConfig.server,
   };
-  const { reader, writer } = createKubeClient(kubeConfig, {
+  const { mode = 'off', ...cacheOptions } =
+    typeof options.readCache === 'string' ? { mode: options.readCache } : (options.readCache ?? {});
+  const { reader, writer, cachedReader, readCache, close } = createKubeClient(kubeConfig, {
     cluster,
     requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
     retry: { ...DEFAULT_RETRY_POLICY, ...options.retry },
+    ...(mode === 'watch' && { readCache: cacheOptions }),
   });
-  return { configured: true, cluster, reader, writer, source: describeSource(source) };
+  return {
+    configured: true,
+    cluster,
+    reader,
+    writer,
+    ...(cachedReader && { cachedReader }),
+    ...(readCache && { readCache }),
+    close,
+    source: describeSource(source),
+  };
 }
 
 /** Loads and merges files like kubectl: the first file that sets current-context wins. */

@@ -37,6 +37,7 @@ export { locateKubeconfig, describeSource, type ConfigSource, type LocateOptions
 export {
   READER_OPERATIONS,
   WRITER_OPERATIONS,
+  CACHE_OPERATIONS,
   describeOperation,
   type KubeOperation,
   type KubeNonResourceOperation,

@@ -9,7 +9,7 @@ import { WORKLOAD_READER_OPERATIONS, WORKLOAD_WRITER_OPERATIONS } from './worklo
 
 /** One API call: `verb` on `resource` (with `subresource`, e.g. `pods/log`) in API `group` (`''` = core). */
 export interface KubeOperation {
-  verb: 'get' | 'list' | 'patch' | 'delete';
+  verb: 'get' | 'list' | 'watch' | 'patch' | 'delete';
   /** API group; `''` is the core group. */
   group: string;
   /** Plural resource name, subresource included (`pods/log`, `deployments/scale`). */
@@ -54,6 +54,22 @@ export const READER_OPERATIONS = {
   listPodMetrics: { verb: 'list', group: 'metrics.k8s.io', resource: 'pods', kind: 'PodMetrics' },
   ...WORKLOAD_READER_OPERATIONS,
 } as const satisfies Record<ReaderMethod, KubeOperation | KubeNonResourceOperation>;
+
+/**
+ * What the read cache (`--read-cache watch`, ./read-cache.ts) calls besides the lists: a watch of
+ * each resource it holds. The read-only roles grant them, so the cache can be switched on.
+ */
+export const CACHE_OPERATIONS = {
+  watchDeployments: { verb: 'watch', group: 'apps', resource: 'deployments', kind: 'Deployment' },
+  watchReplicaSets: { verb: 'watch', group: 'apps', resource: 'replicasets', kind: 'ReplicaSet' },
+  watchPods: { verb: 'watch', group: '', resource: 'pods', kind: 'Pod' },
+  watchHorizontalPodAutoscalers: {
+    verb: 'watch',
+    group: 'autoscaling',
+    resource: 'horizontalpodautoscalers',
+    kind: 'HorizontalPodAutoscaler',
+  },
+} as const satisfies Record<string, KubeOperation>;
 
 /** What each `KubeWriter` method calls. */
 export const WRITER_OPERATIONS = {

@@ -41,6 +41,12 @@ export interface KubeTransport {
    * the signal's error.
    */
   send(req: KubeRequest): Promise<string>;
+  /**
+   * Sends `req` (a `GET ...?watch=1`) and resolves, once a 2xx answer's headers arrive, with its body
+   * as a stream of chunks, for a watch (../kube/reflector.ts) to read event by event until the
+   * server ends it or `req.signal` aborts. Rejects as `send` does.
+   */
+  stream(req: KubeRequest): Promise<AsyncIterable<Buffer>>;
   /** The one dispatcher every request of this connection uses (built on first use). */
   dispatcher(): Dispatcher;
   /** Closes the dispatcher's connections. */
@@ -71,15 +77,14 @@ function boundedAgent(
   kubeConfig: KubeConfig,
   cluster: unknown,
   agentOptions: unknown,
+  connections: number | null = MAX_CONNECTIONS_PER_CLUSTER,
 ): Dispatcher | undefined {
   const options = (kubeConfig as unknown as { createDispatcherOptions?: CreateDispatcherOptions })
     .createDispatcherOptions;
   if (typeof options !== 'function') return undefined;
   const opts = options.call(kubeConfig, cluster, agentOptions);
-  if (opts.type === 'agent')
-    return new Agent({ connect: opts.connect, connections: MAX_CONNECTIONS_PER_CLUSTER });
-  if (opts.type === 'none')
-    return new Agent({ connect: keepAlive, connections: MAX_CONNECTIONS_PER_CLUSTER });
+  if (opts.type === 'agent') return new Agent({ connect: opts.connect, connections });
+  if (opts.type === 'none') return new Agent({ connect: keepAlive, connections });
   return undefined;
 }
 
@@ -133,40 +138,56 @@ export function createKubeTransport(kubeConfig: KubeConfig): KubeTransport {
   const server = (kubeConfig.getCurrentCluster()?.server ?? '').replace(/\/+$/, '');
   // Built on the first request, not here: connecting sends nothing and reads no CA file yet.
   let dispatcher: Dispatcher | undefined;
+  // Watches hold their connection for minutes: a pool of their own (one connection per watch), so
+  // they never take the bounded pool's connections from ordinary requests. A proxy or SOCKS
+  // configuration (the library's own dispatcher) shares the one pool.
+  let watchDispatcher: Dispatcher | undefined;
+  const watchPool = () =>
+    (watchDispatcher ??=
+      boundedAgent(kubeConfig, kubeConfig.getCurrentCluster(), tlsOptionsOf(kubeConfig), null) ??
+      dispatcherOf());
+  /** The body of a 2xx answer to `req`, unread; a non-2xx answer rejects with `ApiException`. */
+  const answer = async (req: KubeRequest, long = false) => {
+    dispatcher ??= dispatcherOf();
+    const url = new URL(`${server}${req.path}`);
+    for (const [key, value] of Object.entries(req.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(key, String(value));
+    }
+    const context = new RequestContext(url.toString(), HttpMethod[req.method]);
+    await kubeConfig.applySecurityAuthentication(context);
+    const headers: Record<string, string> = {
+      ...context.getHeaders(),
+      accept: 'application/json, */*',
+      ...(req.body && { 'content-type': req.body.contentType }),
+    };
+    const response = await request(url, {
+      method: req.method,
+      headers,
+      dispatcher: long ? watchPool() : (context.getDispatcher() ?? dispatcher),
+      ...(req.body && { body: req.body.text }),
+      ...(req.signal && { signal: req.signal }),
+    });
+    if (response.statusCode < 200 || response.statusCode > 299) {
+      const text = await response.body.text();
+      throw new ApiException(
+        response.statusCode,
+        `HTTP ${response.statusCode} from ${req.method} ${req.path}`,
+        text,
+        flatHeaders(response.headers),
+      );
+    }
+    return response.body;
+  };
   return {
     dispatcher: () => (dispatcher ??= dispatcherOf()),
     async send(req) {
-      dispatcher ??= dispatcherOf();
-      const url = new URL(`${server}${req.path}`);
-      for (const [key, value] of Object.entries(req.query ?? {})) {
-        if (value !== undefined) url.searchParams.set(key, String(value));
-      }
-      const context = new RequestContext(url.toString(), HttpMethod[req.method]);
-      await kubeConfig.applySecurityAuthentication(context);
-      const headers: Record<string, string> = {
-        ...context.getHeaders(),
-        accept: 'application/json, */*',
-        ...(req.body && { 'content-type': req.body.contentType }),
-      };
-      const response = await request(url, {
-        method: req.method,
-        headers,
-        dispatcher: context.getDispatcher() ?? dispatcher,
-        ...(req.body && { body: req.body.text }),
-        ...(req.signal && { signal: req.signal }),
-      });
-      const text = await response.body.text();
-      if (response.statusCode < 200 || response.statusCode > 299) {
-        throw new ApiException(
-          response.statusCode,
-          `HTTP ${response.statusCode} from ${req.method} ${req.path}`,
-          text,
-          flatHeaders(response.headers),
-        );
-      }
-      return text;
+      return (await answer(req)).text();
+    },
+    async stream(req) {
+      return answer(req, true);
     },
     close: async () => {
+      if (watchDispatcher !== dispatcher) await watchDispatcher?.destroy();
       await dispatcher?.close();
     },
   };

@@ -45,6 +45,7 @@ import type {
 } from '@kubernetes/client-node';
 import type { ClusterIdentity } from '../define-tool.ts';
 import type { WorkloadReader, WorkloadWriter } from './workloads.ts';
+import type { ReadCache } from './read-cache.ts';
 
 /** Options of a list call. All pages are fetched (following `continue`); one call = one list operation. */
 export interface ListOptions {
@@ -164,8 +165,18 @@ export type KubeConnection =
   | {
       configured: true;
       cluster: ClusterIdentity;
+      /** Every read asks the API server: the gate, previews, remediation and reconciliation read here. */
       reader: KubeReader;
       writer: KubeWriter;
+      /**
+       * With `--read-cache watch`: Deployments, ReplicaSets, Pods and HorizontalPodAutoscalers answered from a watch-backed
+       * cache when it is synced (./read-cache.ts); for `read` tools only.
+       */
+      cachedReader?: KubeReader;
+      /** The read cache behind `cachedReader` (stats; tests wait on it). */
+      readCache?: ReadCache;
+      /** Stops the read cache's watches and closes the connections (server shutdown). */
+      close?: () => Promise<void>;
       /** Where the configuration came from, e.g. `kubeconfig '/home/me/.kube/config'` or `the in-cluster service account`. */
       source?: string;
     }

@@ -636,6 +636,7 @@ export class ApiHandler {
         namespace: type.namespaced ? namespace : undefined,
         resourceVersion: context.url.searchParams.get('resourceVersion') ?? undefined,
         timeoutSeconds: timeout && /^\d+$/.test(timeout) ? Number.parseInt(timeout, 10) : undefined,
+        bookmarks: context.url.searchParams.get('allowWatchBookmarks') === 'true',
         matches,
         view: (object) => this.#served(type, object),
         render: (object) =>

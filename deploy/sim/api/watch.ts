@@ -3,7 +3,9 @@
  * as the real API server sends it. Without a resourceVersion (or "0") the stream starts with ADDED
  * for every current object; with one it replays the changes after it (410 Gone as an ERROR event when
  * that version is older than the retained history). An object that starts or stops matching the
- * selectors arrives as ADDED / DELETED, like the watch cache does. Bookmarks are not sent.
+ * selectors arrives as ADDED / DELETED, like the watch cache does. With `allowWatchBookmarks=true`
+ * a `BOOKMARK` event (the object's kind and apiVersion, and `metadata.resourceVersion` only) is sent
+ * every minute and just before the server ends the stream at its timeout, as kube-apiserver does.
  */
 import type { ServerResponse } from 'node:http';
 import type { ResourceType } from '../resources.ts';
@@ -23,9 +25,13 @@ export interface WatchRequest {
   render: (object: KubeObject) => unknown;
   /** Stored object → API shape. */
   view: (object: KubeObject) => KubeObject;
+  /** `allowWatchBookmarks=true`: send BOOKMARK events. */
+  bookmarks?: boolean;
 }
 
 const DEFAULT_TIMEOUT_SECONDS = 1800;
+/** How often (ms) a watch that allows bookmarks gets one. */
+const BOOKMARK_INTERVAL_MS = 60_000;
 
 /** Serves a watch on `response` until timeout, client disconnect or `closeSignal`. */
 export function serveWatch(
@@ -37,7 +43,7 @@ export function serveWatch(
   const { type, namespace } = request;
   response.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
   response.flushHeaders();
-  const send = (eventType: WatchEventType | 'ERROR', object: unknown) => {
+  const send = (eventType: WatchEventType | 'ERROR' | 'BOOKMARK', object: unknown) => {
     if (!response.writableEnded) response.write(`${JSON.stringify({ type: eventType, object })}\n`);
   };
   const inScope = (object: KubeObject) => namespace === undefined || object.metadata.namespace === namespace;
@@ -74,10 +80,26 @@ export function serveWatch(
     for (const change of store.changesSince(from)) deliver(change);
   }
   const unsubscribe = store.subscribe(deliver);
-  const timer = setTimeout(finish, (request.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000);
+  const bookmark = () => {
+    if (!request.bookmarks) return;
+    send('BOOKMARK', {
+      kind: type.kind,
+      apiVersion: type.group ? `${type.group}/${type.version}` : type.version,
+      metadata: { resourceVersion: String(store.revision) },
+    });
+  };
+  const bookmarks = request.bookmarks ? setInterval(bookmark, BOOKMARK_INTERVAL_MS) : undefined;
+  const timer = setTimeout(
+    () => {
+      bookmark();
+      finish();
+    },
+    (request.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000,
+  );
   function finish() {
     unsubscribe();
     clearTimeout(timer);
+    clearInterval(bookmarks);
     closeSignal.removeEventListener('abort', finish);
     if (!response.writableEnded) response.end();
   }

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   READER_OPERATIONS,
+  CACHE_OPERATIONS,
   WRITER_OPERATIONS,
   type KubeNonResourceOperation,
   type KubeOperation,
@@ -31,7 +32,8 @@ interface RoleSpec {
   operations: readonly (KubeOperation | KubeNonResourceOperation)[];
 }
 
-const readerOperations = Object.values(READER_OPERATIONS);
+// The reader's calls and the read cache's watches (--read-cache watch).
+const readerOperations = [...Object.values(READER_OPERATIONS), ...Object.values(CACHE_OPERATIONS)];
 /** Cluster-scoped reads (namespaces): a namespaced Role cannot grant them. */
 const isClusterScoped = (op: KubeOperation | KubeNonResourceOperation) =>
   'clusterScoped' in op && op.clusterScoped === true;

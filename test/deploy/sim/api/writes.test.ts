@@ -153,6 +153,24 @@ describe('simulator writes and streams', () => {
     expect(tooOld[0]).toMatchObject({ type: 'ERROR', object: { code: 410 } });
   });
 
+  it('sends a BOOKMARK with the current resourceVersion before ending a watch that allows them', async () => {
+    const list = (await rawRequest(sim, 'GET', '/api/v1/namespaces/shop/pods')).json as {
+      metadata: { resourceVersion: string };
+    };
+    const from = `resourceVersion=${list.metadata.resourceVersion}&timeoutSeconds=1`;
+    const marked = await watch(`/api/v1/namespaces/shop/pods?watch=1&allowWatchBookmarks=true&${from}`, 10);
+    expect(marked.at(-1)).toMatchObject({
+      type: 'BOOKMARK',
+      object: {
+        kind: 'Pod',
+        apiVersion: 'v1',
+        metadata: { resourceVersion: expect.stringMatching(/^\d+$/) },
+      },
+    });
+    const plain = await watch(`/api/v1/namespaces/shop/pods?watch=1&${from}`, 10);
+    expect(plain.map((event) => event.type)).not.toContain('BOOKMARK');
+  });
+
   it('deletes a Pod gracefully (the object comes back with deletionTimestamp) and other objects with a Status', async () => {
     const deleted = await rawRequest(sim, 'DELETE', '/api/v1/namespaces/shop/pods/debug');
     expect(deleted.json).toMatchObject({ kind: 'Pod', metadata: { deletionTimestamp: expect.any(String) } });

@@ -1,0 +1,162 @@
+/**
+ * The reflector's list/watch protocol against a scripted `ListWatch`: watch from the list's
+ * resourceVersion, re-watch from the last version seen (event or bookmark) after a disconnect,
+ * list again after 410 Gone (as an ERROR event or an HTTP status), synced only while watching.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  startReflector,
+  WatchExpiredError,
+  type ListWatch,
+  type Reflector,
+  type WatchEvent,
+} from '../../../tools/kube/reflector.ts';
+import type { JsonObject } from '../../../tools/kube/types.ts';
+
+const pod = (name: string, resourceVersion: string, extra: JsonObject = {}): JsonObject => ({
+  metadata: { name, namespace: 'shop', resourceVersion },
+  ...extra,
+});
+
+/** Polls `check` every 10 ms until it holds (generous wait). */
+async function until(check: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** A watch that yields `events`, then either ends, throws `error`, or stays open until aborted. */
+function stream(
+  events: WatchEvent[],
+  end: 'end' | 'open' | Error,
+  signal: AbortSignal,
+): AsyncIterable<WatchEvent> {
+  return (async function* () {
+    for (const event of events) yield event;
+    if (end instanceof Error) throw end;
+    if (end === 'open') {
+      await new Promise((_resolve, reject) =>
+        signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }),
+      );
+    }
+  })();
+}
+
+interface Script {
+  lists: { items: JsonObject[]; resourceVersion: string }[];
+  /** Per watch call: its events and how it ends, or an error the call rejects with. */
+  watches: ({ events: WatchEvent[]; end: 'end' | 'open' | Error } | Error)[];
+}
+
+function scripted(script: Script) {
+  const calls: string[] = [];
+  const listWatch: ListWatch = {
+    async list() {
+      calls.push('list');
+      const next = script.lists.shift();
+      if (!next) throw new Error('no more lists scripted');
+      return next;
+    },
+    async watch(resourceVersion, signal) {
+      calls.push(`watch ${resourceVersion}`);
+      const next = script.watches.shift() ?? { events: [], end: 'open' as const };
+      if (next instanceof Error) throw next;
+      return stream(next.events, next.end, signal);
+    },
+  };
+  return { listWatch, calls };
+}
+
+describe('startReflector', () => {
+  let reflector: Reflector | undefined;
+  afterEach(() => reflector?.stop());
+  const fast = { minDelayMs: 1, maxDelayMs: 5 };
+
+  it('lists, then watches from the list version and applies events in order', async () => {
+    const { listWatch, calls } = scripted({
+      lists: [{ items: [pod('b', '10'), pod('a', '9')], resourceVersion: '10' }],
+      watches: [
+        {
+          events: [
+            { type: 'ADDED', object: pod('c', '11') },
+            { type: 'MODIFIED', object: pod('a', '12', { spec: { x: 1 } }) },
+            { type: 'DELETED', object: pod('b', '13') },
+          ],
+          end: 'open',
+        },
+      ],
+    });
+    reflector = startReflector({ listWatch, backoff: fast });
+    await reflector.whenSynced();
+    await until(() => reflector!.resourceVersion === '13', 'the events');
+    expect(calls).toEqual(['list', 'watch 10']);
+    expect(reflector.items().map((item) => (item.metadata as { name: string }).name)).toEqual(['a', 'c']);
+    expect(reflector.get('a')).toMatchObject({ spec: { x: 1 } });
+    expect(reflector.synced).toBe(true);
+  });
+
+  it('re-watches from the last version seen (bookmark) after a disconnect, without listing again', async () => {
+    const { listWatch, calls } = scripted({
+      lists: [{ items: [pod('a', '5')], resourceVersion: '5' }],
+      watches: [
+        {
+          events: [
+            { type: 'MODIFIED', object: pod('a', '7') },
+            { type: 'BOOKMARK', object: { metadata: { resourceVersion: '9' } } },
+          ],
+          end: new Error('socket hang up'),
+        },
+        new Error('ECONNREFUSED'),
+      ],
+    });
+    const errors: unknown[] = [];
+    reflector = startReflector({ listWatch, backoff: fast, onError: (error) => errors.push(error) });
+    await until(() => calls.length >= 4, 'the re-watches');
+    expect(calls.slice(0, 4)).toEqual(['list', 'watch 5', 'watch 9', 'watch 9']);
+    expect(errors.map((error) => (error as Error).message)).toEqual(['socket hang up', 'ECONNREFUSED']);
+    await reflector.whenSynced();
+    expect(reflector.get('a')).toMatchObject({ metadata: { resourceVersion: '7' } });
+  });
+
+  it('lists again after 410 Gone, as an ERROR event or as the watch call failing', async () => {
+    const { listWatch, calls } = scripted({
+      lists: [
+        { items: [pod('a', '5')], resourceVersion: '5' },
+        { items: [pod('b', '50')], resourceVersion: '50' },
+        { items: [pod('c', '60')], resourceVersion: '60' },
+      ],
+      watches: [
+        { events: [{ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired' } }], end: 'end' },
+        new WatchExpiredError(),
+      ],
+    });
+    reflector = startReflector({ listWatch, backoff: fast });
+    await until(() => calls.length >= 6, 'the relists');
+    expect(calls.slice(0, 6)).toEqual(['list', 'watch 5', 'list', 'watch 50', 'list', 'watch 60']);
+    await reflector.whenSynced();
+    expect(reflector.items().map((item) => (item.metadata as { name: string }).name)).toEqual(['c']);
+  });
+
+  it('is not synced while it reconnects, and stops for good', async () => {
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const listWatch: ListWatch = {
+      list: async () => ({ items: [pod('a', '1')], resourceVersion: '1' }),
+      watch: async () => {
+        await held;
+        return stream([], 'open', new AbortController().signal);
+      },
+    };
+    reflector = startReflector({ listWatch, backoff: fast });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(reflector.synced).toBe(false); // listed, but no watch connected yet
+    release();
+    await reflector.whenSynced();
+    expect(reflector.synced).toBe(true);
+    reflector.stop();
+    expect(reflector.synced).toBe(false);
+    expect(reflector.items()).toEqual([]);
+  });
+});

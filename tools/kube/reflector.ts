@@ -1,0 +1,245 @@
+/**
+ * A reflector, as client-go's `cache.Reflector` runs one: keeps an in-memory copy of every object of
+ * one resource in one namespace by LIST, then WATCH from the list's resourceVersion with
+ * `allowWatchBookmarks=true`, applying each event in order. When the API server ends a watch
+ * (`timeoutSeconds`) it watches again from the last resourceVersion seen (event or bookmark); when
+ * the version has expired (410 Gone, as an `ERROR` event or an HTTP status) it lists again; when the
+ * connection breaks or a list fails it waits with exponential backoff (p-retry) and tries again.
+ *
+ * `synced` is true only while the copy is known current: listed, and a watch connected since.
+ * While it reconnects, relists or backs off, readers go to the API server (./read-cache.ts).
+ *
+ * Objects are stored as they were parsed, sanitized once (./sanitize.ts) and frozen, so that every
+ * reader can share them and none can change what the next one reads.
+ */
+import pRetry, { AbortError } from 'p-retry';
+import { isAlreadySafe, markAlreadySafe, sanitizeFromCluster } from './sanitize.ts';
+import type { JsonObject } from './types.ts';
+
+/** One watch event, as the API server streams it (`type` `ADDED|MODIFIED|DELETED|BOOKMARK|ERROR`). */
+export interface WatchEvent {
+  type: string;
+  /** The object; for `BOOKMARK` only `metadata.resourceVersion`; for `ERROR` a `Status`. */
+  object: JsonObject;
+}
+
+/** The list and watch calls of one resource in one namespace (client-go's `ListerWatcher`). */
+export interface ListWatch {
+  /** Every item of the collection (every page) and the list's `metadata.resourceVersion`. */
+  list(signal: AbortSignal): Promise<{ items: JsonObject[]; resourceVersion: string }>;
+  /**
+   * Starts a watch after `resourceVersion` and resolves, once the API server accepted it, with its
+   * events; they end when the server ends the stream. Rejects (or the events throw) on failure:
+   * `WatchExpiredError` when the version is too old (HTTP 410).
+   */
+  watch(resourceVersion: string, signal: AbortSignal): Promise<AsyncIterable<WatchEvent>>;
+}
+
+/** The resourceVersion a watch asked for is no longer retained (410 Gone): list again. */
+export class WatchExpiredError extends Error {
+  constructor(message = 'resource version expired (410 Gone)') {
+    super(message);
+    this.name = 'WatchExpiredError';
+  }
+}
+
+/** Backoff between failed attempts (p-retry). */
+export interface ReflectorBackoff {
+  /** First delay in ms (default 200); doubles each failure, randomised ×1–2. */
+  minDelayMs: number;
+  /** Longest delay in ms (default 30 000). */
+  maxDelayMs: number;
+}
+
+/** A watch that ends sooner than this (ms) without an event counts as a failure (backoff). */
+const MIN_QUIET_WATCH_MS = 1000;
+
+export const DEFAULT_REFLECTOR_BACKOFF: ReflectorBackoff = { minDelayMs: 200, maxDelayMs: 30_000 };
+
+export interface ReflectorOptions {
+  listWatch: ListWatch;
+  backoff?: ReflectorBackoff;
+  /** Told every failure the reflector backs off from (logs); default none. */
+  onError?: (error: unknown) => void;
+}
+
+/** The copy a reflector keeps; see the module comment. */
+export interface Reflector {
+  /** Listed, and a watch connected since: reads may be answered from the copy. */
+  readonly synced: boolean;
+  /** The last resourceVersion the copy reflects (list, event or bookmark); '' before the first list. */
+  readonly resourceVersion: string;
+  /** `performance.now()` when the last successful list was sent; -Infinity before one. */
+  readonly listedAt: number;
+  /** Every object, sorted by name (as a list answers); the array is shared: do not change it. */
+  items(): readonly JsonObject[];
+  /** One object by name. */
+  get(name: string): JsonObject | undefined;
+  /** Resolves when `synced` becomes true (or at once if it is). */
+  whenSynced(): Promise<void>;
+  /** Stops watching; the copy is dropped. */
+  stop(): void;
+}
+
+/** Starts a reflector (the first list is sent at once). */
+export function startReflector(options: ReflectorOptions): Reflector {
+  const { listWatch, onError } = options;
+  const backoff = options.backoff ?? DEFAULT_REFLECTOR_BACKOFF;
+  const stopping = new AbortController();
+  const objects = new Map<string, JsonObject>();
+  let sorted: JsonObject[] | undefined;
+  let resourceVersion = '';
+  let listedAt = Number.NEGATIVE_INFINITY;
+  let listed = false;
+  let watching = false;
+  let needsList = true;
+  let waiters: (() => void)[] = [];
+
+  const synced = () => listed && watching && !stopping.signal.aborted;
+  const settle = () => {
+    if (!synced()) return;
+    for (const resolve of waiters) resolve();
+    waiters = [];
+  };
+
+  const list = async () => {
+    const started = performance.now();
+    const answer = await listWatch.list(stopping.signal);
+    objects.clear();
+    for (const item of answer.items) objects.set(nameOf(item), shareable(item));
+    sorted = undefined;
+    resourceVersion = answer.resourceVersion;
+    listedAt = started;
+    listed = true;
+    needsList = false;
+  };
+
+  const apply = (event: WatchEvent) => {
+    const version = versionOf(event.object);
+    switch (event.type) {
+      case 'ADDED':
+      case 'MODIFIED':
+        objects.set(nameOf(event.object), shareable(event.object));
+        sorted = undefined;
+        break;
+      case 'DELETED':
+        objects.delete(nameOf(event.object));
+        sorted = undefined;
+        break;
+      case 'BOOKMARK':
+        break;
+      case 'ERROR': {
+        const code = (event.object as { code?: unknown }).code;
+        if (code === 410) throw new WatchExpiredError(String(event.object.message ?? ''));
+        throw new Error(`watch error event: ${String(event.object.message ?? code)}`);
+      }
+      default:
+        throw new Error(`unknown watch event type '${event.type}'`);
+    }
+    if (version) resourceVersion = version;
+  };
+
+  /** One list (if needed) and one watch, until the server ends the watch. Throws to back off. */
+  const cycle = async () => {
+    try {
+      if (needsList) await list();
+      const events = await listWatch.watch(resourceVersion, stopping.signal);
+      const opened = performance.now();
+      let seen = 0;
+      watching = true;
+      settle();
+      for await (const event of events) {
+        apply(event);
+        seen++;
+      }
+      // A server that ends every watch at once must not be asked again in a tight loop.
+      if (seen === 0 && performance.now() - opened < MIN_QUIET_WATCH_MS) {
+        throw new Error('the API server ended the watch at once');
+      }
+    } catch (error) {
+      if (stopping.signal.aborted) throw new AbortError('stopped');
+      // An expired version is no failure: list again at once.
+      if (error instanceof WatchExpiredError) {
+        needsList = true;
+        return;
+      }
+      throw error instanceof Error ? error : new Error(String(error));
+    } finally {
+      watching = false;
+    }
+  };
+
+  void (async () => {
+    while (!stopping.signal.aborted) {
+      try {
+        await pRetry(cycle, {
+          retries: Number.POSITIVE_INFINITY,
+          minTimeout: backoff.minDelayMs,
+          maxTimeout: backoff.maxDelayMs,
+          factor: 2,
+          randomize: true,
+          signal: stopping.signal,
+          // Every failure (a TypeError from a broken stream too) backs off and tries again.
+          shouldRetry: () => true,
+          onFailedAttempt: ({ error }) => onError?.(error),
+        });
+      } catch {
+        // Stopped (the signal aborted the wait); the loop ends.
+      }
+    }
+  })();
+
+  return {
+    get synced() {
+      return synced();
+    },
+    get resourceVersion() {
+      return resourceVersion;
+    },
+    get listedAt() {
+      return listedAt;
+    },
+    items() {
+      sorted ??= [...objects.values()].sort((a, b) => compareNames(nameOf(a), nameOf(b)));
+      return sorted;
+    },
+    get: (name) => objects.get(name),
+    whenSynced: () =>
+      synced() ? Promise.resolve() : new Promise<void>((resolve) => void waiters.push(resolve)),
+    stop() {
+      stopping.abort();
+      objects.clear();
+      sorted = undefined;
+      for (const resolve of waiters) resolve();
+      waiters = [];
+    },
+  };
+}
+
+/** etcd key order, as a list answers: by code unit, not locale. */
+function compareNames(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function nameOf(object: JsonObject): string {
+  return String((object.metadata as { name?: unknown } | undefined)?.name ?? '');
+}
+
+/** `metadata.resourceVersion` of an object, '' when it has none. */
+export function versionOf(object: JsonObject | undefined): string {
+  const version = (object?.metadata as { resourceVersion?: unknown } | undefined)?.resourceVersion;
+  return typeof version === 'string' ? version : '';
+}
+
+/** The object sanitized (once, in place, unless its text showed no need) and deep-frozen. */
+function shareable(object: JsonObject): JsonObject {
+  if (!isAlreadySafe(object)) sanitizeFromCluster(object);
+  markAlreadySafe([object]);
+  return deepFreeze(object);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
+  for (const item of Object.values(value)) deepFreeze(item);
+  return Object.freeze(value);
+}
