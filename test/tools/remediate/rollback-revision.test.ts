@@ -89,6 +89,10 @@ describe('rollback_deployment with kind StatefulSet or DaemonSet', () => {
     expect((sent!.spec as { template: { $patch: string } }).template.$patch).toBe('replace');
     const result = structured(output);
     expect(result.status).toBe('applied');
+    expect(output.text).toContain(
+      "Done: Rolled back StatefulSet shop/postgres from revision 5 (db/postgres:16.2-bad) to revision 3's template",
+    );
+    expect(output.text).toMatch(/, now revision 6\.\n/);
     expect(result.rollout_status).toEqual({
       state: 'progressing',
       message: 'Waiting for statefulset spec update to be observed...',
