@@ -56,7 +56,9 @@ describe('rollback_deployment with kind StatefulSet or DaemonSet', () => {
       to_revision_hash: 'h4',
       new_revision: 6,
     });
-    expect(output.text).toContain('numbered by the StatefulSet controller');
+    expect(output.text).toContain(
+      'Revision 4 is renumbered: the StatefulSet controller makes the restored template the newest revision, 6',
+    );
   });
 
   it("applies the revision's data with the resourceVersion precondition and the attribution", async () => {
