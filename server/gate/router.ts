@@ -91,6 +91,9 @@ function sendApiError(error: unknown, _req: Request, res: Response, next: NextFu
   res.status(failure.statusCode).json(failure.toApiBody() satisfies ApiError);
 }
 
+/** The `{id}` of an `/approvals/{id}/...` path. */
+const id = (req: Request) => String(req.params.id);
+
 /** Builds the router. Mount it where the server's bearer authentication has run. */
 export function createApprovalsRouter(
   service: ApprovalsService,
@@ -115,7 +118,6 @@ export function createApprovalsRouter(
         next(error);
       }
     };
-  const id = (req: Request) => String(req.params.id);
 
   router.get(
     '/approvals',
