@@ -103,6 +103,17 @@ async function onRequest<T>(id: string, flags: ConnectionFlags, call: () => Prom
  * The server refused `--window` (field `validity…`): says which rule allows what, and the command
  * that works — without --window for a once-only rule, with the longest window the rule allows else.
  */
+/**
+ * Prints, on stderr before the approval, what changed on the target since the request's preview and
+ * whether a change freeze is on (`GET /approvals/{id}/check`). Approving a stale request needs no
+ * extra confirmation: the gate re-checks at execution and never runs it. A check that fails (an older
+ * server, an unknown id) prints nothing; the approval then answers for itself.
+ */
+async function warnIfStale(client: ApprovalsClient, id: string): Promise<void> {
+  const check = await client.check(id).catch(() => undefined);
+  for (const warning of check?.warnings ?? []) process.stderr.write(`Warning: ${warning}\n`);
+}
+
 async function windowRefused(
   error: SentinelError,
   id: string,
@@ -245,6 +256,7 @@ export function registerApprovalsCommands(program: Command): void {
       );
     }
     const client = await clientFor(flags);
+    await warnIfStale(client, id);
     const request = await onRequest(id, flags, () =>
       client.approve(id, flags.window ? { validity: { window: flags.window } } : {}),
     ).catch(async (error: unknown) => {

@@ -9,9 +9,11 @@ import { z } from 'zod';
 import { SentinelError, type ErrorCode } from '../core/index.ts';
 import {
   ApiErrorSchema,
+  ApprovalCheckSchema,
   ApprovalListSchema,
   ApprovalNotRequiredSchema,
   ApprovalRequestSchema,
+  type ApprovalCheck,
   type ApprovalListQuery,
   type ApprovalNotRequired,
   type ApprovalRequest,
@@ -54,6 +56,8 @@ export interface ApprovalsClient {
   readonly baseUrl: string;
   list(query?: ApprovalListQuery): Promise<ApprovalRequest[]>;
   get(id: string): Promise<ApprovalRequest>;
+  /** `GET /approvals/{id}/check`: what changed on the target since the preview, and the freeze. */
+  check(id: string): Promise<ApprovalCheck>;
   approve(id: string, body?: ApproveBody): Promise<ApprovalRequest>;
   deny(id: string, reason: string): Promise<ApprovalRequest>;
   withdraw(id: string): Promise<ApprovalRequest>;
@@ -155,6 +159,7 @@ export function createApprovalsClient(options: ApprovalsClientOptions): Approval
       return (await call('GET', `/approvals${search ? `?${search}` : ''}`, ApprovalListSchema)).approvals;
     },
     get: (id) => call('GET', path(id), ApprovalRequestSchema),
+    check: (id) => call('GET', path(id, '/check'), ApprovalCheckSchema),
     approve: (id, body = {}) => call('POST', path(id, '/approve'), ApprovalRequestSchema, body),
     deny: (id, reason) => call('POST', path(id, '/deny'), ApprovalRequestSchema, { reason }),
     withdraw: (id) => call('POST', path(id, '/withdraw'), ApprovalRequestSchema, {}),

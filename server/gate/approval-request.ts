@@ -279,6 +279,21 @@ export const ApprovalListQuerySchema = z.strictObject({
 });
 export type ApprovalListQuery = z.infer<typeof ApprovalListQuerySchema>;
 
+/**
+ * `GET /approvals/{id}/check`: the request's target re-read now (a read-only dry run of its resolved
+ * call) against the preview it was made with, and the freeze. Shown to approvers before they decide;
+ * approving stays possible — the gate re-checks at execution and never runs a stale call.
+ */
+export const ApprovalCheckSchema = z.object({
+  id: z.string(),
+  checked_at: TimestampSchema,
+  /** True when the call would now do something other than its preview showed (or its preview fails). */
+  stale: z.boolean(),
+  /** One sentence each, e.g. "The target changed since the preview: replicas.from now 4, the preview said 3. …". */
+  warnings: z.array(z.string()),
+});
+export type ApprovalCheck = z.infer<typeof ApprovalCheckSchema>;
+
 /** `POST /approvals/{id}/approve` body (optional). Validity defaults to `once`. */
 export const ApproveBodySchema = z.strictObject({ validity: GrantValiditySchema.optional() });
 export type ApproveBody = z.infer<typeof ApproveBodySchema>;

@@ -13,6 +13,7 @@ import { SentinelError, fromZod } from '../../core/index.ts';
 import type { Identity } from '../pipeline.ts';
 import {
   durationMs,
+  type ApprovalCheck,
   type ApprovalGrant,
   type ApprovalNotRequired,
   type ApprovalRequest,
@@ -35,6 +36,7 @@ import type { TransitionResult } from './store/types.ts';
 import { approverStanding, deciderRight } from './approver-standing.ts';
 import { describeWindowGrant } from '../render/window.ts';
 import { windowCoverage } from './window-coverage.ts';
+import { checkCurrentState } from './current-state.ts';
 
 /** Runs a tool's dry run outside an MCP call (read-only client), for `POST /approvals`. */
 export type PreviewFn = (tool: Tool, args: Record<string, unknown>) => Promise<CallToolResult>;
@@ -42,6 +44,11 @@ export type PreviewFn = (tool: Tool, args: Record<string, unknown>) => Promise<C
 export interface ApprovalsService {
   list(query: ApprovalListQuery): Promise<ApprovalRequest[]>;
   get(id: string): Promise<ApprovalRequest>;
+  /**
+   * Re-reads request `id`'s target now (read-only dry run) and names what changed since its
+   * preview, and whether a change freeze is on (`checkCurrentState`). Throws `not_found`.
+   */
+  check(id: string): Promise<ApprovalCheck>;
   approve(id: string, approver: Identity, body: ApproveBody): Promise<ApprovalRequest>;
   deny(id: string, approver: Identity, reason: string): Promise<ApprovalRequest>;
   withdraw(id: string, requester: Identity): Promise<ApprovalRequest>;
@@ -651,6 +658,16 @@ export function createApprovalsService(core: GateCore, options: ApprovalsOptions
       return core.options.store.list({ ...query, ...(clientRef !== undefined && { clientRef }) });
     },
     get: (id) => load(ctx, id),
+    check: async (id) => {
+      const request = await load(ctx, id);
+      return checkCurrentState({
+        request,
+        tool: core.options.registry.get(request.tool),
+        preview: options.preview,
+        freeze: await core.options.store.getFreeze(),
+        now: core.now(),
+      });
+    },
     approve: (id, who, body) =>
       decideRequest(ctx, id, who, { allow: true, reason: null, validity: body.validity ?? 'once' }),
     deny: (id, who, reason) => decideRequest(ctx, id, who, { allow: false, reason, validity: 'once' }),

@@ -238,9 +238,16 @@ async function askFacts(
   // A preview changes nothing: one that shows nothing to do needs no human at all.
   const previewOnly = verdict.dryRun ? await next({ args, dryRun: true }) : undefined;
   if (previewAnswers(previewOnly)) return { previewOnly, upstream };
-  const denial = await store.claimDenial(binding, key, now);
+  // The call as sent, then as resolved: the same canonical call with its defaults applied (an
+  // omitted to_revision is the previous revision), as pending requests are reused (planPending).
+  const other = resolved.resolvedKey !== key ? resolved.resolvedKey : undefined;
+  const denial =
+    (await store.claimDenial(binding, key, now)) ??
+    (other === undefined ? undefined : await store.claimDenial(binding, other, now));
   if (denial) return { denial, upstream };
-  const approvedRequest = await store.findApprovedCall(binding, key, now);
+  const approvedRequest =
+    (await store.findApprovedCall(binding, key, now)) ??
+    (other === undefined ? undefined : await store.findApprovedCall(binding, other, now));
   const approved = approvedRequest && {
     request: approvedRequest,
     standing: standingOf(state, approvedRequest),

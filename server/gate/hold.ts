@@ -42,7 +42,7 @@ export async function holdCall(
   const now = core.now();
   const fresh = resolved.resolution.preview;
   const window = windowCoverage(policy, input.query, verdict, resolved.resolution.arguments);
-  const { request, reused, superseded, cancelled } = await store.createOrReusePending(
+  const { request, reused, superseded, alsoSuperseded, cancelled } = await store.createOrReusePending(
     requestRecord({
       requester: call.identity.name,
       createdBy: call.identity.name,
@@ -65,7 +65,8 @@ export async function holdCall(
         : `the call's effect changed since it was requested (${difference})`;
     },
   );
-  if (superseded) core.emit({ type: 'approval_superseded', request: superseded });
+  for (const ended of [...(superseded ? [superseded] : []), ...(alsoSuperseded ?? [])])
+    core.emit({ type: 'approval_superseded', request: ended });
   if (cancelled) core.emit({ type: 'approval_cancelled', request: cancelled });
   core.emit({ type: reused ? 'approval_reused' : 'approval_created', request });
   if (call.notes.gate) call.notes.gate.request = request;

@@ -110,6 +110,19 @@ export function effectDifference(before: unknown, after: unknown): string | unde
   return `${short(before)} → ${short(after)}`;
 }
 
+/**
+ * What differs between a preview's effect and the effect now, field by field with nested fields
+ * dotted, e.g. `replicas.from now 4, the preview said 3` — for approvers; empty when they are the same.
+ */
+export function effectChanges(before: unknown, after: unknown, path = ''): string[] {
+  if (canonicalJson(before) === canonicalJson(after)) return [];
+  if (isRecord(before) && isRecord(after)) {
+    const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
+    return keys.flatMap((key) => effectChanges(before[key], after[key], path ? `${path}.${key}` : key));
+  }
+  return [`${path || 'effect'} now ${short(after)}, the preview said ${short(before)}`];
+}
+
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 

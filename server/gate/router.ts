@@ -3,6 +3,8 @@
  *
  *   GET    /approvals?status=&tool=&requester=   → 200 { approvals: ApprovalRequest[] } (newest first)
  *   GET    /approvals/{id}                       → 200 ApprovalRequest
+ *   GET    /approvals/{id}/check                 → 200 ApprovalCheck (the target re-read now vs its preview;
+ *          read-only; warnings for a changed target or a change freeze, shown before a decision)
  *   POST   /approvals                            → 201 ApprovalRequest (approved or denied) | 200 { approval_required: false, ... }
  *          { requester, tool, arguments, validity?, effect?, client_ref?, decision?, reason? }
  *          an approver approves (or, with decision deny and a reason, declines) an exact call for a
@@ -89,6 +91,9 @@ function sendApiError(error: unknown, _req: Request, res: Response, next: NextFu
   res.status(failure.statusCode).json(failure.toApiBody() satisfies ApiError);
 }
 
+/** The `{id}` of an `/approvals/{id}/...` path. */
+const id = (req: Request) => String(req.params.id);
+
 /** Builds the router. Mount it where the server's bearer authentication has run. */
 export function createApprovalsRouter(
   service: ApprovalsService,
@@ -113,7 +118,6 @@ export function createApprovalsRouter(
         next(error);
       }
     };
-  const id = (req: Request) => String(req.params.id);
 
   router.get(
     '/approvals',
@@ -138,6 +142,10 @@ export function createApprovalsRouter(
   router.get(
     '/approvals/:id',
     handle((req) => service.get(id(req))),
+  );
+  router.get(
+    '/approvals/:id/check',
+    handle((req) => service.check(id(req))),
   );
   router.post(
     '/approvals/:id/approve',

@@ -9,6 +9,8 @@
  *   GET  /ui/events                  Server-Sent Events: `snapshot` (pending and recent requests) on
  *                                    connect, on every approval event and every 30 s; `logout`
  *   GET  /ui/api/approvals           the same snapshot as JSON
+ *   GET  /ui/api/approvals/:id/check what changed on the target since the preview, and the freeze
+ *                                    (read-only; shown as a warning on the pending request)
  *   POST /ui/api/approvals/:id/approve {validity?, confirm?}   (CSRF; `confirm` required for
  *                                    dangerous requests, see confirmation.ts)
  *   POST /ui/api/approvals/:id/deny    {reason}      (CSRF)
@@ -306,6 +308,14 @@ export function createUiRouter(options: UiRouterOptions): UiRouter {
   router.get(`${UI_PREFIX}/api/approvals`, requireSession('api'), async (_req, res) => {
     try {
       res.json(await snapshot());
+    } catch (error) {
+      fail(res, error);
+    }
+  });
+
+  router.get(`${UI_PREFIX}/api/approvals/:id/check`, requireSession('api'), async (req, res) => {
+    try {
+      res.json(await approvals.service().check(String(req.params.id)));
     } catch (error) {
       fail(res, error);
     }

@@ -73,6 +73,22 @@ describe('sentinel approvals, against a live server', () => {
     expect(ApprovalRequestSchema.parse(JSON.parse(json.stdout)).id).toBe(id);
   });
 
+  it('warns before approving a request whose target changed since its preview, and still approves', async () => {
+    const id = await hold(7);
+    const deployment = s.cluster.deployment('shop', 'checkout');
+    deployment.spec!.replicas = 4; // someone scaled it after the preview "from 3 to 7"
+    try {
+      const approved = await cli(s.tokens.alice, 'approve', id);
+      expect(approved.code).toBe(0);
+      expect(approved.stderr).toMatch(
+        /^Warning: The target changed since the preview: replicas\.from now 4, the preview said 3\. .*refuses it as stale/,
+      );
+      expect(approved.stdout).toMatch(new RegExp(`^Approved ${id} `));
+    } finally {
+      deployment.spec!.replicas = 3;
+    }
+  });
+
   it('approves and denies; the requester’s retry then runs once', async () => {
     const id = await hold(5);
     const approved = await cli(s.tokens.alice, 'approve', id);

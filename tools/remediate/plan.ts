@@ -104,6 +104,12 @@ export interface RemediationPlan {
   templates?: { from: PodTemplateSpec | undefined; to: PodTemplateSpec | undefined };
   /** The revision the change creates (as the controller will number it), when one results. */
   newRevision?: number;
+  /**
+   * For a rollback: the revision whose template it restores, and the applied result's summary. The
+   * controller renumbers that template as `newRevision` (as after `kubectl rollout undo`), so the
+   * result says "to revision 6's template, now revision 8".
+   */
+  restored?: { revision: number; summary: string };
   /** What the change-cause records, e.g. `roll back to revision 6`. */
   action: string;
   /** Whether the change makes a new revision (then the change-cause describes it). */

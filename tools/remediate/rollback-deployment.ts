@@ -245,6 +245,10 @@ function planOnce(observed: AsSentObservation, args: { to_revision?: number | un
     ],
     templates: { from: fromTemplate, to: toTemplate },
     newRevision,
+    restored: {
+      revision: toRevision,
+      summary: `Rolled back ${ref} from revision ${fromRevision} (${imageList(fromTemplate)}) to revision ${toRevision}'s template (${imageList(toTemplate)}), now revision ${newRevision}`,
+    },
     action: `${common.action}${restoredCause ? ` (${JSON.stringify(oneLine(restoredCause, 200))})` : ''}`,
   };
   const operations = (stamps: Record<string, string>): JsonPatchOperation[] => [

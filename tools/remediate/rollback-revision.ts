@@ -128,6 +128,10 @@ export function planRevisionRollback(
     changes: diffPodTemplates(fromTemplate, toTemplate),
     templates: { from: fromTemplate, to: toTemplate },
     newRevision,
+    restored: {
+      revision: toRevision,
+      summary: `Rolled back ${ref} from revision ${fromRevision} (${imageList(fromTemplate)}) to revision ${toRevision}'s template (${imageList(toTemplate)}), now revision ${newRevision}`,
+    },
   };
   return {
     ...plan,

@@ -130,10 +130,17 @@ function render(
   plan: RemediationPlan | ObjectPlan,
 ): ToolOutput<RemediationOutput> {
   const { target } = output;
-  const lines = [clusterLine(output.cluster), `${HEADINGS[output.status]} ${output.summary}.`];
-  if (output.new_revision !== undefined && output.status !== 'no_op') {
+  const applied = output.status === 'applied';
+  const restored = output.status === 'no_op' ? undefined : plan.restored;
+  const summary = applied && restored ? restored.summary : output.summary;
+  const lines = [clusterLine(output.cluster), `${HEADINGS[output.status]} ${summary}.`];
+  if (output.new_revision !== undefined && restored) {
     lines.push(
-      `${output.status === 'applied' ? 'It becomes' : 'It will become'} revision ${output.new_revision} (numbered by the ${target.kind} controller).`,
+      `Revision ${restored.revision} is renumbered: the ${target.kind} controller makes the restored template the newest revision, ${output.new_revision} (as after kubectl rollout undo); get_rollout_history ${applied ? 'lists' : 'will list'} it as ${output.new_revision}.`,
+    );
+  } else if (output.new_revision !== undefined && output.status !== 'no_op') {
+    lines.push(
+      `${applied ? 'It becomes' : 'It will become'} revision ${output.new_revision} (numbered by the ${target.kind} controller).`,
     );
   }
   if (output.changes.length > 0) {

@@ -29,15 +29,9 @@ import {
 import { byId, LIVE, reasonSet, type Clause } from './transition-sql.ts';
 import type { RequestEvent } from './transitions.ts';
 import type { ApprovalStore, RequestMethods, NewApprovalRequest, TransitionResult } from './types.ts';
+import { planPending, type PendingCandidate } from './pending-reuse.ts';
 
-/** Why the pending request of another credential or cluster server is cancelled. */
-function otherBindingReason(request: NewApprovalRequest['request'], sameCredential: boolean): string {
-  return sameCredential
-    ? `the context '${request.cluster?.context ?? ''}' now points at another cluster (${request.cluster?.server ?? 'none'})`
-    : `identity '${request.requester}' now authenticates with a different token`;
-}
-
-/** `createOrReusePending` inside its transaction. */
+/** `createOrReusePending` inside its transaction (`planPending` decides). */
 async function createOrReuse(
   q: Query,
   input: NewApprovalRequest,
@@ -46,33 +40,51 @@ async function createOrReuse(
 ): ReturnType<ApprovalStore['createOrReusePending']> {
   const { request } = input;
   await expireDue(q, now);
-  const [existing] = await q(
-    `SELECT * FROM approval_requests
-     WHERE requester = ? AND cluster_context = ? AND requested_key = ? AND status = 'pending' AND expires_at > ?`,
-    [request.requester, request.cluster?.context ?? '', input.requestedKey, now.toISOString()],
+  const rows = await q(
+    `${REQUEST_SELECT} WHERE r.requester = ? AND r.cluster_context = ? AND (r.requested_key = ? OR r.resolved_key = ?)
+       AND r.status = 'pending' AND r.expires_at > ?`,
+    [
+      request.requester,
+      request.cluster?.context ?? '',
+      input.requestedKey,
+      input.resolvedKey,
+      now.toISOString(),
+    ],
   );
-  const inserted = async () => {
+  const candidates = rows.map((row): PendingCandidate => ({
+    request: requestOf(row),
+    requestedKey: str(row.requested_key),
+    resolvedKey: str(row.resolved_key),
+    credential: str(row.requester_credential),
+    server: strOrNull(row.cluster_server),
+  }));
+  const plan = planPending(input, candidates, supersede);
+  if (plan.cancel) await applyEvent(q, 'cancel', now, byId(plan.cancel.id), reasonSet(plan.cancel.reason));
+  const standing = plan.reuse ?? request.id;
+  for (const { id, reason } of plan.supersede) {
+    await applyEvent(q, 'supersede', now, byId(id), {
+      sql: 'superseded_by = ?, status_reason = ?',
+      params: [standing, reason],
+    });
+  }
+  if (plan.reuse) {
+    await q('UPDATE approval_requests SET preview_json = ? WHERE id = ?', [
+      json(request.preview),
+      plan.reuse,
+    ]);
+  } else {
     await insertRequest(q, input);
-    return mustGet(q, request.id);
+  }
+  const ended = [];
+  for (const { id } of plan.supersede) ended.push(await mustGet(q, id));
+  const [superseded, ...alsoSuperseded] = ended;
+  return {
+    request: await mustGet(q, standing),
+    reused: plan.reuse !== undefined,
+    ...(superseded && { superseded }),
+    ...(alsoSuperseded.length > 0 && { alsoSuperseded }),
+    ...(plan.cancel && { cancelled: await mustGet(q, plan.cancel.id) }),
   };
-  if (!existing) return { request: await inserted(), reused: false };
-  const id = str(existing.id);
-  const sameCredential = str(existing.requester_credential) === input.requesterCredential;
-  const sameServer = strOrNull(existing.cluster_server) === (request.cluster?.server ?? null);
-  if (!sameCredential || !sameServer) {
-    await applyEvent(q, 'cancel', now, byId(id), reasonSet(otherBindingReason(request, sameCredential)));
-    return { request: await inserted(), reused: false, cancelled: await mustGet(q, id) };
-  }
-  const reason = supersede?.(await mustGet(q, id));
-  if (reason === undefined) {
-    await q('UPDATE approval_requests SET preview_json = ? WHERE id = ?', [json(request.preview), id]);
-    return { request: await mustGet(q, id), reused: true };
-  }
-  await applyEvent(q, 'supersede', now, byId(id), {
-    sql: 'superseded_by = ?, status_reason = ?',
-    params: [request.id, reason],
-  });
-  return { request: await inserted(), reused: false, superseded: await mustGet(q, id) };
 }
 
 /**

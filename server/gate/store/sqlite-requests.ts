@@ -12,6 +12,7 @@ import { byId, type ApplyEvent, type Clause } from './sqlite-transitions.ts';
 import { LIVE, reasonSet } from './transition-sql.ts';
 import type { RequestEvent } from './transitions.ts';
 import type { ApprovalStore, RequestMethods, NewApprovalRequest, TransitionResult } from './types.ts';
+import { planPending, type PendingCandidate } from './pending-reuse.ts';
 
 /** What the request and execution halves of the store share. */
 export interface SqliteContext {
@@ -27,14 +28,7 @@ export interface SqliteContext {
   owner: SqliteOwner;
 }
 
-/** Why the pending request of another credential or cluster server is cancelled. */
-function otherBindingReason(existing: Row, request: NewApprovalRequest['request'], sameCredential: boolean) {
-  return sameCredential
-    ? `the context '${request.cluster?.context ?? ''}' now points at another cluster (${request.cluster?.server ?? 'none'})`
-    : `identity '${request.requester}' now authenticates with a different token`;
-}
-
-/** `createOrReusePending` inside its transaction. */
+/** `createOrReusePending` inside its transaction (`planPending` decides). */
 function createOrReuse(
   context: SqliteContext,
   input: NewApprovalRequest,
@@ -44,36 +38,54 @@ function createOrReuse(
   const { db, requests, apply } = context;
   const { request } = input;
   context.expire(now);
-  const existing = db
+  const rows = db
     .prepare(
-      `SELECT * FROM approval_requests WHERE requester = ? AND cluster_context = ? AND requested_key = ?
-         AND status = 'pending' AND expires_at > ?`,
+      `SELECT * FROM approval_requests WHERE requester = ? AND cluster_context = ?
+         AND (requested_key = ? OR resolved_key = ?) AND status = 'pending' AND expires_at > ?`,
     )
-    .get(request.requester, request.cluster?.context ?? '', input.requestedKey, now.toISOString()) as
-    Row | undefined;
-  const inserted = () => {
+    .all(
+      request.requester,
+      request.cluster?.context ?? '',
+      input.requestedKey,
+      input.resolvedKey,
+      now.toISOString(),
+    ) as Row[];
+  const plan = planPending(input, rows.map(candidateOf(requests)), supersede);
+  if (plan.cancel) apply('cancel', now, byId(plan.cancel.id), reasonSet(plan.cancel.reason));
+  const standing = plan.reuse ?? request.id;
+  for (const { id, reason } of plan.supersede) {
+    apply('supersede', now, byId(id), {
+      sql: 'superseded_by = ?, status_reason = ?',
+      params: [standing, reason],
+    });
+  }
+  if (plan.reuse) {
+    db.prepare('UPDATE approval_requests SET preview_json = ? WHERE id = ?').run(
+      json(request.preview),
+      plan.reuse,
+    );
+  } else {
     requests.insert(input);
-    return requests.get(request.id)!;
+  }
+  const [superseded, ...alsoSuperseded] = plan.supersede.map(({ id }) => requests.get(id)!);
+  return {
+    request: requests.get(standing)!,
+    reused: plan.reuse !== undefined,
+    ...(superseded && { superseded }),
+    ...(alsoSuperseded.length > 0 && { alsoSuperseded }),
+    ...(plan.cancel && { cancelled: requests.get(plan.cancel.id)! }),
   };
-  if (!existing) return { request: inserted(), reused: false };
-  const sameCredential = str(existing.requester_credential) === input.requesterCredential;
-  const sameServer = strOrNull(existing.cluster_server) === (request.cluster?.server ?? null);
-  const id = str(existing.id);
-  if (!sameCredential || !sameServer) {
-    apply('cancel', now, byId(id), reasonSet(otherBindingReason(existing, request, sameCredential)));
-    return { request: inserted(), reused: false, cancelled: requests.get(id)! };
-  }
-  const reason = supersede?.(requests.toRequest(existing));
-  if (reason === undefined) {
-    db.prepare('UPDATE approval_requests SET preview_json = ? WHERE id = ?').run(json(request.preview), id);
-    return { request: requests.get(id)!, reused: true };
-  }
-  apply('supersede', now, byId(id), {
-    sql: 'superseded_by = ?, status_reason = ?',
-    params: [request.id, reason],
-  });
-  return { request: inserted(), reused: false, superseded: requests.get(id)! };
 }
+
+const candidateOf =
+  (requests: RequestReader) =>
+  (row: Row): PendingCandidate => ({
+    request: requests.toRequest(row),
+    requestedKey: str(row.requested_key),
+    resolvedKey: str(row.resolved_key),
+    credential: str(row.requester_credential),
+    server: strOrNull(row.cluster_server),
+  });
 
 /**
  * Moves request `id` along `event` (after expiring what is due), naming why it cannot: `not_found`,

@@ -150,8 +150,8 @@ export interface FinishExecution {
 export interface ApprovalStore {
   /**
    * Inserts a pending request, or — when a pending, unexpired request exists for the same requester
-   * (and credential), cluster (context and server) and requested key — returns that one
-   * (`reused: true`) unchanged. A pending request for the same requester name, context and key but
+   * (and credential), cluster (context and server) and requested or resolved key (the same call with
+   * its defaults applied: `planPending`) — returns that one (`reused: true`). A pending request for the same requester name, context and key but
    * another credential or cluster server is cancelled first (it belongs to a revoked token or to
    * another cluster). When `supersede` returns a reason for the pending one, it becomes `superseded`
    * (linked to the new request, returned as `superseded`) and the new request is inserted; otherwise
@@ -165,6 +165,8 @@ export interface ApprovalStore {
     request: ApprovalRequest;
     reused: boolean;
     superseded?: ApprovalRequest;
+    /** Further pending requests of the same call (matched by either key) superseded with it. */
+    alsoSuperseded?: ApprovalRequest[];
     /** The pending request of another credential or cluster server that was cancelled first. */
     cancelled?: ApprovalRequest;
   }>;

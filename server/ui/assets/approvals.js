@@ -107,8 +107,50 @@ clusterFilter.addEventListener('change', () => {
   announce(`Showing ${shown}.`);
 });
 
+// What changed on each pending request's target since its preview, and the freeze: a visible
+// warning (approving stays possible; the gate re-checks at execution and never runs a stale call).
+// Re-read at most every 20 s per request (each check is a read-only dry run on the server).
+const CHECK_EVERY_MS = 20_000;
+const checks = new Map();
+
+function showCheck(li, warnings) {
+  li.querySelector('.stale-warning')?.remove();
+  if (!warnings || warnings.length === 0) return;
+  const slot = document.createElement('div');
+  slot.className = 'stale-warning';
+  slot.setAttribute('role', 'alert');
+  for (const warning of warnings) {
+    const line = document.createElement('p');
+    line.textContent = `Warning: ${warning}`;
+    slot.append(line);
+  }
+  li.prepend(slot);
+}
+
+async function checkPending() {
+  for (const li of lists.pending.querySelectorAll('li[data-id]')) {
+    const id = li.dataset.id;
+    const known = checks.get(id);
+    if (known) showCheck(li, known.warnings);
+    if (known && Date.now() - known.at < CHECK_EVERY_MS) continue;
+    checks.set(id, { at: Date.now(), warnings: known ? known.warnings : [] });
+    try {
+      const response = await fetch(`/ui/api/approvals/${encodeURIComponent(id)}/check`, {
+        credentials: 'same-origin',
+      });
+      if (!response.ok) continue;
+      const check = await response.json();
+      checks.set(id, { at: Date.now(), warnings: check.warnings || [] });
+      showCheck(li, check.warnings);
+    } catch {
+      checks.delete(id); // unreachable now: the next snapshot checks again
+    }
+  }
+}
+
 function render(snapshot) {
   place(lists.pending, snapshot.pending);
+  checkPending();
   place(lists.history, snapshot.history);
   syncClusters(snapshot);
   applyFilter();

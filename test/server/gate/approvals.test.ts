@@ -246,3 +246,37 @@ describe('approvals: self-approval through POST /approvals', () => {
     expect(textOf(await p.call('agent', 'get_version', {}))).toContain('Kubernetes');
   });
 });
+
+describe('approvals: what changed since the preview (check)', () => {
+  it('re-reads the target and names what differs from the preview the request was made with', async () => {
+    p = createTestPipeline();
+    const id = await hold('agent');
+    expect(await p.gate.approvals.check(id)).toMatchObject({ id, stale: false, warnings: [] });
+    // Someone scales the Deployment after the preview "from 3 to 5".
+    const deployment = p.cluster.deployment('shop', 'checkout');
+    deployment.spec!.replicas = 4;
+    const check = await p.gate.approvals.check(id);
+    expect(check.stale).toBe(true);
+    expect(check.warnings).toEqual([expect.stringContaining('replicas.from now 4, the preview said 3')]);
+    expect(check.warnings[0]).toContain('the gate re-checks at execution and refuses it as stale');
+    // Read-only: nothing was sent, the request is still pending and unchanged.
+    expect(p.cluster.mutations).toEqual([]);
+    expect((await p.gate.approvals.get(id)).status).toBe('pending');
+  });
+
+  it('warns that a change freeze is on: the call is refused until it lifts', async () => {
+    p = createTestPipeline();
+    const id = await hold('agent');
+    await p.gate.approvals.setFreeze(identities.root!, true, 'Black Friday');
+    const check = await p.gate.approvals.check(id);
+    expect(check.stale).toBe(false);
+    expect(check.warnings).toEqual([
+      'A change freeze is on (by root: Black Friday): the call will be refused until it lifts.',
+    ]);
+  });
+
+  it('names an unknown request', async () => {
+    p = createTestPipeline();
+    await expect(p.gate.approvals.check('apr_0000000000000000')).rejects.toMatchObject({ code: 'not_found' });
+  });
+});

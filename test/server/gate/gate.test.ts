@@ -119,14 +119,39 @@ describe('approval gate: held calls', () => {
   });
 
   it('opens a separate request for a different call and for another requester', async () => {
+    p.cluster.add(
+      fixtureDeployment('shop', 'checkout', {
+        revisions: { 5: 'checkout:2.3.9', 6: 'checkout:2.4.0', 7: 'checkout:2.4.1' },
+      }),
+    );
     const first = await hold('agent', 'rollback_deployment', rollback);
-    const other = await hold('agent', 'rollback_deployment', {
-      ...rollback,
-      to_revision: 6,
-      namespace: 'shop',
-    });
+    const other = await hold('agent', 'rollback_deployment', { ...rollback, to_revision: 5 });
     const otherRequester = await hold('other', 'rollback_deployment', rollback);
     expect(new Set([first.id, other.id, otherRequester.id]).size).toBe(3);
+  });
+
+  it('reuses the pending request for the same resolved call, with or without the default spelled out', async () => {
+    // The canonical call has its defaults applied: an omitted to_revision is the previous revision (6).
+    const named = await hold('agent', 'rollback_deployment', { ...rollback, to_revision: 6 });
+    const defaulted = await hold('agent', 'rollback_deployment', rollback);
+    expect(defaulted.id).toBe(named.id);
+    expect(textOf(defaulted.result)).toContain('already pending for this exact call');
+    expect(await p.store.list()).toHaveLength(1);
+    // Approved, the retry without to_revision runs it (and is not held as a new request).
+    await p.gate.approvals.approve(named.id, identities.alice!, {});
+    const run = await p.call('agent', 'rollback_deployment', rollback);
+    expect(run._meta).toMatchObject({ approval_status: 'executed', approval_request_id: named.id });
+    expect(p.cluster.mutations).toHaveLength(1);
+    expect(await p.store.list()).toHaveLength(1);
+  });
+
+  it('delivers a denial to the retry that leaves the denied to_revision to its default', async () => {
+    const named = await hold('agent', 'rollback_deployment', { ...rollback, to_revision: 6 });
+    await p.gate.approvals.deny(named.id, identities.alice!, 'not during the sale');
+    const retry = await p.call('agent', 'rollback_deployment', rollback);
+    expect(retry.isError).toBe(true);
+    expect(retry._meta).toMatchObject({ approval_status: 'denied' });
+    expect(p.cluster.mutations).toEqual([]);
   });
 
   it('supersedes a pending request when the same call now does something else; refreshes it otherwise', async () => {

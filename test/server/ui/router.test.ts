@@ -224,6 +224,28 @@ describe('approvals page endpoints (sentinel serve with the gate)', () => {
     expect((await answer(approved)).status).toBe('approved');
   });
 
+  it('tells the page what changed on the target since the preview (GET …/check, session only)', async () => {
+    const id = await hold(agent, 9);
+    expect((await get(`/ui/api/approvals/${id}/check`)).status).toBe(401);
+    const { cookie } = await signIn(s.tokens.alice);
+    const deployment = s.cluster.deployment('shop', 'checkout');
+    deployment.spec!.replicas = 4;
+    try {
+      const response = await get(`/ui/api/approvals/${id}/check`, cookie);
+      expect(response.status).toBe(200);
+      expect(await response.json()).toMatchObject({
+        id,
+        stale: true,
+        warnings: [expect.stringContaining('replicas.from now 4, the preview said 3')],
+      });
+    } finally {
+      deployment.spec!.replicas = 3;
+    }
+    // The page's script shows them on each pending request.
+    const script = await (await get('/ui/assets/approvals.js')).text();
+    expect(script).toContain('/check');
+  });
+
   it('approves a write call (pause) without a confirmation', async () => {
     const held = await agent.callTool({ name: 'pause_rollout', arguments: checkout });
     const id = PendingResultMetaSchema.parse(held._meta).approval_request_id;

@@ -224,8 +224,13 @@ describe('rollback_deployment', () => {
       'Deployment annotation example.com/owner: (none) → team-a',
       'Deployment annotation team: payments → (none)',
     ]);
-    expect(output.text).toContain('Done: Roll back Deployment shop/checkout from revision 7');
-    expect(output.text).toContain('It becomes revision 8');
+    // Kubernetes renumbers the restored revision as the newest, as after `kubectl rollout undo`.
+    expect(output.text).toContain(
+      "Done: Rolled back Deployment shop/checkout from revision 7 (shop/checkout:2.4.1) to revision 6's template (shop/checkout:2.4.0), now revision 8.",
+    );
+    expect(output.text).toContain(
+      'Revision 6 is renumbered: the Deployment controller makes the restored template the newest revision, 8',
+    );
     expect(output.text).toContain(
       'get_rollout_status {"namespace":"shop","name":"checkout","wait_seconds":30}',
     );

@@ -56,7 +56,9 @@ describe('rollback_deployment with kind StatefulSet or DaemonSet', () => {
       to_revision_hash: 'h4',
       new_revision: 6,
     });
-    expect(output.text).toContain('numbered by the StatefulSet controller');
+    expect(output.text).toContain(
+      'Revision 4 is renumbered: the StatefulSet controller makes the restored template the newest revision, 6',
+    );
   });
 
   it("applies the revision's data with the resourceVersion precondition and the attribution", async () => {
@@ -89,6 +91,10 @@ describe('rollback_deployment with kind StatefulSet or DaemonSet', () => {
     expect((sent!.spec as { template: { $patch: string } }).template.$patch).toBe('replace');
     const result = structured(output);
     expect(result.status).toBe('applied');
+    expect(output.text).toContain(
+      "Done: Rolled back StatefulSet shop/postgres from revision 5 (db/postgres:16.2-bad) to revision 3's template",
+    );
+    expect(output.text).toMatch(/, now revision 6\.\n/);
     expect(result.rollout_status).toEqual({
       state: 'progressing',
       message: 'Waiting for statefulset spec update to be observed...',

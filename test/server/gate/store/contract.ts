@@ -104,6 +104,31 @@ export function describeApprovalStoreContract(
       expect((await store.get(first.request.id))?.status).toBe('expired');
     });
 
+    it('reuses the pending request of the same resolved call made with other arguments, and ends duplicates', async () => {
+      const named = await store.createOrReusePending(
+        newRequest({}, { requestedKey: 'named', resolvedKey: 'r6' }),
+        T0,
+      );
+      const defaulted = await store.createOrReusePending(
+        newRequest({}, { requestedKey: 'default', resolvedKey: 'r6' }),
+        at(1),
+      );
+      expect(defaulted).toMatchObject({ reused: true, request: { id: named.request.id } });
+      // A resolution the effect check refuses: superseded by the new request, which stands alone.
+      const changed = await store.createOrReusePending(
+        newRequest({}, { requestedKey: 'default', resolvedKey: 'r6' }),
+        at(2),
+        () => 'the effect changed',
+      );
+      expect(changed.reused).toBe(false);
+      expect(changed.superseded).toMatchObject({
+        id: named.request.id,
+        status: 'superseded',
+        superseded_by: changed.request.id,
+      });
+      expect((await store.list({ status: 'pending' })).map((r) => r.id)).toEqual([changed.request.id]);
+    });
+
     it('decides once: approve sets the grant, a second decision fails, an expired one fails', async () => {
       const { request } = await store.createOrReusePending(newRequest(), T0);
       const grant = { validity: 'once' as const, expires_at: at(31).toISOString() };
