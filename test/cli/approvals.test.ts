@@ -2,6 +2,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
+import { PassThrough } from 'node:stream';
 import { join } from 'node:path';
 import {
   ApprovalListSchema,
@@ -362,5 +363,72 @@ describe('client commands find the running server and its token by discovery', (
     await served.close();
     const list = await runCli(['approvals', 'list', '--data-dir', data.dir]);
     expect(list).toMatchObject({ code: 0, stdout: 'No pending approval requests.\n' });
+  });
+});
+
+describe('sentinel approvals approve of a dangerous request: type the Deployment’s name', () => {
+  let s: GateServer;
+  let agent: Client;
+  beforeAll(async () => {
+    s = await startGateServer();
+    agent = await connectClient(s.url, s.tokens.agent);
+  });
+  afterAll(async () => {
+    await agent?.close();
+    await s?.close();
+  });
+  const cli = (...args: string[]) =>
+    runCli(['approvals', ...args, '--server', s.url, '--token', s.tokens.alice]);
+  async function hold(name: string, args: Record<string, unknown>): Promise<string> {
+    const held = await agent.callTool({ name, arguments: { ...checkout, ...args } });
+    return PendingResultMetaSchema.parse(held._meta).approval_request_id;
+  }
+  /** Runs `approve` with stdin replaced by a terminal that answers `lines`; what it asked on stderr. */
+  async function onTerminal(lines: string[], ...args: string[]) {
+    const input = Object.assign(new PassThrough(), { isTTY: true });
+    input.end(lines.map((line) => `${line}\n`).join(''));
+    const stdin = Object.getOwnPropertyDescriptor(process, 'stdin')!;
+    Object.defineProperty(process, 'stdin', { value: input, configurable: true });
+    try {
+      return await cli(...args);
+    } finally {
+      Object.defineProperty(process, 'stdin', stdin);
+    }
+  }
+
+  it('off a terminal, refuses without --confirm <name>, naming the option and the name to give (exit 2)', async () => {
+    const id = await hold('scale_deployment', { replicas: 0 });
+    const refused = await cli('approve', id);
+    expect(refused).toMatchObject({ code: 2, stdout: '' });
+    expect(refused.stderr).toContain(`--confirm checkout`);
+    expect(refused.stderr).toMatch(/stops every Pod/);
+    const wrong = await cli('approve', id, '--confirm', 'payments');
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toMatch(/--confirm 'payments' is not 'checkout'/);
+    expect((await cli('show', id)).stdout).toContain('(pending, expires in');
+    const approved = await cli('approve', id, '--confirm', 'checkout');
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(approved.stdout).toMatch(new RegExp(`^Approved ${id} \\(now approved\\)`));
+  });
+
+  it('on a terminal, asks to type the name; a wrong name refuses and leaves it pending', async () => {
+    const id = await hold('rollback_deployment', {});
+    const wrong = await onTerminal(['yes'], 'approve', id);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain("Type 'checkout' to approve");
+    expect(wrong.stderr).toMatch(/'yes' is not 'checkout'.*nothing was approved/);
+    expect((await cli('show', id)).stdout).toContain('(pending, expires in');
+    const ended = await onTerminal([], 'approve', id);
+    expect(ended.code).toBe(2);
+    expect(ended.stderr).toMatch(/input ended.*nothing was approved/);
+    const typed = await onTerminal(['checkout'], 'approve', id);
+    expect(typed.code, typed.stderr).toBe(0);
+    expect(typed.stdout).toMatch(new RegExp(`^Approved ${id} \\(now approved\\)`));
+  });
+
+  it('a write request (pause_rollout) needs no typing, on a terminal or off it', async () => {
+    const id = await hold('pause_rollout', {});
+    const approved = await cli('approve', id);
+    expect(approved).toMatchObject({ code: 0, stderr: '' });
   });
 });
