@@ -9,6 +9,7 @@ import { palette, sentinelCommand } from '../agent/light.ts';
 import { didYouMean, SentinelError } from '../core/light.ts';
 import type { ApprovalsClient, ApprovalRequest, ApprovalStatus, ClientToken } from '../server/client.ts';
 import { APPROVAL_STATUSES } from '../server/light.ts';
+import { confirmDangerousApproval } from './dangerous-approval.ts';
 import { dataDirOption, serverUrlOption, useDiscoveredServer } from './options.ts';
 
 interface ConnectionFlags {
@@ -230,8 +231,12 @@ export function registerApprovalsCommands(program: Command): void {
       .option(
         '--window <duration>',
         'grant a window (e.g. 15m) instead of once, if the policy rule allows it',
+      )
+      .option(
+        '--confirm <name>',
+        'the Deployment’s name, to approve a dangerous request (rollback, restart, scale, delete) off a terminal; on one you are asked to type it',
       ),
-  ).action(async (id: string, flags: ConnectionFlags & { window?: string }) => {
+  ).action(async (id: string, flags: ConnectionFlags & { window?: string; confirm?: string }) => {
     const { DurationSchema, withLocalTimes } = await server();
     // A bare number would be milliseconds (`ms`): a unit is required.
     const bare = flags.window !== undefined && /^\s*[\d.]+\s*$/.test(flags.window);
@@ -245,6 +250,8 @@ export function registerApprovalsCommands(program: Command): void {
       );
     }
     const client = await clientFor(flags);
+    // Dangerous requests need the Deployment's name typed (or --confirm) before approving.
+    await confirmDangerousApproval(await onRequest(id, flags, () => client.get(id)), flags.confirm);
     const request = await onRequest(id, flags, () =>
       client.approve(id, flags.window ? { validity: { window: flags.window } } : {}),
     ).catch(async (error: unknown) => {

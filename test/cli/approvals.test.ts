@@ -76,7 +76,7 @@ describe('sentinel approvals, against a live server', () => {
 
   it('approves and denies; the requester’s retry then runs once', async () => {
     const id = await hold(5);
-    const approved = await cli(s.tokens.alice, 'approve', id);
+    const approved = await cli(s.tokens.alice, 'approve', id, '--confirm', 'checkout');
     expect(approved).toMatchObject({ code: 0, stderr: '' });
     expect(approved.stdout).toMatch(
       new RegExp(
@@ -98,7 +98,7 @@ describe('sentinel approvals, against a live server', () => {
 
   it('shows the server’s refusal clearly: own request, already decided, unknown id, no reason', async () => {
     const id = await hold(8);
-    const own = await cli(s.tokens.agent, 'approve', id);
+    const own = await cli(s.tokens.agent, 'approve', id, '--confirm', 'checkout');
     expect(own.code).toBe(1);
     expect(own.stderr).toMatch(/^sentinel: .*agent.*\n$/);
     expect(own.stdout).toBe('');
@@ -147,7 +147,7 @@ describe('sentinel approvals, against a live server', () => {
 
   it('--window on a once-only rule says to drop --window, with the command that works (exit 2)', async () => {
     const id = await hold(0); // rule scale-to-zero: validity once
-    const refused = await cli(s.tokens.alice, 'approve', id, '--window', '15m');
+    const refused = await cli(s.tokens.alice, 'approve', id, '--window', '15m', '--confirm', 'checkout');
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/rule 'scale-to-zero' allows only once grants/);
     // The command is on its own line, keeps the approver's identity without printing the secret,
@@ -163,12 +163,20 @@ describe('sentinel approvals, against a live server', () => {
     const id = await hold(0);
     const saved = process.env.SENTINEL_TOKEN;
     process.env.SENTINEL_TOKEN = s.tokens.alice;
-    const refused = await runCli(['approvals', 'approve', id, '--window', '15m', '--server', s.url]).finally(
-      () => {
-        if (saved === undefined) delete process.env.SENTINEL_TOKEN;
-        else process.env.SENTINEL_TOKEN = saved;
-      },
-    );
+    const refused = await runCli([
+      'approvals',
+      'approve',
+      id,
+      '--window',
+      '15m',
+      '--confirm',
+      'checkout',
+      '--server',
+      s.url,
+    ]).finally(() => {
+      if (saved === undefined) delete process.env.SENTINEL_TOKEN;
+      else process.env.SENTINEL_TOKEN = saved;
+    });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(`once:\n  npx sentinel approvals approve ${id} --server ${s.url}\n`);
     expect(refused.stderr).not.toContain('--token');
@@ -179,7 +187,7 @@ describe('sentinel approvals, against a live server', () => {
     const id = await hold(6);
     const zone = process.env.TZ;
     process.env.TZ = 'Asia/Kolkata'; // Node re-reads TZ when it is assigned
-    const approved = await cli(s.tokens.alice, 'approve', id).finally(() => {
+    const approved = await cli(s.tokens.alice, 'approve', id, '--confirm', 'checkout').finally(() => {
       if (zone === undefined) delete process.env.TZ;
       else process.env.TZ = zone;
     });
@@ -238,7 +246,7 @@ describe('sentinel approvals, against a live server', () => {
 
   it('revokes an approved grant no call has used; the retry is held again', async () => {
     const id = await hold(12);
-    await cli(s.tokens.alice, 'approve', id);
+    await cli(s.tokens.alice, 'approve', id, '--confirm', 'checkout');
     const revoked = await cli(s.tokens.alice, 'revoke', id, '--reason', 'wrong Deployment');
     expect(revoked.stdout).toMatch(new RegExp(`^Revoked ${id} \\(now cancelled\\)`));
     const shown = await cli(s.tokens.alice, 'show', id);
@@ -306,7 +314,7 @@ describe('sentinel approvals approve --window on a request that already ran', ()
   it('suggests no approve command: it says the request is decided and how to see its outcome (exit 1)', async () => {
     const held = await agent.callTool({ name: 'scale_deployment', arguments: { ...checkout, replicas: 0 } });
     const id = PendingResultMetaSchema.parse(held._meta).approval_request_id; // rule scale-to-zero: once
-    expect((await cli(s.tokens.alice, 'approve', id)).code).toBe(0);
+    expect((await cli(s.tokens.alice, 'approve', id, '--confirm', 'checkout')).code).toBe(0);
     const run = await agent.callTool({ name: 'scale_deployment', arguments: { ...checkout, replicas: 0 } });
     expect(run._meta).toMatchObject({ approval_status: 'executed', approval_request_id: id });
     const refused = await cli(s.tokens.alice, 'approve', id, '--window', '15m');
