@@ -178,4 +178,29 @@ describe('sentinel investigate --harness (command line)', () => {
       'sentinel: Describe the symptom to investigate, e.g. "checkout returns 502 since 02:10".\n',
     );
   });
+
+  it('refuses a new symptom given with --resume or --resume-session, naming both (exit 2)', async () => {
+    await investigate('checkout is slow now', '--resume', 'inv_0123456789abcdef');
+    expect(process.exitCode).toBe(2);
+    expect(output.err).toBe(
+      "sentinel: --resume inv_0123456789abcdef continues that investigation with its own symptom; the symptom 'checkout is slow now' is not used. Drop the symptom to resume, or drop --resume to investigate it anew.\n",
+    );
+    output.clear();
+    await investigate(
+      'checkout is slow now',
+      '--harness',
+      harness.url,
+      '--token',
+      't',
+      '--resume-session',
+      'session-1',
+    );
+    expect(process.exitCode).toBe(2);
+    expect(output.err).toMatch(
+      /^sentinel: --resume-session session-1 continues that session .*'checkout is slow now' is not used\. Drop the symptom to resume, or drop --resume-session/,
+    );
+    expect(harness.requests).not.toContainEqual(
+      expect.objectContaining({ path: expect.stringContaining('session-1') }),
+    );
+  });
 });
