@@ -202,4 +202,18 @@ describe('sentinel investigate --harness (command line)', () => {
     );
     expect(harness.requests).toHaveLength(asked); // refused before the harness is asked anything
   });
+
+  it('passes a pasted symptom with control characters to the agent escaped, never raw', async () => {
+    harness.script(() => [{ kind: 'message', text: 'Looking.' }]);
+    vi.stubEnv('SENTINEL_HARNESS_URL', harness.url);
+    vi.stubEnv('SENTINEL_TOKEN', APPROVER_TOKEN);
+    const asked = harness.requests.length;
+    await investigate('\u001b[2Jcheckout returns 502\u0007', '--server', sentinel.url, '--yes');
+    const sent = harness.requests.slice(asked).flatMap((request) => {
+      const body = request.body as { input?: { content?: unknown }[] } | undefined;
+      return body?.input?.map((item) => item.content) ?? [];
+    });
+    expect(sent).toEqual(['\\x1b[2Jcheckout returns 502\\x07']);
+    vi.unstubAllEnvs();
+  });
 });
