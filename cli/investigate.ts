@@ -85,9 +85,12 @@ export function registerInvestigateCommand(program: Command): void {
     .option('-y, --yes', 'approve every proposed call without asking (scripted runs)')
     .addOption(timeoutOption());
   addLocalInvestigateOptions(command).action(
-    async (symptom: string | undefined, options: InvestigateCliOptions, self: Command) => {
+    async (typed: string | undefined, options: InvestigateCliOptions, self: Command) => {
       const { harness } = options;
-      refuseSymptomWithResume(symptom, options);
+      refuseSymptomWithResume(typed, options);
+      // A pasted ESC or BEL (`\x1b[2J`) is kept visible as text, for the agent, the saved
+      // investigation and the report file alike: no later echo or `cat` can clear the screen.
+      const symptom = typed === undefined ? undefined : sanitizeText(typed, { multiline: true });
       const defaulted = self.getOptionValueSource('server') === 'default';
       const running = defaulted ? await runningServe(resolveDataDir(options.dataDir)) : undefined;
       if (harness) {
