@@ -10,7 +10,7 @@ import { didYouMean, SentinelError } from '../core/light.ts';
 import type { ApprovalsClient, ApprovalRequest, ApprovalStatus, ClientToken } from '../server/client.ts';
 import { APPROVAL_STATUSES } from '../server/light.ts';
 import { confirmDangerousApproval } from './dangerous-approval.ts';
-import { dataDirOption, serverUrlOption, useDiscoveredServer } from './options.ts';
+import { dataDirOption, parseDuration, serverUrlOption, useDiscoveredServer } from './options.ts';
 
 interface ConnectionFlags {
   server: string;
@@ -231,6 +231,7 @@ export function registerApprovalsCommands(program: Command): void {
       .option(
         '--window <duration>',
         'grant a window (e.g. 15m) instead of once, if the policy rule allows it',
+        parseDuration,
       )
       .option(
         '--confirm <name>',
@@ -238,9 +239,8 @@ export function registerApprovalsCommands(program: Command): void {
       ),
   ).action(async (id: string, flags: ConnectionFlags & { window?: string; confirm?: string }) => {
     const { DurationSchema, withLocalTimes } = await server();
-    // A bare number would be milliseconds (`ms`): a unit is required.
-    const bare = flags.window !== undefined && /^\s*[\d.]+\s*$/.test(flags.window);
-    if (flags.window !== undefined && (bare || !DurationSchema.safeParse(flags.window).success)) {
+    // A bare number was refused by parseDuration; the rest of the syntax is checked here.
+    if (flags.window !== undefined && !DurationSchema.safeParse(flags.window).success) {
       throw new SentinelError(
         'invalid_input',
         `--window '${flags.window}' must be a duration such as 15m or 1h.`,
