@@ -30,3 +30,32 @@ describe('sentinel tokens add of a reserved or existing name', () => {
     }
   });
 });
+
+describe('names and keys that are Object.prototype members', () => {
+  it('an identity named constructor is plain data; __proto__ is refused by the name rule', async () => {
+    const data = tempDataDir();
+    try {
+      const added = await runCli([
+        'tokens',
+        'add',
+        'constructor',
+        '--role',
+        'caller',
+        '--data-dir',
+        data.dir,
+      ]);
+      expect(added.code, added.stderr).toBe(0);
+      expect((await runCli(['tokens', 'list', '--data-dir', data.dir])).stdout).toMatch(
+        /^constructor +caller /m,
+      );
+      const proto = await runCli(['tokens', 'add', '__proto__', '--role', 'caller', '--data-dir', data.dir]);
+      expect(proto.stderr).toMatch(/Cannot add identity '__proto__': name: must be/);
+      const args = '{"namespace":"shop","name":"checkout","replicas":1,"__proto__":{"polluted":true}}';
+      const policy = await runCli(['policy', 'test', '--tool', 'scale_deployment', '--args', args]);
+      expect(policy.stderr).toContain('arguments.__proto__: unknown argument');
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    } finally {
+      data.cleanup();
+    }
+  });
+});
