@@ -3,7 +3,7 @@
  */
 
 // The light entry's exports (terminal guard, broken-pipe handling, colours, sentinelCommand, the
-// harness identity's name) are listed once, in light.ts.
+// harness identity's name, the terminal prompter) are listed once, in light.ts.
 export * from './light.ts';
 
 // The contract other modules use (added with the module-boundary lint rule).

@@ -15,7 +15,7 @@
  *   directory first on PATH.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, realpathSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync } from 'node:fs';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -75,7 +75,9 @@ function versionOf(node) {
 }
 
 /**
- * Installs `NODE_PACKAGE` into `toolsDir` with the npm on PATH (what `npm ci` ran with).
+ * Installs `NODE_PACKAGE` into `toolsDir` with the npm on PATH (what `npm ci` ran with). npm's own
+ * warnings are off (`--loglevel=error`): the EBADENGINE warning about the Node being too old was
+ * already printed once by the `npx`/`npm` that started this, and this install is what fixes it.
  * @param {string} toolsDir
  */
 export function installNode(toolsDir) {
@@ -84,6 +86,7 @@ export function installNode(toolsDir) {
     'npm',
     [
       'install',
+      '--loglevel=error',
       '--no-save',
       '--no-package-lock',
       '--no-audit',
@@ -94,6 +97,37 @@ export function installNode(toolsDir) {
     ],
     { stdio: ['ignore', 'ignore', 'inherit'] },
   );
+}
+
+/**
+ * Runs `install` into a staging folder inside `toolsDir` (same file system) and renames the
+ * installed package into place, so no process ever sees a half-written Node at `toolsNodePath`. Two
+ * `npx sentinel` started at once on a fresh clone both install; the first rename wins and the other
+ * finds a supported Node already there and drops its own copy. A too-old Node in place is replaced.
+ * @param {string} toolsDir
+ * @param {(toolsDir: string) => void} install
+ */
+function installAtomically(toolsDir, install) {
+  mkdirSync(join(toolsDir, 'node_modules'), { recursive: true });
+  const staging = mkdtempSync(join(toolsDir, '.install-'));
+  try {
+    install(staging);
+    if (!existsSync(toolsNodePath(staging))) return; // nothing installed: the caller says so
+    const target = dirname(dirname(toolsNodePath(toolsDir)));
+    const winner = existsSync(toolsNodePath(toolsDir)) ? versionOf(toolsNodePath(toolsDir)) : undefined;
+    if (winner && isSupportedNodeVersion(winner)) return; // another process finished first
+    // Move a too-old (or broken) install aside: rename cannot replace a non-empty folder.
+    if (existsSync(target)) renameSync(target, join(staging, 'replaced'));
+    try {
+      renameSync(dirname(dirname(toolsNodePath(staging))), target);
+    } catch (error) {
+      // Another process renamed its install in between: use it if it works.
+      const raced = existsSync(toolsNodePath(toolsDir)) ? versionOf(toolsNodePath(toolsDir)) : undefined;
+      if (!raced || !isSupportedNodeVersion(raced)) throw error;
+    }
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
 }
 
 /**
@@ -131,7 +165,7 @@ export function supportedNode(options = {}) {
   if (existing && isSupportedNodeVersion(existing)) return node;
   log(`${needed}; installing ${NODE_PACKAGE} from the npm registry into ${toolsDir} (once)…`);
   try {
-    (options.install ?? installNode)(toolsDir);
+    installAtomically(toolsDir, options.install ?? installNode);
   } catch (error) {
     throw new UnsupportedNodeError(
       `${needed}, and installing ${NODE_PACKAGE} into ${toolsDir} failed (${error instanceof Error ? error.message.split('\n')[0] : String(error)}). Install Node.js 22 (https://nodejs.org), put it first on PATH, and run the command again.`,

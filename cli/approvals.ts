@@ -9,7 +9,8 @@ import { palette, sentinelCommand } from '../agent/light.ts';
 import { didYouMean, SentinelError } from '../core/light.ts';
 import type { ApprovalsClient, ApprovalRequest, ApprovalStatus, ClientToken } from '../server/client.ts';
 import { APPROVAL_STATUSES } from '../server/light.ts';
-import { dataDirOption, serverUrlOption, useDiscoveredServer } from './options.ts';
+import { confirmDangerousApproval } from './dangerous-approval.ts';
+import { dataDirOption, parseDuration, serverUrlOption, useDiscoveredServer } from './options.ts';
 
 interface ConnectionFlags {
   server: string;
@@ -241,12 +242,16 @@ export function registerApprovalsCommands(program: Command): void {
       .option(
         '--window <duration>',
         'grant a window (e.g. 15m) instead of once, if the policy rule allows it',
+        parseDuration,
+      )
+      .option(
+        '--confirm <name>',
+        'the Deployment’s name, to approve a dangerous request (rollback, restart, scale, delete) off a terminal; on one you are asked to type it',
       ),
-  ).action(async (id: string, flags: ConnectionFlags & { window?: string }) => {
+  ).action(async (id: string, flags: ConnectionFlags & { window?: string; confirm?: string }) => {
     const { DurationSchema, withLocalTimes } = await server();
-    // A bare number would be milliseconds (`ms`): a unit is required.
-    const bare = flags.window !== undefined && /^\s*[\d.]+\s*$/.test(flags.window);
-    if (flags.window !== undefined && (bare || !DurationSchema.safeParse(flags.window).success)) {
+    // A bare number was refused by parseDuration; the rest of the syntax is checked here.
+    if (flags.window !== undefined && !DurationSchema.safeParse(flags.window).success) {
       throw new SentinelError(
         'invalid_input',
         `--window '${flags.window}' must be a duration such as 15m or 1h.`,
@@ -257,6 +262,8 @@ export function registerApprovalsCommands(program: Command): void {
     }
     const client = await clientFor(flags);
     await warnIfStale(client, id);
+    // Dangerous requests need the Deployment's name typed (or --confirm) before approving.
+    await confirmDangerousApproval(await onRequest(id, flags, () => client.get(id)), flags.confirm);
     const request = await onRequest(id, flags, () =>
       client.approve(id, flags.window ? { validity: { window: flags.window } } : {}),
     ).catch(async (error: unknown) => {

@@ -14,6 +14,7 @@ import { OUTPUT_CLOSED_EXIT_CODE, whenOutputCloses } from '../agent/light.ts';
 import type { ServerEntry } from '../server/client.ts';
 import { resolveDataDir, DEFAULT_SERVER_URL, serverMcpUrl } from '../server/light.ts';
 import { SentinelError } from '../core/light.ts';
+import { sanitizeText } from '../tools/light.ts';
 import { constants as osConstants } from 'node:os';
 import {
   dataDirOption,
@@ -62,7 +63,10 @@ export function registerInvestigateCommand(program: Command): void {
   const command = program
     .command('investigate')
     .description('Investigate a symptom in the cluster; remediations run only after you approve them')
-    .argument('[symptom]', 'what is wrong, e.g. "checkout returns 502 since 02:10"')
+    .argument(
+      '[symptom]',
+      'what is wrong, e.g. "checkout returns 502 since 02:10" (not with --resume/--resume-session: they continue with their own)',
+    )
     .addOption(harnessUrlOption())
     .addOption(harnessTokenOption())
     .option('--resume-session <session-id>', 'continue a harness session (pending approvals included)')
@@ -81,8 +85,12 @@ export function registerInvestigateCommand(program: Command): void {
     .option('-y, --yes', 'approve every proposed call without asking (scripted runs)')
     .addOption(timeoutOption());
   addLocalInvestigateOptions(command).action(
-    async (symptom: string | undefined, options: InvestigateCliOptions, self: Command) => {
+    async (typed: string | undefined, options: InvestigateCliOptions, self: Command) => {
       const { harness } = options;
+      refuseSymptomWithResume(typed, options);
+      // A pasted ESC or BEL (`\x1b[2J`) is kept visible as text, for the agent, the saved
+      // investigation and the report file alike: no later echo or `cat` can clear the screen.
+      const symptom = typed === undefined ? undefined : sanitizeText(typed, { multiline: true });
       const defaulted = self.getOptionValueSource('server') === 'default';
       const running = defaulted ? await runningServe(resolveDataDir(options.dataDir)) : undefined;
       if (harness) {
@@ -192,6 +200,30 @@ function unknownResume(error: unknown): unknown {
   if (!(error instanceof SentinelError) || error.code !== 'not_found' || error.field !== 'resume')
     return error;
   return new SentinelError('invalid_input', error.message, { field: 'resume', cause: error });
+}
+
+/**
+ * A symptom given with `--resume`/`--resume-session` is a usage error (exit 2) naming both: a resumed
+ * investigation or session continues with the symptom it started with, so a new one would be dropped
+ * silently (or, to the harness, read as a different question to the same session).
+ */
+function refuseSymptomWithResume(
+  symptom: string | undefined,
+  options: { resume?: string | undefined; resumeSession?: string | undefined },
+): void {
+  if (symptom === undefined) return;
+  const [flag, id, what] =
+    options.resume !== undefined
+      ? ['--resume', options.resume, 'investigation']
+      : options.resumeSession !== undefined
+        ? ['--resume-session', options.resumeSession, 'session']
+        : [];
+  if (!flag) return;
+  throw new SentinelError(
+    'invalid_input',
+    `${flag} ${sanitizeText(id!)} continues that ${what} with its own symptom; the symptom '${sanitizeText(symptom)}' is not used. Drop the symptom to resume, or drop ${flag} to investigate it anew.`,
+    { field: 'symptom' },
+  );
 }
 
 /** Adds the local investigator's options: --namespace, --deployment, --json, --resume, --kubeconfig, --context. */

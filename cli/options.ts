@@ -122,6 +122,20 @@ export function parseSeconds(value: string): number {
   return seconds;
 }
 
+/**
+ * Commander parser of every duration option (`--window`, `--upstream-max-age`; `90s`, `15m`, `2h`):
+ * a bare number is refused, since `ms` would read `30` as 30 milliseconds; commander names the
+ * option (exit 2). The value is returned as given; the full duration syntax is checked where it is
+ * used (DurationSchema, the identity store).
+ */
+export function parseDuration(value: string): string {
+  if (/^\s*[\d.]+\s*$/.test(value)) {
+    const n = value.trim();
+    throw new InvalidArgumentError(`a bare number has no unit: give a unit, e.g. ${n}s or ${n}m.`);
+  }
+  return value;
+}
+
 /** Parses a TCP port: an integer from 0 (pick a free one) to 65535. */
 export function parsePort(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) > 65535)

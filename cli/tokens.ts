@@ -13,7 +13,7 @@ import {
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { didYouMean, SentinelError } from '../core/light.ts';
 import { resolve } from 'node:path';
-import { dataDirOption, tokensFileOption } from './options.ts';
+import { dataDirOption, parseDuration, tokensFileOption } from './options.ts';
 
 /** Collects one `--role` value: a known role, else a usage error with the nearest one. */
 function parseRole(value: string, previous: Role[] | undefined): Role[] {
@@ -77,7 +77,7 @@ export function registerTokensCommands(program: Command): void {
     )
     .option('--upstream-harness <url>', 'harness API URL the upstream approvals are verified against')
     .option('--upstream-harness-token-file <file>', 'file holding a read token for that harness')
-    .option('--upstream-max-age <duration>', 'oldest harness allow honoured (default 2m)')
+    .option('--upstream-max-age <duration>', 'oldest harness allow honoured (default 2m)', parseDuration)
     .option('--webhook <url>', 'http(s) URL notified of approval requests routed to this identity')
     .addOption(tokensFileOption())
     .addOption(dataDirOption())

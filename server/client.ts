@@ -13,6 +13,7 @@ export { runningServers, type ServerEntry } from './discovery.ts';
 export { rotateLocalToken } from './local-token.ts';
 export { createIdentityStore, IdentityNameSchema } from './identity-store.ts';
 export { DurationSchema, type ApprovalRequest, type ApprovalStatus } from './gate/approval-request.ts';
+export { confirmationFor, type Confirmation } from './ui/confirmation.ts';
 export { formatFreeze, requestFreeze } from './gate/freeze-client.ts';
 export {
   approvalSentence,

@@ -12,7 +12,7 @@ import { chmodSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync
 import { dirname } from 'node:path';
 import YAML from 'yaml';
 import { z } from 'zod';
-import { fromZod, SentinelError, sentinelCommand } from '../core/index.ts';
+import { didYouMean, fromZod, SentinelError, sentinelCommand } from '../core/index.ts';
 import {
   credentialOf,
   LOCAL_IDENTITY_NAME,
@@ -352,7 +352,7 @@ function newIdentityRecord(input: NewIdentity): IdentityRecord {
   if (input.name === LOCAL_IDENTITY_NAME) {
     throw new SentinelError(
       'conflict',
-      `'${LOCAL_IDENTITY_NAME}' is reserved for the server's startup token; choose another name.`,
+      `'${LOCAL_IDENTITY_NAME}' is reserved for the server's startup token. Did you mean \`${sentinelCommand()} tokens rotate ${LOCAL_IDENTITY_NAME}\` (a new token in <data-dir>/local.token)? Else choose another name.`,
       { field: 'name' },
     );
   }
@@ -407,12 +407,23 @@ export function createIdentityStore(options: IdentityStoreOptions): IdentityStor
   return {
     tokensFile,
     add(input) {
-      const record = newIdentityRecord(input);
+      let record: ReturnType<typeof newIdentityRecord>;
+      try {
+        record = newIdentityRecord(input);
+      } catch (error) {
+        // A refused name close to one that exists ('Alice' for 'alice') names it.
+        const near = didYouMean(
+          input.name,
+          loaded().map((existing) => existing.name),
+        );
+        if (!(error instanceof SentinelError) || !near) throw error;
+        throw new SentinelError(error.code, `${error.message}${near}`, { field: 'name', cause: error });
+      }
       const identities = loaded();
       if (identities.some((existing) => existing.name === input.name)) {
         throw new SentinelError(
           'conflict',
-          `Identity '${input.name}' already exists; revoke it first (\`${sentinelCommand()} tokens revoke ${input.name}\`) to issue a new token.`,
+          `Identity '${input.name}' already exists. Did you mean \`${sentinelCommand()} tokens rotate ${input.name}\` (a new token, the old one stops working)? To change its roles, revoke it first (\`${sentinelCommand()} tokens revoke ${input.name}\`) and add it again.`,
           { field: 'name' },
         );
       }

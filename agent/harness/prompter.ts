@@ -2,10 +2,20 @@
  * Asks the human at the terminal. Questions go to stderr so stdout stays the agent's answer.
  */
 import { createInterface } from 'node:readline';
+import { sanitizeText } from '../../tools/light.ts';
+
+/** y/yes → true, n/no or nothing (the default) → false, in any case; undefined for anything else. */
+function yesOrNo(answer: string): boolean | undefined {
+  const word = answer.trim().toLowerCase();
+  if (word === 'y' || word === 'yes') return true;
+  if (word === '' || word === 'n' || word === 'no') return false;
+  return undefined;
+}
 
 export interface ApprovalPrompter {
   /**
-   * Asks a y/N question: true for y/yes, false for anything else, undefined when input ended or
+   * Asks a y/N question: true for y/yes, false for n/no or a bare Enter (any case); anything else
+   * ("maybe", "ye") asks again. Undefined when input ended (said on the output: taken as no) or
    * `signal` withdrew the question (decided elsewhere).
    */
   confirm(question: string, options?: PromptOptions): Promise<boolean | undefined>;
@@ -76,8 +86,17 @@ export function terminalPrompter(
   return {
     ask,
     async confirm(question, options) {
-      const answer = await ask(`${question} [y/N] `, options);
-      return answer === undefined ? undefined : /^\s*y(es)?\s*$/i.test(answer);
+      for (;;) {
+        const answer = await ask(`${question} [y/N] `, options);
+        if (answer === undefined) {
+          // End of input is no answer: nothing is approved, and the reader is told why.
+          if (!options?.signal?.aborted) output.write('\nNo answer (input ended): taken as no.\n');
+          return undefined;
+        }
+        const yes = yesOrNo(answer);
+        if (yes !== undefined) return yes;
+        output.write(`Answer y or n (Enter for n); '${sanitizeText(answer.trim())}' is neither.\n`);
+      }
     },
     close: () => close(),
     repeat: () => {

@@ -12,7 +12,7 @@ import { oneLine } from '../../tools/index.ts';
 import { SentinelError, sentinelCommand } from '../../core/index.ts';
 import { type ApprovalRequest, type ApprovalsClient, renderApprovalText } from '../../server/index.ts';
 import { unguarded } from '../terminal-guard.ts';
-import { palette } from '../colors.ts';
+import { colorsEnabled, palette } from '../colors.ts';
 import type { ApprovalPrompter } from '../harness/prompter.ts';
 
 /** How the human decides. */
@@ -94,13 +94,17 @@ export async function waitForDecision(id: string, options: WaitOptions): Promise
 /**
  * A spinner with `text` on a terminal; on a file or a pipe (`2>file`, CI logs) `text` as a plain
  * line, since the spinner would write colour codes and frames there. `stop` ends it with `finalText`
- * on its own line either way.
+ * on its own line either way. With colours off (agent/colors.ts rules) the plain line too.
  */
 function waitingIndicator(
   stream: NodeJS.WritableStream,
   text: string,
 ): { stop: (finalText: string) => void } {
-  if ((stream as Partial<NodeJS.WriteStream>).isTTY !== true) {
+  // Colours off (NO_COLOR, FORCE_COLOR=0, --no-color): the spinner would still colour its frames.
+  if (
+    (stream as Partial<NodeJS.WriteStream>).isTTY !== true ||
+    !colorsEnabled(stream as Partial<NodeJS.WriteStream>)
+  ) {
     stream.write(`${text}\n`);
     return { stop: (finalText) => void stream.write(`${finalText}\n`) };
   }

@@ -1,5 +1,7 @@
 import { execFile, spawn } from 'node:child_process';
 import {
+  existsSync,
+  readdirSync,
   chmodSync,
   copyFileSync,
   mkdirSync,
@@ -88,8 +90,36 @@ describe('supportedNode', () => {
     const options = { ...linux, version: 'v20.20.2', toolsDir, install, log: (l: string) => lines.push(l) };
     expect(supportedNode(options)).toBe(toolsNodePath(toolsDir));
     expect(supportedNode(options)).toBe(toolsNodePath(toolsDir));
-    expect(installs).toEqual([toolsDir]);
+    // Installed in a staging folder inside .tools/, then moved into place.
+    expect(installs).toEqual([expect.stringMatching(new RegExp(`^${toolsDir}/\\.install-`))]);
     expect(lines).toEqual([expect.stringMatching(/needs Node.js >= 22.20 \(this is v20.20.2\); installing/)]);
+  });
+
+  it('never shows a half-written install at the final path, and cleans its staging folder', () => {
+    const toolsDir = temporaryDir();
+    const seen: boolean[] = [];
+    const install = (dir: string) => {
+      seen.push(existsSync(toolsNodePath(toolsDir)));
+      fakeInstall(dir);
+      seen.push(existsSync(toolsNodePath(toolsDir)));
+    };
+    expect(supportedNode({ ...linux, version: 'v20.20.2', toolsDir, install, log: () => {} })).toBe(
+      toolsNodePath(toolsDir),
+    );
+    expect(seen).toEqual([false, false]);
+    expect(readdirSync(toolsDir)).toEqual(['node_modules']);
+  });
+
+  it('when another process finished installing first, uses its Node and drops its own', () => {
+    const toolsDir = temporaryDir();
+    const install = (dir: string) => {
+      fakeInstall(toolsDir); // the other `npx sentinel`, done while this one was downloading
+      fakeInstall(dir);
+    };
+    expect(supportedNode({ ...linux, version: 'v20.20.2', toolsDir, install, log: () => {} })).toBe(
+      toolsNodePath(toolsDir),
+    );
+    expect(readdirSync(toolsDir)).toEqual(['node_modules']);
   });
 
   it('replaces a .tools/ Node that is itself too old', () => {

@@ -2,6 +2,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
+import { PassThrough } from 'node:stream';
 import { join } from 'node:path';
 import {
   ApprovalListSchema,
@@ -91,7 +92,7 @@ describe('sentinel approvals, against a live server', () => {
 
   it('approves and denies; the requester’s retry then runs once', async () => {
     const id = await hold(5);
-    const approved = await cli(s.tokens.alice, 'approve', id);
+    const approved = await cli(s.tokens.alice, 'approve', id, '--confirm', 'checkout');
     expect(approved).toMatchObject({ code: 0, stderr: '' });
     expect(approved.stdout).toMatch(
       new RegExp(
@@ -113,7 +114,7 @@ describe('sentinel approvals, against a live server', () => {
 
   it('shows the server’s refusal clearly: own request, already decided, unknown id, no reason', async () => {
     const id = await hold(8);
-    const own = await cli(s.tokens.agent, 'approve', id);
+    const own = await cli(s.tokens.agent, 'approve', id, '--confirm', 'checkout');
     expect(own.code).toBe(1);
     expect(own.stderr).toMatch(/^sentinel: .*agent.*\n$/);
     expect(own.stdout).toBe('');
@@ -162,7 +163,7 @@ describe('sentinel approvals, against a live server', () => {
 
   it('--window on a once-only rule says to drop --window, with the command that works (exit 2)', async () => {
     const id = await hold(0); // rule scale-to-zero: validity once
-    const refused = await cli(s.tokens.alice, 'approve', id, '--window', '15m');
+    const refused = await cli(s.tokens.alice, 'approve', id, '--window', '15m', '--confirm', 'checkout');
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/rule 'scale-to-zero' allows only once grants/);
     // The command is on its own line, keeps the approver's identity without printing the secret,
@@ -178,12 +179,20 @@ describe('sentinel approvals, against a live server', () => {
     const id = await hold(0);
     const saved = process.env.SENTINEL_TOKEN;
     process.env.SENTINEL_TOKEN = s.tokens.alice;
-    const refused = await runCli(['approvals', 'approve', id, '--window', '15m', '--server', s.url]).finally(
-      () => {
-        if (saved === undefined) delete process.env.SENTINEL_TOKEN;
-        else process.env.SENTINEL_TOKEN = saved;
-      },
-    );
+    const refused = await runCli([
+      'approvals',
+      'approve',
+      id,
+      '--window',
+      '15m',
+      '--confirm',
+      'checkout',
+      '--server',
+      s.url,
+    ]).finally(() => {
+      if (saved === undefined) delete process.env.SENTINEL_TOKEN;
+      else process.env.SENTINEL_TOKEN = saved;
+    });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(`once:\n  npx sentinel approvals approve ${id} --server ${s.url}\n`);
     expect(refused.stderr).not.toContain('--token');
@@ -194,7 +203,7 @@ describe('sentinel approvals, against a live server', () => {
     const id = await hold(6);
     const zone = process.env.TZ;
     process.env.TZ = 'Asia/Kolkata'; // Node re-reads TZ when it is assigned
-    const approved = await cli(s.tokens.alice, 'approve', id).finally(() => {
+    const approved = await cli(s.tokens.alice, 'approve', id, '--confirm', 'checkout').finally(() => {
       if (zone === undefined) delete process.env.TZ;
       else process.env.TZ = zone;
     });
@@ -253,7 +262,7 @@ describe('sentinel approvals, against a live server', () => {
 
   it('revokes an approved grant no call has used; the retry is held again', async () => {
     const id = await hold(12);
-    await cli(s.tokens.alice, 'approve', id);
+    await cli(s.tokens.alice, 'approve', id, '--confirm', 'checkout');
     const revoked = await cli(s.tokens.alice, 'revoke', id, '--reason', 'wrong Deployment');
     expect(revoked.stdout).toMatch(new RegExp(`^Revoked ${id} \\(now cancelled\\)`));
     const shown = await cli(s.tokens.alice, 'show', id);
@@ -321,7 +330,7 @@ describe('sentinel approvals approve --window on a request that already ran', ()
   it('suggests no approve command: it says the request is decided and how to see its outcome (exit 1)', async () => {
     const held = await agent.callTool({ name: 'scale_deployment', arguments: { ...checkout, replicas: 0 } });
     const id = PendingResultMetaSchema.parse(held._meta).approval_request_id; // rule scale-to-zero: once
-    expect((await cli(s.tokens.alice, 'approve', id)).code).toBe(0);
+    expect((await cli(s.tokens.alice, 'approve', id, '--confirm', 'checkout')).code).toBe(0);
     const run = await agent.callTool({ name: 'scale_deployment', arguments: { ...checkout, replicas: 0 } });
     expect(run._meta).toMatchObject({ approval_status: 'executed', approval_request_id: id });
     const refused = await cli(s.tokens.alice, 'approve', id, '--window', '15m');
@@ -378,5 +387,72 @@ describe('client commands find the running server and its token by discovery', (
     await served.close();
     const list = await runCli(['approvals', 'list', '--data-dir', data.dir]);
     expect(list).toMatchObject({ code: 0, stdout: 'No pending approval requests.\n' });
+  });
+});
+
+describe('sentinel approvals approve of a dangerous request: type the Deployment’s name', () => {
+  let s: GateServer;
+  let agent: Client;
+  beforeAll(async () => {
+    s = await startGateServer();
+    agent = await connectClient(s.url, s.tokens.agent);
+  });
+  afterAll(async () => {
+    await agent?.close();
+    await s?.close();
+  });
+  const cli = (...args: string[]) =>
+    runCli(['approvals', ...args, '--server', s.url, '--token', s.tokens.alice]);
+  async function hold(name: string, args: Record<string, unknown>): Promise<string> {
+    const held = await agent.callTool({ name, arguments: { ...checkout, ...args } });
+    return PendingResultMetaSchema.parse(held._meta).approval_request_id;
+  }
+  /** Runs `approve` with stdin replaced by a terminal that answers `lines`; what it asked on stderr. */
+  async function onTerminal(lines: string[], ...args: string[]) {
+    const input = Object.assign(new PassThrough(), { isTTY: true });
+    input.end(lines.map((line) => `${line}\n`).join(''));
+    const stdin = Object.getOwnPropertyDescriptor(process, 'stdin')!;
+    Object.defineProperty(process, 'stdin', { value: input, configurable: true });
+    try {
+      return await cli(...args);
+    } finally {
+      Object.defineProperty(process, 'stdin', stdin);
+    }
+  }
+
+  it('off a terminal, refuses without --confirm <name>, naming the option and the name to give (exit 2)', async () => {
+    const id = await hold('scale_deployment', { replicas: 0 });
+    const refused = await cli('approve', id);
+    expect(refused).toMatchObject({ code: 2, stdout: '' });
+    expect(refused.stderr).toContain(`--confirm checkout`);
+    expect(refused.stderr).toMatch(/stops every Pod/);
+    const wrong = await cli('approve', id, '--confirm', 'payments');
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toMatch(/--confirm 'payments' is not 'checkout'/);
+    expect((await cli('show', id)).stdout).toContain('(pending, expires in');
+    const approved = await cli('approve', id, '--confirm', 'checkout');
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(approved.stdout).toMatch(new RegExp(`^Approved ${id} \\(now approved\\)`));
+  });
+
+  it('on a terminal, asks to type the name; a wrong name refuses and leaves it pending', async () => {
+    const id = await hold('rollback_deployment', {});
+    const wrong = await onTerminal(['yes'], 'approve', id);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain("Type 'checkout' to approve");
+    expect(wrong.stderr).toMatch(/'yes' is not 'checkout'.*nothing was approved/);
+    expect((await cli('show', id)).stdout).toContain('(pending, expires in');
+    const ended = await onTerminal([], 'approve', id);
+    expect(ended.code).toBe(2);
+    expect(ended.stderr).toMatch(/input ended.*nothing was approved/);
+    const typed = await onTerminal(['checkout'], 'approve', id);
+    expect(typed.code, typed.stderr).toBe(0);
+    expect(typed.stdout).toMatch(new RegExp(`^Approved ${id} \\(now approved\\)`));
+  });
+
+  it('a write request (pause_rollout) needs no typing, on a terminal or off it', async () => {
+    const id = await hold('pause_rollout', {});
+    const approved = await cli('approve', id);
+    expect(approved).toMatchObject({ code: 0, stderr: '' });
   });
 });

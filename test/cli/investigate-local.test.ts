@@ -137,7 +137,15 @@ describe('sentinel investigate (local): Ctrl-C, approve with the CLI, --resume',
     const investigationId = /--resume (inv_\w+)/.exec(first.err())![1]!;
 
     // Another terminal approves: no --server, no --token (discovery finds both).
-    const approved = await runCli(['approvals', 'approve', requestId, '--data-dir', dataDir]);
+    const approved = await runCli([
+      'approvals',
+      'approve',
+      requestId,
+      '--confirm',
+      'checkout',
+      '--data-dir',
+      dataDir,
+    ]);
     expect(approved.code, approved.stderr).toBe(0);
 
     const resumed = sentinel([

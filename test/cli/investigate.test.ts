@@ -178,4 +178,42 @@ describe('sentinel investigate --harness (command line)', () => {
       'sentinel: Describe the symptom to investigate, e.g. "checkout returns 502 since 02:10".\n',
     );
   });
+
+  it('refuses a new symptom given with --resume or --resume-session, naming both (exit 2)', async () => {
+    await investigate('checkout is slow now', '--resume', 'inv_0123456789abcdef');
+    expect(process.exitCode).toBe(2);
+    expect(output.err).toBe(
+      "sentinel: --resume inv_0123456789abcdef continues that investigation with its own symptom; the symptom 'checkout is slow now' is not used. Drop the symptom to resume, or drop --resume to investigate it anew.\n",
+    );
+    output.clear();
+    const asked = harness.requests.length;
+    await investigate(
+      'checkout is slow now',
+      '--harness',
+      harness.url,
+      '--token',
+      't',
+      '--resume-session',
+      'session-1',
+    );
+    expect(process.exitCode).toBe(2);
+    expect(output.err).toMatch(
+      /^sentinel: --resume-session session-1 continues that session .*'checkout is slow now' is not used\. Drop the symptom to resume, or drop --resume-session/,
+    );
+    expect(harness.requests).toHaveLength(asked); // refused before the harness is asked anything
+  });
+
+  it('passes a pasted symptom with control characters to the agent escaped, never raw', async () => {
+    harness.script(() => [{ kind: 'message', text: 'Looking.' }]);
+    vi.stubEnv('SENTINEL_HARNESS_URL', harness.url);
+    vi.stubEnv('SENTINEL_TOKEN', APPROVER_TOKEN);
+    const asked = harness.requests.length;
+    await investigate('\u001b[2Jcheckout returns 502\u0007', '--server', sentinel.url, '--yes');
+    const sent = harness.requests.slice(asked).flatMap((request) => {
+      const body = request.body as { input?: { content?: unknown }[] } | undefined;
+      return body?.input?.map((item) => item.content) ?? [];
+    });
+    expect(sent).toEqual(['\\x1b[2Jcheckout returns 502\\x07']);
+    vi.unstubAllEnvs();
+  });
 });

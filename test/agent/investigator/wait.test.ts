@@ -234,3 +234,30 @@ describe('waitForDecision interrupted at the decline reason', () => {
     prompter.close();
   });
 });
+
+describe('waitForDecision on a terminal with colours off', () => {
+  it.each([
+    ['NO_COLOR=1', { NO_COLOR: '1' }],
+    ['FORCE_COLOR=0', { FORCE_COLOR: '0' }],
+  ])('%s: no spinner frames or colour codes, the plain waiting line', async (_name, env) => {
+    const progress = Object.assign(capture(), { isTTY: true });
+    const saved = { NO_COLOR: process.env.NO_COLOR, FORCE_COLOR: process.env.FORCE_COLOR };
+    Object.assign(process.env, env);
+    try {
+      const decided = await waitForDecision('apr_0123456789abcdef', {
+        approvals: approvedAfter(2),
+        mode: { kind: 'wait' },
+        progress,
+        pollMs: 1,
+        serverUrl: 'http://127.0.0.1:7070/',
+      });
+      expect(decided.status).toBe('approved');
+    } finally {
+      for (const [name, value] of Object.entries(saved))
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+    }
+    expect(progress.text()).not.toContain('\u001b');
+    expect(progress.text()).toContain('Approval request apr_0123456789abcdef: approved\n');
+  });
+});
