@@ -112,7 +112,20 @@ describe('identity store (tokens.yaml)', () => {
     ],
     [{ name: 'alice', roles: [] }, /roles: must list at least one role/],
     [{ name: 'alice', roles: ['caller', 'caller'] }, /roles: must not repeat a role/],
-    [{ name: 'alice', roles: ['caller'], webhook: 'ftp://x' }, /webhook: Invalid URL/],
+    [{ name: 'alice', roles: ['caller'], webhook: 'ftp://x' }, /webhook: must be an http or https URL/],
+    [
+      { name: 'alice', roles: ['caller'], webhook: 'file:///etc/passwd' },
+      /webhook: must be an http or https URL/,
+    ],
+    [{ name: 'alice', roles: ['caller'], webhook: 'not a url' }, /webhook: must be an http or https URL/],
+    [
+      { name: 'alice', roles: ['caller'], webhook: 'http://169.254.169.254/latest/meta-data' },
+      /webhook: must not be a link-local address/,
+    ],
+    [
+      { name: 'alice', roles: ['caller'], webhook: 'http://[fe80::1]/hook' },
+      /webhook: must not be a link-local address/,
+    ],
   ])('rejects %j naming the field and the rule', (input, message) => {
     expect(() => store.add(input as never)).toThrow(message);
   });
