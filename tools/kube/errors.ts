@@ -148,7 +148,7 @@ function fromTransportError(error: unknown, ctx: KubeCallContext): KubeApiError 
   const detail = code && UNREACHABLE_CODES.has(code) ? code : errorMessage(error);
   return new KubeApiError(
     'unavailable',
-    `Cannot reach ${server}: ${detail}. Check that the cluster is running and that the kubeconfig context points to it.`,
+    `Cannot reach ${server}: ${detail}. Check that the cluster is running and that the kubeconfig context points to it; a running \`sentinel serve\` read the kubeconfig when it started, so restart it after the kubeconfig changes (e.g. after restarting \`sentinel sim\`, which moves the API server to a new port).`,
     base,
   );
 }

@@ -264,7 +264,7 @@ describe('errors name the resource and the cause', () => {
       const error = await caught(connection.reader.getVersion());
       expect(error.code).toBe('unavailable');
       expect(error.message).toBe(
-        `Cannot reach the Kubernetes API server of cluster '${TEST_CONTEXT}' (http://127.0.0.1:${port}): ECONNREFUSED. Check that the cluster is running and that the kubeconfig context points to it.`,
+        `Cannot reach the Kubernetes API server of cluster '${TEST_CONTEXT}' (http://127.0.0.1:${port}): ECONNREFUSED. Check that the cluster is running and that the kubeconfig context points to it; a running \`sentinel serve\` read the kubeconfig when it started, so restart it after the kubeconfig changes (e.g. after restarting \`sentinel sim\`, which moves the API server to a new port).`,
       );
     } finally {
       file.remove();
