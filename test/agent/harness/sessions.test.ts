@@ -341,14 +341,18 @@ describe('harness sessions: one decision per model call, at most one execution',
     const restartsBefore = checkoutChanges();
 
     // Two processes, two data directories, the same paused turn, both answering yes at once.
-    harness.script(conclude, conclude);
+    harness.script(conclude); // one answer is taken
     const both = await Promise.allSettled([
       cli({ resume: session, yes: true, dataDir: tempDataDir().dir }),
       cli({ resume: session, yes: true, dataDir: tempDataDir().dir }),
     ]);
-    // The harness may take both answers (the second names the paused turn: a replay, defect 1) or
-    // refuse the second; either way the server runs the call once.
-    expect(both.some((b) => b.status === 'fulfilled')).toBe(true);
+    // The harness takes the first answer and refuses the second (it chains to the last turn, never
+    // naming the answered one: no replay, defect 1); the process refused follows the turn taken.
+    expect(both.map((b) => (b.status === 'fulfilled' ? b.value.result.status : b.reason))).toEqual([
+      'done',
+      'done',
+    ]);
+    expect(harness.executed.filter((e) => e.toolCallId === 'call_restart_service_21')).toHaveLength(1);
 
     const ref = {
       harness_url: harness.url,
