@@ -307,8 +307,14 @@ function fromKnown(known: Known): Decided {
       };
 }
 
-/** The turn that resolves every pending call at once: only `user.tool_approval` items. */
-export function approvalTurn(decisions: readonly Decision[], pausedTurnId: string): CreateTurnRequest {
+/**
+ * The turn that resolves every pending call at once: only `user.tool_approval` items, chained to the
+ * session's last turn (`previous_turn_id: "auto"`). Never the paused turn's id: naming a turn that
+ * was already answered (by another process, the harness UI) makes the harness replay it and send
+ * its calls again (OBSERVED.md, defect 1); chained to the last turn, a second answer is refused
+ * (422) and the first one stands.
+ */
+export function approvalTurn(decisions: readonly Decision[]): CreateTurnRequest {
   return {
     input: decisions.map(({ call, approval }) => ({
       type: 'user.tool_approval',
@@ -316,7 +322,7 @@ export function approvalTurn(decisions: readonly Decision[], pausedTurnId: strin
       tool_call_id: call.toolCallId,
       approval,
     })),
-    previous_turn_id: pausedTurnId,
+    previous_turn_id: 'auto',
   };
 }
 

@@ -8,11 +8,13 @@
  * newest `created_at`) and only its `state.required_actions` say what is pending — an older paused
  * turn keeps its answered actions — and its persisted events say what each pending call is. Calls
  * decided before (the session's ledger, or the server's answer for their `client_ref`) are shown as
- * decided and not asked again.
+ * decided and not asked again. A paused turn someone else answered meanwhile (another process, the
+ * harness UI) is not answered again: the harness refuses the second answer and the turn it started
+ * is followed.
  */
 import { SENTINEL_MCP_SERVER_NAME } from '../../agent-spec/index.ts';
 import { sentinelCommand, SentinelError } from '../../core/index.ts';
-import type { TrueForgeClient } from '../../trueforge/index.ts';
+import type { TrueForgeClient, Turn } from '../../trueforge/index.ts';
 import { approvalTurn, decidePendingCalls, type Decision } from './decisions.ts';
 import { EventIndex, textOf } from './event-index.ts';
 import { openSessionLedger } from './ledger.ts';
@@ -114,12 +116,40 @@ export async function runHarnessInvestigation(
       );
       return { sessionId, turnId, status: 'pending', decisions };
     }
-    decisions.push(...decided);
-    const events = client.streamTurn(sessionId, approvalTurn(decided, turnId));
-    outcome = await followTurn(events, { client, sessionId, index, printer }).catch((error: unknown) => {
-      throw notTaken(error, decided, sessionId);
-    });
+    const events = client.streamTurn(sessionId, approvalTurn(decided));
+    const taken = await followTurn(events, { client, sessionId, index, printer }).then(
+      (next) => ({ next }),
+      async (error: unknown) => ({
+        error,
+        elsewhere: await answeredElsewhere(client, error, sessionId, turnId),
+      }),
+    );
+    if ('next' in taken) {
+      decisions.push(...decided);
+      outcome = taken.next;
+      continue;
+    }
+    if (!taken.elsewhere) throw notTaken(taken.error, decided, sessionId);
+    log(
+      `Turn ${turnId} was answered meanwhile (another process, or the harness UI); its answer stands. Following turn ${taken.elsewhere.id}.`,
+    );
+    outcome = await pickUp(options, sessionId, taken.elsewhere, index, printer);
   }
+}
+
+/**
+ * The session's newest turn when the harness refused our answer (4xx: nothing ran) because paused
+ * turn `turnId` is no longer the last one: someone answered it first. Undefined otherwise.
+ */
+async function answeredElsewhere(
+  client: TrueForgeClient,
+  error: unknown,
+  sessionId: string,
+  turnId: string,
+): Promise<Turn | undefined> {
+  if (!(error instanceof SentinelError) || error.details?.status === undefined) return undefined;
+  const latest = await client.latestTurn(sessionId).catch(() => undefined);
+  return latest && latest.id !== turnId ? latest : undefined;
 }
 
 /** Opens a session and streams its first turn, or finds where a resumed session stands. */
@@ -129,24 +159,13 @@ async function start(
   printer: TurnPrinter,
   log: (line: string) => void,
 ): Promise<{ sessionId: string; outcome: TurnOutcome }> {
-  const { client, output } = options;
+  const { client } = options;
   if (options.resumeSessionId) {
     const sessionId = options.resumeSessionId;
     const latest = await client.latestTurn(sessionId);
     if (!latest) throw new SentinelError('not_found', `Session ${sessionId} has no turns to resume.`);
     log(`Resuming session ${sessionId} at turn ${latest.id} (${latest.state.status}).`);
-    if (latest.state.status === 'running') {
-      const events = client.subscribeTurn(sessionId, latest.id);
-      return {
-        sessionId,
-        outcome: await followTurn(events, { client, sessionId, index, printer, turnId: latest.id }),
-      };
-    }
-    // The pending calls' messages are read back from the turn's events when resolving them.
-    if (latest.state.status === 'done' && latest.state.required_actions.length === 0 && latest.state.output) {
-      output.stdout.write(`${textOf(latest.state.output.content)}\n`);
-    }
-    return { sessionId, outcome: { turnId: latest.id, state: latest.state } };
+    return { sessionId, outcome: await pickUp(options, sessionId, latest, index, printer) };
   }
   const symptom = options.symptom?.trim();
   if (!symptom) {
@@ -167,6 +186,27 @@ async function start(
     sessionId: session.id,
     outcome: await followTurn(events, { client, sessionId: session.id, index, printer }),
   };
+}
+
+/**
+ * Where an existing turn stands: a running one is followed to its end, a finished one prints its
+ * answer (when it waits for nothing); a paused one's calls are read back when they are decided.
+ */
+async function pickUp(
+  { client, output }: HarnessInvestigationOptions,
+  sessionId: string,
+  turn: Turn,
+  index: EventIndex,
+  printer: TurnPrinter,
+): Promise<TurnOutcome> {
+  if (turn.state.status === 'running') {
+    const events = client.subscribeTurn(sessionId, turn.id);
+    return followTurn(events, { client, sessionId, index, printer, turnId: turn.id });
+  }
+  if (turn.state.status === 'done' && turn.state.required_actions.length === 0 && turn.state.output) {
+    output.stdout.write(`${textOf(turn.state.output.content)}\n`);
+  }
+  return { turnId: turn.id, state: turn.state };
 }
 
 /**

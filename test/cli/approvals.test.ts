@@ -19,28 +19,44 @@ import { startGateServer, type GateServer } from '../server/gate/fixtures/serve.
 
 const checkout = { namespace: 'shop', name: 'checkout' };
 
-describe('sentinel approvals, against a live server', () => {
-  let s: GateServer;
-  let agent: Client;
+/**
+ * A gate server (`startGateServer`) with the agent's MCP client connected, started before the
+ * calling describe block's tests and stopped after them; `cli(token, ...args)` runs
+ * `sentinel approvals ...args` against it.
+ */
+function liveGateServer() {
+  const live = {
+    s: undefined as unknown as GateServer,
+    agent: undefined as unknown as Client,
+    cli: (token: string, ...args: string[]) =>
+      runCli(['approvals', ...args, '--server', live.s.url, '--token', token]),
+  };
   beforeAll(async () => {
-    s = await startGateServer();
-    agent = await connectClient(s.url, s.tokens.agent);
+    live.s = await startGateServer();
+    live.agent = await connectClient(live.s.url, live.s.tokens.agent);
   });
   afterAll(async () => {
-    await agent?.close();
-    await s?.close();
+    await live.agent?.close();
+    await live.s?.close();
   });
+  return live;
+}
 
-  const cli = (token: string, ...args: string[]) =>
-    runCli(['approvals', ...args, '--server', s.url, '--token', token]);
+describe('sentinel approvals, against a live server', () => {
+  const live = liveGateServer();
+
+  const { cli } = live;
   async function hold(replicas: number): Promise<string> {
-    const held = await agent.callTool({ name: 'scale_deployment', arguments: { ...checkout, replicas } });
+    const held = await live.agent.callTool({
+      name: 'scale_deployment',
+      arguments: { ...checkout, replicas },
+    });
     return PendingResultMetaSchema.parse(held._meta).approval_request_id;
   }
 
   it('lists pending requests under aligned column headers, and shows one in full', async () => {
     const id = await hold(2);
-    const list = await cli(s.tokens.alice, 'list');
+    const list = await cli(live.s.tokens.alice, 'list');
     expect(list.code).toBe(0);
     const [header, ...rows] = list.stdout.trimEnd().split('\n');
     expect(header).toMatch(/^ID {2,}STATUS {2,}TOOL {2,}TARGET {2,}REQUESTER {2,}AGE {2,}ACTION$/);
@@ -61,25 +77,25 @@ describe('sentinel approvals, against a live server', () => {
       expect(row!.indexOf(value), title).toBe(header!.indexOf(title));
     }
     // --json stays the API's JSON: no header, the same list.
-    const listed = await cli(s.tokens.alice, 'list', '--json');
+    const listed = await cli(live.s.tokens.alice, 'list', '--json');
     expect(ApprovalListSchema.parse(JSON.parse(listed.stdout)).approvals.map((a) => a.id)).toContain(id);
-    const show = await cli(s.tokens.alice, 'show', id);
+    const show = await cli(live.s.tokens.alice, 'show', id);
     expect(show.stdout.split('\n').slice(0, 3)).toEqual([
       'Scale Deployment shop/checkout from 3 to 2 replicas',
       `Request:    ${id} (pending, expires in 29m)`,
       'Cluster:    context kind-sentinel, API server https://127.0.0.1:6443',
     ]);
     expect(show.stdout).toContain('  - spec.replicas: 3 → 2');
-    const json = await cli(s.tokens.alice, 'show', id, '--json');
+    const json = await cli(live.s.tokens.alice, 'show', id, '--json');
     expect(ApprovalRequestSchema.parse(JSON.parse(json.stdout)).id).toBe(id);
   });
 
   it('warns before approving a request whose target changed since its preview, and still approves', async () => {
     const id = await hold(7);
-    const deployment = s.cluster.deployment('shop', 'checkout');
+    const deployment = live.s.cluster.deployment('shop', 'checkout');
     deployment.spec!.replicas = 4; // someone scaled it after the preview "from 3 to 7"
     try {
-      const approved = await cli(s.tokens.alice, 'approve', id);
+      const approved = await cli(live.s.tokens.alice, 'approve', id, '--confirm', 'checkout');
       expect(approved.code).toBe(0);
       expect(approved.stderr).toMatch(
         /^Warning: The target changed since the preview: replicas\.from now 4, the preview said 3\. .*refuses it as stale/,
@@ -92,7 +108,7 @@ describe('sentinel approvals, against a live server', () => {
 
   it('approves and denies; the requester’s retry then runs once', async () => {
     const id = await hold(5);
-    const approved = await cli(s.tokens.alice, 'approve', id, '--confirm', 'checkout');
+    const approved = await cli(live.s.tokens.alice, 'approve', id, '--confirm', 'checkout');
     expect(approved).toMatchObject({ code: 0, stderr: '' });
     expect(approved.stdout).toMatch(
       new RegExp(
@@ -100,49 +116,58 @@ describe('sentinel approvals, against a live server', () => {
           `Grant covers: exactly this scale_deployment call by agent on context \\S+ \\(\\S+\\), once, if retried before \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d .*\\bin \\d+m\\)\\n$`,
       ),
     );
-    const run = await agent.callTool({ name: 'scale_deployment', arguments: { ...checkout, replicas: 5 } });
+    const run = await live.agent.callTool({
+      name: 'scale_deployment',
+      arguments: { ...checkout, replicas: 5 },
+    });
     expect(run._meta).toMatchObject({ approval_status: 'executed', approval_request_id: id });
 
     const other = await hold(1);
-    const denied = await cli(s.tokens.alice, 'deny', other, '--reason', 'one replica cannot take the load');
+    const denied = await cli(
+      live.s.tokens.alice,
+      'deny',
+      other,
+      '--reason',
+      'one replica cannot take the load',
+    );
     expect(denied.stdout).toMatch(
       /^Denied apr_\w+ \(now denied\): Scale Deployment shop\/checkout from 5 to 1 replicas\n$/,
     );
-    const history = await cli(s.tokens.alice, 'list', '--status', 'denied', '--json');
+    const history = await cli(live.s.tokens.alice, 'list', '--status', 'denied', '--json');
     expect(ApprovalListSchema.parse(JSON.parse(history.stdout)).approvals.map((a) => a.id)).toContain(other);
   });
 
   it('shows the server’s refusal clearly: own request, already decided, unknown id, no reason', async () => {
     const id = await hold(8);
-    const own = await cli(s.tokens.agent, 'approve', id, '--confirm', 'checkout');
+    const own = await cli(live.s.tokens.agent, 'approve', id, '--confirm', 'checkout');
     expect(own.code).toBe(1);
     expect(own.stderr).toMatch(/^sentinel: .*agent.*\n$/);
     expect(own.stdout).toBe('');
-    await cli(s.tokens.alice, 'deny', id, '--reason', 'no');
-    const again = await cli(s.tokens.root, 'approve', id);
+    await cli(live.s.tokens.alice, 'deny', id, '--reason', 'no');
+    const again = await cli(live.s.tokens.root, 'approve', id);
     expect(again.stderr).toMatch(/already denied/);
-    const unknown = await cli(s.tokens.alice, 'show', 'apr_0000000000000000');
+    const unknown = await cli(live.s.tokens.alice, 'show', 'apr_0000000000000000');
     expect(unknown).toMatchObject({ code: 2, stdout: '' });
     expect(unknown.stderr).toMatch(/^sentinel: No approval request apr_0000000000000000 on /);
-    const blank = await cli(s.tokens.alice, 'deny', id, '--reason', '  ');
+    const blank = await cli(live.s.tokens.alice, 'deny', id, '--reason', '  ');
     expect(blank).toMatchObject({
       code: 2,
       stderr: 'sentinel: --reason must not be empty: the requester is told why.\n',
     });
-    expect((await cli(s.tokens.alice, 'approve', id, '--window', 'soon')).stderr).toMatch(
+    expect((await cli(live.s.tokens.alice, 'approve', id, '--window', 'soon')).stderr).toMatch(
       /--window 'soon' must be a duration/,
     );
   });
 
   it('a mistyped --status is a usage error with a did-you-mean (exit 2)', async () => {
-    const typo = await cli(s.tokens.alice, 'list', '--status', 'pendng');
+    const typo = await cli(live.s.tokens.alice, 'list', '--status', 'pendng');
     expect(typo.code).toBe(2);
     expect(typo.stderr).toMatch(/--status 'pendng' is not a status.* Did you mean 'pending'\?/);
     expect(typo.stdout).toBe('');
     // On a terminal the usage error is red, the colour ending before the newline.
     const force = process.env.FORCE_COLOR;
     process.env.FORCE_COLOR = '1';
-    const red = await cli(s.tokens.alice, 'list', '--status', 'pendng').finally(() => {
+    const red = await cli(live.s.tokens.alice, 'list', '--status', 'pendng').finally(() => {
       if (force === undefined) delete process.env.FORCE_COLOR;
       else process.env.FORCE_COLOR = force;
     });
@@ -150,35 +175,35 @@ describe('sentinel approvals, against a live server', () => {
   });
 
   it('an unknown id names the request and the server and says how to list them (exit 2), not the API path', async () => {
-    const approve = await cli(s.tokens.alice, 'approve', 'apr_00000000000000ff');
+    const approve = await cli(live.s.tokens.alice, 'approve', 'apr_00000000000000ff');
     expect(approve).toMatchObject({
       code: 2,
       stdout: '',
-      stderr: `sentinel: No approval request apr_00000000000000ff on ${s.url}; \`npx sentinel approvals list --all --server ${s.url} --token <your token>\` lists them.\n`,
+      stderr: `sentinel: No approval request apr_00000000000000ff on ${live.s.url}; \`npx sentinel approvals list --all --server ${live.s.url} --token <your token>\` lists them.\n`,
     });
     expect(approve.stderr).not.toContain('GET /approvals');
-    const deny = await cli(s.tokens.alice, 'deny', 'apr_00000000000000ff', '--reason', 'no');
+    const deny = await cli(live.s.tokens.alice, 'deny', 'apr_00000000000000ff', '--reason', 'no');
     expect(deny.stderr).toMatch(/^sentinel: No approval request apr_00000000000000ff on /);
   });
 
   it('--window on a once-only rule says to drop --window, with the command that works (exit 2)', async () => {
     const id = await hold(0); // rule scale-to-zero: validity once
-    const refused = await cli(s.tokens.alice, 'approve', id, '--window', '15m', '--confirm', 'checkout');
+    const refused = await cli(live.s.tokens.alice, 'approve', id, '--window', '15m', '--confirm', 'checkout');
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/rule 'scale-to-zero' allows only once grants/);
     // The command is on its own line, keeps the approver's identity without printing the secret,
     // and has no punctuation glued to it (issue 18).
     expect(refused.stderr).toContain(
-      `drop --window to approve this exact call once:\n  npx sentinel approvals approve ${id} --server ${s.url} --token <your token>\n`,
+      `drop --window to approve this exact call once:\n  npx sentinel approvals approve ${id} --server ${live.s.url} --token <your token>\n`,
     );
-    expect(refused.stderr).not.toContain(s.tokens.alice);
-    expect((await cli(s.tokens.alice, 'show', id)).stdout).toContain('(pending, expires in');
+    expect(refused.stderr).not.toContain(live.s.tokens.alice);
+    expect((await cli(live.s.tokens.alice, 'show', id)).stdout).toContain('(pending, expires in');
   });
 
   it('--window hints from a token in SENTINEL_TOKEN need no --token flag: the env still holds it', async () => {
     const id = await hold(0);
     const saved = process.env.SENTINEL_TOKEN;
-    process.env.SENTINEL_TOKEN = s.tokens.alice;
+    process.env.SENTINEL_TOKEN = live.s.tokens.alice;
     const refused = await runCli([
       'approvals',
       'approve',
@@ -188,22 +213,24 @@ describe('sentinel approvals, against a live server', () => {
       '--confirm',
       'checkout',
       '--server',
-      s.url,
+      live.s.url,
     ]).finally(() => {
       if (saved === undefined) delete process.env.SENTINEL_TOKEN;
       else process.env.SENTINEL_TOKEN = saved;
     });
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain(`once:\n  npx sentinel approvals approve ${id} --server ${s.url}\n`);
+    expect(refused.stderr).toContain(
+      `once:\n  npx sentinel approvals approve ${id} --server ${live.s.url}\n`,
+    );
     expect(refused.stderr).not.toContain('--token');
-    expect(refused.stderr).not.toContain(s.tokens.alice);
+    expect(refused.stderr).not.toContain(live.s.tokens.alice);
   });
 
   it('says until when a once grant holds in local time, with UTC in parentheses and how long from now', async () => {
     const id = await hold(6);
     const zone = process.env.TZ;
     process.env.TZ = 'Asia/Kolkata'; // Node re-reads TZ when it is assigned
-    const approved = await cli(s.tokens.alice, 'approve', id, '--confirm', 'checkout').finally(() => {
+    const approved = await cli(live.s.tokens.alice, 'approve', id, '--confirm', 'checkout').finally(() => {
       if (zone === undefined) delete process.env.TZ;
       else process.env.TZ = zone;
     });
@@ -214,7 +241,7 @@ describe('sentinel approvals, against a live server', () => {
   });
 
   it('colours statuses on a terminal (FORCE_COLOR here), never with --no-color or NO_COLOR; cluster text cannot colour', async () => {
-    const held = await agent.callTool({
+    const held = await live.agent.callTool({
       name: 'scale_deployment',
       arguments: { ...checkout, replicas: 4, reason: `ok\u001b[2J\u001b[31mFAKE\u001b[0m` },
     });
@@ -227,7 +254,7 @@ describe('sentinel approvals, against a live server', () => {
         if (value === undefined) delete process.env[name];
         else process.env[name] = value;
       try {
-        return await cli(s.tokens.alice, ...args);
+        return await cli(live.s.tokens.alice, ...args);
       } finally {
         for (const [name, value] of Object.entries(env))
           if (value === undefined) delete process.env[name];
@@ -257,17 +284,17 @@ describe('sentinel approvals, against a live server', () => {
     expect(failed.stderr).toMatch(
       /^\u001b\[1m\u001b\[31msentinel:\u001b\[39m\u001b\[22m No approval request/,
     );
-    await cli(s.tokens.alice, 'deny', id, '--reason', 'test done');
+    await cli(live.s.tokens.alice, 'deny', id, '--reason', 'test done');
   });
 
   it('revokes an approved grant no call has used; the retry is held again', async () => {
     const id = await hold(12);
-    await cli(s.tokens.alice, 'approve', id, '--confirm', 'checkout');
-    const revoked = await cli(s.tokens.alice, 'revoke', id, '--reason', 'wrong Deployment');
+    await cli(live.s.tokens.alice, 'approve', id, '--confirm', 'checkout');
+    const revoked = await cli(live.s.tokens.alice, 'revoke', id, '--reason', 'wrong Deployment');
     expect(revoked.stdout).toMatch(new RegExp(`^Revoked ${id} \\(now cancelled\\)`));
-    const shown = await cli(s.tokens.alice, 'show', id);
+    const shown = await cli(live.s.tokens.alice, 'show', id);
     expect(shown.stdout).toContain('Ended:      grant revoked by alice: wrong Deployment');
-    const retry = await agent.callTool({
+    const retry = await live.agent.callTool({
       name: 'scale_deployment',
       arguments: { ...checkout, replicas: 12 },
     });
@@ -276,12 +303,12 @@ describe('sentinel approvals, against a live server', () => {
 
   it('lets a requester list and withdraw their own pending request', async () => {
     const id = await hold(9);
-    const mine = await cli(s.tokens.agent, 'list', '--requester', 'agent');
+    const mine = await cli(live.s.tokens.agent, 'list', '--requester', 'agent');
     expect(mine.stdout).toContain(id);
-    expect((await cli(s.tokens.alice, 'withdraw', id)).stderr).toMatch(/^sentinel: /);
-    const withdrawn = await cli(s.tokens.agent, 'withdraw', id);
+    expect((await cli(live.s.tokens.alice, 'withdraw', id)).stderr).toMatch(/^sentinel: /);
+    const withdrawn = await cli(live.s.tokens.agent, 'withdraw', id);
     expect(withdrawn.stdout).toMatch(new RegExp(`^Withdrew ${id} \\(now withdrawn\\)`));
-    expect((await cli(s.tokens.agent, 'list', '--requester', 'agent')).stdout).not.toContain(id);
+    expect((await cli(live.s.tokens.agent, 'list', '--requester', 'agent')).stdout).not.toContain(id);
   });
 
   it('reports a bad token, an unreachable server and a missing token plainly', async () => {
@@ -299,14 +326,16 @@ describe('sentinel approvals, against a live server', () => {
     try {
       const previous = process.env.SENTINEL_TOKEN;
       delete process.env.SENTINEL_TOKEN;
-      const none = await runCli(['approvals', 'list', '--server', s.url, '--data-dir', empty.dir]);
+      const none = await runCli(['approvals', 'list', '--server', live.s.url, '--data-dir', empty.dir]);
       if (previous !== undefined) process.env.SENTINEL_TOKEN = previous;
       expect(none).toMatchObject({
         code: 2,
         stderr: expect.stringMatching(/^sentinel: No token: pass --token/),
       });
-      writeFileSync(join(empty.dir, 'local.token'), `${s.tokens.alice}\n`);
-      expect((await runCli(['approvals', 'list', '--server', s.url, '--data-dir', empty.dir])).code).toBe(0);
+      writeFileSync(join(empty.dir, 'local.token'), `${live.s.tokens.alice}\n`);
+      expect(
+        (await runCli(['approvals', 'list', '--server', live.s.url, '--data-dir', empty.dir])).code,
+      ).toBe(0);
     } finally {
       empty.cleanup();
     }
@@ -314,30 +343,26 @@ describe('sentinel approvals, against a live server', () => {
 });
 
 describe('sentinel approvals approve --window on a request that already ran', () => {
-  let s: GateServer;
-  let agent: Client;
-  beforeAll(async () => {
-    s = await startGateServer();
-    agent = await connectClient(s.url, s.tokens.agent);
-  });
-  afterAll(async () => {
-    await agent?.close();
-    await s?.close();
-  });
-  const cli = (token: string, ...args: string[]) =>
-    runCli(['approvals', ...args, '--server', s.url, '--token', token]);
+  const live = liveGateServer();
+  const { cli } = live;
 
   it('suggests no approve command: it says the request is decided and how to see its outcome (exit 1)', async () => {
-    const held = await agent.callTool({ name: 'scale_deployment', arguments: { ...checkout, replicas: 0 } });
+    const held = await live.agent.callTool({
+      name: 'scale_deployment',
+      arguments: { ...checkout, replicas: 0 },
+    });
     const id = PendingResultMetaSchema.parse(held._meta).approval_request_id; // rule scale-to-zero: once
-    expect((await cli(s.tokens.alice, 'approve', id, '--confirm', 'checkout')).code).toBe(0);
-    const run = await agent.callTool({ name: 'scale_deployment', arguments: { ...checkout, replicas: 0 } });
+    expect((await cli(live.s.tokens.alice, 'approve', id, '--confirm', 'checkout')).code).toBe(0);
+    const run = await live.agent.callTool({
+      name: 'scale_deployment',
+      arguments: { ...checkout, replicas: 0 },
+    });
     expect(run._meta).toMatchObject({ approval_status: 'executed', approval_request_id: id });
-    const refused = await cli(s.tokens.alice, 'approve', id, '--window', '15m');
+    const refused = await cli(live.s.tokens.alice, 'approve', id, '--window', '15m');
     expect(refused.code).toBe(1);
     expect(refused.stderr).not.toContain('approvals approve');
     expect(refused.stderr).toContain(
-      `Approval request ${id} is already executed: there is nothing left to approve. Its outcome:\n  npx sentinel approvals show ${id} --server ${s.url} --token <your token>\n`,
+      `Approval request ${id} is already executed: there is nothing left to approve. Its outcome:\n  npx sentinel approvals show ${id} --server ${live.s.url} --token <your token>\n`,
     );
   });
 });

@@ -90,6 +90,8 @@ interface FakeTurn {
   pending: { threadId: string; toolCallId: string }[];
   /** Calls this turn paused for, kept after it is resumed (a replay accepts them again). */
   required: { threadId: string; toolCallId: string }[];
+  /** Settles once the turn's events are all there (it is played, or failed to be). */
+  played: Promise<void>;
 }
 
 interface FakeSession {
@@ -358,6 +360,8 @@ export class FakeTrueForge {
       if (!m[3]) return send(res, 200, { data: turnJson(turn) });
       if (m[3] === '/events') return this.listEvents(turn, url, res);
       const after = Number(url.searchParams.get('after_sequence_number') ?? -1);
+      // Like a live harness, a subscription to a running turn stays open until its events come.
+      await turn.played;
       return streamEvents(
         res,
         turn.stream.filter((e) => e.sequence > after),
@@ -406,6 +410,7 @@ export class FakeTrueForge {
     const script = this.scripts.shift() ?? this.options.fallbackScript;
     if (!script) return send(res, 500, { error: { message: 'fake harness: no script for this turn' } });
     const turnId = `${this.nextId('turn')}.local`;
+    let played = () => {};
     const turn: FakeTurn = {
       id: turnId,
       sessionId,
@@ -417,12 +422,17 @@ export class FakeTrueForge {
       persisted: [],
       pending: [],
       required: [],
+      played: new Promise((resolve) => (played = resolve)),
     };
     if (previous && pending.length > 0) previous.pending = [];
     session.turns.push(turn);
     session.updatedAt = turn.createdAt;
-    const responses = this.options.executeApprovedCalls ? await this.decide(session, turn, input) : [];
-    this.play(turn, [...responses, ...script({ turnId, input, previousTurnId: named })]);
+    try {
+      const responses = this.options.executeApprovedCalls ? await this.decide(session, turn, input) : [];
+      this.play(turn, [...responses, ...script({ turnId, input, previousTurnId: named })]);
+    } finally {
+      played();
+    }
     session.updatedAt = this.timestamp();
     if (body.stream === false)
       return send(res, 200, { data: { ...turnJson(turn), state: { status: 'running' } } });

@@ -212,10 +212,10 @@ describe('sentinel investigate in harness mode (fake TrueForge)', () => {
       input: [{ type: 'user.message', content: 'checkout returns 502 since 02:10' }],
       stream: true,
     });
-    const pausedTurnId = harness.sessions.get(result.sessionId)!.turns[0]!.id;
+    // Chained to the session's last turn, never naming the paused one (a replay if it was answered).
     expect(second).toEqual({
       input: [decision('call_rb', { status: 'allow' }), decision('call_sc', { status: 'allow' })],
-      previous_turn_id: pausedTurnId,
+      previous_turn_id: 'auto',
       stream: true,
     });
     // Both grants exist on the server before the harness hears "allow".
@@ -384,7 +384,7 @@ describe('sentinel investigate in harness mode (fake TrueForge)', () => {
         decision('call_rb', { status: 'allow' }),
         decision('call_sc', { status: 'deny', reason: DEFAULT_DENY_REASON }),
       ],
-      previous_turn_id: first.turnId,
+      previous_turn_id: 'auto',
       stream: true,
     });
   });

@@ -31,6 +31,7 @@ import { startGateServer, type GateServer } from '../../server/gate/fixtures/ser
 const ROLLBACK = { namespace: 'shop', name: 'checkout', reason: 'revision 3 crashes on start' };
 const SCALE = { namespace: 'shop', name: 'checkout', replicas: 5 };
 const RESTART = { namespace: 'shop', name: 'checkout' };
+const SCALE_BY_ONE = { namespace: 'shop', name: 'checkout', replicas: 4 };
 
 const proposeRollback: TurnScript = () => [
   {
@@ -68,6 +69,29 @@ function prompter(answers: string[]): ApprovalPrompter & { asked: string[] } {
   };
 }
 
+/**
+ * A harness client whose turn answers wait until `release()`: `reached` settles when the CLI is about
+ * to answer, so a test can let another process answer the same paused turn first.
+ */
+class HeldTurnsClient extends TrueForgeClient {
+  readonly reached: Promise<void>;
+  private arrived!: () => void;
+  private readonly gate: Promise<void>;
+  release!: () => void;
+
+  constructor(url: string) {
+    super({ url });
+    this.reached = new Promise((resolve) => (this.arrived = resolve));
+    this.gate = new Promise((resolve) => (this.release = resolve));
+  }
+
+  override async *streamTurn(...args: Parameters<TrueForgeClient['streamTurn']>) {
+    this.arrived();
+    await this.gate;
+    yield* super.streamTurn(...args);
+  }
+}
+
 describe('harness sessions: one decision per model call, at most one execution', () => {
   const data = tempDataDir();
   const kubeconfig = join(data.dir, 'kubeconfig');
@@ -96,6 +120,7 @@ describe('harness sessions: one decision per model call, at most one execution',
     resume?: string;
     symptom?: string;
     dataDir: string;
+    client?: TrueForgeClient;
   }) {
     let stderr = '';
     let stdout = '';
@@ -103,7 +128,7 @@ describe('harness sessions: one decision per model call, at most one execution',
     const grants = new SentinelServerClient({ url: `${server.url}/mcp`, token: server.tokens.alice });
     try {
       const result = await runHarnessInvestigation({
-        client: new TrueForgeClient({ url: harness.url }),
+        client: options.client ?? new TrueForgeClient({ url: harness.url }),
         grants,
         prompter: ask,
         output: {
@@ -316,14 +341,18 @@ describe('harness sessions: one decision per model call, at most one execution',
     const restartsBefore = checkoutChanges();
 
     // Two processes, two data directories, the same paused turn, both answering yes at once.
-    harness.script(conclude, conclude);
+    harness.script(conclude); // one answer is taken
     const both = await Promise.allSettled([
       cli({ resume: session, yes: true, dataDir: tempDataDir().dir }),
       cli({ resume: session, yes: true, dataDir: tempDataDir().dir }),
     ]);
-    // The harness may take both answers (the second names the paused turn: a replay, defect 1) or
-    // refuse the second; either way the server runs the call once.
-    expect(both.some((b) => b.status === 'fulfilled')).toBe(true);
+    // The harness takes the first answer and refuses the second (it chains to the last turn, never
+    // naming the answered one: no replay, defect 1); the process refused follows the turn taken.
+    expect(both.map((b) => (b.status === 'fulfilled' ? b.value.result.status : b.reason))).toEqual([
+      'done',
+      'done',
+    ]);
+    expect(harness.executed.filter((e) => e.toolCallId === 'call_restart_service_21')).toHaveLength(1);
 
     const ref = {
       harness_url: harness.url,
@@ -355,6 +384,43 @@ describe('harness sessions: one decision per model call, at most one execution',
     }
     expect((await approvals()).filter((r) => r.tool === 'restart_service')).toHaveLength(1);
     expect(checkoutChanges()).toBe(restartsBefore + 1);
+  });
+
+  it('a paused turn answered by another process while this one decided: answered once, one approval request, one execution', async () => {
+    const scaleRequests = async () => (await approvals()).filter((r) => r.tool === 'scale_deployment').length;
+    const requestsBefore = await scaleRequests();
+    harness.script(() => [
+      {
+        kind: 'message',
+        text: 'One more replica absorbs the backlog.',
+        calls: [{ id: 'call_scale_deployment_22', name: 'scale_deployment', arguments: SCALE_BY_ONE }],
+      },
+      { kind: 'approval', callIds: ['call_scale_deployment_22'] },
+    ]);
+    const first = await cli({ symptom: 'checkout queue grows', dataDir: tempDataDir().dir });
+    expect(first.result.status).toBe('pending');
+    const session = first.result.sessionId;
+    const scalesBefore = checkoutChanges('scale');
+
+    // Process B decides (its grant is the server's first answer) and is held just before it answers
+    // the harness; process A, on another machine, finds B's grant and answers the harness first.
+    const slow = new HeldTurnsClient(harness.url);
+    harness.script(conclude);
+    const b = cli({ resume: session, yes: true, dataDir: tempDataDir().dir, client: slow });
+    await slow.reached;
+    const a = await cli({ resume: session, yes: true, dataDir: tempDataDir().dir });
+    expect(a.result.status).toBe('done');
+    slow.release();
+    const late = await b;
+
+    // B's answer is no replay of the answered turn (the harness would send the call again, and the
+    // server would hold it as a new request): the harness sent the call once, on one request.
+    expect(harness.executed.filter((e) => e.toolCallId === 'call_scale_deployment_22')).toHaveLength(1);
+    expect(await scaleRequests()).toBe(requestsBefore + 1);
+    expect(checkoutChanges('scale')).toBe(scalesBefore + 1);
+    // B follows the turn A's answer started instead.
+    expect(late.result.status).toBe('done');
+    expect(late.stderr).toContain(`Turn ${first.result.turnId} was answered meanwhile`);
   });
 
   it('a call granted by a process that died before answering the harness is not asked again elsewhere', async () => {
@@ -389,11 +455,18 @@ describe('harness sessions: one decision per model call, at most one execution',
     expect(auditedExecutions('pause_rollout')).toBe(1);
   });
 
-  it('executions per approved model call = 1, per denied model call = 0 (audit log against the simulator)', () => {
-    for (const tool of ['rollback_deployment', 'restart_service', 'pause_rollout']) {
+  it('executions per approved model call = 1, per denied model call = 0 (audit log against the simulator)', async () => {
+    // Approved: the rollback, the restart, the scale by one (call_scale_deployment_22), the pause.
+    for (const tool of ['rollback_deployment', 'restart_service', 'scale_deployment', 'pause_rollout']) {
       expect(auditedExecutions(tool)).toBe(1);
     }
-    expect(auditedExecutions('scale_deployment')).toBe(0);
+    // Denied: the scale to 5 (call_scale_deployment_12), which never ran.
+    const denied = (await approvals()).filter((r) => r.status === 'denied');
+    expect(denied.map((r) => r.client_ref?.tool_call_id)).toEqual(['call_scale_deployment_12']);
+    const ranOnDenied = audit().filter(
+      (r) => r.kind === 'tool_call' && r.approval_request_id === denied[0]!.id && r.outcome === 'succeeded',
+    );
+    expect(ranOnDenied).toHaveLength(0);
     // Every change that ran did so on a human's approval request.
     const changes = audit().filter(
       (r) =>
@@ -402,7 +475,7 @@ describe('harness sessions: one decision per model call, at most one execution',
         allTools.find((t) => t.name === r.tool)?.risk !== 'read' &&
         r.arguments.dry_run !== true,
     );
-    expect(changes).toHaveLength(3);
+    expect(changes).toHaveLength(4);
     for (const change of changes) expect(change).toMatchObject({ approver: 'alice', decision: 'ask' });
   });
 });
