@@ -156,8 +156,13 @@ describeWithTool('kubectl', 'RBAC on the simulator', (kubectlPath) => {
 
       const list = await asSentinel('auth', 'can-i', '--list', '-n', 'shop');
       expect(list.stdout).toMatch(/Resources\s+Non-Resource URLs\s+Resource Names\s+Verbs/);
-      expect(list.stdout).toMatch(/pods\s+\[\]\s+\[\]\s+\[get list\]/);
-      expect(list.stdout).toMatch(/deployments\.apps\s+\[\]\s+\[\]\s+\[get list\]/);
+      // watch: the opt-in read cache (`serve --read-cache watch`) lists and watches these kinds.
+      expect(list.stdout).toMatch(/pods\s+\[\]\s+\[\]\s+\[get list watch\]/);
+      expect(list.stdout).toMatch(/deployments\.apps\s+\[\]\s+\[\]\s+\[get list watch\]/);
+      expect(list.stdout).toMatch(/replicasets\.apps\s+\[\]\s+\[\]\s+\[list watch\]/);
+      expect(list.stdout).toMatch(/horizontalpodautoscalers\.autoscaling\s+\[\]\s+\[\]\s+\[list watch\]/);
+      expect((await asSentinel('auth', 'can-i', 'watch', 'pods', '-n', 'shop')).stdout).toBe('yes\n');
+      expect((await asSentinel('auth', 'can-i', 'watch', 'services', '-n', 'shop')).stdout).toBe('no\n');
       expect(list.stdout).toMatch(/pods\/log\s+\[\]\s+\[\]\s+\[get\]/);
       expect(list.stdout).toMatch(
         /selfsubjectaccessreviews\.authorization\.k8s\.io\s+\[\]\s+\[\]\s+\[create\]/,
