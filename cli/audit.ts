@@ -68,6 +68,15 @@ export function registerAuditCommands(program: Command): void {
           process.exitCode = 1;
           return;
         }
+        if (own.length + given.length === 0) {
+          // Exit 0 (README, "What it does not prove"), but say what an intact chain alone cannot show.
+          process.stderr.write(
+            `warning: no checkpoints to compare against (no valid ${CHECKPOINT_FILE} in ${dataDir}, no --checkpoint), ` +
+              'so a truncated or emptied log looks intact. A server that has run leaves checkpoints there; only a ' +
+              `checkpoint kept elsewhere (\`${sentinelCommand()} audit checkpoint --append <file> | --webhook <url>\`) ` +
+              'proves the log was not wiped. See docs/audit.md, "Verification and checkpoints".\n',
+          );
+        }
         const against = [
           own.length > 0 && `${own.length} checkpoint${own.length === 1 ? '' : 's'} in ${CHECKPOINT_FILE}`,
           given.length > 0 && `${given.length} given with --checkpoint`,
