@@ -247,6 +247,11 @@ describe('sentinel audit verify: what a new user tampering with the files sees',
     expect(truncated.code).toBe(1);
     expect(truncated.stderr).toContain(`${join(dir, CHECKPOINT_FILE)} line 2 is not a checkpoint`);
     expect(truncated.stderr).toMatch(/record 6 breaks the chain: the log has 5 records .* truncated/);
+
+    const refused = await runCli(['audit', 'checkpoint', '--data-dir', dir]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`${join(dir, CHECKPOINT_FILE)} line 2 is not a checkpoint`);
+    expect(refused.stderr).toContain('no checkpoint taken');
   });
 
   it('names a corrupted database file as unreadable (corrupted or tampered), exit 1', async () => {

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DatabaseSync } from 'node:sqlite';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   AUDIT_FILE,
@@ -91,6 +92,19 @@ describe('audit log store', () => {
       seq: 3,
       reason: expect.stringMatching(/prev_hash .* is not the hash of record 2/),
     });
+  });
+
+  it('names a file SQLite cannot read as unreadable (corrupted or tampered), a conflict', () => {
+    const log = openAuditLog(dir);
+    log.append(entry({}));
+    log.close();
+    writeFileSync(join(dir, AUDIT_FILE), 'not a database at all, just bytes '.repeat(200));
+    expect(() => openAuditLog(dir, { mustExist: true })).toThrow(
+      expect.objectContaining({
+        code: 'conflict',
+        message: `The audit log ${join(dir, AUDIT_FILE)} is unreadable (file is not a database): the file is corrupted or was tampered with.`,
+      }),
+    );
   });
 
   it('detects a removed record', () => {
