@@ -6,7 +6,6 @@ import { sentinelCommand } from '../agent/light.ts';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { SentinelError } from '../core/light.ts';
-import type { CheckpointRef } from '../server/client.ts';
 import { CHECKPOINT_FILE, resolveDataDir } from '../server/light.ts';
 import { collect, dataDirOption } from './options.ts';
 
@@ -49,9 +48,16 @@ export function registerAuditCommands(program: Command): void {
       const { checkpointsFromOption, dataDirCheckpoints, openAuditLog } = await import('../server/client.ts');
       const dataDir = resolveDataDir(options.dataDir);
       const given = (options.checkpoint ?? []).flatMap(checkpointsFromOption);
-      const own: CheckpointRef[] = dataDirCheckpoints(dataDir);
+      const { checkpoints: own, malformed } = dataDirCheckpoints(dataDir);
       const log = openAuditLog(dataDir, { mustExist: true });
       try {
+        // A malformed line is evidence the file was edited: report it, check the rest, exit 1.
+        for (const line of malformed) {
+          process.stderr.write(
+            `${line}: the checkpoint file was edited (tampering evidence); the log is checked against its valid lines.\n`,
+          );
+        }
+        if (malformed.length > 0) process.exitCode = 1;
         const report = log.verify({ checkpoints: [...own, ...given] });
         if (report.broken) {
           const { seq, reason } = report.broken;
@@ -61,6 +67,15 @@ export function registerAuditCommands(program: Command): void {
           );
           process.exitCode = 1;
           return;
+        }
+        if (own.length + given.length === 0) {
+          // Exit 0 (README, "What it does not prove"), but say what an intact chain alone cannot show.
+          process.stderr.write(
+            `warning: no checkpoints to compare against (no valid ${CHECKPOINT_FILE} in ${dataDir}, no --checkpoint), ` +
+              'so a truncated or emptied log looks intact. A server that has run leaves checkpoints there; only a ' +
+              `checkpoint kept elsewhere (\`${sentinelCommand()} audit checkpoint --append <file> | --webhook <url>\`) ` +
+              'proves the log was not wiped. See docs/audit.md, "Verification and checkpoints".\n',
+          );
         }
         const against = [
           own.length > 0 && `${own.length} checkpoint${own.length === 1 ? '' : 's'} in ${CHECKPOINT_FILE}`,
@@ -102,7 +117,14 @@ export function registerAuditCommands(program: Command): void {
       const log = openAuditLog(dataDir, { mustExist: true });
       let checkpoint;
       try {
-        const report = log.verify({ checkpoints: dataDirCheckpoints(dataDir) });
+        const { checkpoints, malformed } = dataDirCheckpoints(dataDir);
+        if (malformed.length > 0) {
+          throw new SentinelError(
+            'conflict',
+            `${malformed[0]}; no checkpoint taken — \`${sentinelCommand()} audit verify\` reports it.`,
+          );
+        }
+        const report = log.verify({ checkpoints });
         if (report.broken) {
           throw new SentinelError(
             'conflict',

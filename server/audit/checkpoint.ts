@@ -88,9 +88,16 @@ export async function sendCheckpoint(
   }
 }
 
-/** Parses checkpoint lines (blank lines skipped). Throws `invalid_input` naming `source` and the line. */
-export function parseCheckpoints(text: string, source: string): Checkpoint[] {
-  const checkpoints: Checkpoint[] = [];
+/** Checkpoint lines read leniently: the valid ones, and why each other non-blank line is not one. */
+export interface CheckpointLines {
+  checkpoints: Checkpoint[];
+  /** One sentence per malformed line, naming `source` and the 1-based line number. */
+  malformed: string[];
+}
+
+/** Reads checkpoint lines (blank lines skipped), keeping the valid ones and naming each malformed one. */
+export function readCheckpoints(text: string, source: string): CheckpointLines {
+  const lines: CheckpointLines = { checkpoints: [], malformed: [] };
   text.split('\n').forEach((line, index) => {
     if (line.trim() === '') return;
     let value: unknown;
@@ -100,15 +107,21 @@ export function parseCheckpoints(text: string, source: string): Checkpoint[] {
       value = undefined;
     }
     const parsed = CheckpointSchema.safeParse(value);
-    if (!parsed.success) {
-      throw new SentinelError(
-        'invalid_input',
-        `${source} line ${index + 1} is not a checkpoint (one JSON line per checkpoint, as \`${sentinelCommand()} audit checkpoint\` prints).`,
-        { field: '--checkpoint' },
+    if (parsed.success) lines.checkpoints.push(parsed.data);
+    else
+      lines.malformed.push(
+        `${source} line ${index + 1} is not a checkpoint (one JSON line per checkpoint, as \`${sentinelCommand()} audit checkpoint\` prints)`,
       );
-    }
-    checkpoints.push(parsed.data);
   });
+  return lines;
+}
+
+/** Parses checkpoint lines (blank lines skipped). Throws `invalid_input` naming `source` and the line. */
+export function parseCheckpoints(text: string, source: string): Checkpoint[] {
+  const { checkpoints, malformed } = readCheckpoints(text, source);
+  if (malformed.length > 0) {
+    throw new SentinelError('invalid_input', `${malformed[0]}.`, { field: '--checkpoint' });
+  }
   return checkpoints;
 }
 
@@ -137,10 +150,15 @@ export function checkpointsFromOption(value: string): CheckpointRef[] {
   return checkpoints;
 }
 
-/** The server's checkpoints in `dataDir` (empty when it never wrote one). */
-export function dataDirCheckpoints(dataDir: string): Checkpoint[] {
+/**
+ * The server's checkpoints in `dataDir` (none when it never wrote one), read leniently: a malformed
+ * line is not a usage error but evidence that the file was edited, so the caller reports `malformed`
+ * and still checks the log against the valid ones.
+ */
+export function dataDirCheckpoints(dataDir: string): CheckpointLines & { file: string } {
   const file = join(dataDir, CHECKPOINT_FILE);
-  return existsSync(file) ? parseCheckpoints(readFileSync(file, 'utf8'), file) : [];
+  const lines = existsSync(file) ? readCheckpoints(readFileSync(file, 'utf8'), file) : undefined;
+  return { file, checkpoints: lines?.checkpoints ?? [], malformed: lines?.malformed ?? [] };
 }
 
 export interface CheckpointSchedule {
@@ -163,7 +181,7 @@ export function scheduleCheckpoints(
   const now = options.now ?? (() => new Date());
   let written: string | undefined;
   try {
-    const previous = dataDirCheckpoints(dataDir).at(-1);
+    const previous = dataDirCheckpoints(dataDir).checkpoints.at(-1);
     written = previous && `${previous.seq}:${previous.hash}`;
   } catch (error) {
     options.logger?.warn({ err: error, file }, 'audit checkpoint file unreadable; appending to it anyway');

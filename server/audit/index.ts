@@ -37,9 +37,11 @@ export {
   dataDirCheckpoints,
   headCheckpoint,
   parseCheckpoints,
+  readCheckpoints,
   scheduleCheckpoints,
   sendCheckpoint,
   type Checkpoint,
+  type CheckpointLines,
   type CheckpointSchedule,
 } from './checkpoint.ts';
 export {

@@ -290,6 +290,14 @@ export function verifyChain(
     const checked = checkRow(row);
     if ('reason' in checked) return fail(checked.reason);
     const parsed = checked.record;
+    if (parsed.seq === row.seq && row.seq > expectedSeq) {
+      // A gap: the break is the first missing record, not the one stored after it.
+      const missing =
+        row.seq - expectedSeq === 1
+          ? `it is missing (the record after record ${expectedSeq - 1} is record ${row.seq}); a record was removed`
+          : `records ${expectedSeq}-${row.seq - 1} are missing (the record after record ${expectedSeq - 1} is record ${row.seq}); records were removed`;
+      return { records: count, head: previous, broken: { seq: expectedSeq, reason: missing } };
+    }
     if (parsed.seq !== row.seq || row.seq !== expectedSeq) {
       return fail(
         `it is at position ${row.seq} but should be record ${expectedSeq}; a record was removed or moved`,

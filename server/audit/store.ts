@@ -75,22 +75,42 @@ export interface OpenAuditLogOptions {
   mustExist?: boolean;
 }
 
+const missingLog = (dataDir: string) =>
+  new SentinelError(
+    'not_found',
+    `No audit log in ${dataDir} (no ${AUDIT_FILE}); pass the server's --data-dir.`,
+    {
+      field: '--data-dir',
+    },
+  );
+
+/** SQLite's primary result codes for a file that is not, or no longer, a readable database. */
+const SQLITE_CORRUPT = 11;
+const SQLITE_NOTADB = 26;
+
+/**
+ * `error` as a `SentinelError('conflict')` naming `file` when SQLite found the file corrupted
+ * (bytes overwritten, a truncated page): evidence of tampering, not a bug; other errors as they are.
+ */
+function unreadable(error: unknown, file: string): unknown {
+  const code = (error as { errcode?: unknown }).errcode;
+  if (typeof code !== 'number' || ![SQLITE_CORRUPT, SQLITE_NOTADB].includes(code & 0xff)) return error;
+  return new SentinelError(
+    'conflict',
+    `The audit log ${file} is unreadable (${(error as Error).message}): the file is corrupted or was tampered with.`,
+    { cause: error },
+  );
+}
+
 /**
  * Opens (creating when needed, unless `mustExist`) the audit log in `dataDir`. Throws
  * `SentinelError('not_found')` for a missing log with `mustExist`, `unavailable` when the file
- * cannot be opened.
+ * cannot be opened, and `conflict` naming the file when SQLite finds it corrupted (at open or while
+ * reading: `rows`, `records`, `head`, `verify`, appends).
  */
 export function openAuditLog(dataDir: string, options: OpenAuditLogOptions = {}): AuditLog {
   const file = join(dataDir, AUDIT_FILE);
-  const missing = () =>
-    new SentinelError(
-      'not_found',
-      `No audit log in ${dataDir} (no ${AUDIT_FILE}); pass the server's --data-dir.`,
-      {
-        field: '--data-dir',
-      },
-    );
-  if (options.mustExist && !existsSync(file)) throw missing();
+  if (options.mustExist && !existsSync(file)) throw missingLog(dataDir);
   let db: DatabaseSync;
   try {
     if (!options.mustExist) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -104,13 +124,20 @@ export function openAuditLog(dataDir: string, options: OpenAuditLogOptions = {})
       },
     );
   }
+  try {
+    return auditLog(db, dataDir, file, options);
+  } catch (error) {
+    db.close();
+    throw unreadable(error, file);
+  }
+}
+
+/** The log over an open database (see `openAuditLog`). */
+function auditLog(db: DatabaseSync, dataDir: string, file: string, options: OpenAuditLogOptions): AuditLog {
   db.exec('PRAGMA busy_timeout = 5000');
   if (options.mustExist) {
     const exists = db.prepare("SELECT 1 AS found FROM sqlite_master WHERE name = 'audit_log'").get();
-    if (!exists) {
-      db.close();
-      throw missing();
-    }
+    if (!exists) throw missingLog(dataDir);
   }
   db.exec('PRAGMA journal_mode = WAL');
   db.exec('PRAGMA synchronous = NORMAL');
@@ -121,10 +148,25 @@ export function openAuditLog(dataDir: string, options: OpenAuditLogOptions = {})
   const all = db.prepare('SELECT seq, time, hash, json FROM audit_log ORDER BY seq');
   const since = db.prepare('SELECT seq, time, hash, json FROM audit_log WHERE time >= ? ORDER BY seq');
 
-  const rows = (options: { since?: string } = {}) =>
-    (options.since === undefined ? all.iterate() : since.iterate(options.since)) as Iterable<
-      Required<StoredRow>
-    >;
+  // Rows are read lazily, so a corrupted page surfaces mid-iteration: name the file there too.
+  function* rows(options: { since?: string } = {}): Iterable<Required<StoredRow>> {
+    try {
+      yield* (options.since === undefined ? all.iterate() : since.iterate(options.since)) as Iterable<
+        Required<StoredRow>
+      >;
+    } catch (error) {
+      throw unreadable(error, file);
+    }
+  }
+  const guarded =
+    <A extends unknown[], R>(fn: (...args: A) => R) =>
+    (...args: A): R => {
+      try {
+        return fn(...args);
+      } catch (error) {
+        throw unreadable(error, file);
+      }
+    };
 
   // One transaction per batch: the head is read once and each record chains to the one before.
   const appendBatch = (entries: readonly PreparedEntry[]): AuditRecord[] => {
@@ -150,11 +192,11 @@ export function openAuditLog(dataDir: string, options: OpenAuditLogOptions = {})
 
   return {
     file,
-    append: (entry) => appendBatch([prepareEntry(entry)])[0]!,
-    appendBatch,
+    append: guarded((entry: AuditEntry) => appendBatch([prepareEntry(entry)])[0]!),
+    appendBatch: guarded(appendBatch),
     rows,
     records: (options) => [...rows(options)].map((row) => JSON.parse(row.json) as AuditRecord),
-    head: () => last.get() as { seq: number; hash: string; time: string } | undefined,
+    head: guarded(() => last.get() as { seq: number; hash: string; time: string } | undefined),
     verify: (options = {}) => verifyChain(rows(), options),
     close: () => db.close(),
   };

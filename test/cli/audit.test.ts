@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DatabaseSync } from 'node:sqlite';
 import { createServer } from 'node:http';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { appendFileSync, closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import {
@@ -194,5 +194,87 @@ describe('sentinel audit export|verify', () => {
       code: 2,
       stderr: expect.stringMatching(/--checkpoint 'nope' is neither/),
     });
+  });
+});
+
+describe('sentinel audit verify: what a new user tampering with the files sees', () => {
+  let dir: string;
+  let cleanup: () => void;
+  beforeEach(() => {
+    ({ dir, cleanup } = tempDataDir());
+    const log = openAuditLog(dir);
+    for (let hour = 1; hour <= 6; hour++) log.append(entry(`2025-01-31T0${hour}:00:00.000Z`, `call${hour}`));
+    log.close();
+  });
+  afterEach(() => cleanup());
+
+  const sql = (statements: string) => {
+    const db = new DatabaseSync(join(dir, AUDIT_FILE));
+    db.exec(statements);
+    db.close();
+  };
+
+  it('names the removed record, not the one after it, as the break', async () => {
+    sql('DROP TRIGGER audit_log_no_delete; DELETE FROM audit_log WHERE seq = 5');
+    const result = await runCli(['audit', 'verify', '--data-dir', dir]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /: record 5 breaks the chain: it is missing \(the record after record 4 is record 6\); a record was removed\. Records 1-4 are intact\.\n$/,
+    );
+
+    sql('DROP TRIGGER audit_log_no_delete; DELETE FROM audit_log WHERE seq IN (2, 3)');
+    const gap = await runCli(['audit', 'verify', '--data-dir', dir]);
+    expect(gap.code).toBe(1);
+    expect(gap.stderr).toMatch(
+      /: record 2 breaks the chain: records 2-3 are missing \(the record after record 1 is record 4\); records were removed\. Records 1-1 are intact\.\n$/,
+    );
+  });
+
+  it('reports a malformed checkpoint line as tampering and still verifies against the valid ones', async () => {
+    const taken = await runCli(['audit', 'checkpoint', '--data-dir', dir]);
+    expect(taken.code).toBe(0);
+    appendFileSync(join(dir, CHECKPOINT_FILE), 'garbage\n');
+    const result = await runCli(['audit', 'verify', '--data-dir', dir]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`${join(dir, CHECKPOINT_FILE)} line 2 is not a checkpoint`);
+    expect(result.stdout).toMatch(
+      /: 6 records, chain intact, consistent with 1 checkpoint in audit-checkpoints\.jsonl\./,
+    );
+
+    // The valid checkpoint is still checked: a truncated log is still detected.
+    sql('DROP TRIGGER audit_log_no_delete; DELETE FROM audit_log WHERE seq = 6');
+    const truncated = await runCli(['audit', 'verify', '--data-dir', dir]);
+    expect(truncated.code).toBe(1);
+    expect(truncated.stderr).toContain(`${join(dir, CHECKPOINT_FILE)} line 2 is not a checkpoint`);
+    expect(truncated.stderr).toMatch(/record 6 breaks the chain: the log has 5 records .* truncated/);
+
+    const refused = await runCli(['audit', 'checkpoint', '--data-dir', dir]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`${join(dir, CHECKPOINT_FILE)} line 2 is not a checkpoint`);
+    expect(refused.stderr).toContain('no checkpoint taken');
+  });
+
+  it('names a corrupted database file as unreadable (corrupted or tampered), exit 1', async () => {
+    const fd = openSync(join(dir, AUDIT_FILE), 'r+');
+    try {
+      writeSync(fd, Buffer.alloc(8192, 0xab), 0, 8192, 4096); // every page after the header
+    } finally {
+      closeSync(fd);
+    }
+    const result = await runCli(['audit', 'verify', '--data-dir', dir]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).not.toContain('unexpected error');
+    expect(result.stderr).toContain(
+      `The audit log ${join(dir, AUDIT_FILE)} is unreadable (database disk image is malformed): the file is corrupted or was tampered with.`,
+    );
+  });
+
+  it('warns when there is no checkpoint to compare an emptied log against', async () => {
+    sql('DROP TRIGGER audit_log_no_delete; DELETE FROM audit_log');
+    const result = await runCli(['audit', 'verify', '--data-dir', dir]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/: 0 records, chain intact\./);
+    expect(result.stderr).toMatch(/^warning: no checkpoints to compare against .* docs\/audit\.md/);
+    expect(result.stderr).toContain('only a checkpoint kept elsewhere');
   });
 });

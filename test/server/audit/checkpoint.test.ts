@@ -33,21 +33,21 @@ describe('the checkpoint schedule', () => {
     const log = openAuditLog(dir);
     const schedule = scheduleCheckpoints(log, dir, { intervalMs: 1000 });
     vi.advanceTimersByTime(1000);
-    expect(dataDirCheckpoints(dir)).toMatchObject([{ seq: 0, hash: GENESIS_HASH, time: null }]);
+    expect(dataDirCheckpoints(dir).checkpoints).toMatchObject([{ seq: 0, hash: GENESIS_HASH, time: null }]);
     const first = log.append(auditEntry());
     vi.advanceTimersByTime(1000);
     vi.advanceTimersByTime(1000); // unchanged head: nothing new
-    expect(dataDirCheckpoints(dir).map((c) => c.seq)).toEqual([0, 1]);
-    expect(dataDirCheckpoints(dir)[1]).toMatchObject({ hash: first.hash, time: first.time });
+    expect(dataDirCheckpoints(dir).checkpoints.map((c) => c.seq)).toEqual([0, 1]);
+    expect(dataDirCheckpoints(dir).checkpoints[1]).toMatchObject({ hash: first.hash, time: first.time });
     const second = log.append(auditEntry({ tool: 'get_pod' }));
     schedule.close();
     vi.advanceTimersByTime(5000); // stopped
-    expect(dataDirCheckpoints(dir).map((c) => [c.seq, c.hash])).toEqual([
+    expect(dataDirCheckpoints(dir).checkpoints.map((c) => [c.seq, c.hash])).toEqual([
       [0, GENESIS_HASH],
       [1, first.hash],
       [2, second.hash],
     ]);
-    expect(log.verify({ checkpoints: dataDirCheckpoints(dir) }).broken).toBeUndefined();
+    expect(log.verify({ checkpoints: dataDirCheckpoints(dir).checkpoints }).broken).toBeUndefined();
     log.close();
   });
 
@@ -56,7 +56,7 @@ describe('the checkpoint schedule', () => {
     log.append(auditEntry());
     scheduleCheckpoints(log, dir).close();
     scheduleCheckpoints(log, dir).close();
-    expect(dataDirCheckpoints(dir)).toHaveLength(1);
+    expect(dataDirCheckpoints(dir).checkpoints).toHaveLength(1);
     log.close();
   });
 });
@@ -76,7 +76,10 @@ describe('a server', () => {
         const log = openAuditLog(data.dir, { mustExist: true });
         const head = log.head()!;
         expect(head.seq).toBeGreaterThan(0);
-        expect(dataDirCheckpoints(data.dir).at(-1)).toMatchObject({ seq: head.seq, hash: head.hash });
+        expect(dataDirCheckpoints(data.dir).checkpoints.at(-1)).toMatchObject({
+          seq: head.seq,
+          hash: head.hash,
+        });
         log.close();
       } finally {
         data.cleanup();

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DatabaseSync } from 'node:sqlite';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   AUDIT_FILE,
@@ -93,14 +94,29 @@ describe('audit log store', () => {
     });
   });
 
+  it('names a file SQLite cannot read as unreadable (corrupted or tampered), a conflict', () => {
+    const log = openAuditLog(dir);
+    log.append(entry({}));
+    log.close();
+    writeFileSync(join(dir, AUDIT_FILE), 'not a database at all, just bytes '.repeat(200));
+    expect(() => openAuditLog(dir, { mustExist: true })).toThrow(
+      expect.objectContaining({
+        code: 'conflict',
+        message: `The audit log ${join(dir, AUDIT_FILE)} is unreadable (file is not a database): the file is corrupted or was tampered with.`,
+      }),
+    );
+  });
+
   it('detects a removed record', () => {
     const log = openAuditLog(dir);
     for (let i = 0; i < 3; i++) log.append(entry({ tool: `tool_${i}` }));
     log.close();
     tamper(dir, 'DELETE FROM audit_log WHERE seq = ?', 2);
     expect(openAuditLog(dir).verify().broken).toEqual({
-      seq: 3,
-      reason: expect.stringMatching(/should be record 2; a record was removed or moved/),
+      seq: 2,
+      reason: expect.stringMatching(
+        /^it is missing \(the record after record 1 is record 3\); a record was removed$/,
+      ),
     });
   });
 
