@@ -459,11 +459,40 @@ describeWithTool('chromium', 'approvals page as a decision surface (simulator, a
   });
 
   it('approves the rollback by keyboard; the retry executes it; the page shows executed and the verification', async (context) => {
+    // Every announcement the page makes, in order.
+    await page.evaluate(`(() => {
+      const status = document.getElementById('status');
+      window.announced = [];
+      new MutationObserver(() => window.announced.push(status.textContent)).observe(status, {
+        childList: true,
+        characterData: true,
+        subtree: true,
+      });
+    })()`);
+    // The live stream's snapshot (the request now in the history) reaches the page before the
+    // approve POST's answer: what a busy server does (CI saw it). The human who decided must not be
+    // told it was "decided elsewhere".
+    const approveUrl = `**/ui/api/approvals/${rollback}/approve`;
+    const answered = new Promise<void>((resolve, reject) => {
+      void page.route(approveUrl, async (route) => {
+        try {
+          const response = await route.fetch();
+          await expect.poll(() => history(rollback).count()).toBe(1);
+          await route.fulfill({ response });
+          resolve();
+        } catch (error) {
+          reject(error as Error);
+        }
+      });
+    });
     await pending(rollback).locator('input[name="confirm"]').focus();
     await page.keyboard.type('checkout');
     await page.keyboard.press('Enter');
+    await answered;
     await expect.poll(() => pending(rollback).count()).toBe(0);
+    await page.unroute(approveUrl);
     expect(await page.locator('#status').textContent()).toBe(`${rollback} approved.`);
+    expect(await page.evaluate('window.announced')).toEqual([`${rollback} approved.`]);
     await expect
       .poll(() => history(rollback).locator('.status-label').textContent())
       .toBe('Approved: waiting for the retry');
