@@ -25,6 +25,9 @@ function place(list, items) {
   const wanted = new Set(items.map((item) => item.id));
   for (const [id, li] of existing) {
     if (wanted.has(id)) continue;
+    // This page's own decision is in flight: decide() removes the item and says what happened when
+    // the server answers (the live stream's snapshot can arrive first on a busy server).
+    if (li.dataset.deciding === 'true') continue;
     // Decided elsewhere (another approver, the CLI) or expired: say so if the human was on it.
     if (li.contains(document.activeElement)) {
       document.getElementById('pending-heading').focus();
@@ -179,6 +182,7 @@ async function decide(li, action, body) {
   const id = li.dataset.id;
   const buttons = li.querySelectorAll('button');
   buttons.forEach((button) => (button.disabled = true));
+  li.dataset.deciding = 'true';
   try {
     const response = await fetch(`/ui/api/approvals/${encodeURIComponent(id)}/${action}`, {
       method: 'POST',
@@ -205,6 +209,7 @@ async function decide(li, action, body) {
   } catch {
     showError(li, 'The server could not be reached; nothing was decided. Try again.');
   } finally {
+    delete li.dataset.deciding;
     buttons.forEach((button) => (button.disabled = false));
   }
 }
