@@ -31,6 +31,25 @@ const FORWARDED_SIGNALS = /** @type {const} */ (['SIGINT', 'SIGTERM', 'SIGHUP'])
 /** Set in a re-executed child, so a Node that still looks too old stops instead of looping. */
 const REEXEC_ENV = 'SENTINEL_NODE_REEXEC';
 
+/** Set in a re-executed Node that was given an IPC channel to its launcher (`stopWithLauncher`). */
+const LAUNCHER_IPC_ENV = 'SENTINEL_LAUNCHER_IPC';
+
+/**
+ * In a Node re-executed by `runUnderSupportedNode`: when the launcher dies without passing a signal
+ * on (SIGKILL, an OOM kill), its IPC channel closes, and this process sends itself SIGTERM, so it
+ * stops the way it stops on `kill <pid>` (graceful shutdown, files cleaned) instead of living on as
+ * an orphan nobody supervises. No-op elsewhere; the mark is removed so processes this one starts
+ * (cluster workers, tests) never take their own IPC channel for the launcher's.
+ */
+export function stopWithLauncher() {
+  if (process.env[LAUNCHER_IPC_ENV] !== '1') return;
+  delete process.env[LAUNCHER_IPC_ENV];
+  if (!process.channel) return;
+  // The channel must not keep the event loop alive, nor be mistaken for a cluster primary's.
+  process.channel.unref();
+  process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
+}
+
 /** The clone's `.tools/` folder (ignored by git). */
 export const DEFAULT_TOOLS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..', '.tools');
 
@@ -206,9 +225,11 @@ export async function runUnderSupportedNode(command, args, options = {}) {
   };
   // Not foreground-child: its watchdog process shares the terminal's process group, dies on Ctrl-C
   // and then SIGKILLs the child in the middle of its cleanup (`sentinel demo` left its files behind).
+  // A re-executed Node also gets an IPC channel, so it can tell when this launcher is gone
+  // (`stopWithLauncher`): a supervisor's SIGKILL reaches only the pid it started, this one.
   const child = spawn(command === 'node' ? (node ?? process.execPath) : command, args, {
-    stdio: 'inherit',
-    env,
+    stdio: command === 'node' ? ['inherit', 'inherit', 'inherit', 'ipc'] : 'inherit',
+    env: command === 'node' ? { ...env, [LAUNCHER_IPC_ENV]: '1' } : env,
   });
   // Ctrl-C reaches the whole foreground process group, the child included; a signal sent to this
   // process alone (kill <pid>) is passed on. The child's handlers tolerate hearing one twice.

@@ -3,7 +3,12 @@
 // stripping, so there is no build step between `npm ci` and `npx sentinel`. On a Node older than
 // Sentinel needs (a fresh machine's Node 20), it re-executes itself under a supported one
 // (bin/ensure-node.js: on linux-x64 installed once into .tools/; elsewhere it says what to install).
-import { isSupportedNodeVersion, runUnderSupportedNode, UnsupportedNodeError } from './ensure-node.js';
+import {
+  isSupportedNodeVersion,
+  runUnderSupportedNode,
+  stopWithLauncher,
+  UnsupportedNodeError,
+} from './ensure-node.js';
 
 if (!isSupportedNodeVersion(process.version)) {
   try {
@@ -14,6 +19,7 @@ if (!isSupportedNodeVersion(process.version)) {
     process.exit(1);
   }
 }
+stopWithLauncher();
 // Loaded once Node is known to be new enough (an old Node re-executes above and never gets here).
 const { enableCompileCache, installTypeScriptCache, STRIP_WARNING } = await import('./ts-cache.js');
 // node:sqlite is stable enough for Sentinel's use, and the type stripping the cache below calls is

@@ -277,6 +277,37 @@ describe('bin/sentinel.js under a Node older than 22.20', () => {
     expect(stderr).toContain('Demo stopped. Nothing is left behind');
   });
 
+  it('when the launcher is SIGKILLed, the child it re-executed stops its own way instead of living on', async () => {
+    const { root, olderNode } = scratchClone();
+    const [node, ...flags] = olderNode;
+    const launcher = spawn(
+      node!,
+      [...flags, join(root, 'bin/sentinel.js'), 'demo', '--wait', '--time-scale', '60'],
+      {
+        env: { ...process.env, SENTINEL_NODE_REEXEC: undefined },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
+    let stderr = '';
+    const waiting = new Promise<void>((resolve) =>
+      launcher.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (stderr.includes('Waiting for a decision')) resolve();
+      }),
+    );
+    // The child shares the launcher's stderr pipe: it closes only when the child has exited too.
+    const childGone = new Promise<void>((resolve) => launcher.stderr.once('close', () => resolve()));
+    await waiting;
+    launcher.kill('SIGKILL');
+    try {
+      await childGone;
+    } finally {
+      // Without the fix the child lives on, orphaned: end it so the test run does not leak it.
+      await run('pkill', ['-f', join(root, 'bin/sentinel.js')]).catch(() => undefined);
+    }
+    expect(stderr).toContain('Demo stopped. Nothing is left behind');
+  });
+
   it('stops, instead of looping, when the Node it re-executed under still reports too old', async () => {
     const { root, olderNode } = scratchClone();
     const [node, ...flags] = olderNode;
