@@ -29,7 +29,7 @@ import {
 } from '../../tools/light.ts';
 import { describeToolCall, formatArguments, MAX_SENTENCE } from './describe-call.ts';
 import { describeWindowOffer } from './window.ts';
-import { withLocalTimes } from './time.ts';
+import { withLocalTimes, withTimeElements } from './time.ts';
 
 /** Longest change, warning or reason line shown, in characters. */
 const MAX_LINE = 400;
@@ -507,7 +507,8 @@ export function renderApprovalHtml(request: ApprovalRequest, options: RenderOpti
     `<article class="approval status-${e(view.status)}" data-id="${e(view.id)}" data-status="${e(view.status)}" aria-labelledby="sentence-${e(view.id)}">`,
     `<h3 class="sentence" id="sentence-${id}">${e(view.sentence)}</h3>`,
     warningsHtml(id, view.warnings),
-    `<dl class="facts">${facts.map(([term, value]) => `<dt>${e(term)}</dt><dd>${e(value)}</dd>`).join('')}</dl>`,
+    // Times in facts (a grant's "until") become <time>, which the page shows in the viewer's zone.
+    `<dl class="facts">${facts.map(([term, value]) => `<dt>${e(term)}</dt><dd>${withTimeElements(e(value))}</dd>`).join('')}</dl>`,
     evidenceHtml(view.evidence),
     htmlList('changes', 'Changes', view.changes),
     diffHtml(id, view.templateDiff),

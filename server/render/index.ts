@@ -24,4 +24,4 @@ export {
   describeWindowOffer,
   type WindowDescriptionInput,
 } from './window.ts';
-export { localTime, withLocalTimes, type LocalTimeOptions } from './time.ts';
+export { localTime, timeHtml, withLocalTimes, withTimeElements, type LocalTimeOptions } from './time.ts';

@@ -8,7 +8,7 @@ import escapeHtml from 'escape-html';
 import { createHash } from 'node:crypto';
 import { humanDuration, oneLine, sanitizeText, redact } from '../../tools/index.ts';
 import type { ApprovalRequest } from '../gate/approval-request.ts';
-import { approvalView, renderApprovalHtml } from '../render/index.ts';
+import { approvalView, renderApprovalHtml, timeHtml } from '../render/index.ts';
 import { confirmationFor } from './confirmation.ts';
 import type { VerificationView } from './verification.ts';
 
@@ -147,15 +147,6 @@ function grantScope(request: ApprovalRequest, now: Date): string {
 
 /** Stands for a time in escaped text until it is replaced by its `<time>` element. */
 const TIME_MARK = '{{until}}';
-
-/**
- * A timestamp as `<time>`: the UTC ISO value as text and on hover; the page's script shows the
- * viewer's local time in its place (the title keeps the UTC value).
- */
-function timeHtml(iso: string): string {
-  const value = e(iso);
-  return `<time datetime="${value}" title="${value} (UTC)">${value}</time>`;
-}
 
 /** Words for each status, so it is never told by colour alone. */
 const STATUS_LABELS: Record<ApprovalRequest['status'], string> = {

@@ -189,6 +189,30 @@ describe('approval renderer', () => {
     expect(approvalView(approvalFixture({ cluster: null }), { now }).cluster).toBe('no cluster configured');
   });
 
+  it("shows a recorded grant scope's time as a <time> element on the page, so the viewer sees it in their zone", () => {
+    const html = renderApprovalHtml(
+      approvalFixture({
+        status: 'approved',
+        grant: {
+          validity: 'once',
+          expires_at: '2025-01-31T02:26:20.000Z',
+          scope: {
+            kind: 'call',
+            requester: 'investigator',
+            tool: 'rollback_deployment',
+            cluster: null,
+            rules: ['prod-destructive'],
+            description: 'exactly this rollback_deployment call by investigator, once, if retried before 2025-01-31T02:26:20.000Z',
+          },
+        },
+      }),
+      { now },
+    );
+    expect(html).toContain(
+      '<dt>Grant</dt><dd>exactly this rollback_deployment call by investigator, once, if retried before <time datetime="2025-01-31T02:26:20.000Z" title="2025-01-31T02:26:20.000Z (UTC)">2025-01-31T02:26:20.000Z</time></dd>',
+    );
+  });
+
   it('renders one line per request for lists', () => {
     expect(renderApprovalLine(FIXTURES.scale_deployment, { now })).toBe(
       'apr_2222222222222222  pending    3m20s   investigator  Scale Deployment shop/checkout from 3 to 0 replicas',

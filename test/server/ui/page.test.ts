@@ -60,7 +60,10 @@ describe('approvals page HTML', () => {
     const coverage =
       'would cover any restart_service call by investigator on context kind-sentinel (https://127.0.0.1:6443) that matches policy rule shop-window (tool restart_service; namespace = shop) and no stricter rule, with any value of name; for example restart_service name=other-checkout namespace=shop, which is not the call above';
     expect(html).toContain(coverage);
-    expect(html).toContain('(until 2025-01-31T02:28:20.000Z if approved now)');
+    // As a <time>, which the page's script shows in the viewer's zone.
+    expect(html).toContain(
+      '(until <time datetime="2025-01-31T02:28:20.000Z" title="2025-01-31T02:28:20.000Z (UTC)">2025-01-31T02:28:20.000Z</time> if approved now)',
+    );
     expect(html.indexOf(coverage)).toBeLessThan(html.indexOf('<select id="validity-'));
   });
 
