@@ -42,8 +42,10 @@ afterEach(async () => {
 });
 afterAll(() => data.cleanup());
 
-const text = (result: { content: unknown }) =>
-  (result.content as { type: string; text?: string }[]).map((item) => item.text ?? '').join('\n');
+const text = (result: unknown): string =>
+  ((result as { content?: { type: string; text?: string }[] }).content ?? [])
+    .map((item) => item.text ?? '')
+    .join('\n');
 
 /** Holds the call and approves its request; returns the request id. */
 async function approved(tool: string, args: Record<string, unknown>): Promise<string> {
@@ -146,7 +148,10 @@ describe('an approval binds what the approver saw, not metadata.generation', { t
       };
       const preview = JSON.parse(row.preview_json);
       preview.effect.target.generation = generation;
-      db.prepare('UPDATE approval_requests SET preview_json = ? WHERE id = ?').run(JSON.stringify(preview), id);
+      db.prepare('UPDATE approval_requests SET preview_json = ? WHERE id = ?').run(
+        JSON.stringify(preview),
+        id,
+      );
     } finally {
       db.close();
     }
