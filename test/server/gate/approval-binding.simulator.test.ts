@@ -65,6 +65,21 @@ async function autoscale(replicas: number): Promise<number> {
   return after;
 }
 
+/** Rewrites a stored request's effect as a Sentinel before this change recorded it: its target carried the generation. */
+function oldShape(id: string, generation: number): void {
+  const db = new DatabaseSync(join(s.dataDir, 'sentinel.db'));
+  try {
+    const row = db.prepare('SELECT preview_json FROM approval_requests WHERE id = ?').get(id) as {
+      preview_json: string;
+    };
+    const preview = JSON.parse(row.preview_json);
+    preview.effect.target.generation = generation;
+    db.prepare('UPDATE approval_requests SET preview_json = ? WHERE id = ?').run(JSON.stringify(preview), id);
+  } finally {
+    db.close();
+  }
+}
+
 describe('an approval binds what the approver saw, not metadata.generation', { timeout: 240_000 }, () => {
   it('runs an approved rollback after an autoscaler scaled the Deployment', async () => {
     const args = { ...checkout, reason: '502s' };
@@ -140,21 +155,7 @@ describe('an approval binds what the approver saw, not metadata.generation', { t
     const args = { ...checkout, reason: '502s' };
     const id = await approved('rollback_deployment', args);
     const generation = (await kube.reader.getDeployment('shop', 'checkout')).metadata?.generation;
-    // What a Sentinel before this change recorded: the effect's target carried the generation.
-    const db = new DatabaseSync(join(s.dataDir, 'sentinel.db'));
-    try {
-      const row = db.prepare('SELECT preview_json FROM approval_requests WHERE id = ?').get(id) as {
-        preview_json: string;
-      };
-      const preview = JSON.parse(row.preview_json);
-      preview.effect.target.generation = generation;
-      db.prepare('UPDATE approval_requests SET preview_json = ? WHERE id = ?').run(
-        JSON.stringify(preview),
-        id,
-      );
-    } finally {
-      db.close();
-    }
+    oldShape(id, generation!);
     expect((await s.api(s.tokens.alice, 'GET', `/approvals/${id}/check`)).status).toBe(200);
     const stale = await agent.callTool({ name: 'rollback_deployment', arguments: args });
     expect(stale._meta).toMatchObject({ approval_status: 'stale', approval_request_id: id });
@@ -163,5 +164,25 @@ describe('an approval binds what the approver saw, not metadata.generation', { t
     expect(again.isError).toBeFalsy();
     expect(again._meta).toMatchObject({ approval_status: 'pending' });
     expect(PendingResultMetaSchema.parse(again._meta).approval_request_id).not.toBe(id);
+  });
+
+  it('supersedes a pending request recorded before this change at the next identical call; its check names the field', async () => {
+    const args = { ...checkout, reason: '502s' };
+    const held = await agent.callTool({ name: 'rollback_deployment', arguments: args });
+    const id = PendingResultMetaSchema.parse(held._meta).approval_request_id;
+    const generation = (await kube.reader.getDeployment('shop', 'checkout')).metadata?.generation;
+    oldShape(id, generation!);
+    const check = await s.api(s.tokens.alice, 'GET', `/approvals/${id}/check`);
+    expect(check.status).toBe(200);
+    expect(JSON.stringify(check.body)).toContain(
+      `target.generation now absent, the preview said ${generation}`,
+    );
+    const again = await agent.callTool({ name: 'rollback_deployment', arguments: args });
+    const next = PendingResultMetaSchema.parse(again._meta).approval_request_id;
+    expect(next).not.toBe(id);
+    expect((await s.api(s.tokens.alice, 'GET', `/approvals/${id}`)).body).toMatchObject({
+      status: 'superseded',
+      superseded_by: next,
+    });
   });
 });
