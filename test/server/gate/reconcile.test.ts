@@ -2,7 +2,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SentinelError } from '../../../tools/errors.ts';
 import { openSqliteStore } from '../../../server/gate/store/sqlite.ts';
 import type { ApprovalStore } from '../../../server/gate/store/types.ts';
-import { APPROVAL_ANNOTATION, reconcileExecutions } from '../../../server/gate/reconcile.ts';
+import {
+  APPROVAL_ANNOTATION,
+  executionTarget,
+  reconcileExecutions,
+  recordedEffect,
+} from '../../../server/gate/reconcile.ts';
+import type { StoredExecution } from '../../../server/gate/store/types.ts';
 import { newRequest } from './store/contract.ts';
 import { FakeCluster } from './fixtures/fake-cluster.ts';
 import { fixtureDeployment } from './fixtures/tools.ts';
@@ -216,5 +222,28 @@ describe('reconciliation of executions interrupted by a crash', () => {
     const report = await reconcileExecutions(await restart(), cluster.reader);
     expect(report.notApplied.sort()).toEqual([executionId, 'exe_policy'].sort());
     expect((await store.getExecution('exe_policy'))?.outcome).toContain('cannot tell from the cluster');
+  });
+});
+
+describe('recordedEffect (what an approved execution records for reconciliation)', () => {
+  const approved = NEW_SHAPE('checkout');
+  const { generation_before: _, ...effect } = approved;
+
+  it("adds the generation the call's own dry run read for the same target, beside the effect", () => {
+    expect(recordedEffect(effect, { effect, generation: 9 })).toEqual({ ...effect, generation_before: 9 });
+    const stored = { effect: recordedEffect(effect, { effect, generation: 9 }), arguments: {} };
+    expect(executionTarget(stored as StoredExecution)).toEqual({
+      namespace: 'shop',
+      name: 'checkout',
+      generation: 9,
+    });
+  });
+
+  it('records the effect as it is without a read of the same target', () => {
+    const other = { ...effect, target: { ...effect.target, uid: 'uid-recreated' } };
+    expect(recordedEffect(effect, { effect: other, generation: 9 })).toEqual(effect);
+    expect(recordedEffect(effect, { effect, generation: undefined })).toEqual(effect);
+    expect(recordedEffect(effect, undefined)).toEqual(effect);
+    expect(recordedEffect(undefined, { effect, generation: 9 })).toBeUndefined();
   });
 });
