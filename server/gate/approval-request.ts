@@ -65,9 +65,14 @@ export type ApprovalEvidence = z.infer<typeof ApprovalEvidenceSchema>;
 /**
  * What the human is shown: the tool's dry-run preview, captured when the request was created, with
  * what the requester gave to justify the call (`evidence`, `investigation`: the gate-owned arguments,
- * never matched). `effect` is the JSON fingerprint of the observed target and the change
- * (generation, template hashes, from/to revisions, images, replicas); the gate recomputes it right
- * before executing and refuses to execute when it differs (stale approval).
+ * never matched). `effect` is the JSON fingerprint of the observed target and the change (the
+ * object's uid, template hashes, from/to revisions, images, replicas — not `metadata.generation`,
+ * which an autoscaler moves); the gate recomputes it right before executing and refuses to execute
+ * when it differs (stale approval). A request recorded before effects stopped binding the generation
+ * (its effect's `target` has `generation`) is therefore refused as stale once at its retry, naming
+ * `target.generation: N → absent` — conservative, never run on an outdated comparison; a pending one
+ * is superseded by the next identical call and its check (`GET /approvals/{id}/check`) lists the same
+ * field. Crash reconciliation still reads it from executions recorded then (`executionTarget`).
  */
 export const ApprovalPreviewSchema = z.object({
   /** One sentence, e.g. "Roll back Deployment shop/checkout from revision 7 (checkout:2.4.1) to revision 6 (checkout:2.4.0)". */

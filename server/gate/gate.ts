@@ -52,6 +52,7 @@ import {
 } from './messages.ts';
 import { gateOutcome } from './outcome.ts';
 import type { PolicyQuery, Verdict } from './policy/evaluate.ts';
+import { recordedEffect } from './reconcile.ts';
 import { resolveJudged } from './resolve.ts';
 import { runUpstream } from './run-upstream.ts';
 import type { ExecutionMark } from './store/types.ts';
@@ -317,10 +318,10 @@ async function carryOut(
       );
     case 'run_once_grant':
     case 'stale':
-      return runApproved(state, gate, decision.request, decision);
+      return runApproved(state, gate, resolved, decision.request, decision);
     case 'run_window_grant':
       return decision.via === 'call'
-        ? runApproved(state, gate, decision.request, decision)
+        ? runApproved(state, gate, resolved, decision.request, decision)
         : runWindow(state, gate, resolved, decision.request, decision.verdict);
     case 'run_upstream':
       return runTrusted(state, gate, resolved, decision.verdict);
@@ -343,11 +344,14 @@ function basePlan(gate: GateCall, resolved: ResolvedCall | undefined): Omit<Exec
 /**
  * Executes an approved request's call: consume a once grant (a window grant stays open for the
  * other calls it covers), stop as stale when the target changed since the approver saw the
- * preview (decided already, or re-checked by a preview of the approved call), run.
+ * preview (decided already, or re-checked by a preview of the approved call), run. The execution
+ * records the approved effect with the generation this call's own dry run read (`recordedEffect`),
+ * which crash reconciliation compares against.
  */
 async function runApproved(
   state: GateState,
   gate: GateCall,
+  resolved: ResolvedCall | undefined,
   request: ApprovalRequest,
   decision: Extract<GateDecision, { kind: 'run_once_grant' | 'stale' | 'run_window_grant' }>,
 ): Promise<CallToolResult> {
@@ -356,6 +360,7 @@ async function runApproved(
   const window = request.grant !== null && request.grant.validity !== 'once';
   const preview = window && request.executions.length > 0 ? null : request.preview;
   const arrival = await gate.arrival;
+  const read = resolved && 'resolution' in resolved ? resolved.resolution : undefined;
   const check =
     decision.kind === 'stale'
       ? staleStop(request, decision.difference)
@@ -371,7 +376,10 @@ async function runApproved(
       requestId: request.id,
       callKey: callKey(call.tool.name, request.arguments),
       arguments: args,
-      effect: preview?.effect,
+      effect: recordedEffect(
+        preview?.effect,
+        read && { effect: read.preview?.effect, generation: read.generation },
+      ),
       ...(gate.idempotencyKey !== undefined && { idempotencyKey: gate.idempotencyKey }),
       ...(window && arrival && { arrival }),
     },

@@ -21,6 +21,8 @@ export const DryRunContentSchema = z.looseObject({
   changes: z.array(z.unknown()).optional(),
   warnings: z.array(z.unknown()).optional(),
   template_diff: z.string().optional(),
+  /** The object read (remediation tools: kind, namespace, name, uid, generation); outside `effect`. */
+  target: z.unknown().optional(),
 });
 export type DryRunContent = z.infer<typeof DryRunContentSchema>;
 
@@ -29,6 +31,12 @@ export interface Resolution {
   /** Matched arguments of the resolved call (no `reason`, `idempotency_key`, `dry_run`). */
   arguments: Record<string, unknown>;
   preview: ApprovalPreview | null;
+  /**
+   * `metadata.generation` of the target as the dry run read it (its `target.generation`), when the
+   * tool reports one. Not part of the effect (an autoscaler moves it; approvals do not bind it): the
+   * gate records it with an execution as the pre-change generation reconciliation compares against.
+   */
+  generation?: number;
 }
 
 /** Text of a result (all text items joined). */
@@ -68,8 +76,10 @@ export function resolutionFromDryRun(
       { cause: parsed.error },
     );
   }
+  const generation = isRecord(content.data.target) ? content.data.target.generation : undefined;
   return {
     arguments: matchedArguments(parsed.data as Record<string, unknown>),
+    ...(Number.isSafeInteger(generation) && { generation: generation as number }),
     preview: {
       summary: content.data.summary ?? firstLineOf(resultText(result)),
       changes: content.data.changes ?? [],
@@ -96,37 +106,52 @@ function firstLineOf(text: string): string {
   return text.split('\n')[0] ?? '';
 }
 
-/**
- * Describes how two effects differ, e.g. `generation: 7 → 8; to_revision: 6 → 7`, or undefined when
- * they are the same. Compares canonical JSON, so key order never counts.
- */
-export function effectDifference(before: unknown, after: unknown): string | undefined {
-  if (canonicalJson(before) === canonicalJson(after)) return undefined;
+/** One field two effects disagree on: its dotted path (`effect` for the whole) and both values. */
+interface EffectChange {
+  path: string;
+  before: unknown;
+  after: unknown;
+}
+
+/** The fields `before` and `after` differ in, nested records walked (arrays compared whole). */
+function changedFields(before: unknown, after: unknown, path = ''): EffectChange[] {
+  if (canonicalJson(before) === canonicalJson(after)) return [];
   if (isRecord(before) && isRecord(after)) {
     const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
-    const changed = keys.filter((key) => canonicalJson(before[key]) !== canonicalJson(after[key]));
-    return changed.map((key) => `${key}: ${short(before[key])} → ${short(after[key])}`).join('; ');
+    return keys.flatMap((key) => changedFields(before[key], after[key], path ? `${path}.${key}` : key));
   }
-  return `${short(before)} → ${short(after)}`;
+  return [{ path, before, after }];
+}
+
+/**
+ * Describes how two effects differ, field by field with nested fields dotted and both values whole
+ * (canonical JSON, never cut), e.g. `to_template: "3f2a…" → "9b1c…"; target.generation: 3 → absent`;
+ * undefined when they are the same. Key order never counts. The stale refusal and the conflict on
+ * `POST /approvals` quote it.
+ */
+export function effectDifference(before: unknown, after: unknown): string | undefined {
+  const changes = changedFields(before, after);
+  if (changes.length === 0) return undefined;
+  return changes
+    .map(({ path, before: was, after: now }) => `${path ? `${path}: ` : ''}${shown(was)} → ${shown(now)}`)
+    .join('; ');
 }
 
 /**
  * What differs between a preview's effect and the effect now, field by field with nested fields
- * dotted, e.g. `replicas.from now 4, the preview said 3` — for approvers; empty when they are the same.
+ * dotted, e.g. `replicas_from now 4, the preview said 3` — for approvers; empty when they are the same.
  */
-export function effectChanges(before: unknown, after: unknown, path = ''): string[] {
-  if (canonicalJson(before) === canonicalJson(after)) return [];
-  if (isRecord(before) && isRecord(after)) {
-    const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
-    return keys.flatMap((key) => effectChanges(before[key], after[key], path ? `${path}.${key}` : key));
-  }
-  return [`${path || 'effect'} now ${short(after)}, the preview said ${short(before)}`];
+export function effectChanges(before: unknown, after: unknown): string[] {
+  return changedFields(before, after).map(
+    ({ path, before: was, after: now }) =>
+      `${path || 'effect'} now ${shown(now)}, the preview said ${shown(was)}`,
+  );
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-function short(value: unknown): string {
-  const text = value === undefined ? 'absent' : canonicalJson(value);
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+/** A value as a refusal quotes it: canonical JSON, whole (an effect's values are short fingerprints). */
+function shown(value: unknown): string {
+  return value === undefined ? 'absent' : canonicalJson(value);
 }

@@ -5,7 +5,10 @@
  * Deployment's `metadata.generation` moved past the one observed before the call, the change reached
  * the cluster (`succeeded`); otherwise it did not (`interrupted`: not executed, a new approval is
  * needed). Where the Deployment is read from: the preview's `effect.target` ({namespace, name}) when
- * the tool reports one, else the call's `namespace` and `name` arguments.
+ * the tool reports one, else the call's `namespace` and `name` arguments. The generation before the
+ * call is the execution's `generation_before` (`recordedEffect`: what the call's own dry run read
+ * just before it ran; effects do not bind the generation, an autoscaler moves it), or for an
+ * execution recorded before that field existed, its effect's `target.generation`.
  *
  * Every execution settled here is reported to `onSettled` with the evidence read from the cluster
  * (the audit log records it: a settled execution must leave a record like one that finished in a
@@ -14,6 +17,7 @@
 import type { Logger } from 'pino';
 import { SentinelError } from '../../core/index.ts';
 import { type KubeReader, APPROVAL_REQUEST_ANNOTATION } from '../../tools/index.ts';
+import { canonicalJson } from './canonical.ts';
 import type { ApprovalStore, StoredExecution } from './store/types.ts';
 
 /** The annotation remediation tools stamp on the Deployment they change (defined with them). */
@@ -52,7 +56,30 @@ const record = (value: unknown): Record<string, unknown> | undefined =>
     ? (value as Record<string, unknown>)
     : undefined;
 
-/** Namespace, name and pre-change generation of the Deployment an execution targets. */
+/**
+ * What the gate records as an execution's effect: the approved `effect` (undefined: none recorded)
+ * with `generation_before`, the target's `metadata.generation` as `read` — the call's own dry run,
+ * just before it ran — when that dry run reported one for the same target (its effect's `target`
+ * equal to the approved one's: kind, namespace, name, uid). The generation sits beside the effect,
+ * never inside it: approvals do not bind it (an autoscaler moves it), reconciliation needs it.
+ * Without a matching read (no approved effect, another target) the effect is recorded as it is.
+ */
+export function recordedEffect(
+  effect: unknown,
+  read: { effect: unknown; generation?: number | undefined } | undefined,
+): unknown {
+  const approved = record(effect);
+  const sameTarget =
+    approved?.target !== undefined &&
+    canonicalJson(approved.target) === canonicalJson(record(read?.effect)?.target ?? null);
+  if (!approved || !sameTarget || read?.generation === undefined) return effect;
+  return { ...approved, generation_before: read.generation };
+}
+
+/**
+ * Namespace, name and pre-change generation of the Deployment an execution targets: its
+ * `generation_before`, else (recorded before that field existed) `effect.target.generation`.
+ */
 export function executionTarget(
   execution: StoredExecution,
 ): { namespace: string; name: string; generation?: number } | undefined {
@@ -60,7 +87,7 @@ export function executionTarget(
   const target = record(effect?.target);
   const namespace = target?.namespace ?? execution.arguments.namespace;
   const name = target?.name ?? execution.arguments.name;
-  const generation = target?.generation ?? effect?.generation;
+  const generation = effect?.generation_before ?? target?.generation ?? effect?.generation;
   if (typeof namespace !== 'string' || typeof name !== 'string') return undefined;
   return { namespace, name, ...(typeof generation === 'number' && { generation }) };
 }

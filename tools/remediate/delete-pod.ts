@@ -15,7 +15,7 @@ import {
 import { NamespaceSchema, PodNameSchema } from '../params.ts';
 import { remediationArgs } from './args.ts';
 import { FIELD_MANAGER } from './attribution.ts';
-import { targetOf, RemediationOutputSchema, type ObjectPlan } from './plan.ts';
+import { effectTargetOf, RemediationOutputSchema, type ObjectPlan } from './plan.ts';
 import { runRemediation } from './run.ts';
 import type { Warning } from './warnings.ts';
 import { workloadRef } from './workload.ts';
@@ -151,7 +151,10 @@ export function recreation(observed: PodObservation): {
  * Plans deleting one Pod — `kubectl delete pod <name> [--grace-period=N]`: the DELETE carries the
  * Pod's UID as a precondition (a Pod recreated under the same name meanwhile is not deleted) and the
  * grace period when given. A Pod already terminating is a no-op. A force deletion (grace 0) is
- * warned about (the gate denies it without a policy rule). Pure.
+ * warned about (the gate denies it without a policy rule). The effect binds the Pod's uid (the
+ * DELETE's precondition), its controller, whether it is recreated and the grace period — not
+ * `metadata.generation` (a Pod's moves on in-place updates such as a resize, which do not change
+ * what deleting it does). Pure.
  */
 export function planDeletePod(
   observed: PodObservation,
@@ -181,7 +184,7 @@ export function planDeletePod(
       : [];
   const effect = {
     tool: 'delete_pod',
-    target: targetOf(pod, 'Pod'),
+    target: effectTargetOf(pod, 'Pod'),
     controller: owner ? { kind: owner.kind, name: owner.name } : null,
     recreated,
     grace_period_seconds: grace ?? null,

@@ -9,7 +9,7 @@ import type { Deployment } from '../kube/index.ts';
 import type { RemediationArgs } from './args.ts';
 import { attributedPatch, FIELD_MANAGER } from './attribution.ts';
 import { observeDeployment, type DeploymentObservation } from './observe.ts';
-import { podTemplateDigest, targetOf, type RemediationOutput, type RemediationPlan } from './plan.ts';
+import { podTemplateDigest, effectTargetOf, type RemediationOutput, type RemediationPlan } from './plan.ts';
 import { runRemediation } from './run.ts';
 import { managementWarnings, observationWarnings } from './warnings.ts';
 
@@ -17,7 +17,9 @@ import { managementWarnings, observationWarnings } from './warnings.ts';
  * What a pause (`to: true`) or resume (`to: false`) plan of `deployment` at `revision` holds
  * besides its summary, changes and write: the call, the effect (target, `paused_from`/`paused_to`,
  * revision, template digest, then `effect`'s own fields, `no_op` when `spec.paused` is already
- * `to`), the management and observation warnings; neither makes a revision.
+ * `to`), the management and observation warnings; neither makes a revision. The effect binds the
+ * target's uid, paused, revision and template digest — not `metadata.generation`, which an autoscaler moves
+ * (pausing and resuming do not depend on `spec.replicas`).
  */
 export function pausedPlan(
   tool: 'pause_rollout' | 'resume_rollout',
@@ -36,7 +38,7 @@ export function pausedPlan(
     },
     effect: {
       tool,
-      target: targetOf(deployment),
+      target: effectTargetOf(deployment),
       paused_from: from,
       paused_to: to,
       revision,

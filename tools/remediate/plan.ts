@@ -22,26 +22,45 @@ import { ClusterSchema } from '../investigate/common.ts';
 import { ChangeSchema, type Change } from './changes.ts';
 import { WarningSchema, type Warning } from './warnings.ts';
 
-/** The Deployment a plan acts on, as observed: the anchor of every effect. */
+/** The object a plan acts on, as observed: reported as the output's `target`. */
 export const TargetSchema = z.object({
   kind: z.enum(['Deployment', 'StatefulSet', 'DaemonSet', 'Pod']),
   namespace: z.string(),
   name: z.string(),
   /** Object UID: a Deployment deleted and recreated under the same name is another target. */
   uid: z.string(),
-  /** `metadata.generation` when read: moves on every spec change, not on status updates. */
+  /**
+   * `metadata.generation` when read: moves on every spec change, `spec.replicas` included (an
+   * autoscaler moves it). Reported, never part of an effect: the gate records it with an execution
+   * as the pre-change generation crash reconciliation compares against (server/gate/reconcile.ts).
+   */
   generation: z.number().int(),
 });
 export type Target = z.infer<typeof TargetSchema>;
 
+/** The target as an effect binds it: which object (kind, namespace, name, uid), not its generation. */
+export type EffectTarget = Omit<Target, 'generation'>;
+
 /** The target of a plan, from the object just read (a Deployment unless `kind` says otherwise). */
 export function targetOf(object: { metadata?: ObjectMeta }, kind: Target['kind'] = 'Deployment'): Target {
+  return { ...effectTargetOf(object, kind), generation: object.metadata?.generation ?? 0 };
+}
+
+/**
+ * The target as every effect carries it: kind, namespace, name and uid. Not `metadata.generation`:
+ * it moves on every spec change, so an autoscaler scaling the Deployment between approval and
+ * execution would make an approved rollback stale although nothing the approver saw changed. Each
+ * tool's effect binds what its change depends on instead (revisions, template digests, replicas).
+ */
+export function effectTargetOf(
+  object: { metadata?: ObjectMeta },
+  kind: Target['kind'] = 'Deployment',
+): EffectTarget {
   return {
     kind,
     namespace: object.metadata?.namespace ?? '',
     name: object.metadata?.name ?? '',
     uid: object.metadata?.uid ?? '',
-    generation: object.metadata?.generation ?? 0,
   };
 }
 
@@ -91,8 +110,10 @@ export interface RemediationPlan {
   /** The concrete call (defaults resolved; no `dry_run`, `reason`): executing it does exactly this plan. */
   resolvedArguments: Record<string, unknown>;
   /**
-   * JSON fingerprint of the observed target and the change: stable while nothing changes (no
-   * resourceVersion, no timestamps), different as soon as something the human saw would be different.
+   * JSON fingerprint of the observed target (`effectTargetOf`) and the change: stable while nothing
+   * changes (no resourceVersion, no timestamps, no `metadata.generation`), different as soon as
+   * something the human saw, or the change depends on, would be different. The gate refuses to run an
+   * approved call whose effect moved (stale approval).
    */
   effect: Record<string, unknown>;
   changes: Change[];

@@ -26,7 +26,7 @@ import {
   pausedRefusal,
   podTemplateDigest,
   RemediationOutputSchema,
-  targetOf,
+  effectTargetOf,
   type RemediationPlan,
 } from './plan.ts';
 import { runRemediation } from './run.ts';
@@ -129,7 +129,10 @@ export function rfc3339(date: Date): string {
  * merge patch, which keeps the template's other annotations. The changed template makes the
  * controller roll out a new revision that replaces every Pod. At execution, a `restartedAt` equal to
  * the new value (a restart within the same second) is refused with `conflict`, as kubectl refuses
- * an empty patch. `now` is the execution clock. Pure: reads nothing, sends nothing.
+ * an empty patch. `now` is the execution clock. The effect binds what the restart depends on and the
+ * approver saw: the target's uid, paused, revision, template digest, images, the previous
+ * `restartedAt` and the new revision — not `metadata.generation`, which an autoscaler moves (a restart does
+ * not touch `spec.replicas`). Pure: reads nothing, sends nothing.
  */
 export function planRestart(
   observed: RestartObservation,
@@ -166,7 +169,7 @@ export function planRestart(
     resolvedArguments: { namespace, name },
     effect: {
       tool: 'restart_service',
-      target: targetOf(deployment),
+      target: effectTargetOf(deployment),
       paused: false,
       revision,
       template: podTemplateDigest(template),

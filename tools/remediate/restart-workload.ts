@@ -21,7 +21,7 @@ import {
 import type { WorkloadKind } from '../workload-kind.ts';
 import { attributedPatch, FIELD_MANAGER } from './attribution.ts';
 import { containerImages, imageList, type Change } from './changes.ts';
-import { podTemplateDigest, targetOf, type ObjectPlan } from './plan.ts';
+import { podTemplateDigest, effectTargetOf, type ObjectPlan } from './plan.ts';
 import {
   onDeleteWarnings,
   workloadManagementWarnings,
@@ -150,7 +150,9 @@ function rfc3339(date: Date): string {
  * merge patch (with the attribution annotations); the controller makes a new ControllerRevision
  * (`new_revision`, highest + 1) and replaces the Pods as its update strategy says (none with
  * `OnDelete`: warned). A `restartedAt` equal to the new value is refused with `conflict`, as kubectl
- * refuses an empty patch. Pure.
+ * refuses an empty patch. The effect binds the kind, the target's uid, revision, current
+ * ControllerRevision, template digest, images, the previous `restartedAt` and the new revision —
+ * not `metadata.generation`, which an autoscaler moves. Pure.
  */
 export function planWorkloadRestart(
   observed: RevisionedObservation & { service?: string | undefined },
@@ -189,7 +191,7 @@ export function planWorkloadRestart(
     effect: {
       tool: 'restart_service',
       kind,
-      target: targetOf(object, kind),
+      target: effectTargetOf(object, kind),
       revision,
       controller_revision: current?.metadata?.name ?? '',
       template: podTemplateDigest(unsanitized(object).spec?.template),

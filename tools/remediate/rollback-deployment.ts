@@ -35,7 +35,7 @@ import {
   pausedRefusal,
   podTemplateDigest,
   RemediationOutputSchema,
-  targetOf,
+  effectTargetOf,
   type PlanClients,
   type RemediationPlan,
 } from './plan.ts';
@@ -108,6 +108,10 @@ export function rollbackAnnotations(deployment: Deployment, target: ReplicaSet):
  * API server sent them (`AsSentObservation`), so a field the client library does not model — a
  * newer pod-spec field — is neither lost by the rollback nor ignored by the "already matches" check,
  * and unsanitized (`unsanitized`): the preview shows the sanitized copies, the PATCH carries what was sent.
+ * The effect binds what the rollback depends on and the approver saw: the target's uid, paused, from
+ * and to revision, both template digests and image lists, the ReplicaSet restored, the annotations
+ * written and the new revision — not `metadata.generation`, which an autoscaler moves (`spec.replicas` is not
+ * part of a rollback, and the PATCH leaves it alone).
  * Pure: reads nothing, sends nothing. On a 409 the execution re-plans (`patchRetryingOnConflict`).
  */
 export function planRollback(
@@ -180,7 +184,7 @@ function planOnce(observed: AsSentObservation, args: { to_revision?: number | un
   const toSent = unsanitized(target).spec?.template;
   const effect = {
     tool: 'rollback_deployment',
-    target: targetOf(deployment),
+    target: effectTargetOf(deployment),
     paused: false,
     from_revision: fromRevision,
     to_revision: toRevision,
@@ -274,10 +278,10 @@ export const ROLLBACK_ATTEMPTS = 3;
  * Sends `firstPatch` (of `approvedPlan`) and, on 409 Conflict, retries as client-go's
  * `retry.RetryOnConflict` does, but only while what was approved still holds: after a short backoff (50 ms, then 100 ms, each
  * ×1–2) it re-reads the Deployment and its ReplicaSets and re-plans; when the re-planned effect has
- * the same `digest` as the approved one (only status or resourceVersion moved, e.g. the controller
- * updating replica counts mid-incident), it sends the re-planned PATCH, which carries the new
- * resourceVersion; at most `ROLLBACK_ATTEMPTS` PATCHes. When the effect changed (template,
- * generation, revisions, paused, ...), the re-read failed, or the attempts ran out, it throws
+ * the same `digest` as the approved one (only status, resourceVersion or `spec.replicas` moved, e.g.
+ * the controller updating replica counts or an autoscaler scaling mid-incident), it sends the
+ * re-planned PATCH, which carries the new resourceVersion; at most `ROLLBACK_ATTEMPTS` PATCHes. When
+ * the effect changed (template, revisions, paused, ...), the re-read failed, or the attempts ran out, it throws
  * `conflictError`: nothing was changed. Other errors are thrown as they are.
  */
 async function patchRetryingOnConflict(
@@ -289,7 +293,7 @@ async function patchRetryingOnConflict(
 ): Promise<Deployment> {
   const approved = digest(approvedPlan.effect);
   const before = approvedPlan.deployment;
-  const { namespace, name } = targetOf(before);
+  const { namespace, name } = effectTargetOf(before);
   let send = firstPatch;
   let latest: Deployment | undefined;
   let lastConflict: SentinelError | undefined;

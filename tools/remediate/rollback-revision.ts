@@ -20,7 +20,7 @@ import {
 } from '../kube/index.ts';
 import { annotationPatch, FIELD_MANAGER } from './attribution.ts';
 import { containerImages, diffPodTemplates, imageList } from './changes.ts';
-import { digest, podTemplateDigest, targetOf, type ObjectPlan, type PlanClients } from './plan.ts';
+import { digest, podTemplateDigest, effectTargetOf, type ObjectPlan, type PlanClients } from './plan.ts';
 import {
   observeRevisioned,
   onDeleteWarnings,
@@ -45,8 +45,10 @@ export const REVISION_ROLLBACK_ATTEMPTS = 3;
  *    (a concurrent change makes the API server answer 409 instead of being overwritten) and
  *    Sentinel's attribution annotations. The controller then reuses that ControllerRevision and
  *    renumbers it to the highest revision + 1 (`new_revision`).
- * The effect names the kind, the target ControllerRevision and its `controller-revision-hash`, so a
- * stale check sees any change to them. Pure: reads nothing, sends nothing; on a 409 the execution
+ * The effect names the kind, the target's uid, from and to revision, both template digests and image
+ * lists, the target ControllerRevision, its `controller-revision-hash` and data digest, so a stale
+ * check sees any change to them — not `metadata.generation`, which an autoscaler moves (a StatefulSet's
+ * `spec.replicas` is not part of a rollback). Pure: reads nothing, sends nothing; on a 409 the execution
  * re-reads and re-plans, and resends only when the effect is unchanged.
  */
 export function planRevisionRollback(
@@ -88,7 +90,7 @@ export function planRevisionRollback(
   const effect = {
     tool: 'rollback_deployment',
     kind,
-    target: targetOf(object, kind),
+    target: effectTargetOf(object, kind),
     from_revision: fromRevision,
     to_revision: toRevision,
     from_template: podTemplateDigest(fromSent),
@@ -176,8 +178,8 @@ function send(
 /**
  * Sends the rollback; on 409 Conflict re-reads the object and its revisions, re-plans, and resends
  * (with the new resourceVersion) only while the re-planned effect equals the approved one (only
- * status moved), at most `REVISION_ROLLBACK_ATTEMPTS` PATCHes. Otherwise throws `conflict`: nothing
- * was changed.
+ * status, resourceVersion or `spec.replicas` moved), at most `REVISION_ROLLBACK_ATTEMPTS` PATCHes.
+ * Otherwise throws `conflict`: nothing was changed.
  */
 async function sendRetryingOnConflict(
   observed: RevisionedObservation,

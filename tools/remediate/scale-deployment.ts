@@ -11,7 +11,7 @@ import { kindOf, workloadKindSchema } from '../workload-kind.ts';
 import { planStatefulSetScale } from './scale-statefulset.ts';
 import { remediationArgs } from './args.ts';
 import type { DeploymentObservation } from './observe.ts';
-import { RemediationOutputSchema, targetOf, type RemediationPlan } from './plan.ts';
+import { RemediationOutputSchema, effectTargetOf, type RemediationPlan } from './plan.ts';
 import { runRemediation } from './run.ts';
 import { scaleSummary, sendScale } from './scale.ts';
 import {
@@ -108,7 +108,10 @@ export interface ScaleObservation {
  * no-op. Warns when the result is 0, when a HorizontalPodAutoscaler targets the Deployment, and when
  * something else manages it. At execution the attribution annotations are set first (a metadata-only
  * patch, which does not move `metadata.generation`), then the scale; if the scale fails, the
- * annotations are put back. Pure: reads nothing, sends nothing.
+ * annotations are put back. The effect binds the target's uid, `replicas_from`, `replicas_to` and
+ * the autoscalers targeting it — not `metadata.generation`: a count an autoscaler moved makes an
+ * approved scale stale through `replicas_from`, and nothing else the scale depends on moves
+ * generation without showing there. Pure: reads nothing, sends nothing.
  */
 export function planScale(observed: ScaleObservation, args: { replicas: number }): RemediationPlan {
   const { deployment, autoscalers } = observed;
@@ -123,7 +126,7 @@ export function planScale(observed: ScaleObservation, args: { replicas: number }
     resolvedArguments: { namespace, name, replicas: to },
     effect: {
       tool: 'scale_deployment',
-      target: targetOf(deployment),
+      target: effectTargetOf(deployment),
       replicas_from: from,
       replicas_to: to,
       autoscalers: autoscalersOf(deployment, autoscalers).map(describeAutoscaler),

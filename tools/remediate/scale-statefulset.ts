@@ -7,7 +7,7 @@
  */
 import type { HorizontalPodAutoscaler, StatefulSet } from '../kube/index.ts';
 import { podClaims } from './delete-pod.ts';
-import { targetOf, type ObjectPlan } from './plan.ts';
+import { effectTargetOf, type ObjectPlan } from './plan.ts';
 import { scaleSummary, sendScale } from './scale.ts';
 import {
   autoscalersOf,
@@ -66,7 +66,8 @@ export function statefulSetScaleWarnings(
  * Plans a StatefulSet scale, as `planScale` does for a Deployment: from `spec.replicas` (default 1)
  * to `replicas`, equal counts a no-op; at execution the attribution annotations first (a metadata
  * patch), then the merge patch of `spec.replicas` on `statefulsets/<name>/scale`, the annotations
- * put back if the API server refuses the scale. Pure.
+ * put back if the API server refuses the scale. The effect binds the kind, the target's uid,
+ * `replicas_from`, `replicas_to` and the autoscalers — not `metadata.generation` (`planScale`). Pure.
  */
 export function planStatefulSetScale(
   observed: { statefulSet: StatefulSet; autoscalers: HorizontalPodAutoscaler[] },
@@ -86,7 +87,7 @@ export function planStatefulSetScale(
     effect: {
       tool: 'scale_deployment',
       kind: 'StatefulSet',
-      target: targetOf(sts, 'StatefulSet'),
+      target: effectTargetOf(sts, 'StatefulSet'),
       replicas_from: from,
       replicas_to: to,
       autoscalers: autoscalersOf(sts, autoscalers, 'StatefulSet').map(describeAutoscaler),

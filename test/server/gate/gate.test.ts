@@ -218,6 +218,18 @@ describe('approval gate: held calls', () => {
 });
 
 describe('approval gate: once grants', () => {
+  it('runs after an autoscaler moved the generation, recording that generation for reconciliation', async () => {
+    const { id } = await hold('agent', 'rollback_deployment', { ...rollback, reason: 'bad release' });
+    await p.gate.approvals.approve(id, identities.alice!, {});
+    const deployment = p.cluster.deployment('shop', 'checkout');
+    deployment.spec!.replicas = 6; // what an HorizontalPodAutoscaler does: the generation moves
+    deployment.metadata!.generation = 2;
+    const result = await p.call('agent', 'rollback_deployment', rollback);
+    expect(result._meta).toMatchObject({ approval_status: 'executed', approval_request_id: id });
+    const execution = await p.store.getExecution(String(result._meta!.execution_id));
+    expect(execution?.effect).toMatchObject({ target: { name: 'checkout' }, generation_before: 2 });
+  });
+
   it('executes the resolved call on the first retry after approval, exactly once', async () => {
     const { id } = await hold('agent', 'rollback_deployment', { ...rollback, reason: 'bad release' });
     await p.gate.approvals.approve(id, identities.alice!, {});

@@ -2,7 +2,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SentinelError } from '../../../tools/errors.ts';
 import { openSqliteStore } from '../../../server/gate/store/sqlite.ts';
 import type { ApprovalStore } from '../../../server/gate/store/types.ts';
-import { APPROVAL_ANNOTATION, reconcileExecutions } from '../../../server/gate/reconcile.ts';
+import {
+  APPROVAL_ANNOTATION,
+  executionTarget,
+  reconcileExecutions,
+  recordedEffect,
+} from '../../../server/gate/reconcile.ts';
+import type { StoredExecution } from '../../../server/gate/store/types.ts';
 import { newRequest } from './store/contract.ts';
 import { FakeCluster } from './fixtures/fake-cluster.ts';
 import { fixtureDeployment } from './fixtures/tools.ts';
@@ -12,8 +18,23 @@ const T0 = new Date('2025-01-31T02:10:00.000Z');
 let store: ApprovalStore;
 let cluster: FakeCluster;
 
+/** How executions recorded the pre-change generation: in the effect's target before effects stopped binding it, beside the effect since. */
+const OLD_SHAPE = (name: string) => ({
+  target: { namespace: 'shop', name, generation: 1 },
+  replicas: { from: 3, to: 5 },
+});
+const NEW_SHAPE = (name: string) => ({
+  target: { kind: 'Deployment', namespace: 'shop', name, uid: `uid-${name}` },
+  replicas_from: 3,
+  replicas_to: 5,
+  generation_before: 1,
+});
+
 /** An approved once request for shop/checkout whose execution started (generation 1 observed). */
-async function executing(name = 'checkout'): Promise<{ requestId: string; executionId: string }> {
+async function executing(
+  name = 'checkout',
+  effect: Record<string, unknown> = OLD_SHAPE(name),
+): Promise<{ requestId: string; executionId: string }> {
   const { request } = await store.createOrReusePending(newRequest({}, { requestedKey: name }), T0);
   await store.decide(
     request.id,
@@ -33,7 +54,7 @@ async function executing(name = 'checkout'): Promise<{ requestId: string; execut
       arguments: { namespace: 'shop', name, replicas: 5 },
       authorization: 'once',
       requestId: request.id,
-      effect: { target: { namespace: 'shop', name, generation: 1 }, replicas: { from: 3, to: 5 } },
+      effect,
     },
     T0,
   );
@@ -124,6 +145,32 @@ describe('reconciliation of executions interrupted by a crash', () => {
     expect((await reconcileExecutions(await restart(), cluster.reader)).notApplied).toEqual([executionId]);
   });
 
+  it('settles an execution recorded with generation_before (effects without target.generation) from the cluster', async () => {
+    const applied = await executing('checkout', NEW_SHAPE('checkout'));
+    const stampedOnly = await executing('web', NEW_SHAPE('web'));
+    await cluster.writer.patchDeploymentStrategic(
+      'shop',
+      'checkout',
+      { metadata: { annotations: { [APPROVAL_ANNOTATION]: applied.requestId } }, spec: { replicas: 5 } },
+      { fieldManager: 'sentinel' },
+    );
+    // A scale stamps the annotation first (no generation move), then crashed before the scale itself.
+    cluster.deployment('shop', 'web').metadata!.annotations![APPROVAL_ANNOTATION] = stampedOnly.requestId;
+    const settled: unknown[] = [];
+    const report = await reconcileExecutions(await restart(), cluster.reader, {
+      onSettled: ({ evidence }) => void settled.push(evidence),
+    });
+    expect(report).toEqual({
+      applied: [applied.executionId],
+      notApplied: [stampedOnly.executionId],
+      unresolved: [],
+    });
+    expect(settled).toContainEqual(
+      expect.objectContaining({ name: 'checkout', generationBefore: 1, generationObserved: 2 }),
+    );
+    expect(settled).toContainEqual(expect.objectContaining({ name: 'web', generationBefore: 1 }));
+  });
+
   it('asks for a lazy reader only when there is an execution to settle (a clean start does not connect)', async () => {
     let asked = 0;
     const lazyReader = async () => (asked++, cluster.reader);
@@ -175,5 +222,28 @@ describe('reconciliation of executions interrupted by a crash', () => {
     const report = await reconcileExecutions(await restart(), cluster.reader);
     expect(report.notApplied.sort()).toEqual([executionId, 'exe_policy'].sort());
     expect((await store.getExecution('exe_policy'))?.outcome).toContain('cannot tell from the cluster');
+  });
+});
+
+describe('recordedEffect (what an approved execution records for reconciliation)', () => {
+  const approved = NEW_SHAPE('checkout');
+  const { generation_before: _, ...effect } = approved;
+
+  it("adds the generation the call's own dry run read for the same target, beside the effect", () => {
+    expect(recordedEffect(effect, { effect, generation: 9 })).toEqual({ ...effect, generation_before: 9 });
+    const stored = { effect: recordedEffect(effect, { effect, generation: 9 }), arguments: {} };
+    expect(executionTarget(stored as StoredExecution)).toEqual({
+      namespace: 'shop',
+      name: 'checkout',
+      generation: 9,
+    });
+  });
+
+  it('records the effect as it is without a read of the same target', () => {
+    const other = { ...effect, target: { ...effect.target, uid: 'uid-recreated' } };
+    expect(recordedEffect(effect, { effect: other, generation: 9 })).toEqual(effect);
+    expect(recordedEffect(effect, { effect, generation: undefined })).toEqual(effect);
+    expect(recordedEffect(effect, undefined)).toEqual(effect);
+    expect(recordedEffect(undefined, { effect, generation: 9 })).toBeUndefined();
   });
 });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { digest, nextRevision, podTemplateDigest, targetOf } from '../../../tools/remediate/plan.ts';
+import {
+  digest,
+  effectTargetOf,
+  nextRevision,
+  podTemplateDigest,
+  targetOf,
+} from '../../../tools/remediate/plan.ts';
 import type { Deployment, ReplicaSet } from '../../../tools/kube/types.ts';
 import { deployment, podTemplate, replicaSet } from '../../helpers/fixtures.ts';
 
@@ -8,14 +14,12 @@ const rs = (revision: number, image: string) =>
   replicaSet({ deployment: dep as never, revision, hash: `h${revision}`, image }) as ReplicaSet;
 
 describe('plan helpers', () => {
-  it('anchors effects on uid and generation, never resourceVersion', () => {
-    expect(targetOf({ ...dep, metadata: { ...dep.metadata, resourceVersion: '77' } })).toEqual({
-      kind: 'Deployment',
-      namespace: 'shop',
-      name: 'web',
-      uid: 'uid-web',
-      generation: 9,
-    });
+  it('anchors effects on the uid, never resourceVersion or generation; the reported target has the generation', () => {
+    const read = { ...dep, metadata: { ...dep.metadata, resourceVersion: '77' } };
+    const identity = { kind: 'Deployment', namespace: 'shop', name: 'web', uid: 'uid-web' };
+    expect(effectTargetOf(read)).toEqual(identity);
+    expect(targetOf(read)).toEqual({ ...identity, generation: 9 });
+    expect(effectTargetOf(read, 'StatefulSet')).toEqual({ ...identity, kind: 'StatefulSet' });
   });
 
   it('digests templates ignoring key order and the pod-template-hash label', () => {

@@ -110,7 +110,7 @@ describe('rollback_deployment', () => {
     });
     expect(result.effect).toMatchObject({
       tool: 'rollback_deployment',
-      target: { kind: 'Deployment', namespace: 'shop', name: 'checkout', uid: 'uid-checkout', generation: 4 },
+      target: { kind: 'Deployment', namespace: 'shop', name: 'checkout', uid: 'uid-checkout' },
       from_revision: 7,
       to_revision: 6,
       to_replicaset: 'checkout-h6',
@@ -119,6 +119,9 @@ describe('rollback_deployment', () => {
       new_revision: 8,
     });
     expect(JSON.stringify(result.effect)).not.toContain('1234');
+    // Reported outside the effect: an autoscaler moving the generation does not make the approval stale.
+    expect(result.effect).not.toHaveProperty('target.generation');
+    expect(result.target).toMatchObject({ uid: 'uid-checkout', generation: 4 });
     expect(output.text).toContain('DRY RUN — nothing was changed.');
     expect(output.text).toContain(
       'rollback_deployment {"namespace":"shop","name":"checkout","to_revision":6}',
@@ -327,6 +330,35 @@ describe('rollback_deployment', () => {
       { op: 'replace', path: '/metadata/resourceVersion', value: '1234' },
       { op: 'replace', path: '/metadata/resourceVersion', value: '1250' },
     ]);
+    expect(structured(output)).toMatchObject({ status: 'applied', new_revision: 8 });
+  });
+
+  it('retries a 409 when an autoscaler scaled meanwhile (replicas and generation moved, template not)', async () => {
+    const { dep, sets } = history([5, 6, 7], 7);
+    const scaled = edit(dep, (d) => {
+      d.metadata!.resourceVersion = '1260';
+      d.metadata!.generation = 5;
+      d.spec!.replicas = 6;
+    });
+    const sent: unknown[] = [];
+    const precondition = (body: unknown) => {
+      sent.push((body as { path: string; value: unknown }[]).at(-1));
+      return true;
+    };
+    const expectedTemplate = podTemplate('checkout', ['shop/checkout:2.4.0']);
+    const scope = mockObserve(dep, sets).patch(PATH, precondition).query(true).reply(409, CONFLICT);
+    const again = mockObserve(scaled, sets)
+      .patch(PATH, precondition)
+      .query({ fieldManager: 'sentinel' })
+      .reply(200, patched(scaled, expectedTemplate));
+    const output = await callTool(
+      rollbackDeployment,
+      { namespace: 'shop', name: 'checkout' },
+      executeContext(api.cluster),
+    );
+    scope.done();
+    again.done();
+    expect(sent.at(-1)).toEqual({ op: 'replace', path: '/metadata/resourceVersion', value: '1260' });
     expect(structured(output)).toMatchObject({ status: 'applied', new_revision: 8 });
   });
 

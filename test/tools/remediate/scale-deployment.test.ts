@@ -157,9 +157,12 @@ describe('scale_deployment', () => {
         replicas_from: 3,
         replicas_to: 0,
         autoscalers: ['checkout (min 2, max 10)'],
-        target: { generation: 4 },
+        target: { kind: 'Deployment', namespace: 'shop', name: 'checkout' },
       },
+      target: { generation: 4 },
     });
+    // The count binds the approval (replicas_from), not metadata.generation, which an autoscaler moves.
+    expect(result.effect.target).not.toHaveProperty('generation');
     expect(result.warnings.map((w) => w.kind)).toEqual(['scale_to_zero', 'hpa']);
     expect(result.warnings[1]!.message).toContain('never scales up from zero');
     expect(result.new_revision).toBeUndefined();
