@@ -7,6 +7,9 @@ import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { fromZod, type ZodIssueLine, SentinelError, sentinelCommand } from '../core/index.ts';
 
+/** `--read-cache`: `off` or `watch` (tools/kube/read-cache.ts `ReadCacheMode`). */
+const ReadCacheModeSchema = z.enum(['off', 'watch'], { error: "must be 'off' or 'watch'" });
+
 /** Flags of `sentinel serve`, as commander delivers them (camelCase). */
 export const ServeOptionsSchema = z.strictObject({
   /** Address to bind. Default 127.0.0.1 (loopback). */
@@ -75,7 +78,7 @@ export const ServeOptionsSchema = z.strictObject({
    * `watch`: read tools answer Deployments, ReplicaSets, Pods and HorizontalPodAutoscalers from a watch-backed cache when it is
    * synced (tools/kube/read-cache.ts); `off` (default): every read asks the API server.
    */
-  readCache: z.enum(['off', 'watch'], { error: "must be 'off' or 'watch'" }).default('off'),
+  readCache: ReadCacheModeSchema.default('off'),
   /** Serve MCP over stdin/stdout instead of HTTP. */
   stdio: z.boolean().default(false),
   /** With --stdio: the identity every call runs as (must exist). */
@@ -121,4 +124,12 @@ export function parseServeOptions(raw: Record<string, unknown>): ServeOptions {
     );
   }
   return options;
+}
+
+/**
+ * A `--read-cache` value of `sentinel eval`/`demo`, checked by the same rule as `serve`'s (undefined:
+ * the default). Throws `SentinelError('invalid_input')` naming `--read-cache` and the rule.
+ */
+export function parseReadCacheMode(value: unknown): ServeOptions['readCache'] {
+  return parseServeOptions(value === undefined ? {} : { readCache: value }).readCache;
 }

@@ -60,6 +60,13 @@ describe('sentinel eval', { timeout: 300_000 }, () => {
     expect(code).toBe(2);
     expect(stderr).toContain('--scenarios /nonexistent/scenarios cannot be read');
   });
+
+  it('names a bad --read-cache by the rule of serve --read-cache, before any scenario runs', async () => {
+    const { code, stderr } = await runCli(['eval', '--read-cache', 'informer']);
+    expect(code).toBe(2);
+    expect(stderr).toContain("--read-cache: must be 'off' or 'watch'.");
+    expect(stderr).not.toContain('eval: ');
+  });
 });
 
 function report(
