@@ -161,7 +161,7 @@ export function parseTimeScale(value: string): number {
 export function readCacheOption(): Option {
   return new Option(
     '--read-cache <mode>',
-    "the in-process server's read cache, as `serve --read-cache`: 'watch' or 'off' (default: serve's default)",
+    "the in-process server's read cache, as `serve --read-cache`: 'watch' (default) or 'off'",
   );
 }
 

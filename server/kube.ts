@@ -23,7 +23,7 @@ export interface ClusterOptions {
   kubeconfig?: string;
   /** kubeconfig context; default the current context. */
   context?: string;
-  /** `--read-cache`: `watch` for the watch-backed cache of read tools; default `off`. */
+  /** `--read-cache` as resolved (serve-options.ts `readCacheMode`): `watch` for the watch-backed cache of read tools; absent: none. */
   readCache?: 'off' | 'watch';
 }
 

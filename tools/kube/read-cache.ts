@@ -1,5 +1,5 @@
 /**
- * The opt-in watch-backed read cache (`sentinel serve --read-cache watch`), the way client-go's
+ * The watch-backed read cache (`sentinel serve --read-cache watch`, the default), the way client-go's
  * informers serve reads: one reflector (./reflector.ts) per (resource, namespace) for Deployments,
  * ReplicaSets, Pods and HorizontalPodAutoscalers, started by the first read of that namespace, answering later reads from
  * memory once it is synced. Until then — and whenever it reconnects or relists — reads go to the API

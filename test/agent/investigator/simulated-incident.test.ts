@@ -42,6 +42,13 @@ describe('simulated incident read cache', { timeout: 120_000 }, () => {
     await vi.waitFor(() => expect(sim.traffic.openWatches).toBe(0), { timeout: 60_000 });
   });
 
+  it("by default (serve's default, watch): read tools watch the cluster", async () => {
+    incident = await startSimulatedIncident('bad-image-rollout', 60);
+    const { sim } = incident;
+    await listPods(incident);
+    await vi.waitFor(() => expect(sim.traffic.openWatches).toBeGreaterThan(0), { timeout: 60_000 });
+  });
+
   it("readCache 'off': read tools never watch", async () => {
     incident = await startSimulatedIncident('bad-image-rollout', 60, { readCache: 'off' });
     await listPods(incident);
