@@ -3,6 +3,7 @@
  * `sentinel eval --read-cache` and `sentinel demo --read-cache` choose it: with `watch` its read tools
  * watch the cluster, with `off` they never do; and closing the server ends every watch it opened.
  */
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   startSimulatedIncident,
@@ -47,6 +48,34 @@ describe('simulated incident read cache', { timeout: 120_000 }, () => {
     const { sim } = incident;
     await listPods(incident);
     await vi.waitFor(() => expect(sim.traffic.openWatches).toBeGreaterThan(0), { timeout: 60_000 });
+  });
+
+  it("readCache 'watch': /metrics counts the cache's hits and synced reflectors; the log says it synced", async () => {
+    incident = await startSimulatedIncident('bad-image-rollout', 60, { readCache: 'watch' });
+    const { server } = incident;
+    const metric = async (line: RegExp) => {
+      const response = await fetch(`${server.url}/metrics`, {
+        headers: { authorization: `Bearer ${server.token}` },
+      });
+      expect(response.status).toBe(200);
+      const match = line.exec(await response.text());
+      return match ? Number(match[1]) : undefined;
+    };
+    expect(await metric(/^sentinel_read_cache_hits_total (\S+)$/m)).toBe(0);
+    // The first reads start the reflectors and go to the API server; once synced, reads are hits.
+    const running = incident;
+    await vi.waitFor(
+      async () => {
+        await listPods(running);
+        expect(await metric(/^sentinel_read_cache_hits_total (\S+)$/m)).toBeGreaterThan(0);
+      },
+      { timeout: 60_000, interval: 200 },
+    );
+    expect(await metric(/^sentinel_read_cache_misses_total (\S+)$/m)).toBeGreaterThan(0);
+    expect(await metric(/^sentinel_read_cache_reflectors\{state="synced"\} (\S+)$/m)).toBeGreaterThan(0);
+    expect(await metric(/^sentinel_read_cache_watches_total (\S+)$/m)).toBeGreaterThan(0);
+    const log = readFileSync(server.logFile, 'utf8');
+    expect(log).toMatch(/"resource":"\w+","namespace":"[^"]+".*"msg":"read cache synced/);
   });
 
   it("readCache 'off': read tools never watch", async () => {
