@@ -18,6 +18,7 @@ import { createApprovalsHub } from './gate/events.ts';
 import { handOverCredentials } from './credentials.ts';
 import { allowedHostNames, checkBindAddress, isLoopbackHost, type ServeOptions } from './config.ts';
 import { readCacheMode } from './serve-options.ts';
+import { readCacheLog } from './read-cache-log.ts';
 import { defaultTokensFile, hardenDataDir, localTokenFile, resolveDataDir } from './data-dir.ts';
 import { LOCAL_IDENTITY_NAME } from './identity.ts';
 import { createIdentityStore, type IdentityStore } from './identity-store.ts';
@@ -258,6 +259,7 @@ function serverCluster(
         kubeconfig: options.kubeconfig,
         context: options.context,
         readCache: options.readCache,
+        readCacheEvents: readCacheLog(logger),
       }),
     (connection) => {
       if (connection.configured) logger.info({ cluster: connection.cluster }, 'cluster connected');

@@ -14,6 +14,7 @@ import { connectClient } from '../../helpers/server.ts';
 describe('simulated incident read cache', { timeout: 120_000 }, () => {
   let incident: SimulatedIncident | undefined;
   afterEach(async () => {
+    vi.unstubAllEnvs();
     await incident?.close();
     incident = undefined;
   });
@@ -51,6 +52,7 @@ describe('simulated incident read cache', { timeout: 120_000 }, () => {
   });
 
   it("readCache 'watch': /metrics counts the cache's hits and synced reflectors; the log says it synced", async () => {
+    vi.stubEnv('SENTINEL_LOG_LEVEL', 'info'); // the suite's default is silent
     incident = await startSimulatedIncident('bad-image-rollout', 60, { readCache: 'watch' });
     const { server } = incident;
     const metric = async (line: RegExp) => {
