@@ -7,7 +7,7 @@ import { constants as osConstants } from 'node:os';
 // The demo (simulator, server, investigator) loads when the command runs.
 /** Default of `--scenario` (agent/investigator/demo.ts DEFAULT_DEMO_SCENARIO; checked equal in a test). */
 export const DEMO_SCENARIO = 'bad-image-rollout';
-import { parseTimeScale } from './options.ts';
+import { parseTimeScale, readCacheOption } from './options.ts';
 
 /** Adds `sentinel demo`. */
 export function registerDemoCommand(program: Command): void {
@@ -28,6 +28,7 @@ export function registerDemoCommand(program: Command): void {
     )
     .option('--json', 'print the report as JSON instead of Markdown')
     .option('--time-scale <n>', 'simulated seconds per real second', parseTimeScale, 10)
+    .addOption(readCacheOption())
     .action(
       async (options: {
         scenario: string;
@@ -35,11 +36,14 @@ export function registerDemoCommand(program: Command): void {
         wait?: boolean;
         json?: boolean;
         timeScale: number;
+        readCache?: string;
       }) => {
         // Ctrl-C (or SIGTERM) stops the demo cleanly: simulator and server stopped, temporary data
         // directory removed, exit 128 + the signal's number. Repeated signals (a terminal and a
         // re-executing launcher both deliver Ctrl-C) do not cut the cleanup short.
         const { DemoInterrupted, runDemo, succeeded } = await import('../agent/index.ts');
+        const { parseReadCacheMode } = await import('../server/index.ts');
+        const readCache = parseReadCacheMode(options.readCache);
         const controller = new AbortController();
         let received: NodeJS.Signals | undefined;
         const onSignal = (signal: NodeJS.Signals) => {
@@ -59,6 +63,7 @@ export function registerDemoCommand(program: Command): void {
               yes: options.yes ?? false,
               wait: options.wait ?? false,
               timeScale: options.timeScale,
+              readCache,
               json: options.json ?? false,
               signal: controller.signal,
             },

@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 import type { EvalResult } from '../agent/index.ts';
 import { SCENARIOS_DIR } from '../deploy/light.ts';
-import { parseTimeScale } from './options.ts';
+import { parseTimeScale, readCacheOption } from './options.ts';
 
 /** Adds `sentinel eval`. */
 export function registerEvalCommand(program: Command): void {
@@ -19,14 +19,17 @@ export function registerEvalCommand(program: Command): void {
       'print one JSON object per investigation (a scenario with steps has several; a JSON array) instead of a table',
     )
     .option('--time-scale <n>', 'simulated seconds per real second', parseTimeScale, 10)
-    .action(async (options: { scenarios: string; json?: boolean; timeScale: number }) => {
+    .addOption(readCacheOption())
+    .action(async (options: { scenarios: string; json?: boolean; timeScale: number; readCache?: string }) => {
       const { evaluateScenario, fullyCorrect, renderEvalTable, scenarioFiles } =
         await import('../agent/index.ts');
+      const { parseReadCacheMode } = await import('../server/index.ts');
+      const readCache = parseReadCacheMode(options.readCache);
       const files = scenarioFiles(options.scenarios);
       const results: EvalResult[] = [];
       for (const file of files) {
         process.stderr.write(`eval: ${file}\n`);
-        results.push(...(await evaluateScenario(file, { timeScale: options.timeScale })));
+        results.push(...(await evaluateScenario(file, { timeScale: options.timeScale, readCache })));
       }
       process.stdout.write(
         options.json ? `${JSON.stringify(results, null, 2)}\n` : `${renderEvalTable(results)}\n`,

@@ -154,6 +154,17 @@ export function parseTimeScale(value: string): number {
   return number;
 }
 
+/**
+ * `--read-cache <mode>` of `sentinel eval` and `demo`: their in-process server's, checked (in the
+ * action, by `parseReadCacheMode`) by the same rule as `sentinel serve --read-cache`.
+ */
+export function readCacheOption(): Option {
+  return new Option(
+    '--read-cache <mode>',
+    "the in-process server's read cache, as `serve --read-cache`: 'watch' (default) or 'off'",
+  );
+}
+
 /** `--tokens-file <file>`: the identities file (default `<data-dir>/tokens.yaml`). */
 export function tokensFileOption(): Option {
   return new Option('--tokens-file <file>', 'identities file (default <data-dir>/tokens.yaml)');

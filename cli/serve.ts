@@ -56,8 +56,7 @@ function registerServe(program: Command): void {
     )
     .option(
       '--read-cache <mode>',
-      "'watch': read tools answer Deployments, ReplicaSets, Pods and HorizontalPodAutoscalers from a watch-backed cache once synced (eventually consistent; Sentinel's own writes are read back); 'off': every read asks the API server",
-      'off',
+      "'watch' (default): read tools answer Deployments, ReplicaSets, Pods and HorizontalPodAutoscalers from a watch-backed cache once synced (eventually consistent; Sentinel's own writes are read back; approvals, previews and executions always read the API server); 'off': every read asks the API server; env SENTINEL_READ_CACHE",
     )
     .option('--stdio', 'serve MCP over stdin/stdout instead of HTTP (with --identity)', false)
     .option(

@@ -6,7 +6,12 @@ import { BlockList, isIP } from 'node:net';
 import { SentinelError, sentinelCommand } from '../core/index.ts';
 import { hostHeaderName, LOCALHOST_NAMES } from './host-check.ts';
 
-export { ServeOptionsSchema, parseServeOptions, type ServeOptions } from './serve-options.ts';
+export {
+  ServeOptionsSchema,
+  parseReadCacheMode,
+  parseServeOptions,
+  type ServeOptions,
+} from './serve-options.ts';
 
 const loopback = new BlockList();
 loopback.addSubnet('127.0.0.0', 8, 'ipv4');

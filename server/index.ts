@@ -21,6 +21,7 @@ export {
   allowedHostNames,
   checkBindAddress,
   isLoopbackHost,
+  parseReadCacheMode,
   parseServeOptions,
   ServeOptionsSchema,
   type ServeOptions,

@@ -6,7 +6,7 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { toSentinelError } from '../core/index.ts';
-import { connectKube, type KubeConnection } from '../tools/index.ts';
+import { connectKube, type KubeConnection, type ReadCacheOptions } from '../tools/index.ts';
 
 /** The default of an embedded server given no connection: no cluster, and how to configure one. */
 export function notConfigured(): KubeConnection {
@@ -23,8 +23,10 @@ export interface ClusterOptions {
   kubeconfig?: string;
   /** kubeconfig context; default the current context. */
   context?: string;
-  /** `--read-cache`: `watch` for the watch-backed cache of read tools; default `off`. */
+  /** `--read-cache` as resolved (serve-options.ts `readCacheMode`): `watch` for the watch-backed cache of read tools; absent: none. */
   readCache?: 'off' | 'watch';
+  /** With `watch`: told each reflector's state change and failure (the server log, read-cache-log.ts). */
+  readCacheEvents?: Pick<ReadCacheOptions, 'onStateChange' | 'onError'>;
 }
 
 /**
@@ -37,7 +39,9 @@ export async function connectCluster(options: ClusterOptions): Promise<KubeConne
     return await connectKube({
       ...(options.kubeconfig !== undefined && { kubeconfig: options.kubeconfig }),
       ...(options.context !== undefined && { context: options.context }),
-      ...(options.readCache !== undefined && { readCache: options.readCache }),
+      ...(options.readCache !== undefined && {
+        readCache: { mode: options.readCache, ...options.readCacheEvents },
+      }),
     });
   } catch (error) {
     return {

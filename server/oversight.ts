@@ -24,12 +24,15 @@ import {
   createMetrics,
   createMetricsMiddleware,
   metricsRoute,
+  registerReadCacheMetrics,
   type MetricsOptions,
   type SentinelMetrics,
 } from './metrics/index.ts';
 import { createNotifier, type NotifierOptions } from './notify/index.ts';
 import type { RejectedCallListener } from './pipeline.ts';
 import type { ServerPlugin } from './plugins.ts';
+import type { ClusterAccess } from './kube.ts';
+import type { ReadCacheStats } from '../tools/index.ts';
 import {
   createSessionStore,
   createUiRouter,
@@ -81,10 +84,21 @@ function rejectionListener(
   };
 }
 
+/**
+ * The read cache's stats when the cluster connection is made and has one; never starts the
+ * connection (a scrape before the first tool call shows zeros).
+ */
+function readCacheStats(kube: ClusterAccess): ReadCacheStats | undefined {
+  const made = kube.peek ? kube.peek() : kube();
+  if (made === undefined || made instanceof Promise || !made.configured) return undefined;
+  return made.readCache?.stats();
+}
+
 /** Builds the plugin (see the module comment). */
 export function createOversightPlugin(options: OversightOptions = {}): ServerPlugin {
-  return async ({ dataDir, approvals, identities, logger, storeUrl, worker }) => {
+  return async ({ dataDir, approvals, identities, logger, storeUrl, worker, kube }) => {
     const metrics = createMetrics(options.metrics);
+    registerReadCacheMetrics(metrics.registry, () => readCacheStats(kube));
     // Under --workers, /metrics on any worker answers with the sum over all of them.
     const workerMetrics = worker?.metrics(() => metrics.registry.getMetricsAsJSON());
     options.onMetrics?.(metrics);

@@ -7,6 +7,15 @@ import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { fromZod, type ZodIssueLine, SentinelError, sentinelCommand } from '../core/index.ts';
 
+/** `--read-cache`: `off` or `watch` (tools/kube/read-cache.ts `ReadCacheMode`). */
+const ReadCacheModeSchema = z.enum(['off', 'watch'], { error: "must be 'off' or 'watch'" });
+type ReadCacheMode = z.infer<typeof ReadCacheModeSchema>;
+
+/** The environment variable that sets `--read-cache` (the flag wins over it). */
+export const READ_CACHE_ENV = 'SENTINEL_READ_CACHE';
+/** `--read-cache` when neither the flag nor SENTINEL_READ_CACHE says (see `readCacheMode`). */
+export const DEFAULT_READ_CACHE: ReadCacheMode = 'watch';
+
 /** Flags of `sentinel serve`, as commander delivers them (camelCase). */
 export const ServeOptionsSchema = z.strictObject({
   /** Address to bind. Default 127.0.0.1 (loopback). */
@@ -72,10 +81,11 @@ export const ServeOptionsSchema = z.strictObject({
         .min(1, "must be at least 1 (or 'auto')"),
     ),
   /**
-   * `watch`: read tools answer Deployments, ReplicaSets, Pods and HorizontalPodAutoscalers from a watch-backed cache when it is
-   * synced (tools/kube/read-cache.ts); `off` (default): every read asks the API server.
+   * `watch`: read tools answer Deployments, ReplicaSets, Pods and HorizontalPodAutoscalers from a
+   * watch-backed cache when it is synced (tools/kube/read-cache.ts); `off`: every read asks the API
+   * server. Undefined when not given: SENTINEL_READ_CACHE, else `watch` (`readCacheMode`).
    */
-  readCache: z.enum(['off', 'watch'], { error: "must be 'off' or 'watch'" }).default('off'),
+  readCache: ReadCacheModeSchema.optional(),
   /** Serve MCP over stdin/stdout instead of HTTP. */
   stdio: z.boolean().default(false),
   /** With --stdio: the identity every call runs as (must exist). */
@@ -121,4 +131,34 @@ export function parseServeOptions(raw: Record<string, unknown>): ServeOptions {
     );
   }
   return options;
+}
+
+/**
+ * A `--read-cache` value of `sentinel eval`/`demo`, checked by the same rule as `serve`'s (undefined
+ * stays undefined: the server's default). Throws `SentinelError('invalid_input')` naming
+ * `--read-cache` and the rule.
+ */
+export function parseReadCacheMode(value: unknown): ReadCacheMode | undefined {
+  return parseServeOptions(value === undefined ? {} : { readCache: value }).readCache;
+}
+
+/**
+ * The read cache a server runs with: `--read-cache` over SENTINEL_READ_CACHE (empty: unset) over
+ * `DEFAULT_READ_CACHE` (`watch`). Throws `SentinelError('invalid_input')` naming the variable when
+ * its value is neither `off` nor `watch`.
+ */
+export function readCacheMode(
+  options: Pick<ServeOptions, 'readCache'>,
+  env: NodeJS.ProcessEnv,
+): ReadCacheMode {
+  if (options.readCache !== undefined) return options.readCache;
+  const raw = env[READ_CACHE_ENV]?.trim();
+  if (!raw) return DEFAULT_READ_CACHE;
+  const parsed = ReadCacheModeSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new SentinelError('invalid_input', `${READ_CACHE_ENV}: must be 'off' or 'watch' (got '${raw}').`, {
+      field: READ_CACHE_ENV,
+    });
+  }
+  return parsed.data;
 }

@@ -17,6 +17,8 @@ import { createServerApp } from './app.ts';
 import { createApprovalsHub } from './gate/events.ts';
 import { handOverCredentials } from './credentials.ts';
 import { allowedHostNames, checkBindAddress, isLoopbackHost, type ServeOptions } from './config.ts';
+import { readCacheMode } from './serve-options.ts';
+import { readCacheLog } from './read-cache-log.ts';
 import { defaultTokensFile, hardenDataDir, localTokenFile, resolveDataDir } from './data-dir.ts';
 import { LOCAL_IDENTITY_NAME } from './identity.ts';
 import { createIdentityStore, type IdentityStore } from './identity-store.ts';
@@ -257,6 +259,7 @@ function serverCluster(
         kubeconfig: options.kubeconfig,
         context: options.context,
         readCache: options.readCache,
+        readCacheEvents: readCacheLog(logger),
       }),
     (connection) => {
       if (connection.configured) logger.info({ cluster: connection.cluster }, 'cluster connected');
@@ -290,6 +293,7 @@ export async function startServe(
 ): Promise<RunningServer> {
   const dataDir = resolveDataDir(options.dataDir, io.env);
   const admission = admissionLimits(options, io.env);
+  const readCache = readCacheMode(options, io.env);
   const tokensFile =
     options.tokensFile === undefined ? defaultTokensFile(dataDir) : resolve(options.tokensFile);
   const registry = extensions.registry ?? createRegistry(allTools);
@@ -301,7 +305,7 @@ export async function startServe(
       : createLogger({ fd }));
   // Told once the lazy connection is made: a line for the person watching, like the banner's.
   const announces = !options.stdio && (extensions.worker === undefined || extensions.worker.lead);
-  const cluster = serverCluster(options, extensions.kube, logger, (line) => {
+  const cluster = serverCluster({ ...options, readCache }, extensions.kube, logger, (line) => {
     if (announces) io.stderr(`${line}\n`);
   });
   const { kube } = cluster;

@@ -60,6 +60,8 @@ export {
 export type { LabelRequirement } from './kube/label-selector.ts';
 export { podSummary } from './kube/pod-status.ts';
 export type { KubeConnection, KubeReader, KubeWriter, Pod } from './kube/types.ts';
+export type { ReadCacheMode, ReadCacheOptions, ReadCacheStats, ReflectorPlace } from './kube/read-cache.ts';
+export type { ReflectorStateChange } from './kube/reflector.ts';
 export { DeploymentNameSchema, NamespaceSchema } from './params.ts';
 export { REDACTED, isSecretName, redact, redactValue } from './redact.ts';
 export { APPROVAL_REQUEST_ANNOTATION } from './remediate/attribution.ts';

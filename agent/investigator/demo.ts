@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 import { sentinelCommand } from '../../core/index.ts';
 import { resolveDataDir } from '../../server/index.ts';
+import type { ReadCacheMode } from '../../tools/index.ts';
 import type { ApprovalPrompter } from '../harness/prompter.ts';
 import { investigateLocally, type CommandIo } from './investigate-local.ts';
 import type { Report } from './report.ts';
@@ -24,6 +25,8 @@ export interface DemoOptions {
    * approvals`) instead of declining at once.
    */
   wait?: boolean;
+  /** The server's `--read-cache`; default `sentinel serve`'s. */
+  readCache?: ReadCacheMode | undefined;
   /** Aborting it (Ctrl-C) stops the demo: `runDemo` cleans up and throws `DemoInterrupted`. */
   signal?: AbortSignal;
   /**
@@ -52,6 +55,7 @@ export async function runDemo(options: DemoOptions, io: CommandIo): Promise<Repo
   const { sim, server, dataDir, kubeconfig, close } = await startSimulatedIncident(
     options.scenario,
     options.timeScale,
+    { readCache: options.readCache },
   );
   try {
     const namespace = sim.scenario.namespaces[0]!;

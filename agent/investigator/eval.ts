@@ -13,7 +13,7 @@ import { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ExpectedOutcome, MutationRecord, Scenario } from '../../deploy/index.ts';
 import { SentinelError } from '../../core/index.ts';
-import { formatTable } from '../../tools/index.ts';
+import { formatTable, type ReadCacheMode } from '../../tools/index.ts';
 import type { Investigation } from './model.ts';
 import type { Report } from './report.ts';
 import { runLocalInvestigation } from './session.ts';
@@ -206,6 +206,8 @@ export interface EvalOptions {
   timeScale?: number;
   /** Where each run's progress goes (default: discarded). */
   progress?: NodeJS.WritableStream;
+  /** The server's `--read-cache`; default `sentinel serve`'s. */
+  readCache?: ReadCacheMode | undefined;
 }
 
 /** One investigation of a scenario: its symptom, expected outcome and, for a later step, the wait before it. */
@@ -223,7 +225,9 @@ interface Investigate {
  */
 export async function evaluateScenario(file: string, options: EvalOptions = {}): Promise<EvalResult[]> {
   const timeScale = options.timeScale ?? 10;
-  const { sim, server, dataDir, close } = await startSimulatedIncident(file, timeScale);
+  const { sim, server, dataDir, close } = await startSimulatedIncident(file, timeScale, {
+    readCache: options.readCache,
+  });
   try {
     const scenario: Scenario = sim.scenario;
     const runs: Investigate[] = [

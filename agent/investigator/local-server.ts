@@ -12,7 +12,7 @@ import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import pino from 'pino';
 import { createLogger, generateToken, parseServeOptions, startServe } from '../../server/index.ts';
-import type { KubeConnection } from '../../tools/index.ts';
+import type { KubeConnection, ReadCacheMode } from '../../tools/index.ts';
 
 export interface LocalServerOptions {
   dataDir: string;
@@ -21,6 +21,8 @@ export interface LocalServerOptions {
   context?: string | undefined;
   /** A cluster connection to use instead (tests). */
   kube?: KubeConnection;
+  /** `--read-cache` of the server (with `kubeconfig`); default `sentinel serve`'s. */
+  readCache?: ReadCacheMode | undefined;
 }
 
 export interface LocalServer {
@@ -52,6 +54,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
       dataDir: options.dataDir,
       ...(options.kubeconfig !== undefined && { kubeconfig: options.kubeconfig }),
       ...(options.context !== undefined && { context: options.context }),
+      ...(options.readCache !== undefined && { readCache: options.readCache }),
     }),
     { stderr: () => {}, env: { SENTINEL_TOKEN: token } },
     {

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSimulator, type Simulator } from '../../deploy/index.ts';
+import type { ReadCacheMode } from '../../tools/index.ts';
 import { startLocalServer, type LocalServer } from './local-server.ts';
 
 export interface SimulatedIncident {
@@ -20,6 +21,12 @@ export interface SimulatedIncident {
   close(): Promise<void>;
 }
 
+/** How the incident's server runs. */
+export interface SimulatedIncidentOptions {
+  /** The server's `--read-cache`; default `sentinel serve`'s. */
+  readCache?: ReadCacheMode | undefined;
+}
+
 /**
  * Starts the simulator with `scenario` (a bundled name, a YAML file or a scenario object) at
  * `timeScale` simulated seconds per real second, then the server. Nothing is left running or on
@@ -28,13 +35,14 @@ export interface SimulatedIncident {
 export async function startSimulatedIncident(
   scenario: string | Record<string, unknown>,
   timeScale: number,
+  options: SimulatedIncidentOptions = {},
 ): Promise<SimulatedIncident> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sentinel-incident-'));
   const kubeconfig = join(dataDir, 'kubeconfig');
   let sim: Simulator | undefined;
   try {
     sim = await startSimulator({ scenario, timeScale, kubeconfigPath: kubeconfig });
-    const server = await startLocalServer({ dataDir, kubeconfig });
+    const server = await startLocalServer({ dataDir, kubeconfig, readCache: options.readCache });
     const started = sim;
     return {
       sim,

@@ -99,7 +99,7 @@ export interface Simulator {
   cluster: SimulatedCluster;
   /**
    * Connection counters since start (live): TLS handshakes completed (`secureConnection` events of
-   * the HTTPS server, one per new client connection) and HTTP requests received. For tests and
+   * the HTTPS server, one per new client connection), HTTP requests received and watch streams. For tests and
    * benchmarks of clients' connection reuse (`auditLogPath` has each request's bytes).
    */
   readonly traffic: SimulatorTraffic;
@@ -111,6 +111,9 @@ export interface Simulator {
 export interface SimulatorTraffic {
   readonly tlsHandshakes: number;
   readonly requests: number;
+  /** Watch requests served, and the watch streams open now (ended by the client, timeout or close). */
+  readonly watches: number;
+  readonly openWatches: number;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -178,17 +181,18 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     }
   }
   let address = '';
+  const traffic = { tlsHandshakes: 0, requests: 0, watches: 0, openWatches: 0 };
   const handler = new ApiHandler({
     cluster,
     identities,
     serverAddress: () => address,
     mutationLog,
     closeSignal: closing.signal,
+    watchTally: traffic,
     ...(auditLog && { auditLog }),
     ...(options.onInternalError && { onInternalError: options.onInternalError }),
   });
   const server = createServer({ cert: certificates.certPem, key: certificates.keyPem }, handler.handle);
-  const traffic = { tlsHandshakes: 0, requests: 0 };
   server.on('secureConnection', () => (traffic.tlsHandshakes += 1));
   server.on('request', () => (traffic.requests += 1));
   await new Promise<void>((resolve, reject) => {

@@ -3,4 +3,5 @@ export { createMetrics, type MetricsOptions, type SentinelMetrics } from './metr
 export { createMetricsMiddleware } from './middleware.ts';
 export { approvalMetricsListener } from './approval-events.ts';
 export { metricsRoute } from './route.ts';
+export { registerReadCacheMetrics } from './read-cache.ts';
 export { clusterExposition, localExposition, type Exposition } from './cluster.ts';

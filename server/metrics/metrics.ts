@@ -17,7 +17,8 @@
  * | sentinel_audit_write_failures_total | counter | — | audit records that could not be written |
  * | sentinel_unauthenticated_requests_total | counter | route, remote_address | requests refused for a missing, unknown or revoked token (`POST /mcp`, ...); at most 100 addresses, then `(other)` |
  *
- * Plus prom-client's default process metrics (`process_*`, `nodejs_*`).
+ * Plus the read cache's (`sentinel_read_cache_*`, ./read-cache.ts, registered by the oversight
+ * plugin) and prom-client's default process metrics (`process_*`, `nodejs_*`).
  */
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 

@@ -6,6 +6,7 @@ import {
   isLoopbackHost,
   parseServeOptions,
 } from '../../server/config.ts';
+import { readCacheMode } from '../../server/serve-options.ts';
 
 describe('serve options', () => {
   it('defaults to 127.0.0.1:7070 over HTTP', () => {
@@ -25,9 +26,26 @@ describe('serve options', () => {
     expect(parseServeOptions({ workers: 'auto' }).workers).toBe(availableParallelism());
   });
 
-  it('takes --read-cache off (default) or watch', () => {
-    expect(parseServeOptions({}).readCache).toBe('off');
+  it('takes --read-cache off or watch; not given, SENTINEL_READ_CACHE, else watch', () => {
+    expect(parseServeOptions({}).readCache).toBeUndefined();
     expect(parseServeOptions({ readCache: 'watch' }).readCache).toBe('watch');
+    expect(readCacheMode(parseServeOptions({}), {})).toBe('watch');
+    expect(readCacheMode(parseServeOptions({}), { SENTINEL_READ_CACHE: '' })).toBe('watch');
+    expect(readCacheMode(parseServeOptions({}), { SENTINEL_READ_CACHE: 'off' })).toBe('off');
+    expect(readCacheMode(parseServeOptions({ readCache: 'watch' }), { SENTINEL_READ_CACHE: 'off' })).toBe(
+      'watch',
+    );
+    expect(readCacheMode(parseServeOptions({ readCache: 'off' }), {})).toBe('off');
+  });
+
+  it('names SENTINEL_READ_CACHE and the rule when it is neither off nor watch', () => {
+    expect(() => readCacheMode(parseServeOptions({}), { SENTINEL_READ_CACHE: 'on' })).toThrow(
+      expect.objectContaining({
+        code: 'invalid_input',
+        field: 'SENTINEL_READ_CACHE',
+        message: "SENTINEL_READ_CACHE: must be 'off' or 'watch' (got 'on').",
+      }),
+    );
   });
 
   it.each([

@@ -56,8 +56,8 @@ export const READER_OPERATIONS = {
 } as const satisfies Record<ReaderMethod, KubeOperation | KubeNonResourceOperation>;
 
 /**
- * What the read cache (`--read-cache watch`, ./read-cache.ts) calls besides the lists: a watch of
- * each resource it holds. The read-only roles grant them, so the cache can be switched on.
+ * What the read cache (`--read-cache watch`, the default; ./read-cache.ts) calls besides the lists: a
+ * watch of each resource it holds. The read-only roles grant them.
  */
 export const CACHE_OPERATIONS = {
   watchDeployments: { verb: 'watch', group: 'apps', resource: 'deployments', kind: 'Deployment' },

@@ -1,5 +1,5 @@
 /**
- * The opt-in watch-backed read cache (`sentinel serve --read-cache watch`), the way client-go's
+ * The watch-backed read cache (`sentinel serve --read-cache watch`, the default), the way client-go's
  * informers serve reads: one reflector (./reflector.ts) per (resource, namespace) for Deployments,
  * ReplicaSets, Pods and HorizontalPodAutoscalers, started by the first read of that namespace, answering later reads from
  * memory once it is synced. Until then — and whenever it reconnects or relists — reads go to the API
@@ -29,6 +29,8 @@ import {
   type ListWatch,
   type Reflector,
   type ReflectorBackoff,
+  type ReflectorCounts,
+  type ReflectorStateChange,
 } from './reflector.ts';
 import type { JsonObject, KubeReader, KubeWriter, ListOptions } from './types.ts';
 import { WRITER_OPERATIONS } from './operations.ts';
@@ -52,7 +54,15 @@ export interface ReadCacheOptions {
   /** `timeoutSeconds` of each watch; default 5–10 minutes, randomised (tests: short). */
   watchTimeoutSeconds?: number;
   /** Told every reflector failure (logs). */
-  onError?: (error: unknown, where: { resource: CachedResource; namespace: string }) => void;
+  onError?: (error: unknown, where: ReflectorPlace) => void;
+  /** Told each reflector's state changes (synced, lost, relist; reflector.ts `ReflectorStateChange`). */
+  onStateChange?: (change: ReflectorStateChange, where: ReflectorPlace) => void;
+}
+
+/** Which reflector: its resource and namespace. */
+export interface ReflectorPlace {
+  resource: CachedResource;
+  namespace: string;
 }
 
 /** What the cache knows and holds, for tests and metrics. */
@@ -62,6 +72,16 @@ export interface ReadCacheStats {
   /** Reads answered from memory, and those that went to the API server (not synced, bypassed). */
   hits: number;
   misses: number;
+  /** Reflectors running now, and how many of them are synced. */
+  reflectors: number;
+  synced: number;
+  /**
+   * Since the cache started, over every reflector (stopped ones included): lists again after an
+   * expired version (410 Gone), watches the API server accepted, and failed lists or watches.
+   */
+  relists: number;
+  watches: number;
+  failures: number;
 }
 
 export interface ReadCache {
@@ -104,9 +124,16 @@ export function createReadCache(
   const pending = new Map<string, PendingWrite[]>();
   let hits = 0;
   let misses = 0;
+  // The counts of stopped reflectors, so that the totals never go back.
+  const retired: Omit<ReflectorCounts, 'lists'> = { relists: 0, watches: 0, failures: 0 };
 
   const drop = (namespace: string) => {
-    for (const reflector of held.get(namespace)?.reflectors.values() ?? []) reflector.stop();
+    for (const reflector of held.get(namespace)?.reflectors.values() ?? []) {
+      reflector.stop();
+      retired.relists += reflector.counts.relists;
+      retired.watches += reflector.counts.watches;
+      retired.failures += reflector.counts.failures;
+    }
     held.delete(namespace);
   };
 
@@ -135,6 +162,9 @@ export function createReadCache(
         listWatch: listWatchOf(resource, namespace),
         ...(options.backoff && { backoff: options.backoff }),
         ...(options.onError && { onError: (error) => options.onError!(error, { resource, namespace }) }),
+        ...(options.onStateChange && {
+          onStateChange: (change) => options.onStateChange!(change, { resource, namespace }),
+        }),
       });
       entry.reflectors.set(resource, reflector);
     }
@@ -176,7 +206,19 @@ export function createReadCache(
       pending.set(key, writes);
     },
     whenSynced: (resource, namespace) => reflectorOf(resource, namespace).whenSynced(),
-    stats: () => ({ namespaces: [...held.keys()], hits, misses }),
+    stats() {
+      const totals = { ...retired, reflectors: 0, synced: 0 };
+      for (const entry of held.values()) {
+        for (const reflector of entry.reflectors.values()) {
+          totals.reflectors++;
+          if (reflector.synced) totals.synced++;
+          totals.relists += reflector.counts.relists;
+          totals.watches += reflector.counts.watches;
+          totals.failures += reflector.counts.failures;
+        }
+      }
+      return { namespaces: [...held.keys()], hits, misses, ...totals };
+    },
     close() {
       clearInterval(sweep);
       for (const namespace of [...held.keys()]) drop(namespace);

@@ -56,11 +56,35 @@ const MIN_QUIET_WATCH_MS = 1000;
 
 export const DEFAULT_REFLECTOR_BACKOFF: ReflectorBackoff = { minDelayMs: 200, maxDelayMs: 30_000 };
 
+/**
+ * A change of a reflector's state worth one log line (never one per event): `synced` — listed and
+ * watching, so reads may be answered from memory (at first, and again after a failure; not after
+ * each routine re-watch); `lost` — a list or watch failed, reads go to the API server while it
+ * backs off (once per outage, however many retries); `relist` — the watch's version expired (410
+ * Gone), it lists again.
+ */
+export type ReflectorStateChange =
+  { state: 'synced' } | { state: 'lost'; error: unknown } | { state: 'relist' };
+
+/** What a reflector did since it started, for metrics. */
+export interface ReflectorCounts {
+  /** Successful lists (the first one included). */
+  lists: number;
+  /** Lists again after an expired version (410 Gone). */
+  relists: number;
+  /** Watches the API server accepted (the first, each resumption after it ended one, each after a failure). */
+  watches: number;
+  /** Failed lists or watches it backed off from. */
+  failures: number;
+}
+
 export interface ReflectorOptions {
   listWatch: ListWatch;
   backoff?: ReflectorBackoff;
   /** Told every failure the reflector backs off from (logs); default none. */
   onError?: (error: unknown) => void;
+  /** Told each `ReflectorStateChange` (logs); default none. */
+  onStateChange?: (change: ReflectorStateChange) => void;
 }
 
 /** The copy a reflector keeps; see the module comment. */
@@ -71,6 +95,8 @@ export interface Reflector {
   readonly resourceVersion: string;
   /** `performance.now()` when the last successful list was sent; -Infinity before one. */
   readonly listedAt: number;
+  /** What it did since it started (a live object: read, do not change). */
+  readonly counts: Readonly<ReflectorCounts>;
   /** Every object, sorted by name (as a list answers); the array is shared: do not change it. */
   items(): readonly JsonObject[];
   /** One object by name. */
@@ -83,7 +109,7 @@ export interface Reflector {
 
 /** Starts a reflector (the first list is sent at once). */
 export function startReflector(options: ReflectorOptions): Reflector {
-  const { listWatch, onError } = options;
+  const { listWatch, onError, onStateChange } = options;
   const backoff = options.backoff ?? DEFAULT_REFLECTOR_BACKOFF;
   const stopping = new AbortController();
   const objects = new Map<string, JsonObject>();
@@ -94,12 +120,26 @@ export function startReflector(options: ReflectorOptions): Reflector {
   let watching = false;
   let needsList = true;
   let waiters: (() => void)[] = [];
+  const counts: ReflectorCounts = { lists: 0, relists: 0, watches: 0, failures: 0 };
+  // The state last told `onStateChange`: a routine re-watch after a timeout tells nothing.
+  let told: 'starting' | 'synced' | 'lost' = 'starting';
 
   const synced = () => listed && watching && !stopping.signal.aborted;
   const settle = () => {
     if (!synced()) return;
     for (const resolve of waiters) resolve();
     waiters = [];
+    if (told !== 'synced') {
+      told = 'synced';
+      onStateChange?.({ state: 'synced' });
+    }
+  };
+  const failed = (error: unknown) => {
+    counts.failures++;
+    onError?.(error);
+    if (told === 'lost') return;
+    told = 'lost';
+    onStateChange?.({ state: 'lost', error });
   };
 
   const list = async () => {
@@ -112,6 +152,7 @@ export function startReflector(options: ReflectorOptions): Reflector {
     listedAt = started;
     listed = true;
     needsList = false;
+    counts.lists++;
   };
 
   const apply = (event: WatchEvent) => {
@@ -144,6 +185,7 @@ export function startReflector(options: ReflectorOptions): Reflector {
     try {
       if (needsList) await list();
       const events = await listWatch.watch(resourceVersion, stopping.signal);
+      counts.watches++;
       const opened = performance.now();
       let seen = 0;
       watching = true;
@@ -161,6 +203,8 @@ export function startReflector(options: ReflectorOptions): Reflector {
       // An expired version is no failure: list again at once.
       if (error instanceof WatchExpiredError) {
         needsList = true;
+        counts.relists++;
+        onStateChange?.({ state: 'relist' });
         return;
       }
       throw error instanceof Error ? error : new Error(String(error));
@@ -181,7 +225,7 @@ export function startReflector(options: ReflectorOptions): Reflector {
           signal: stopping.signal,
           // Every failure (a TypeError from a broken stream too) backs off and tries again.
           shouldRetry: () => true,
-          onFailedAttempt: ({ error }) => onError?.(error),
+          onFailedAttempt: ({ error }) => failed(error),
         });
       } catch {
         // Stopped (the signal aborted the wait); the loop ends.
@@ -199,6 +243,7 @@ export function startReflector(options: ReflectorOptions): Reflector {
     get listedAt() {
       return listedAt;
     },
+    counts,
     items() {
       sorted ??= [...objects.values()].sort((a, b) => compareNames(nameOf(a), nameOf(b)));
       return sorted;

@@ -57,7 +57,7 @@ import { answerReview } from '../rbac/reviews.ts';
 import { definitionNameFor } from './schemas.ts';
 import { validateObject } from './validation.ts';
 import { toApiView, toScale } from './views.ts';
-import { serveWatch } from './watch.ts';
+import { serveWatch, type WatchTally } from './watch.ts';
 
 /** A bearer token the simulator accepts and who it stands for. */
 export interface SimIdentity {
@@ -149,6 +149,8 @@ export interface ApiHandlerOptions {
   onInternalError?: (error: unknown) => void;
   /** Where every request is recorded (`--audit-log`), if anywhere. */
   auditLog?: AuditLog;
+  /** Counts watch streams (the simulator's `traffic`). */
+  watchTally?: WatchTally;
 }
 
 export class ApiHandler {
@@ -650,6 +652,7 @@ export class ApiHandler {
       },
       context.response,
       this.#options.closeSignal,
+      this.#options.watchTally,
     );
   }
 

@@ -33,13 +33,26 @@ const DEFAULT_TIMEOUT_SECONDS = 1800;
 /** How often (ms) a watch that allows bookmarks gets one. */
 const BOOKMARK_INTERVAL_MS = 60_000;
 
-/** Serves a watch on `response` until timeout, client disconnect or `closeSignal`. */
+/** Watch streams counted as they open and end (the simulator's `traffic`). */
+export interface WatchTally {
+  /** Streams served so far (a 410 that ends one at once included). */
+  watches: number;
+  /** Streams open now. */
+  openWatches: number;
+}
+
+/**
+ * Serves a watch on `response` until timeout, client disconnect or `closeSignal`, counted in
+ * `tally` while it is open.
+ */
 export function serveWatch(
   store: ObjectStore,
   request: WatchRequest,
   response: ServerResponse,
   closeSignal: AbortSignal,
+  tally?: WatchTally,
 ): void {
+  if (tally) tally.watches += 1;
   const { type, namespace } = request;
   response.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
   response.flushHeaders();
@@ -80,6 +93,7 @@ export function serveWatch(
     for (const change of store.changesSince(from)) deliver(change);
   }
   const unsubscribe = store.subscribe(deliver);
+  if (tally) tally.openWatches += 1;
   const bookmark = () => {
     if (!request.bookmarks) return;
     send('BOOKMARK', {
@@ -96,7 +110,11 @@ export function serveWatch(
     },
     (request.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000,
   );
+  let finished = false;
   function finish() {
+    if (finished) return;
+    finished = true;
+    if (tally) tally.openWatches -= 1;
     unsubscribe();
     clearTimeout(timer);
     clearInterval(bookmarks);

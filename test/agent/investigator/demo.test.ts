@@ -181,4 +181,11 @@ describe('sentinel demo', { timeout: 240_000 }, () => {
     expect(code).toBe(2);
     expect(stderr).toContain('scenario "no-such-scenario" is neither a bundled scenario');
   });
+
+  it('names a bad --read-cache by the rule of serve --read-cache, before starting anything', async () => {
+    const { code, stderr } = await runCli(['demo', '--read-cache', 'informer', '--yes']);
+    expect(code).toBe(2);
+    expect(stderr).toContain("--read-cache: must be 'off' or 'watch'.");
+    expect(stderr).not.toContain('Sentinel demo');
+  });
 });

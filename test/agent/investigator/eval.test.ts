@@ -40,6 +40,24 @@ describe('sentinel eval', { timeout: 300_000 }, () => {
     expect(code).toBe(0);
   });
 
+  // The whole run above reads through the read cache (the default); the uncached path stays scored too.
+  it('--read-cache off: scores a remediating scenario fully correct reading the API server only', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sentinel-eval-test-'));
+    dirs.push(dir);
+    copyFileSync(join(SCENARIOS_DIR, 'bad-image-rollout.yaml'), join(dir, 'bad-image-rollout.yaml'));
+    const { code, stdout } = await runCli([
+      'eval',
+      '--scenarios',
+      dir,
+      '--time-scale',
+      '60',
+      '--read-cache',
+      'off',
+    ]);
+    expect(stdout).toContain('1 of 1 scenario(s) fully correct.');
+    expect(code).toBe(0);
+  });
+
   it('scores a run that misses the expected outcome as incorrect, and exits 1', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sentinel-eval-test-'));
     dirs.push(dir);
@@ -59,6 +77,13 @@ describe('sentinel eval', { timeout: 300_000 }, () => {
     const { code, stderr } = await runCli(['eval', '--scenarios', '/nonexistent/scenarios']);
     expect(code).toBe(2);
     expect(stderr).toContain('--scenarios /nonexistent/scenarios cannot be read');
+  });
+
+  it('names a bad --read-cache by the rule of serve --read-cache, before any scenario runs', async () => {
+    const { code, stderr } = await runCli(['eval', '--read-cache', 'informer']);
+    expect(code).toBe(2);
+    expect(stderr).toContain("--read-cache: must be 'off' or 'watch'.");
+    expect(stderr).not.toContain('eval: ');
   });
 });
 

@@ -156,7 +156,7 @@ describeWithTool('kubectl', 'RBAC on the simulator', (kubectlPath) => {
 
       const list = await asSentinel('auth', 'can-i', '--list', '-n', 'shop');
       expect(list.stdout).toMatch(/Resources\s+Non-Resource URLs\s+Resource Names\s+Verbs/);
-      // watch: the opt-in read cache (`serve --read-cache watch`) lists and watches these kinds.
+      // watch: the read cache (`serve --read-cache watch`, the default) lists and watches these kinds.
       expect(list.stdout).toMatch(/pods\s+\[\]\s+\[\]\s+\[get list watch\]/);
       expect(list.stdout).toMatch(/deployments\.apps\s+\[\]\s+\[\]\s+\[get list watch\]/);
       expect(list.stdout).toMatch(/replicasets\.apps\s+\[\]\s+\[\]\s+\[list watch\]/);

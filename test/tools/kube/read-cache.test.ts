@@ -11,6 +11,7 @@ import { startSimulator, type Simulator } from '../../../deploy/sim/index.ts';
 import { connectKube } from '../../../tools/kube/connect.ts';
 import type { KubeConnection } from '../../../tools/kube/index.ts';
 import { atLeast, createReadCache } from '../../../tools/kube/read-cache.ts';
+import type { ListWatch } from '../../../tools/kube/reflector.ts';
 import { rawRequest } from '../../helpers/sim.ts';
 
 type Connected = Extract<KubeConnection, { configured: true }>;
@@ -149,6 +150,28 @@ describe('createReadCache read-your-writes', () => {
       });
       await until(() => cache.fresh('deployments', 'shop') !== undefined, 'the write seen');
       expect(cache.fresh('deployments', 'shop')?.get('web')).toMatchObject({ spec: { replicas: 3 } });
+    } finally {
+      cache.close();
+    }
+  });
+
+  it('counts its reflectors, synced ones, and totals that a dropped namespace does not take back', async () => {
+    const listWatch: ListWatch = {
+      list: async () => ({ items: [], resourceVersion: '1' }),
+      // Open until the reflector stops.
+      watch: async (_version, signal) =>
+        (async function* () {
+          await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+          yield* [];
+        })(),
+    };
+    const cache = createReadCache(() => listWatch, { maxNamespaces: 1 });
+    try {
+      await cache.whenSynced('pods', 'a');
+      expect(cache.stats()).toMatchObject({ namespaces: ['a'], reflectors: 1, synced: 1, watches: 1 });
+      await cache.whenSynced('pods', 'b'); // drops namespace a (at most one held)
+      expect(cache.stats()).toMatchObject({ namespaces: ['b'], reflectors: 1, synced: 1, watches: 2 });
+      expect(cache.stats()).toMatchObject({ relists: 0, failures: 0 });
     } finally {
       cache.close();
     }

@@ -159,4 +159,32 @@ describe('startReflector', () => {
     expect(reflector.synced).toBe(false);
     expect(reflector.items()).toEqual([]);
   });
+
+  it('tells each state change once (synced, lost once per outage, synced again, relist), and counts', async () => {
+    const { listWatch, calls } = scripted({
+      lists: [
+        { items: [pod('a', '5')], resourceVersion: '5' },
+        { items: [pod('a', '20')], resourceVersion: '20' },
+      ],
+      watches: [
+        // A routine end (timeout) after an event: re-watched, nothing to tell.
+        { events: [{ type: 'MODIFIED', object: pod('a', '6') }], end: 'end' },
+        { events: [], end: new Error('socket hang up') },
+        new Error('ECONNREFUSED'),
+        { events: [{ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired' } }], end: 'end' },
+      ],
+    });
+    const changes: string[] = [];
+    reflector = startReflector({
+      listWatch,
+      backoff: fast,
+      onStateChange: (change) =>
+        changes.push(change.state === 'lost' ? `lost: ${(change.error as Error).message}` : change.state),
+    });
+    await until(() => calls.length >= 7, 'the relist and its watch');
+    await reflector.whenSynced();
+    expect(calls).toEqual(['list', 'watch 5', 'watch 6', 'watch 6', 'watch 6', 'list', 'watch 20']);
+    expect(changes).toEqual(['synced', 'lost: socket hang up', 'synced', 'relist']);
+    expect(reflector.counts).toEqual({ lists: 2, relists: 1, watches: 4, failures: 2 });
+  });
 });
