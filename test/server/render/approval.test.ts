@@ -202,7 +202,8 @@ describe('approval renderer', () => {
             tool: 'rollback_deployment',
             cluster: null,
             rules: ['prod-destructive'],
-            description: 'exactly this rollback_deployment call by investigator, once, if retried before 2025-01-31T02:26:20.000Z',
+            description:
+              'exactly this rollback_deployment call by investigator, once, if retried before 2025-01-31T02:26:20.000Z',
           },
         },
       }),

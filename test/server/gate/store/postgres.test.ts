@@ -89,7 +89,7 @@ describeWithPostgres('PostgreSQL approval store', (server) => {
         // under load: the survivors look again, as their reconcile loop does, until one claims it.
         let claimedByB: StoredExecution[] = [];
         let claimedByC: StoredExecution[] = [];
-        for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
+        for (const deadline = Date.now() + 60_000; Date.now() < deadline;) {
           [claimedByB, claimedByC] = await Promise.all([b!.listOrphaned!(), c!.listOrphaned!()]);
           if (claimedByB.length + claimedByC.length > 0) break;
           await new Promise((resolve) => setTimeout(resolve, 50));
