@@ -29,7 +29,8 @@ import {
 } from '../../tools/light.ts';
 import { describeToolCall, formatArguments, MAX_SENTENCE } from './describe-call.ts';
 import { describeWindowOffer } from './window.ts';
-import { withLocalTimes, withTimeElements } from './time.ts';
+import { withLocalTimes } from './time.ts';
+import { withTimeElements } from './time-html.ts';
 
 /** Longest change, warning or reason line shown, in characters. */
 const MAX_LINE = 400;

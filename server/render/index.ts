@@ -24,4 +24,5 @@ export {
   describeWindowOffer,
   type WindowDescriptionInput,
 } from './window.ts';
-export { localTime, timeHtml, withLocalTimes, withTimeElements, type LocalTimeOptions } from './time.ts';
+export { localTime, withLocalTimes, type LocalTimeOptions } from './time.ts';
+export { timeHtml, withTimeElements } from './time-html.ts';

@@ -3,7 +3,6 @@
  * and how far from now, e.g. `2026-12-02 09:40 CET (08:40 UTC, in 29m)` — the same information the
  * approvals page shows (local time, UTC on hover, a countdown). Records and the API keep ISO UTC.
  */
-import escapeHtml from 'escape-html';
 import { humanDuration } from '../../tools/light.ts';
 
 export interface LocalTimeOptions {
@@ -14,7 +13,7 @@ export interface LocalTimeOptions {
 }
 
 /** An ISO-8601 UTC timestamp as the API writes it (`Date#toISOString`). */
-const ISO_UTC = /\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z\b/g;
+export const ISO_UTC = /\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z\b/g;
 
 function parts(date: Date, timeZone: string | undefined): Record<string, string> {
   const format = new Intl.DateTimeFormat('en-US', {
@@ -53,21 +52,4 @@ export function localTime(iso: string, options: LocalTimeOptions = {}): string {
 /** `text` with every ISO-8601 UTC timestamp in it shown as `localTime` (e.g. a grant's "until"). */
 export function withLocalTimes(text: string, options: LocalTimeOptions = {}): string {
   return text.replace(ISO_UTC, (iso) => localTime(iso, options));
-}
-
-/**
- * A timestamp as HTML `<time>`: the ISO value as text and on hover; the approvals page's script
- * shows the viewer's local time in its place (the title keeps the UTC value). `iso` is escaped.
- */
-export function timeHtml(iso: string): string {
-  const value = escapeHtml(iso);
-  return `<time datetime="${value}" title="${value} (UTC)">${value}</time>`;
-}
-
-/**
- * Already-escaped HTML text with every ISO-8601 UTC timestamp in it as `timeHtml` (e.g. a recorded
- * grant scope's "if retried before …"), the page's counterpart of `withLocalTimes`.
- */
-export function withTimeElements(escapedHtml: string): string {
-  return escapedHtml.replace(ISO_UTC, (iso) => timeHtml(iso));
 }

@@ -558,8 +558,12 @@ describe('approval gate: what a window covers, shown before approval (issue 13, 
     const text = renderApprovalText(request, { now: p.clock.now });
     // The terminal reads the time in the local zone, with UTC alongside.
     expect(text).toContain(`Grant:      once by default; ${withLocalTimes(coverage, { now: p.clock.now })}`);
+    // The page's time is a <time>, which its script shows in the viewer's zone.
     expect(renderApprovalHtml(request, { now: p.clock.now })).toContain(
-      `<dt>Grant</dt><dd>once by default; ${coverage}</dd>`,
+      `<dt>Grant</dt><dd>once by default; ${coverage.replace(
+        '2025-01-31T02:25:00.000Z',
+        '<time datetime="2025-01-31T02:25:00.000Z" title="2025-01-31T02:25:00.000Z (UTC)">2025-01-31T02:25:00.000Z</time>',
+      )}</dd>`,
     );
 
     // The example is really covered: after a window approval it runs without a new request.
