@@ -66,7 +66,8 @@ export function serveWatch(
   response.flushHeaders();
   let silent = false;
   const send = (eventType: WatchEventType | 'ERROR' | 'BOOKMARK', object: unknown) => {
-    if (!silent && !response.writableEnded) response.write(`${JSON.stringify({ type: eventType, object })}\n`);
+    if (!silent && !response.writableEnded)
+      response.write(`${JSON.stringify({ type: eventType, object })}\n`);
   };
   const inScope = (object: KubeObject) => namespace === undefined || object.metadata.namespace === namespace;
   const deliver = (change: StoreChange) => {

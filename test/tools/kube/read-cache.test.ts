@@ -129,9 +129,10 @@ describe('read cache (--read-cache watch) on the simulator', () => {
     expect(patched.status).toBe(200);
     // The cache's own copy (fresh() answers only when synced), not a read that went to the API.
     const cachedLabel = () =>
-      (readCache!.fresh('deployments', 'shop')?.get('checkout')?.metadata as
-        | { labels?: Record<string, string> }
-        | undefined)?.labels?.['while-partitioned'];
+      (
+        readCache!.fresh('deployments', 'shop')?.get('checkout')?.metadata as
+          { labels?: Record<string, string> } | undefined
+      )?.labels?.['while-partitioned'];
     await until(() => cachedLabel() === 'yes', 'the resumed watch to deliver the change');
     const stats = readCache!.stats();
     expect(stats.idleRestarts).toBeGreaterThanOrEqual(1);
