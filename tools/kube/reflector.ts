@@ -236,7 +236,7 @@ export function startReflector(options: ReflectorOptions): Reflector {
         watching = false;
         ending.abort();
         counts.idleRestarts++;
-        if (told !== 'idle' && told !== 'lost') {
+        if (told !== 'idle') {
           told = 'idle';
           onStateChange?.({ state: 'idle', idleMs: watchIdleMs });
         }
