@@ -311,8 +311,9 @@ export function startReflector(options: ReflectorOptions): Reflector {
 
 /**
  * Reads `events` into `apply` until they end or `signal` aborts ('ended'), or none arrives for
- * `idleMs` ('silent').
- * Throws what the stream or `apply` throws. On silence the iterator is asked to return but not
+ * `idleMs` ('silent'). Throws what the stream or `apply` throws. Per watch, not per event: one
+ * timer (re-armed only when it fires early; an event just notes its time) and one race of the
+ * whole read against it. On silence the read is abandoned (`apply` is never called again) and not
  * awaited: a half-open stream may never answer; the caller's abort closes its connection.
  */
 async function readUntilSilent(
@@ -321,30 +322,39 @@ async function readUntilSilent(
   signal: AbortSignal,
   apply: (event: WatchEvent) => void,
 ): Promise<'ended' | 'silent'> {
-  const iterator = events[Symbol.asyncIterator]();
-  for (;;) {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let onAbort = () => {};
-    const silence = new Promise<'silent' | 'stopped'>((resolve) => {
-      timer = setTimeout(() => resolve('silent'), idleMs);
-      onAbort = () => resolve('stopped');
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
-    const next = iterator.next();
-    let result: IteratorResult<WatchEvent> | 'silent' | 'stopped';
-    try {
-      result = signal.aborted ? 'stopped' : await Promise.race([next, silence]);
-    } finally {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
+  let last = performance.now();
+  let abandoned = false;
+  const reading = (async () => {
+    for await (const event of events) {
+      if (abandoned) break;
+      last = performance.now();
+      apply(event);
     }
-    if (result === 'silent' || result === 'stopped') {
-      next.catch(() => {}); // its rejection, once the abort lands, is expected
-      void iterator.return?.().catch(() => {});
-      return result === 'silent' ? 'silent' : 'ended';
+    return 'ended' as const;
+  })();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let onAbort = () => {};
+  const quiet = new Promise<'silent' | 'ended'>((resolve) => {
+    const check = () => {
+      const left = last + idleMs - performance.now();
+      if (left <= 0) resolve('silent');
+      else timer = setTimeout(check, left);
+    };
+    timer = setTimeout(check, idleMs);
+    onAbort = () => resolve('ended');
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    const result = await Promise.race([reading, quiet]);
+    if (result === 'silent' || signal.aborted) {
+      abandoned = true;
+      reading.catch(() => {}); // its rejection, once the abort lands, is expected
     }
-    if (result.done) return 'ended';
-    apply(result.value);
+    return result;
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener('abort', onAbort);
   }
 }
 
