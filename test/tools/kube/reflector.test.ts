@@ -192,6 +192,8 @@ describe('startReflector', () => {
   it('ends a watch silent for watchIdleMs (half-open: it ignores the abort too), unsynced until it resumes from its last version', async () => {
     let release: () => void = () => {};
     const gate = new Promise<void>((resolve) => (release = resolve));
+    let wake: () => void = () => {};
+    const late = new Promise<void>((resolve) => (wake = resolve));
     const calls: string[] = [];
     const listWatch: ListWatch = {
       list: async () => {
@@ -201,9 +203,11 @@ describe('startReflector', () => {
       async watch(resourceVersion, signal) {
         calls.push(`watch ${resourceVersion}`);
         if (calls.length === 2) {
-          // One event, then nothing: never another byte, never an end, deaf to the abort.
+          // One event, then nothing (deaf to the abort) until, long after, a stale straggler.
           return (async function* () {
             yield { type: 'MODIFIED', object: pod('a', '6') };
+            await late;
+            yield { type: 'MODIFIED', object: pod('a', '7', { spec: { stale: true } }) };
             await new Promise(() => {});
           })();
         }
@@ -230,6 +234,10 @@ describe('startReflector', () => {
     expect(reflector.get('a')).toMatchObject({ metadata: { resourceVersion: '8' }, spec: { x: 2 } });
     expect(calls.filter((call) => call === 'list')).toHaveLength(1); // resumed, not relisted
     expect(changes).toEqual(['synced', 'idle']); // the routine resumption is not told again
+    // The abandoned stream's straggler never reaches the copy.
+    wake();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(reflector.get('a')).toMatchObject({ metadata: { resourceVersion: '8' }, spec: { x: 2 } });
   });
 
   it('keeps a watch that delivers within watchIdleMs, and tells one idle per silent spell', async () => {
