@@ -103,6 +103,12 @@ export interface Simulator {
    * benchmarks of clients' connection reuse (`auditLogPath` has each request's bytes).
    */
   readonly traffic: SimulatorTraffic;
+  /**
+   * Makes every watch stream open now half-open, as a network partition leaves it: headers sent,
+   * then never another byte nor an end (until the client disconnects or the simulator closes).
+   * Later watches are served normally; changes still happen. Returns how many it silenced.
+   */
+  silenceWatches(): number;
   /** Stops serving, ends open watches, stops the clock. */
   close(): Promise<void>;
 }
@@ -182,6 +188,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
   }
   let address = '';
   const traffic = { tlsHandshakes: 0, requests: 0, watches: 0, openWatches: 0 };
+  const watchSilencers = new Set<() => void>();
   const handler = new ApiHandler({
     cluster,
     identities,
@@ -189,6 +196,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     mutationLog,
     closeSignal: closing.signal,
     watchTally: traffic,
+    watchSilencers,
     ...(auditLog && { auditLog }),
     ...(options.onInternalError && { onInternalError: options.onInternalError }),
   });
@@ -262,6 +270,12 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     scenario,
     cluster,
     traffic,
+    silenceWatches: () => {
+      const open = [...watchSilencers];
+      watchSilencers.clear();
+      for (const silence of open) silence();
+      return open.length;
+    },
     close: async () => {
       if (ticker) clearInterval(ticker);
       closing.abort();

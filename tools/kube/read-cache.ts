@@ -5,6 +5,11 @@
  * memory once it is synced. Until then — and whenever it reconnects or relists — reads go to the API
  * server as without the cache.
  *
+ * A reflector whose watch has delivered nothing (no event, no bookmark) for `watchIdleMs` (default
+ * 30 s) ends it and watches again from its last version (./reflector.ts): a silently dead watch
+ * (half-open connection) answers reads for at most that long plus the reconnect, never until TCP
+ * keepalive or the watch's 5–10 minute timeout. A quiet namespace re-watches that often (no LIST).
+ *
  * Bounded: at most `maxNamespaces` namespaces are held (least recently read dropped first), and a
  * namespace not read for `idleMs` stops its watches and drops its objects.
  *
@@ -53,6 +58,11 @@ export interface ReadCacheOptions {
   backoff?: ReflectorBackoff;
   /** `timeoutSeconds` of each watch; default 5–10 minutes, randomised (tests: short). */
   watchTimeoutSeconds?: number;
+  /**
+   * A watch silent (no event, no bookmark) this long (ms) is ended and resumed from its last
+   * version; default 30 000 (tests: short). Must be > 0.
+   */
+  watchIdleMs?: number;
   /** Told every reflector failure (logs). */
   onError?: (error: unknown, where: ReflectorPlace) => void;
   /** Told each reflector's state changes (synced, lost, relist; reflector.ts `ReflectorStateChange`). */
@@ -77,11 +87,13 @@ export interface ReadCacheStats {
   synced: number;
   /**
    * Since the cache started, over every reflector (stopped ones included): lists again after an
-   * expired version (410 Gone), watches the API server accepted, and failed lists or watches.
+   * expired version (410 Gone), watches the API server accepted, failed lists or watches, and
+   * watches ended after `watchIdleMs` of silence (then resumed).
    */
   relists: number;
   watches: number;
   failures: number;
+  idleRestarts: number;
 }
 
 export interface ReadCache {
@@ -125,14 +137,19 @@ export function createReadCache(
   let hits = 0;
   let misses = 0;
   // The counts of stopped reflectors, so that the totals never go back.
-  const retired: Omit<ReflectorCounts, 'lists'> = { relists: 0, watches: 0, failures: 0 };
+  const retired: Omit<ReflectorCounts, 'lists'> = { relists: 0, watches: 0, failures: 0, idleRestarts: 0 };
+  const TOTALS = ['relists', 'watches', 'failures', 'idleRestarts'] as const;
+  if (
+    options.watchIdleMs !== undefined &&
+    !(Number.isFinite(options.watchIdleMs) && options.watchIdleMs > 0)
+  ) {
+    throw new RangeError(`watchIdleMs must be a positive number of milliseconds, got ${options.watchIdleMs}`);
+  }
 
   const drop = (namespace: string) => {
     for (const reflector of held.get(namespace)?.reflectors.values() ?? []) {
       reflector.stop();
-      retired.relists += reflector.counts.relists;
-      retired.watches += reflector.counts.watches;
-      retired.failures += reflector.counts.failures;
+      for (const key of TOTALS) retired[key] += reflector.counts[key];
     }
     held.delete(namespace);
   };
@@ -161,6 +178,7 @@ export function createReadCache(
       reflector = startReflector({
         listWatch: listWatchOf(resource, namespace),
         ...(options.backoff && { backoff: options.backoff }),
+        ...(options.watchIdleMs !== undefined && { watchIdleMs: options.watchIdleMs }),
         ...(options.onError && { onError: (error) => options.onError!(error, { resource, namespace }) }),
         ...(options.onStateChange && {
           onStateChange: (change) => options.onStateChange!(change, { resource, namespace }),
@@ -212,9 +230,7 @@ export function createReadCache(
         for (const reflector of entry.reflectors.values()) {
           totals.reflectors++;
           if (reflector.synced) totals.synced++;
-          totals.relists += reflector.counts.relists;
-          totals.watches += reflector.counts.watches;
-          totals.failures += reflector.counts.failures;
+          for (const key of TOTALS) totals[key] += reflector.counts[key];
         }
       }
       return { namespaces: [...held.keys()], hits, misses, ...totals };

@@ -6,8 +6,19 @@
  * the version has expired (410 Gone, as an `ERROR` event or an HTTP status) it lists again; when the
  * connection breaks or a list fails it waits with exponential backoff (p-retry) and tries again.
  *
- * `synced` is true only while the copy is known current: listed, and a watch connected since.
- * While it reconnects, relists or backs off, readers go to the API server (./read-cache.ts).
+ * A watch that delivers nothing (no event, no BOOKMARK) for `watchIdleMs` (default 30 s) is ended by
+ * the reflector and resumed from its last resourceVersion, as if the server had ended it: a
+ * half-open connection (the API server or a middlebox gone without FIN/RST, e.g. a partition) would
+ * otherwise keep the copy "synced" but frozen until TCP keepalive (~11 min) or `timeoutSeconds`
+ * (5–10 min). client-go bounds it the same way (its HTTP/2 health check pings after 30 s of silence
+ * and drops the connection 15 s later). The API server sends bookmarks about once a minute but
+ * promises no interval, so a quiet, healthy namespace just re-watches every `watchIdleMs`: one
+ * WATCH request, no LIST. A silently dead watch is thus trusted for at most `watchIdleMs` plus the
+ * reconnect.
+ *
+ * `synced` is true only while the copy is known current: listed, and a watch connected since that
+ * has not been silent for `watchIdleMs`. While it reconnects, relists or backs off, readers go to
+ * the API server (./read-cache.ts).
  *
  * Objects are stored as they were parsed, sanitized once (./sanitize.ts) and frozen, so that every
  * reader can share them and none can change what the next one reads.
@@ -54,6 +65,9 @@ export interface ReflectorBackoff {
 /** A watch that ends sooner than this (ms) without an event counts as a failure (backoff). */
 const MIN_QUIET_WATCH_MS = 1000;
 
+/** Default `watchIdleMs`: client-go's HTTP/2 read-idle timeout before its health-check ping. */
+export const DEFAULT_WATCH_IDLE_MS = 30_000;
+
 export const DEFAULT_REFLECTOR_BACKOFF: ReflectorBackoff = { minDelayMs: 200, maxDelayMs: 30_000 };
 
 /**
@@ -61,10 +75,15 @@ export const DEFAULT_REFLECTOR_BACKOFF: ReflectorBackoff = { minDelayMs: 200, ma
  * watching, so reads may be answered from memory (at first, and again after a failure; not after
  * each routine re-watch); `lost` — a list or watch failed, reads go to the API server while it
  * backs off (once per outage, however many retries); `relist` — the watch's version expired (410
- * Gone), it lists again.
+ * Gone), it lists again; `idle` — a watch delivered nothing for `idleMs`, so it was ended and
+ * resumed (once per silent spell: the quiet re-watches after it tell nothing until an event or
+ * bookmark arrives; a re-watch that fails tells `lost`).
  */
 export type ReflectorStateChange =
-  { state: 'synced' } | { state: 'lost'; error: unknown } | { state: 'relist' };
+  | { state: 'synced' }
+  | { state: 'lost'; error: unknown }
+  | { state: 'relist' }
+  | { state: 'idle'; idleMs: number };
 
 /** What a reflector did since it started, for metrics. */
 export interface ReflectorCounts {
@@ -76,11 +95,18 @@ export interface ReflectorCounts {
   watches: number;
   /** Failed lists or watches it backed off from. */
   failures: number;
+  /** Watches it ended itself after `watchIdleMs` without an event or bookmark (then resumed). */
+  idleRestarts: number;
 }
 
 export interface ReflectorOptions {
   listWatch: ListWatch;
   backoff?: ReflectorBackoff;
+  /**
+   * A watch that delivers nothing (no event, no bookmark) for this long (ms) is ended and resumed
+   * from the last resourceVersion; default 30 000 (`DEFAULT_WATCH_IDLE_MS`). Must be > 0.
+   */
+  watchIdleMs?: number;
   /** Told every failure the reflector backs off from (logs); default none. */
   onError?: (error: unknown) => void;
   /** Told each `ReflectorStateChange` (logs); default none. */
@@ -89,7 +115,7 @@ export interface ReflectorOptions {
 
 /** The copy a reflector keeps; see the module comment. */
 export interface Reflector {
-  /** Listed, and a watch connected since: reads may be answered from the copy. */
+  /** Listed, and a watch connected since and not silent for `watchIdleMs`: reads may be answered from the copy. */
   readonly synced: boolean;
   /** The last resourceVersion the copy reflects (list, event or bookmark); '' before the first list. */
   readonly resourceVersion: string;
@@ -111,6 +137,10 @@ export interface Reflector {
 export function startReflector(options: ReflectorOptions): Reflector {
   const { listWatch, onError, onStateChange } = options;
   const backoff = options.backoff ?? DEFAULT_REFLECTOR_BACKOFF;
+  const watchIdleMs = options.watchIdleMs ?? DEFAULT_WATCH_IDLE_MS;
+  if (!(Number.isFinite(watchIdleMs) && watchIdleMs > 0)) {
+    throw new RangeError(`watchIdleMs must be a positive number of milliseconds, got ${watchIdleMs}`);
+  }
   const stopping = new AbortController();
   const objects = new Map<string, JsonObject>();
   let sorted: JsonObject[] | undefined;
@@ -120,16 +150,17 @@ export function startReflector(options: ReflectorOptions): Reflector {
   let watching = false;
   let needsList = true;
   let waiters: (() => void)[] = [];
-  const counts: ReflectorCounts = { lists: 0, relists: 0, watches: 0, failures: 0 };
-  // The state last told `onStateChange`: a routine re-watch after a timeout tells nothing.
-  let told: 'starting' | 'synced' | 'lost' = 'starting';
+  const counts: ReflectorCounts = { lists: 0, relists: 0, watches: 0, failures: 0, idleRestarts: 0 };
+  // The state last told `onStateChange`: a routine re-watch after a timeout tells nothing, nor
+  // does one after a silent watch (`idle` stays told until an event shows the stream alive).
+  let told: 'starting' | 'synced' | 'lost' | 'idle' = 'starting';
 
   const synced = () => listed && watching && !stopping.signal.aborted;
   const settle = () => {
     if (!synced()) return;
     for (const resolve of waiters) resolve();
     waiters = [];
-    if (told !== 'synced') {
+    if (told !== 'synced' && told !== 'idle') {
       told = 'synced';
       onStateChange?.({ state: 'synced' });
     }
@@ -184,15 +215,32 @@ export function startReflector(options: ReflectorOptions): Reflector {
   const cycle = async () => {
     try {
       if (needsList) await list();
-      const events = await listWatch.watch(resourceVersion, stopping.signal);
+      const ending = new AbortController();
+      const events = await listWatch.watch(
+        resourceVersion,
+        AbortSignal.any([stopping.signal, ending.signal]),
+      );
       counts.watches++;
       const opened = performance.now();
       let seen = 0;
       watching = true;
       settle();
-      for await (const event of events) {
+      const ended = await readUntilSilent(events, watchIdleMs, stopping.signal, (event) => {
         apply(event);
         seen++;
+        if (told === 'idle') told = 'synced'; // alive again: the next silence is a new spell
+      });
+      if (ended === 'silent') {
+        // Half-open or just quiet: end it (the abort closes the connection) and resume from the
+        // last version, as after a server's timeout.
+        watching = false;
+        ending.abort();
+        counts.idleRestarts++;
+        if (told !== 'idle') {
+          told = 'idle';
+          onStateChange?.({ state: 'idle', idleMs: watchIdleMs });
+        }
+        return;
       }
       // A server that ends every watch at once must not be asked again in a tight loop.
       if (seen === 0 && performance.now() - opened < MIN_QUIET_WATCH_MS) {
@@ -259,6 +307,55 @@ export function startReflector(options: ReflectorOptions): Reflector {
       waiters = [];
     },
   };
+}
+
+/**
+ * Reads `events` into `apply` until they end or `signal` aborts ('ended'), or none arrives for
+ * `idleMs` ('silent'). Throws what the stream or `apply` throws. Per watch, not per event: one
+ * timer (re-armed only when it fires early; an event just notes its time) and one race of the
+ * whole read against it. On silence the read is abandoned (`apply` is never called again) and not
+ * awaited: a half-open stream may never answer; the caller's abort closes its connection.
+ */
+async function readUntilSilent(
+  events: AsyncIterable<WatchEvent>,
+  idleMs: number,
+  signal: AbortSignal,
+  apply: (event: WatchEvent) => void,
+): Promise<'ended' | 'silent'> {
+  let last = performance.now();
+  let abandoned = false;
+  const reading = (async () => {
+    for await (const event of events) {
+      if (abandoned) break;
+      last = performance.now();
+      apply(event);
+    }
+    return 'ended' as const;
+  })();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let onAbort = () => {};
+  const quiet = new Promise<'silent' | 'ended'>((resolve) => {
+    const check = () => {
+      const left = last + idleMs - performance.now();
+      if (left <= 0) resolve('silent');
+      else timer = setTimeout(check, left);
+    };
+    timer = setTimeout(check, idleMs);
+    onAbort = () => resolve('ended');
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    const result = await Promise.race([reading, quiet]);
+    if (result === 'silent' || signal.aborted) {
+      abandoned = true;
+      reading.catch(() => {}); // its rejection, once the abort lands, is expected
+    }
+    return result;
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener('abort', onAbort);
+  }
 }
 
 /** etcd key order, as a list answers: by code unit, not locale. */

@@ -57,7 +57,7 @@ import { answerReview } from '../rbac/reviews.ts';
 import { definitionNameFor } from './schemas.ts';
 import { validateObject } from './validation.ts';
 import { toApiView, toScale } from './views.ts';
-import { serveWatch, type WatchTally } from './watch.ts';
+import { serveWatch, type WatchSilencers, type WatchTally } from './watch.ts';
 
 /** A bearer token the simulator accepts and who it stands for. */
 export interface SimIdentity {
@@ -151,6 +151,8 @@ export interface ApiHandlerOptions {
   auditLog?: AuditLog;
   /** Counts watch streams (the simulator's `traffic`). */
   watchTally?: WatchTally;
+  /** Holds the silencer of each open watch (the simulator's `silenceWatches()`). */
+  watchSilencers?: WatchSilencers;
 }
 
 export class ApiHandler {
@@ -653,6 +655,7 @@ export class ApiHandler {
       context.response,
       this.#options.closeSignal,
       this.#options.watchTally,
+      this.#options.watchSilencers,
     );
   }
 

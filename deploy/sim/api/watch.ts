@@ -33,6 +33,13 @@ const DEFAULT_TIMEOUT_SECONDS = 1800;
 /** How often (ms) a watch that allows bookmarks gets one. */
 const BOOKMARK_INTERVAL_MS = 60_000;
 
+/**
+ * The silencers of the watch streams open now: calling one makes its stream half-open, as a
+ * network partition leaves it — no more events or bookmarks, and never ended by the server (only
+ * the client's disconnect or the simulator's close end it). For tests of clients' idle detection.
+ */
+export type WatchSilencers = Set<() => void>;
+
 /** Watch streams counted as they open and end (the simulator's `traffic`). */
 export interface WatchTally {
   /** Streams served so far (a 410 that ends one at once included). */
@@ -43,7 +50,7 @@ export interface WatchTally {
 
 /**
  * Serves a watch on `response` until timeout, client disconnect or `closeSignal`, counted in
- * `tally` while it is open.
+ * `tally` while it is open; while open its silencer is in `silencers`.
  */
 export function serveWatch(
   store: ObjectStore,
@@ -51,13 +58,16 @@ export function serveWatch(
   response: ServerResponse,
   closeSignal: AbortSignal,
   tally?: WatchTally,
+  silencers?: WatchSilencers,
 ): void {
   if (tally) tally.watches += 1;
   const { type, namespace } = request;
   response.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
   response.flushHeaders();
+  let silent = false;
   const send = (eventType: WatchEventType | 'ERROR' | 'BOOKMARK', object: unknown) => {
-    if (!response.writableEnded) response.write(`${JSON.stringify({ type: eventType, object })}\n`);
+    if (!silent && !response.writableEnded)
+      response.write(`${JSON.stringify({ type: eventType, object })}\n`);
   };
   const inScope = (object: KubeObject) => namespace === undefined || object.metadata.namespace === namespace;
   const deliver = (change: StoreChange) => {
@@ -110,10 +120,18 @@ export function serveWatch(
     },
     (request.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000,
   );
+  const silence = () => {
+    silent = true;
+    unsubscribe();
+    clearTimeout(timer);
+    clearInterval(bookmarks);
+  };
+  silencers?.add(silence);
   let finished = false;
   function finish() {
     if (finished) return;
     finished = true;
+    silencers?.delete(silence);
     if (tally) tally.openWatches -= 1;
     unsubscribe();
     clearTimeout(timer);

@@ -22,6 +22,7 @@ const stats = (overrides: Partial<ReadCacheStats>): ReadCacheStats => ({
   relists: 0,
   watches: 0,
   failures: 0,
+  idleRestarts: 0,
   ...overrides,
 });
 
@@ -32,17 +33,27 @@ describe('read cache metrics', () => {
     registerReadCacheMetrics(registry, () => current);
 
     let text = await registry.metrics();
-    for (const name of ['hits', 'misses', 'relists', 'watches', 'failures'])
+    for (const name of ['hits', 'misses', 'relists', 'watches', 'failures', 'watch_idle_restarts'])
       expect(valueOf(text, `sentinel_read_cache_${name}_total`), name).toBe(0);
     expect(valueOf(text, 'sentinel_read_cache_reflectors', '{state="synced"}')).toBe(0);
 
-    current = stats({ hits: 7, misses: 3, reflectors: 4, synced: 3, relists: 1, watches: 5, failures: 2 });
+    current = stats({
+      hits: 7,
+      misses: 3,
+      reflectors: 4,
+      synced: 3,
+      relists: 1,
+      watches: 5,
+      failures: 2,
+      idleRestarts: 4,
+    });
     text = await registry.metrics();
     expect(valueOf(text, 'sentinel_read_cache_hits_total')).toBe(7);
     expect(valueOf(text, 'sentinel_read_cache_misses_total')).toBe(3);
     expect(valueOf(text, 'sentinel_read_cache_relists_total')).toBe(1);
     expect(valueOf(text, 'sentinel_read_cache_watches_total')).toBe(5);
     expect(valueOf(text, 'sentinel_read_cache_failures_total')).toBe(2);
+    expect(valueOf(text, 'sentinel_read_cache_watch_idle_restarts_total')).toBe(4);
     expect(valueOf(text, 'sentinel_read_cache_reflectors', '{state="synced"}')).toBe(3);
     expect(valueOf(text, 'sentinel_read_cache_reflectors', '{state="unsynced"}')).toBe(1);
 

@@ -1,7 +1,8 @@
 /**
  * The watch-backed read cache against the simulator: reads answered from memory once synced,
  * Sentinel's own writes read back at once (read-your-writes), changes made behind Sentinel's back
- * arriving with their watch event, and reads going to the API server while the cache is not synced.
+ * arriving with their watch event, reads going to the API server while the cache is not synced, and
+ * a silently dead (half-open) watch ended after `watchIdleMs` and resumed.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,7 +31,7 @@ describe('read cache (--read-cache watch) on the simulator', () => {
   let sim: Simulator;
   const connections: Connected[] = [];
 
-  const connect = (options: { watchTimeoutSeconds?: number } = {}): Connected => {
+  const connect = (options: { watchTimeoutSeconds?: number; watchIdleMs?: number } = {}): Connected => {
     const connected = connectKube({
       kubeconfig: sim.kubeconfigPath!,
       readCache: { mode: 'watch', ...options },
@@ -114,6 +115,29 @@ describe('read cache (--read-cache watch) on the simulator', () => {
       'the watch event of the direct write',
     );
   });
+
+  it('ends a half-open watch after watchIdleMs and resumes it, so a change made while it was dead reaches the cache', async () => {
+    const { cachedReader, readCache } = connect({ watchIdleMs: 300 });
+    await cachedReader!.getDeployment('shop', 'checkout');
+    await readCache!.whenSynced('deployments', 'shop');
+    // The partition: the open watch goes silent, never ended by the server.
+    expect(sim.silenceWatches()).toBeGreaterThanOrEqual(1);
+    const patched = await rawRequest(sim, 'PATCH', '/apis/apps/v1/namespaces/shop/deployments/checkout', {
+      headers: { 'Content-Type': 'application/merge-patch+json' },
+      body: JSON.stringify({ metadata: { labels: { 'while-partitioned': 'yes' } } }),
+    });
+    expect(patched.status).toBe(200);
+    // The cache's own copy (fresh() answers only when synced), not a read that went to the API.
+    const cachedLabel = () =>
+      (
+        readCache!.fresh('deployments', 'shop')?.get('checkout')?.metadata as
+          { labels?: Record<string, string> } | undefined
+      )?.labels?.['while-partitioned'];
+    await until(() => cachedLabel() === 'yes', 'the resumed watch to deliver the change');
+    const stats = readCache!.stats();
+    expect(stats.idleRestarts).toBeGreaterThanOrEqual(1);
+    expect(stats).toMatchObject({ relists: 0, failures: 0 });
+  });
 });
 
 describe('createReadCache read-your-writes', () => {
@@ -171,7 +195,7 @@ describe('createReadCache read-your-writes', () => {
       expect(cache.stats()).toMatchObject({ namespaces: ['a'], reflectors: 1, synced: 1, watches: 1 });
       await cache.whenSynced('pods', 'b'); // drops namespace a (at most one held)
       expect(cache.stats()).toMatchObject({ namespaces: ['b'], reflectors: 1, synced: 1, watches: 2 });
-      expect(cache.stats()).toMatchObject({ relists: 0, failures: 0 });
+      expect(cache.stats()).toMatchObject({ relists: 0, failures: 0, idleRestarts: 0 });
     } finally {
       cache.close();
     }

@@ -1,9 +1,10 @@
 /**
  * The reflector's list/watch protocol against a scripted `ListWatch`: watch from the list's
  * resourceVersion, re-watch from the last version seen (event or bookmark) after a disconnect,
- * list again after 410 Gone (as an ERROR event or an HTTP status), synced only while watching.
+ * list again after 410 Gone (as an ERROR event or an HTTP status), synced only while watching; a
+ * watch silent for `watchIdleMs` (half-open) ended by the client and resumed like one the server ended.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   startReflector,
   WatchExpiredError,
@@ -185,6 +186,104 @@ describe('startReflector', () => {
     await reflector.whenSynced();
     expect(calls).toEqual(['list', 'watch 5', 'watch 6', 'watch 6', 'watch 6', 'list', 'watch 20']);
     expect(changes).toEqual(['synced', 'lost: socket hang up', 'synced', 'relist']);
-    expect(reflector.counts).toEqual({ lists: 2, relists: 1, watches: 4, failures: 2 });
+    expect(reflector.counts).toEqual({ lists: 2, relists: 1, watches: 4, failures: 2, idleRestarts: 0 });
+  });
+
+  it('ends a watch silent for watchIdleMs (half-open: it ignores the abort too), unsynced until it resumes from its last version', async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let wake: () => void = () => {};
+    const late = new Promise<void>((resolve) => (wake = resolve));
+    const calls: string[] = [];
+    const listWatch: ListWatch = {
+      list: async () => {
+        calls.push('list');
+        return { items: [pod('a', '5')], resourceVersion: '5' };
+      },
+      async watch(resourceVersion, signal) {
+        calls.push(`watch ${resourceVersion}`);
+        if (calls.length === 2) {
+          // One event, then nothing (deaf to the abort) until, long after, a stale straggler.
+          return (async function* () {
+            yield { type: 'MODIFIED', object: pod('a', '6') };
+            await late;
+            yield { type: 'MODIFIED', object: pod('a', '7', { spec: { stale: true } }) };
+            await new Promise(() => {});
+          })();
+        }
+        // The reconnect: held until the test has seen the reflector unsynced, then the change
+        // made while the old stream was dead.
+        await gate;
+        return stream([{ type: 'MODIFIED', object: pod('a', '8', { spec: { x: 2 } }) }], 'open', signal);
+      },
+    };
+    const changes: string[] = [];
+    reflector = startReflector({
+      listWatch,
+      backoff: fast,
+      watchIdleMs: 200,
+      onStateChange: (change) => changes.push(change.state),
+    });
+    await reflector.whenSynced();
+    await until(() => calls.includes('watch 6'), 'the watch ended for its silence and resumed');
+    expect(reflector.synced).toBe(false); // reads go to the API server meanwhile
+    expect(reflector.counts).toMatchObject({ idleRestarts: 1, failures: 0 });
+    release();
+    await until(() => reflector!.get('a')?.spec !== undefined, 'the change made while it was dead');
+    expect(reflector.synced).toBe(true);
+    expect(reflector.get('a')).toMatchObject({ metadata: { resourceVersion: '8' }, spec: { x: 2 } });
+    expect(calls.filter((call) => call === 'list')).toHaveLength(1); // resumed, not relisted
+    expect(changes).toEqual(['synced', 'idle']); // the routine resumption is not told again
+    // The abandoned stream's straggler never reaches the copy.
+    wake();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(reflector.get('a')).toMatchObject({ metadata: { resourceVersion: '8' }, spec: { x: 2 } });
+  });
+
+  it('keeps a watch that delivers within watchIdleMs, and tells one idle per silent spell', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    try {
+      let push: (event: WatchEvent) => void = () => {};
+      const calls: string[] = [];
+      const listWatch: ListWatch = {
+        list: async () => ({ items: [pod('a', '1')], resourceVersion: '1' }),
+        async watch(resourceVersion) {
+          calls.push(`watch ${resourceVersion}`);
+          return (async function* () {
+            while (true) yield await new Promise<WatchEvent>((resolve) => (push = resolve));
+          })();
+        },
+      };
+      const changes: string[] = [];
+      reflector = startReflector({
+        listWatch,
+        backoff: fast,
+        watchIdleMs: 1000,
+        onStateChange: (change) => changes.push(change.state),
+      });
+      await reflector.whenSynced();
+      for (const version of ['2', '3', '4']) {
+        await vi.advanceTimersByTimeAsync(900);
+        push({ type: 'BOOKMARK', object: { metadata: { resourceVersion: version } } });
+        await vi.advanceTimersByTimeAsync(0);
+      }
+      expect(calls).toEqual(['watch 1']); // 2.7 s, never 1 s silent
+      await vi.advanceTimersByTimeAsync(1000);
+      expect(calls).toEqual(['watch 1', 'watch 4']);
+      // Still quiet: it re-watches each second, telling nothing more.
+      await vi.advanceTimersByTimeAsync(3000);
+      expect(calls.length).toBeGreaterThanOrEqual(4);
+      expect(reflector.counts.idleRestarts).toBe(calls.length - 1);
+      expect(changes).toEqual(['synced', 'idle']);
+      // An event ends the silent spell; the next silence is told again.
+      push({ type: 'MODIFIED', object: pod('a', '9') });
+      await vi.advanceTimersByTimeAsync(0);
+      await vi.advanceTimersByTimeAsync(1000);
+      expect(changes).toEqual(['synced', 'idle', 'idle']);
+      expect(reflector.counts.failures).toBe(0);
+    } finally {
+      reflector?.stop();
+      vi.useRealTimers();
+    }
   });
 });
