@@ -13,10 +13,14 @@
  * half of it, in a Williams-design order then reversed, so no row keeps one place or one predecessor;
  * `rotate` is the previous fixed rotation (in A/A runs it favoured one slot 1.1–1.4x).
  *
- * Load generator (`BENCH_CLIENT`): `undici` (default, bench/load-generator.ts: one pre-built body,
- * status and result marker checked on every answer, one in 20 parsed whole), `node-http` (the
- * previous one: node:http, every answer parsed), or `both` (every row twice, `… [node-http]` beside
- * it, to compare the generators' CPU, `load ms/req`, in one run).
+ * Load generator (`BENCH_CLIENT`): `wrk` (the default when `wrk` is on PATH, Debian package `wrk`;
+ * bench/wrk-load.ts: a C generator in its own process, a few µs of CPU per request, every answer's
+ * status, result marker and `isError` checked by bench/wrk-post.lua; runs last whole seconds, so
+ * ABBA's half-runs of 5 s run 3 s each), `undici` (the default without wrk, said so on stderr and in
+ * the table's title; bench/load-generator.ts: in this process, one pre-built body, status and
+ * result marker checked on every answer, one in 20 parsed whole), `node-http` (the previous one:
+ * node:http, every answer parsed), or `both` (every row twice, `… [node-http]` beside it, to
+ * compare the generators' CPU, `load ms/req`, in one run).
  *
  * Then, against the full server: `BENCH_READERS` (200) concurrent readers run while approve →
  * execute cycles of `scale_deployment` go through the approvals API (held call, approve by another
@@ -64,6 +68,7 @@ import { createIdentityStore } from '../server/index.ts';
 import type { TestPostgres } from '../test/helpers/postgres.ts';
 import { startBenchNamespace } from './bench-namespace.ts';
 import { runLoad } from './load-generator.ts';
+import { findWrk, runWrk } from './wrk-load.ts';
 import { roundOrder, type RowOrder } from './round-order.ts';
 import { tsCacheExecArgv } from './ts-cache-argv.ts';
 
@@ -83,8 +88,27 @@ const ROW_FILTER = (process.env.BENCH_ROWS ?? '')
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF;
 /** The rows' order within a round (`roundOrder`): `abba` (default) or `rotate`. */
 const ORDER: RowOrder = process.env.BENCH_ORDER === 'rotate' ? 'rotate' : 'abba';
-/** The load generator: `undici` (default, bench/load-generator.ts) or `node-http` (the previous one). */
-const CLIENT = (['node-http', 'both'] as const).find((name) => name === process.env.BENCH_CLIENT) ?? 'undici';
+/** wrk on PATH (bench/wrk-load.ts), the default load generator when there. */
+const WRK = findWrk();
+/**
+ * The load generator: `wrk` (default when on PATH), `undici` (bench/load-generator.ts, the default
+ * without wrk), `node-http` (the previous one) or `both` (undici and node-http side by side).
+ */
+const CLIENT = chooseClient(process.env.BENCH_CLIENT);
+
+function chooseClient(asked: string | undefined): 'wrk' | 'undici' | 'node-http' | 'both' {
+  const known = (['wrk', 'undici', 'node-http', 'both'] as const).find((name) => name === asked);
+  if (asked !== undefined && asked !== '' && known === undefined) {
+    throw new Error(`BENCH_CLIENT=${asked}: must be one of wrk, undici, node-http, both`);
+  }
+  if (known === 'wrk' && !WRK) throw new Error('BENCH_CLIENT=wrk: no wrk on PATH (apt-get install wrk)');
+  if (known) return known;
+  if (WRK) return 'wrk';
+  process.stderr.write(
+    'wrk not on PATH (apt-get install wrk): load from the in-process undici generator, whose CPU shares the cores with the server\n',
+  );
+  return 'undici';
+}
 /** Another checkout of the project (with its node_modules), e.g. main, benchmarked beside this one. */
 const BASELINE = process.env.BENCH_BASELINE;
 const SERVE_OPTIONS = JSON.parse(process.env.BENCH_SERVE_OPTIONS ?? '{}') as Record<string, unknown>;
@@ -240,7 +264,7 @@ interface Row {
   token: string | undefined;
   body: () => unknown;
   /** The row's load generator (`BENCH_CLIENT=both` adds a node-http twin of every row). */
-  client?: 'undici' | 'node-http';
+  client?: 'wrk' | 'undici' | 'node-http';
 }
 
 interface RoundFigures {
@@ -262,6 +286,8 @@ interface RoundFigures {
 
 /** What one run of a row counted (a round's figures merge its runs: `roundFigures`). */
 interface Run {
+  requests: number;
+  /** Latencies in ms: one per request, or (wrk) 1000 points of the run's distribution. */
   latencies: number[];
   elapsed: number;
   serverCpuMicros: number;
@@ -324,24 +350,45 @@ async function nodeHttpLoad(row: Row, target: Target, seconds: number, concurren
   return { latencies, errors, elapsed: (performance.now() - started) / 1000 };
 }
 
+/** The headers of a row's POSTs. */
+const rowHeaders = (row: Row): Record<string, string> => ({
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': '2025-06-18',
+  ...(row.token && { authorization: `Bearer ${row.token}` }),
+});
+
+/** The floors' HTTP echo answers its body; every MCP answer is a JSON-RPC result. */
+const rowMarker = (row: Row) => (row.path === '/echo' ? '"hello"' : '"result":');
+
+/** wrk (bench/wrk-load.ts) in its own process: every answer checked, its CPU counted as the load's. */
+async function wrkLoad(row: Row, target: Target, seconds: number, concurrency: number) {
+  const result = await runWrk({
+    wrk: WRK!,
+    url: target.url,
+    path: row.path,
+    headers: rowHeaders(row),
+    body: JSON.stringify(row.body()),
+    seconds,
+    concurrency,
+    marker: rowMarker(row),
+  });
+  if (result.firstError) process.stderr.write(`${row.name}: ${result.firstError}\n`);
+  return result;
+}
+
 /** The lean generator (bench/load-generator.ts): one pre-built body, one answer in 20 parsed whole. */
 async function leanLoad(row: Row, target: Target, seconds: number, concurrency: number) {
   const result = await runLoad({
     url: target.url,
     path: row.path,
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2025-06-18',
-      ...(row.token && { authorization: `Bearer ${row.token}` }),
-    },
+    headers: rowHeaders(row),
     body: JSON.stringify(row.body()),
     seconds,
     concurrency,
     sampleEvery: 20,
     succeeded: (status, body) => succeeded({ status, body }),
-    // The floors' HTTP echo answers its body; every MCP answer is a JSON-RPC result.
-    marker: row.path === '/echo' ? '"hello"' : '"result":',
+    marker: rowMarker(row),
   });
   if (result.firstError) process.stderr.write(`${row.name}: ${result.firstError}\n`);
   return result;
@@ -351,15 +398,21 @@ async function runRow(row: Row, seconds: number, concurrency: number): Promise<R
   const target = row.target();
   const before = await target.usage();
   const loadBefore = process.cpuUsage();
-  const generate = (row.client ?? CLIENT) === 'node-http' ? nodeHttpLoad : leanLoad;
-  const { latencies, errors, elapsed } = await generate(row, target, seconds, concurrency);
+  const client = row.client ?? (CLIENT === 'both' ? 'undici' : CLIENT);
+  let generated: { latencies: number[]; errors: number; elapsed: number; requests?: number; cpuMicros?: number };
+  if (client === 'wrk') generated = await wrkLoad(row, target, seconds, concurrency);
+  else if (client === 'node-http') generated = await nodeHttpLoad(row, target, seconds, concurrency);
+  else generated = await leanLoad(row, target, seconds, concurrency);
+  const { latencies, errors, elapsed } = generated;
   const load = process.cpuUsage(loadBefore);
   const after = await target.usage();
   return {
+    requests: generated.requests ?? latencies.length,
     latencies,
     elapsed,
     serverCpuMicros: after.cpuMicros - before.cpuMicros,
-    loadCpuMicros: load.user + load.system,
+    // This process (the in-process generator, the simulator) plus wrk's own process.
+    loadCpuMicros: load.user + load.system + (generated.cpuMicros ?? 0),
     cpuMicrosByProcess: perProcess(before, after, 'cpuMicros'),
     preemptedByProcess: perProcess(before, after, 'preempted'),
     errors,
@@ -370,7 +423,7 @@ async function runRow(row: Row, seconds: number, concurrency: number): Promise<R
 function roundFigures(runs: Run[]): RoundFigures {
   const sum = (of: (run: Run) => number) => runs.reduce((total, run) => total + of(run), 0);
   const latencies = runs.flatMap((run) => run.latencies).sort((a, b) => a - b);
-  const requests = latencies.length;
+  const requests = sum((run) => run.requests);
   const byProcess = (field: 'cpuMicrosByProcess' | 'preemptedByProcess', per: number) => {
     const names = [...new Set(runs.flatMap((run) => Object.keys(run[field])))];
     return Object.fromEntries(names.map((name) => [name, sum((run) => run[field][name] ?? 0) / per]));
@@ -690,7 +743,7 @@ async function main(): Promise<void> {
     const lp = 'list_pods 50 Pods (all plugins)';
     const nameWidth = Math.max(34, ...rows.map((row) => row.name.length + 1));
     const lines: string[] = [
-      `read path, ${ROUNDS} rounds x ${SECONDS} s (${ORDER === 'abba' ? 'each row twice per round for half of it, Williams order then reversed' : 'rotating order'}), ${CLIENT} load generator, concurrency ${CONCURRENCY}, medians of rounds; server CPU from process.cpuUsage() in each target's own process`,
+      `read path, ${ROUNDS} rounds x ${SECONDS} s (${ORDER === 'abba' ? 'each row twice per round for half of it, Williams order then reversed' : 'rotating order'}), ${CLIENT === 'wrk' ? 'wrk (own process, every answer checked)' : `${CLIENT} (in-process)`} load generator, concurrency ${CONCURRENCY}, medians of rounds; server CPU from process.cpuUsage() in each target's own process`,
       `${'target'.padEnd(nameWidth)} ${'RPS'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'CPU ms/req'.padStart(11)} ${'load ms/req'.padStart(12)} ${'x SDK'.padStart(6)} ${'errors'.padStart(7)}`,
     ];
     for (const row of rows) {
