@@ -58,7 +58,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
@@ -281,6 +281,11 @@ interface RoundFigures {
   cpuByProcess: Record<string, number>;
   /** Involuntary context switches of each process's main thread per request (see cpuByProcess). */
   preemptedByProcess: Record<string, number>;
+  /**
+   * Cores that processes outside this bench (other users of the machine: tests, other benches)
+   * kept busy on average during the row's runs: what the server could not have.
+   */
+  otherCores: number;
   errors: number;
 }
 
@@ -295,7 +300,21 @@ interface Run {
   /** Per process of the target: CPU µs and involuntary context switches during the run. */
   cpuMicrosByProcess: Record<string, number>;
   preemptedByProcess: Record<string, number>;
+  /** CPU µs the whole machine spent during the run (/proc/stat), everyone's. */
+  machineBusyMicros: number;
   errors: number;
+}
+
+/** CPU µs the whole machine has spent since boot, every core and process (/proc/stat, 100 Hz; 0 without /proc). */
+function machineBusyMicros(): number {
+  try {
+    const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).map(Number);
+    // user nice system idle iowait irq softirq steal: all but idle and iowait are busy.
+    const busy = ticks.slice(0, 8).reduce((sum, value, i) => (i === 3 || i === 4 ? sum : sum + value!), 0);
+    return busy * 10_000;
+  } catch {
+    return 0;
+  }
 }
 
 const percentile = (sorted: number[], p: number): number =>
@@ -398,6 +417,7 @@ async function runRow(row: Row, seconds: number, concurrency: number): Promise<R
   const target = row.target();
   const before = await target.usage();
   const loadBefore = process.cpuUsage();
+  const machineBefore = machineBusyMicros();
   const client = row.client ?? (CLIENT === 'both' ? 'undici' : CLIENT);
   let generated: { latencies: number[]; errors: number; elapsed: number; requests?: number; cpuMicros?: number };
   if (client === 'wrk') generated = await wrkLoad(row, target, seconds, concurrency);
@@ -405,6 +425,7 @@ async function runRow(row: Row, seconds: number, concurrency: number): Promise<R
   else generated = await leanLoad(row, target, seconds, concurrency);
   const { latencies, errors, elapsed } = generated;
   const load = process.cpuUsage(loadBefore);
+  const machine = machineBusyMicros() - machineBefore;
   const after = await target.usage();
   return {
     requests: generated.requests ?? latencies.length,
@@ -415,6 +436,7 @@ async function runRow(row: Row, seconds: number, concurrency: number): Promise<R
     loadCpuMicros: load.user + load.system + (generated.cpuMicros ?? 0),
     cpuMicrosByProcess: perProcess(before, after, 'cpuMicros'),
     preemptedByProcess: perProcess(before, after, 'preempted'),
+    machineBusyMicros: machine,
     errors,
   };
 }
@@ -436,6 +458,12 @@ function roundFigures(runs: Run[]): RoundFigures {
     loadCpuMsPerRequest: sum((run) => run.loadCpuMicros) / 1000 / requests,
     cpuByProcess: byProcess('cpuMicrosByProcess', 1000 * requests),
     preemptedByProcess: byProcess('preemptedByProcess', requests),
+    otherCores: Math.max(
+      0,
+      (sum((run) => run.machineBusyMicros) - sum((run) => run.serverCpuMicros + run.loadCpuMicros)) /
+        1e6 /
+        sum((run) => run.elapsed),
+    ),
     errors: sum((run) => run.errors),
   };
 }
@@ -731,6 +759,7 @@ async function main(): Promise<void> {
       p99: median(of(name).map((r) => r.p99)),
       cpu: median(of(name).map((r) => r.cpuMsPerRequest)),
       loadCpu: median(of(name).map((r) => r.loadCpuMsPerRequest)),
+      otherCores: median(of(name).map((r) => r.otherCores)),
       errors: of(name).reduce((sum, r) => sum + r.errors, 0),
     });
     const ratio = (a: string, b: string) =>
@@ -743,13 +772,13 @@ async function main(): Promise<void> {
     const lp = 'list_pods 50 Pods (all plugins)';
     const nameWidth = Math.max(34, ...rows.map((row) => row.name.length + 1));
     const lines: string[] = [
-      `read path, ${ROUNDS} rounds x ${SECONDS} s (${ORDER === 'abba' ? 'each row twice per round for half of it, Williams order then reversed' : 'rotating order'}), ${CLIENT === 'wrk' ? 'wrk (own process, every answer checked)' : `${CLIENT} (in-process)`} load generator, concurrency ${CONCURRENCY}, medians of rounds; server CPU from process.cpuUsage() in each target's own process`,
-      `${'target'.padEnd(nameWidth)} ${'RPS'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'CPU ms/req'.padStart(11)} ${'load ms/req'.padStart(12)} ${'x SDK'.padStart(6)} ${'errors'.padStart(7)}`,
+      `read path, ${ROUNDS} rounds x ${SECONDS} s (${ORDER === 'abba' ? 'each row twice per round for half of it, Williams order then reversed' : 'rotating order'}), ${CLIENT === 'wrk' ? 'wrk (own process, every answer checked)' : `${CLIENT} (in-process)`} load generator, concurrency ${CONCURRENCY}, medians of rounds; server CPU from process.cpuUsage() in each target's own process; others: cores kept busy by processes outside the bench (/proc/stat)`,
+      `${'target'.padEnd(nameWidth)} ${'RPS'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'CPU ms/req'.padStart(11)} ${'load ms/req'.padStart(12)} ${'others'.padStart(7)} ${'x SDK'.padStart(6)} ${'errors'.padStart(7)}`,
     ];
     for (const row of rows) {
       const f = fig(row.name);
       lines.push(
-        `${row.name.padEnd(nameWidth)} ${f.rps.toFixed(0).padStart(8)} ${f.p50.toFixed(1).padStart(8)} ${f.p99.toFixed(1).padStart(8)} ${f.cpu.toFixed(2).padStart(11)} ${f.loadCpu.toFixed(2).padStart(12)} ${ratio(row.name, sdk).toFixed(2).padStart(6)} ${String(f.errors).padStart(7)}`,
+        `${row.name.padEnd(nameWidth)} ${f.rps.toFixed(0).padStart(8)} ${f.p50.toFixed(1).padStart(8)} ${f.p99.toFixed(1).padStart(8)} ${f.cpu.toFixed(2).padStart(11)} ${f.loadCpu.toFixed(2).padStart(12)} ${f.otherCores.toFixed(2).padStart(7)} ${ratio(row.name, sdk).toFixed(2).padStart(6)} ${String(f.errors).padStart(7)}`,
       );
     }
     process.stderr.write(`${lines.join('\n')}\n`);
@@ -847,6 +876,11 @@ async function main(): Promise<void> {
       const bestCase = (cores * one.cpu) / (one.cpu + many.loadCpu);
       lines.push(
         `--workers ${WORKERS}: load generator + simulator ${many.loadCpu.toFixed(2)} ms/request on the same ${cores} cores (ceiling ${ceiling.toFixed(0)} RPS); even with no extra CPU per request on ${WORKERS} workers the cores allow x${bestCase.toFixed(2)} one worker, measured CPU-bound x${bound.toFixed(2)}: x${TARGETS.workersVsOne} is ${bestCase >= TARGETS.workersVsOne ? 'within reach' : 'out of reach on this machine with the generator and simulator beside the server'}`,
+      );
+      // Other users of the machine take cores from N workers, seldom from one (it needs one core).
+      const left = cores - many.otherCores;
+      lines.push(
+        `--workers ${WORKERS}: other processes kept ${many.otherCores.toFixed(2)} of ${cores} cores busy during its rows (${one.otherCores.toFixed(2)} during one worker's)${left < cores - 0.25 ? `: with ${left.toFixed(2)} cores left the cores allow at most x${((left * one.cpu) / (many.cpu + many.loadCpu)).toFixed(2)}; measure on an idle machine` : ''}`,
       );
     }
     if (sentinelPg && ran('get_deployment (PostgreSQL)', gd)) {
