@@ -30,16 +30,21 @@
  * Built-in comparisons of `get_deployment` with every plugin: `BENCH_WORKERS` (default 2; 0 skips)
  * workers of `sentinel serve --workers N` against one process, and a PostgreSQL store (a throwaway
  * cluster from test/helpers/postgres.ts, when its binaries exist; `BENCH_POSTGRES=0` skips) against
- * SQLite. A workers target's CPU and RSS are its whole process tree's.
+ * SQLite. A workers target's CPU and RSS are its whole process tree's. To measure the workers
+ * ratio of the server itself, keep the load off the cores: wrk as the generator and the read cache
+ * on (`BENCH_SERVE_OPTIONS='{"readCache":"watch"}'`, said so in the workers lines), so the
+ * simulator in this process is barely in the loop, on an idle machine (the `others` column).
  *
  * Hooks: `BENCH_SERVE_OPTIONS` (JSON merged into the `sentinel serve` options, e.g.
  * `{"workers":2}` or `{"store":"postgres://…"}` once those options exist) runs the Sentinel rows on
  * that configuration; `BENCH_COMPARE_SERVE_OPTIONS` adds rows `sentinel*` with those options beside
  * the default ones (1 vs N workers, SQLite vs PostgreSQL).
  *
- * Every row also reports `load ms/req`: this process's CPU per request (the load generator and the
- * simulator answering the server's Kubernetes requests), which shares the machine's cores with the
- * server; the workers comparison prints the RPS the cores allow once that is accounted for.
+ * Every row also reports `load ms/req`: the load's CPU per request (this process: the simulator
+ * answering the server's Kubernetes requests and an in-process generator; plus wrk's own process),
+ * which shares the machine's cores with the server; and `others`: the cores that processes outside
+ * the bench kept busy during the row (`/proc/stat` minus the server's and the load's CPU). The
+ * workers comparison prints the RPS the cores allow once both are accounted for.
  *
  * Subsets and profiles: `BENCH_ROWS` (comma-separated parts of row names, e.g. `floor,get_deployment`)
  * runs only the matching rows (and checks only the targets they measure); `BENCH_LOAD=0` skips the
@@ -419,7 +424,13 @@ async function runRow(row: Row, seconds: number, concurrency: number): Promise<R
   const loadBefore = process.cpuUsage();
   const machineBefore = machineBusyMicros();
   const client = row.client ?? (CLIENT === 'both' ? 'undici' : CLIENT);
-  let generated: { latencies: number[]; errors: number; elapsed: number; requests?: number; cpuMicros?: number };
+  let generated: {
+    latencies: number[];
+    errors: number;
+    elapsed: number;
+    requests?: number;
+    cpuMicros?: number;
+  };
   if (client === 'wrk') generated = await wrkLoad(row, target, seconds, concurrency);
   else if (client === 'node-http') generated = await nodeHttpLoad(row, target, seconds, concurrency);
   else generated = await leanLoad(row, target, seconds, concurrency);
@@ -870,7 +881,7 @@ async function main(): Promise<void> {
       // they share with the generator (cores × 1000 / (SN + L)), so N/1 = cores × S1 / (SN + L).
       const bound = (cores * one.cpu) / (many.cpu + many.loadCpu);
       lines.push(
-        `--workers ${WORKERS} per process (server CPU ms/request): ${byProcess}; CPU-bound ratio cores×S1/(SN+L) = ${cores}×${one.cpu.toFixed(2)}/(${many.cpu.toFixed(2)}+${many.loadCpu.toFixed(2)}) = x${bound.toFixed(2)}; one worker preempted ${preempted(gd, 'server')}/request`,
+        `--workers ${WORKERS} (serve options ${JSON.stringify(SERVE_OPTIONS)}${SERVE_OPTIONS.readCache === 'watch' ? ': read cache on, the simulator barely in the loop' : ': every read goes to the simulator, in this process'}) per process (server CPU ms/request): ${byProcess}; CPU-bound ratio cores×S1/(SN+L) = ${cores}×${one.cpu.toFixed(2)}/(${many.cpu.toFixed(2)}+${many.loadCpu.toFixed(2)}) = x${bound.toFixed(2)}; one worker preempted ${preempted(gd, 'server')}/request`,
       );
       // Best case: N workers each spending one worker's CPU per request (no contention at all).
       const bestCase = (cores * one.cpu) / (one.cpu + many.loadCpu);

@@ -31,7 +31,8 @@ describe('asyncAuditLog under a write lock held elsewhere', () => {
   });
 
   it('waits for the lock without blocking the event loop, then commits in order after the holder', async () => {
-    const log = asyncAuditLog(openAuditLog(dir));
+    // A wait far longer than any stall of a loaded machine: only the holder's COMMIT ends it.
+    const log = asyncAuditLog(openAuditLog(dir), { lockWaitMs: 120_000 });
     holder.exec('BEGIN IMMEDIATE');
     holder
       .prepare('INSERT INTO audit_log (seq, time, hash, json) VALUES (1, ?, ?, ?)')
@@ -57,7 +58,9 @@ describe('asyncAuditLog under a write lock held elsewhere', () => {
     const log = asyncAuditLog(openAuditLog(dir), { lockWaitMs: 300 });
     holder.exec('BEGIN IMMEDIATE');
     const appended = log.append(auditEntry());
-    await expect(appended).rejects.toThrow(/audit log .*audit\.sqlite stayed locked by another process for 300 ms/);
+    await expect(appended).rejects.toThrow(
+      /audit log .*audit\.sqlite stayed locked by another process for 300 ms/,
+    );
     holder.exec('ROLLBACK');
     expect(await log.records()).toEqual([]);
     // The next append, the lock free, goes through.
