@@ -13,10 +13,14 @@
  * half of it, in a Williams-design order then reversed, so no row keeps one place or one predecessor;
  * `rotate` is the previous fixed rotation (in A/A runs it favoured one slot 1.1–1.4x).
  *
- * Load generator (`BENCH_CLIENT`): `undici` (default, bench/load-generator.ts: one pre-built body,
- * status and result marker checked on every answer, one in 20 parsed whole), `node-http` (the
- * previous one: node:http, every answer parsed), or `both` (every row twice, `… [node-http]` beside
- * it, to compare the generators' CPU, `load ms/req`, in one run).
+ * Load generator (`BENCH_CLIENT`): `wrk` (the default when `wrk` is on PATH, Debian package `wrk`;
+ * bench/wrk-load.ts: a C generator in its own process, a few µs of CPU per request, every answer's
+ * status, result marker and `isError` checked by bench/wrk-post.lua; runs last whole seconds, so
+ * ABBA's half-runs of 5 s run 3 s each), `undici` (the default without wrk, said so on stderr and in
+ * the table's title; bench/load-generator.ts: in this process, one pre-built body, status and
+ * result marker checked on every answer, one in 20 parsed whole), `node-http` (the previous one:
+ * node:http, every answer parsed), or `both` (every row twice, `… [node-http]` beside it, to
+ * compare the generators' CPU, `load ms/req`, in one run).
  *
  * Then, against the full server: `BENCH_READERS` (200) concurrent readers run while approve →
  * execute cycles of `scale_deployment` go through the approvals API (held call, approve by another
@@ -26,16 +30,21 @@
  * Built-in comparisons of `get_deployment` with every plugin: `BENCH_WORKERS` (default 2; 0 skips)
  * workers of `sentinel serve --workers N` against one process, and a PostgreSQL store (a throwaway
  * cluster from test/helpers/postgres.ts, when its binaries exist; `BENCH_POSTGRES=0` skips) against
- * SQLite. A workers target's CPU and RSS are its whole process tree's.
+ * SQLite. A workers target's CPU and RSS are its whole process tree's. To measure the workers
+ * ratio of the server itself, keep the load off the cores: wrk as the generator and the read cache
+ * on (`BENCH_SERVE_OPTIONS='{"readCache":"watch"}'`, said so in the workers lines), so the
+ * simulator in this process is barely in the loop, on an idle machine (the `others` column).
  *
  * Hooks: `BENCH_SERVE_OPTIONS` (JSON merged into the `sentinel serve` options, e.g.
  * `{"workers":2}` or `{"store":"postgres://…"}` once those options exist) runs the Sentinel rows on
  * that configuration; `BENCH_COMPARE_SERVE_OPTIONS` adds rows `sentinel*` with those options beside
  * the default ones (1 vs N workers, SQLite vs PostgreSQL).
  *
- * Every row also reports `load ms/req`: this process's CPU per request (the load generator and the
- * simulator answering the server's Kubernetes requests), which shares the machine's cores with the
- * server; the workers comparison prints the RPS the cores allow once that is accounted for.
+ * Every row also reports `load ms/req`: the load's CPU per request (this process: the simulator
+ * answering the server's Kubernetes requests and an in-process generator; plus wrk's own process),
+ * which shares the machine's cores with the server; and `others`: the cores that processes outside
+ * the bench kept busy during the row (`/proc/stat` minus the server's and the load's CPU). The
+ * workers comparison prints the RPS the cores allow once both are accounted for.
  *
  * Subsets and profiles: `BENCH_ROWS` (comma-separated parts of row names, e.g. `floor,get_deployment`)
  * runs only the matching rows (and checks only the targets they measure); `BENCH_LOAD=0` skips the
@@ -54,7 +63,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
@@ -64,6 +73,7 @@ import { createIdentityStore } from '../server/index.ts';
 import type { TestPostgres } from '../test/helpers/postgres.ts';
 import { startBenchNamespace } from './bench-namespace.ts';
 import { runLoad } from './load-generator.ts';
+import { findWrk, runWrk } from './wrk-load.ts';
 import { roundOrder, type RowOrder } from './round-order.ts';
 import { tsCacheExecArgv } from './ts-cache-argv.ts';
 
@@ -83,8 +93,27 @@ const ROW_FILTER = (process.env.BENCH_ROWS ?? '')
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF;
 /** The rows' order within a round (`roundOrder`): `abba` (default) or `rotate`. */
 const ORDER: RowOrder = process.env.BENCH_ORDER === 'rotate' ? 'rotate' : 'abba';
-/** The load generator: `undici` (default, bench/load-generator.ts) or `node-http` (the previous one). */
-const CLIENT = (['node-http', 'both'] as const).find((name) => name === process.env.BENCH_CLIENT) ?? 'undici';
+/** wrk on PATH (bench/wrk-load.ts), the default load generator when there. */
+const WRK = findWrk();
+/**
+ * The load generator: `wrk` (default when on PATH), `undici` (bench/load-generator.ts, the default
+ * without wrk), `node-http` (the previous one) or `both` (undici and node-http side by side).
+ */
+const CLIENT = chooseClient(process.env.BENCH_CLIENT);
+
+function chooseClient(asked: string | undefined): 'wrk' | 'undici' | 'node-http' | 'both' {
+  const known = (['wrk', 'undici', 'node-http', 'both'] as const).find((name) => name === asked);
+  if (asked !== undefined && asked !== '' && known === undefined) {
+    throw new Error(`BENCH_CLIENT=${asked}: must be one of wrk, undici, node-http, both`);
+  }
+  if (known === 'wrk' && !WRK) throw new Error('BENCH_CLIENT=wrk: no wrk on PATH (apt-get install wrk)');
+  if (known) return known;
+  if (WRK) return 'wrk';
+  process.stderr.write(
+    'wrk not on PATH (apt-get install wrk): load from the in-process undici generator, whose CPU shares the cores with the server\n',
+  );
+  return 'undici';
+}
 /** Another checkout of the project (with its node_modules), e.g. main, benchmarked beside this one. */
 const BASELINE = process.env.BENCH_BASELINE;
 const SERVE_OPTIONS = JSON.parse(process.env.BENCH_SERVE_OPTIONS ?? '{}') as Record<string, unknown>;
@@ -240,7 +269,7 @@ interface Row {
   token: string | undefined;
   body: () => unknown;
   /** The row's load generator (`BENCH_CLIENT=both` adds a node-http twin of every row). */
-  client?: 'undici' | 'node-http';
+  client?: 'wrk' | 'undici' | 'node-http';
 }
 
 interface RoundFigures {
@@ -257,11 +286,18 @@ interface RoundFigures {
   cpuByProcess: Record<string, number>;
   /** Involuntary context switches of each process's main thread per request (see cpuByProcess). */
   preemptedByProcess: Record<string, number>;
+  /**
+   * Cores that processes outside this bench (other users of the machine: tests, other benches)
+   * kept busy on average during the row's runs: what the server could not have.
+   */
+  otherCores: number;
   errors: number;
 }
 
 /** What one run of a row counted (a round's figures merge its runs: `roundFigures`). */
 interface Run {
+  requests: number;
+  /** Latencies in ms: one per request, or (wrk) 1000 points of the run's distribution. */
   latencies: number[];
   elapsed: number;
   serverCpuMicros: number;
@@ -269,7 +305,21 @@ interface Run {
   /** Per process of the target: CPU µs and involuntary context switches during the run. */
   cpuMicrosByProcess: Record<string, number>;
   preemptedByProcess: Record<string, number>;
+  /** CPU µs the whole machine spent during the run (/proc/stat), everyone's. */
+  machineBusyMicros: number;
   errors: number;
+}
+
+/** CPU µs the whole machine has spent since boot, every core and process (/proc/stat, 100 Hz; 0 without /proc). */
+function machineBusyMicros(): number {
+  try {
+    const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).map(Number);
+    // user nice system idle iowait irq softirq steal: all but idle and iowait are busy.
+    const busy = ticks.slice(0, 8).reduce((sum, value, i) => (i === 3 || i === 4 ? sum : sum + value!), 0);
+    return busy * 10_000;
+  } catch {
+    return 0;
+  }
 }
 
 const percentile = (sorted: number[], p: number): number =>
@@ -324,24 +374,45 @@ async function nodeHttpLoad(row: Row, target: Target, seconds: number, concurren
   return { latencies, errors, elapsed: (performance.now() - started) / 1000 };
 }
 
+/** The headers of a row's POSTs. */
+const rowHeaders = (row: Row): Record<string, string> => ({
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': '2025-06-18',
+  ...(row.token && { authorization: `Bearer ${row.token}` }),
+});
+
+/** The floors' HTTP echo answers its body; every MCP answer is a JSON-RPC result. */
+const rowMarker = (row: Row) => (row.path === '/echo' ? '"hello"' : '"result":');
+
+/** wrk (bench/wrk-load.ts) in its own process: every answer checked, its CPU counted as the load's. */
+async function wrkLoad(row: Row, target: Target, seconds: number, concurrency: number) {
+  const result = await runWrk({
+    wrk: WRK!,
+    url: target.url,
+    path: row.path,
+    headers: rowHeaders(row),
+    body: JSON.stringify(row.body()),
+    seconds,
+    concurrency,
+    marker: rowMarker(row),
+  });
+  if (result.firstError) process.stderr.write(`${row.name}: ${result.firstError}\n`);
+  return result;
+}
+
 /** The lean generator (bench/load-generator.ts): one pre-built body, one answer in 20 parsed whole. */
 async function leanLoad(row: Row, target: Target, seconds: number, concurrency: number) {
   const result = await runLoad({
     url: target.url,
     path: row.path,
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2025-06-18',
-      ...(row.token && { authorization: `Bearer ${row.token}` }),
-    },
+    headers: rowHeaders(row),
     body: JSON.stringify(row.body()),
     seconds,
     concurrency,
     sampleEvery: 20,
     succeeded: (status, body) => succeeded({ status, body }),
-    // The floors' HTTP echo answers its body; every MCP answer is a JSON-RPC result.
-    marker: row.path === '/echo' ? '"hello"' : '"result":',
+    marker: rowMarker(row),
   });
   if (result.firstError) process.stderr.write(`${row.name}: ${result.firstError}\n`);
   return result;
@@ -351,17 +422,32 @@ async function runRow(row: Row, seconds: number, concurrency: number): Promise<R
   const target = row.target();
   const before = await target.usage();
   const loadBefore = process.cpuUsage();
-  const generate = (row.client ?? CLIENT) === 'node-http' ? nodeHttpLoad : leanLoad;
-  const { latencies, errors, elapsed } = await generate(row, target, seconds, concurrency);
+  const machineBefore = machineBusyMicros();
+  const client = row.client ?? (CLIENT === 'both' ? 'undici' : CLIENT);
+  let generated: {
+    latencies: number[];
+    errors: number;
+    elapsed: number;
+    requests?: number;
+    cpuMicros?: number;
+  };
+  if (client === 'wrk') generated = await wrkLoad(row, target, seconds, concurrency);
+  else if (client === 'node-http') generated = await nodeHttpLoad(row, target, seconds, concurrency);
+  else generated = await leanLoad(row, target, seconds, concurrency);
+  const { latencies, errors, elapsed } = generated;
   const load = process.cpuUsage(loadBefore);
+  const machine = machineBusyMicros() - machineBefore;
   const after = await target.usage();
   return {
+    requests: generated.requests ?? latencies.length,
     latencies,
     elapsed,
     serverCpuMicros: after.cpuMicros - before.cpuMicros,
-    loadCpuMicros: load.user + load.system,
+    // This process (the in-process generator, the simulator) plus wrk's own process.
+    loadCpuMicros: load.user + load.system + (generated.cpuMicros ?? 0),
     cpuMicrosByProcess: perProcess(before, after, 'cpuMicros'),
     preemptedByProcess: perProcess(before, after, 'preempted'),
+    machineBusyMicros: machine,
     errors,
   };
 }
@@ -370,7 +456,7 @@ async function runRow(row: Row, seconds: number, concurrency: number): Promise<R
 function roundFigures(runs: Run[]): RoundFigures {
   const sum = (of: (run: Run) => number) => runs.reduce((total, run) => total + of(run), 0);
   const latencies = runs.flatMap((run) => run.latencies).sort((a, b) => a - b);
-  const requests = latencies.length;
+  const requests = sum((run) => run.requests);
   const byProcess = (field: 'cpuMicrosByProcess' | 'preemptedByProcess', per: number) => {
     const names = [...new Set(runs.flatMap((run) => Object.keys(run[field])))];
     return Object.fromEntries(names.map((name) => [name, sum((run) => run[field][name] ?? 0) / per]));
@@ -383,6 +469,12 @@ function roundFigures(runs: Run[]): RoundFigures {
     loadCpuMsPerRequest: sum((run) => run.loadCpuMicros) / 1000 / requests,
     cpuByProcess: byProcess('cpuMicrosByProcess', 1000 * requests),
     preemptedByProcess: byProcess('preemptedByProcess', requests),
+    otherCores: Math.max(
+      0,
+      (sum((run) => run.machineBusyMicros) - sum((run) => run.serverCpuMicros + run.loadCpuMicros)) /
+        1e6 /
+        sum((run) => run.elapsed),
+    ),
     errors: sum((run) => run.errors),
   };
 }
@@ -678,6 +770,7 @@ async function main(): Promise<void> {
       p99: median(of(name).map((r) => r.p99)),
       cpu: median(of(name).map((r) => r.cpuMsPerRequest)),
       loadCpu: median(of(name).map((r) => r.loadCpuMsPerRequest)),
+      otherCores: median(of(name).map((r) => r.otherCores)),
       errors: of(name).reduce((sum, r) => sum + r.errors, 0),
     });
     const ratio = (a: string, b: string) =>
@@ -690,13 +783,13 @@ async function main(): Promise<void> {
     const lp = 'list_pods 50 Pods (all plugins)';
     const nameWidth = Math.max(34, ...rows.map((row) => row.name.length + 1));
     const lines: string[] = [
-      `read path, ${ROUNDS} rounds x ${SECONDS} s (${ORDER === 'abba' ? 'each row twice per round for half of it, Williams order then reversed' : 'rotating order'}), ${CLIENT} load generator, concurrency ${CONCURRENCY}, medians of rounds; server CPU from process.cpuUsage() in each target's own process`,
-      `${'target'.padEnd(nameWidth)} ${'RPS'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'CPU ms/req'.padStart(11)} ${'load ms/req'.padStart(12)} ${'x SDK'.padStart(6)} ${'errors'.padStart(7)}`,
+      `read path, ${ROUNDS} rounds x ${SECONDS} s (${ORDER === 'abba' ? 'each row twice per round for half of it, Williams order then reversed' : 'rotating order'}), ${CLIENT === 'wrk' ? 'wrk (own process, every answer checked)' : `${CLIENT} (in-process)`} load generator, concurrency ${CONCURRENCY}, medians of rounds; server CPU from process.cpuUsage() in each target's own process; others: cores kept busy by processes outside the bench (/proc/stat)`,
+      `${'target'.padEnd(nameWidth)} ${'RPS'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'CPU ms/req'.padStart(11)} ${'load ms/req'.padStart(12)} ${'others'.padStart(7)} ${'x SDK'.padStart(6)} ${'errors'.padStart(7)}`,
     ];
     for (const row of rows) {
       const f = fig(row.name);
       lines.push(
-        `${row.name.padEnd(nameWidth)} ${f.rps.toFixed(0).padStart(8)} ${f.p50.toFixed(1).padStart(8)} ${f.p99.toFixed(1).padStart(8)} ${f.cpu.toFixed(2).padStart(11)} ${f.loadCpu.toFixed(2).padStart(12)} ${ratio(row.name, sdk).toFixed(2).padStart(6)} ${String(f.errors).padStart(7)}`,
+        `${row.name.padEnd(nameWidth)} ${f.rps.toFixed(0).padStart(8)} ${f.p50.toFixed(1).padStart(8)} ${f.p99.toFixed(1).padStart(8)} ${f.cpu.toFixed(2).padStart(11)} ${f.loadCpu.toFixed(2).padStart(12)} ${f.otherCores.toFixed(2).padStart(7)} ${ratio(row.name, sdk).toFixed(2).padStart(6)} ${String(f.errors).padStart(7)}`,
       );
     }
     process.stderr.write(`${lines.join('\n')}\n`);
@@ -788,12 +881,17 @@ async function main(): Promise<void> {
       // they share with the generator (cores × 1000 / (SN + L)), so N/1 = cores × S1 / (SN + L).
       const bound = (cores * one.cpu) / (many.cpu + many.loadCpu);
       lines.push(
-        `--workers ${WORKERS} per process (server CPU ms/request): ${byProcess}; CPU-bound ratio cores×S1/(SN+L) = ${cores}×${one.cpu.toFixed(2)}/(${many.cpu.toFixed(2)}+${many.loadCpu.toFixed(2)}) = x${bound.toFixed(2)}; one worker preempted ${preempted(gd, 'server')}/request`,
+        `--workers ${WORKERS} (serve options ${JSON.stringify(SERVE_OPTIONS)}${SERVE_OPTIONS.readCache === 'watch' ? ': read cache on, the simulator barely in the loop' : ': every read goes to the simulator, in this process'}) per process (server CPU ms/request): ${byProcess}; CPU-bound ratio cores×S1/(SN+L) = ${cores}×${one.cpu.toFixed(2)}/(${many.cpu.toFixed(2)}+${many.loadCpu.toFixed(2)}) = x${bound.toFixed(2)}; one worker preempted ${preempted(gd, 'server')}/request`,
       );
       // Best case: N workers each spending one worker's CPU per request (no contention at all).
       const bestCase = (cores * one.cpu) / (one.cpu + many.loadCpu);
       lines.push(
         `--workers ${WORKERS}: load generator + simulator ${many.loadCpu.toFixed(2)} ms/request on the same ${cores} cores (ceiling ${ceiling.toFixed(0)} RPS); even with no extra CPU per request on ${WORKERS} workers the cores allow x${bestCase.toFixed(2)} one worker, measured CPU-bound x${bound.toFixed(2)}: x${TARGETS.workersVsOne} is ${bestCase >= TARGETS.workersVsOne ? 'within reach' : 'out of reach on this machine with the generator and simulator beside the server'}`,
+      );
+      // Other users of the machine take cores from N workers, seldom from one (it needs one core).
+      const left = cores - many.otherCores;
+      lines.push(
+        `--workers ${WORKERS}: other processes kept ${many.otherCores.toFixed(2)} of ${cores} cores busy during its rows (${one.otherCores.toFixed(2)} during one worker's)${left < cores - 0.25 ? `: with ${left.toFixed(2)} cores left the cores allow at most x${((left * one.cpu) / (many.cpu + many.loadCpu)).toFixed(2)}; measure on an idle machine` : ''}`,
       );
     }
     if (sentinelPg && ran('get_deployment (PostgreSQL)', gd)) {

@@ -54,6 +54,13 @@ export interface AuditLog {
    */
   appendBatch(entries: readonly PreparedEntry[]): AuditRecord[];
   /**
+   * `appendBatch` without waiting for the write lock: undefined, with nothing written, when another
+   * connection holds it (SQLITE_BUSY at `BEGIN IMMEDIATE`). The caller retries later; waiting here
+   * would be SQLite's busy handler sleeping in the thread (1, 2, 5, 10 ms … per try), which blocks
+   * a server's event loop. Once the lock is taken, it behaves as `appendBatch`.
+   */
+  tryAppendBatch(entries: readonly PreparedEntry[]): AuditRecord[] | undefined;
+  /**
    * Stored rows in order: the record's canonical JSON text and the `time` and `hash` columns; with
    * `since` (ISO 8601), only rows whose `time` column is at or after it.
    */
@@ -84,6 +91,11 @@ const missingLog = (dataDir: string) =>
     },
   );
 
+/** How long a blocking statement waits for another connection's lock (SQLite's busy timeout, ms). */
+const BUSY_TIMEOUT_MS = 5000;
+
+/** SQLite's primary result code for a lock held by another connection. */
+const SQLITE_BUSY = 5;
 /** SQLite's primary result codes for a file that is not, or no longer, a readable database. */
 const SQLITE_CORRUPT = 11;
 const SQLITE_NOTADB = 26;
@@ -134,7 +146,7 @@ export function openAuditLog(dataDir: string, options: OpenAuditLogOptions = {})
 
 /** The log over an open database (see `openAuditLog`). */
 function auditLog(db: DatabaseSync, dataDir: string, file: string, options: OpenAuditLogOptions): AuditLog {
-  db.exec('PRAGMA busy_timeout = 5000');
+  db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
   if (options.mustExist) {
     const exists = db.prepare("SELECT 1 AS found FROM sqlite_master WHERE name = 'audit_log'").get();
     if (!exists) throw missingLog(dataDir);
@@ -168,10 +180,37 @@ function auditLog(db: DatabaseSync, dataDir: string, file: string, options: Open
       }
     };
 
+  /**
+   * `BEGIN IMMEDIATE` at once: false when another connection holds the write lock. The busy timeout
+   * is set with `exec` each time: SQLite applies `PRAGMA busy_timeout = N` when the statement is
+   * prepared, so a prepared one re-run would not set it again.
+   */
+  const beginNow = (): boolean => {
+    db.exec('PRAGMA busy_timeout = 0');
+    try {
+      db.exec('BEGIN IMMEDIATE');
+      return true;
+    } catch (error) {
+      if ((((error as { errcode?: unknown }).errcode as number) & 0xff) === SQLITE_BUSY) return false;
+      throw error;
+    } finally {
+      // Statements inside the transaction (and every other one) wait as before.
+      db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    }
+  };
+
   // One transaction per batch: the head is read once and each record chains to the one before.
   const appendBatch = (entries: readonly PreparedEntry[]): AuditRecord[] => {
     if (entries.length === 0) return [];
     db.exec('BEGIN IMMEDIATE');
+    return writeBatch(entries);
+  };
+  const tryAppendBatch = (entries: readonly PreparedEntry[]): AuditRecord[] | undefined => {
+    if (entries.length === 0) return [];
+    return beginNow() ? writeBatch(entries) : undefined;
+  };
+  /** The inserts and COMMIT of a batch whose transaction has begun (ROLLBACK when one throws). */
+  const writeBatch = (entries: readonly PreparedEntry[]): AuditRecord[] => {
     try {
       const head = last.get() as { seq: number; hash: string } | undefined;
       let seq = head?.seq ?? 0;
@@ -194,6 +233,7 @@ function auditLog(db: DatabaseSync, dataDir: string, file: string, options: Open
     file,
     append: guarded((entry: AuditEntry) => appendBatch([prepareEntry(entry)])[0]!),
     appendBatch: guarded(appendBatch),
+    tryAppendBatch: guarded(tryAppendBatch),
     rows,
     records: (options) => [...rows(options)].map((row) => JSON.parse(row.json) as AuditRecord),
     head: guarded(() => last.get() as { seq: number; hash: string; time: string } | undefined),
