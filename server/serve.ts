@@ -66,6 +66,8 @@ export interface ServeIo {
   colors?: boolean;
   /** Styling of the banner on a terminal (the CLI's palette); default none. */
   style?: BannerStyle;
+  /** Called (once) when the log stream's reader goes away (EPIPE): later log lines are lost. */
+  onLogsClosed?: () => void;
 }
 
 /** How the banner is styled: its first line, and its warnings. Colour is never the only cue. */
@@ -297,8 +299,14 @@ export async function startServe(
   const logger =
     extensions.logger ??
     (io.logs === 'pretty'
-      ? createLogger({ destination: await prettyLogDestination({ colorize: io.colors === true, fd }) })
-      : createLogger({ fd }));
+      ? createLogger({
+          destination: await prettyLogDestination({
+            colorize: io.colors === true,
+            fd,
+            ...(io.onLogsClosed && { onClosed: io.onLogsClosed }),
+          }),
+        })
+      : createLogger({ fd, ...(io.onLogsClosed && { onClosed: io.onLogsClosed }) }));
   // Told once the lazy connection is made: a line for the person watching, like the banner's.
   const announces = !options.stdio && (extensions.worker === undefined || extensions.worker.lead);
   const cluster = serverCluster(options, extensions.kube, logger, (line) => {
