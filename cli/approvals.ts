@@ -261,9 +261,12 @@ export function registerApprovalsCommands(program: Command): void {
       );
     }
     const client = await clientFor(flags);
-    await warnIfStale(client, id);
+    const current = await onRequest(id, flags, () => client.get(id));
+    // Only a pending request can be approved; a decided one's preview says nothing useful now (an
+    // executed request's "fails" because it ran): the server's refusal below is the whole answer.
+    if (current.status === 'pending') await warnIfStale(client, id);
     // Dangerous requests need the Deployment's name typed (or --confirm) before approving.
-    await confirmDangerousApproval(await onRequest(id, flags, () => client.get(id)), flags.confirm);
+    await confirmDangerousApproval(current, flags.confirm);
     const request = await onRequest(id, flags, () =>
       client.approve(id, flags.window ? { validity: { window: flags.window } } : {}),
     ).catch(async (error: unknown) => {

@@ -364,6 +364,12 @@ describe('sentinel approvals approve --window on a request that already ran', ()
     expect(refused.stderr).toContain(
       `Approval request ${id} is already executed: there is nothing left to approve. Its outcome:\n  npx sentinel approvals show ${id} --server ${live.s.url} --token <your token>\n`,
     );
+    // Only a pending request gets the staleness check: an executed one's preview (replicas 3 → 0)
+    // "fails" now that it ran, which says nothing useful. Just the state line, exit 1.
+    const again = await cli(live.s.tokens.alice, 'approve', id, '--confirm', 'checkout');
+    expect(again.code).toBe(1);
+    expect(again.stderr).not.toContain('Warning');
+    expect(again.stderr).toMatch(/^sentinel: .*already executed; only a pending request can be decided/);
   });
 });
 
