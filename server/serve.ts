@@ -1,7 +1,7 @@
 /**
  * `sentinel serve`: resolves the options into a running server — over HTTP (default) or stdio.
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { SentinelError, sentinelCommand } from '../core/index.ts';
@@ -17,7 +17,13 @@ import { createServerApp } from './app.ts';
 import { createApprovalsHub } from './gate/events.ts';
 import { handOverCredentials } from './credentials.ts';
 import { allowedHostNames, checkBindAddress, isLoopbackHost, type ServeOptions } from './config.ts';
-import { defaultTokensFile, hardenDataDir, localTokenFile, resolveDataDir } from './data-dir.ts';
+import {
+  checkDataDir,
+  defaultTokensFile,
+  hardenDataDir,
+  localTokenFile,
+  resolveDataDir,
+} from './data-dir.ts';
 import { LOCAL_IDENTITY_NAME } from './identity.ts';
 import { createIdentityStore, type IdentityStore } from './identity-store.ts';
 import { serveStdio, requireIdentity } from './stdio.ts';
@@ -137,6 +143,16 @@ function suppliedToken(
     return { token: checkSuppliedToken(env.SENTINEL_TOKEN, 'SENTINEL_TOKEN'), source: 'SENTINEL_TOKEN' };
   }
   return undefined;
+}
+
+/**
+ * Throws `SentinelError('invalid_input')` naming `flag` when the file it names does not exist. For
+ * --tokens-file: only the default tokens.yaml is created on first use; a typo in an explicit path
+ * would otherwise start a server with no approver at all.
+ */
+function requireExistingFile(path: string | undefined, flag: string): void {
+  if (path === undefined || existsSync(path)) return;
+  throw new SentinelError('invalid_input', `${flag} ${path} does not exist.`, { field: flag });
 }
 
 /** Warns (log and terminal) about identities that trust the harness's approval alone. */
@@ -280,7 +296,7 @@ function serverCluster(
 
 /**
  * Starts `sentinel serve` as configured: over HTTP, or over stdio with `options.stdio`. Throws
- * `SentinelError`: `refused` for a non-loopback host without --allow-remote and a token;
+ * `SentinelError`: `invalid_input` for a non-loopback host without --allow-remote and a token;
  * `invalid_input` for unreadable token/TLS files or an invalid tokens.yaml (including two identities
  * sharing a token); `conflict` when the startup token is an identity's token; `not_found` for an
  * unknown --identity; `unavailable` when the address cannot be bound.
@@ -291,6 +307,10 @@ export async function startServe(
   extensions: ServeExtensions = {},
 ): Promise<RunningServer> {
   const dataDir = resolveDataDir(options.dataDir, io.env);
+  // Configuration errors before anything is written to the data dir (a failed start leaves nothing).
+  checkDataDir(dataDir);
+  requireExistingFile(options.tokensFile, '--tokens-file');
+  requireExistingFile(options.policy, '--policy');
   const admission = admissionLimits(options, io.env);
   const tokensFile =
     options.tokensFile === undefined ? defaultTokensFile(dataDir) : resolve(options.tokensFile);
