@@ -8,7 +8,7 @@
  * until it is fixed (a revocation is never undone by a typo). Two identities sharing a token, or an
  * identity holding the startup token, make the file invalid: a token must name exactly one identity.
  */
-import { chmodSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import YAML from 'yaml';
 import { z } from 'zod';
@@ -323,17 +323,30 @@ function tokensFileView(options: IdentityStoreOptions, startup: StartupToken): T
   };
 }
 
-/** Writes `identities` to `tokensFile` (mode 0600), replacing it whole. */
+/**
+ * Writes `identities` to `tokensFile` (mode 0600), replacing it whole. Throws
+ * `SentinelError('invalid_input')` naming the file when it cannot be written (a read-only or
+ * special data dir such as /proc/1): nothing is changed then.
+ */
 function saveTokensFile(tokensFile: string, identities: IdentityRecord[]): void {
-  mkdirSync(dirname(tokensFile), { recursive: true, mode: 0o700 });
   const text =
     '# Sentinel identities: managed by `sentinel tokens add|list|revoke`. Token hashes only.\n' +
     YAML.stringify({ identities } satisfies TokensFile);
   // Write-then-rename: a reader (the running server) never sees a half-written file.
   const temporary = `${tokensFile}.${process.pid}.tmp`;
-  writeFileSync(temporary, text, { mode: 0o600 });
-  chmodSync(temporary, 0o600);
-  renameSync(temporary, tokensFile);
+  try {
+    mkdirSync(dirname(tokensFile), { recursive: true, mode: 0o700 });
+    writeFileSync(temporary, text, { mode: 0o600 });
+    chmodSync(temporary, 0o600);
+    renameSync(temporary, tokensFile);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw new SentinelError(
+      'invalid_input',
+      `Cannot write the tokens file ${tokensFile}: ${(error as Error).message}. Check --data-dir (or --tokens-file).`,
+      { field: '--data-dir', cause: error },
+    );
+  }
 }
 
 /**
