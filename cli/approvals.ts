@@ -252,13 +252,12 @@ export function registerApprovalsCommands(program: Command): void {
     const { DurationSchema, withLocalTimes } = await server();
     // A bare number was refused by parseDuration; the rest of the syntax is checked here.
     if (flags.window !== undefined && !DurationSchema.safeParse(flags.window).success) {
-      throw new SentinelError(
-        'invalid_input',
-        `--window '${flags.window}' must be a duration such as 15m or 1h.`,
-        {
-          field: '--window',
-        },
-      );
+      // `0s`, `0m`: a duration, but a window of nothing. The longest is the server's policy's to say.
+      const zero = /^\s*[+-]?0*\.?0*\s*[a-z]*\s*$/i.test(flags.window) && /0/.test(flags.window);
+      const rule = zero
+        ? "must be longer than zero, e.g. 15m, and at most the policy's max_window (1h by default; the request's rule may allow less)"
+        : 'must be a duration such as 15m or 1h';
+      throw new SentinelError('invalid_input', `--window '${flags.window}' ${rule}.`, { field: '--window' });
     }
     const client = await clientFor(flags);
     const current = await onRequest(id, flags, () => client.get(id));

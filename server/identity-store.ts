@@ -408,6 +408,18 @@ function issueToken(
   return { identity: toIdentity(stored), token };
 }
 
+/**
+ * `invalid_input` for `tokens revoke local`: `local` is the startup token, not an identity of the
+ * file; as for `tokens add local`, the message points to rotate.
+ */
+function localNotRevocable(): SentinelError {
+  return new SentinelError(
+    'invalid_input',
+    `'${LOCAL_IDENTITY_NAME}' is the server's startup token, not an identity in the tokens file: \`${sentinelCommand()} tokens rotate ${LOCAL_IDENTITY_NAME}\` replaces it (a new token in <data-dir>/local.token; the old one stops working at once).`,
+    { field: 'name' },
+  );
+}
+
 /** `not_found` for an identity missing from `tokensFile`. */
 function noSuchIdentity(tokensFile: string, name: string): SentinelError {
   return new SentinelError(
@@ -460,7 +472,9 @@ export function createIdentityStore(options: IdentityStoreOptions): IdentityStor
     list: () => [...loaded()],
     revoke(name) {
       const identities = loaded();
-      if (!identities.some((identity) => identity.name === name)) throw noSuchIdentity(tokensFile, name);
+      if (!identities.some((identity) => identity.name === name)) {
+        throw name === LOCAL_IDENTITY_NAME ? localNotRevocable() : noSuchIdentity(tokensFile, name);
+      }
       saveTokensFile(
         tokensFile,
         identities.filter((identity) => identity.name !== name),

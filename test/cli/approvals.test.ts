@@ -317,7 +317,7 @@ describe('sentinel approvals, against a live server', () => {
     );
     const down = await runCli(['approvals', 'list', '--server', 'http://127.0.0.1:9', '--token', 'x']);
     expect(down.stderr).toMatch(
-      /^sentinel: No Sentinel server answers at http:\/\/127\.0\.0\.1:9 \(.*\)\. Start one in another terminal with `npx sentinel serve --port 9`/,
+      /^sentinel: No Sentinel server answers at http:\/\/127\.0\.0\.1:9 \(.*\)\. Is a Sentinel server running at http:\/\/127\.0\.0\.1:9\?/,
     );
     expect((await runCli(['approvals', 'list', '--server', 'ftp://x', '--token', 'x'])).stderr).toMatch(
       /is not an http\(s\) URL/,
