@@ -91,10 +91,10 @@ function registerServe(program: Command): void {
       // not fall through to the default action and end the process before its cleanup.
       let server: RunningServer | undefined;
       let early: EarlyServer | undefined;
-      let stopping = false;
-      const stop = () => {
-        stopping = true;
-        void server?.close();
+      let stopping: string | undefined; // why: the signal, or 'output closed'
+      const stop = (reason: string) => {
+        stopping ??= reason;
+        void server?.close(reason);
       };
       for (const signal of STOP_SIGNALS) process.on(signal, stop);
       // Output closed (`serve | head -1`, a log shipper gone): the logs would go nowhere, so stop as
@@ -103,7 +103,7 @@ function registerServe(program: Command): void {
       let outputLost = false;
       const lose = () => {
         outputLost = true;
-        stop();
+        stop('output closed');
       };
       const unregisterOutput = options.stdio ? () => {} : whenOutputCloses(lose);
       try {
@@ -123,7 +123,8 @@ function registerServe(program: Command): void {
         const logStream = options.stdio ? process.stderr : process.stdout;
         const banner = palette(process.stderr);
         // A --workers worker whose primary went away (killed) stops too.
-        if (worker) process.once('disconnect', stop);
+        const orphaned = () => stop('primary disconnected');
+        if (worker) process.once('disconnect', orphaned);
         server = await startServe(
           options,
           {
@@ -139,7 +140,7 @@ function registerServe(program: Command): void {
           },
           { ...(worker && { worker }), ...(early && { listener: early }) },
         );
-        if (stopping) void server.close();
+        if (stopping !== undefined) void server.close(stopping);
         // Started: give back what start-up alone needed (issue 17: idle RSS; server/serve-heap.ts).
         else
           setImmediate(() => {

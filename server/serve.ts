@@ -27,7 +27,7 @@ import {
 import { LOCAL_IDENTITY_NAME } from './identity.ts';
 import { createIdentityStore, type IdentityStore } from './identity-store.ts';
 import { serveStdio, requireIdentity } from './stdio.ts';
-import { trackInFlight } from './in-flight.ts';
+import { trackInFlight, type InFlightCalls } from './in-flight.ts';
 import { connectCluster, lazyCluster, type ClusterAccess } from './kube.ts';
 import { listen, type ListeningServer } from './listen.ts';
 import { listenError, readPem, type EarlyServer } from './serve-listen.ts';
@@ -112,8 +112,11 @@ export interface ServeExtensions {
 export interface RunningServer {
   /** `http(s)://host:port` of the HTTP server; undefined in stdio mode. */
   url: string | undefined;
-  /** Stops the server and the plugins. */
-  close(): Promise<void>;
+  /**
+   * Stops the server and the plugins, then logs "stopped" (info) with `reason` — the signal
+   * (`SIGTERM`), or why (`output closed`) — and how many calls were drained.
+   */
+  close(reason?: string): Promise<void>;
   /** Resolves when the server stops (stdio: when stdin closes). */
   closed: Promise<void>;
 }
@@ -173,11 +176,29 @@ function warnUpstreamTrust(identities: IdentityStore, logger: Logger, io: ServeI
  * later tick, so a `close` re-entered from inside `stop` (a transport's close callback) gets the
  * same promise instead of stopping again.
  */
-function runningServer(url: string | undefined, stop: () => Promise<void>): RunningServer {
+function runningServer(
+  url: string | undefined,
+  stop: () => Promise<void>,
+  stopped: { logger: Logger; inFlight: InFlightCalls },
+): RunningServer {
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolveFn) => (resolveClosed = resolveFn));
   let closing: Promise<void> | undefined;
-  return { url, closed, close: () => (closing ??= Promise.resolve().then(stop).then(resolveClosed)) };
+  const close = async (reason: string | undefined) => {
+    const drained = stopped.inFlight.size;
+    await stop();
+    // A clean stop, told from a crash by this last line.
+    const why = reason === undefined ? {} : /^SIG[A-Z]+$/.test(reason) ? { signal: reason } : { reason };
+    stopped.logger.info({ ...why, drained_calls: drained }, 'stopped');
+  };
+  return {
+    url,
+    closed,
+    close: (reason) =>
+      (closing ??= Promise.resolve()
+        .then(() => close(reason))
+        .then(resolveClosed)),
+  };
 }
 
 /** SENTINEL_STORE_URL when set (an empty value means the default SQLite store). */
@@ -397,12 +418,16 @@ export async function startServe(
 
   if (options.stdio) {
     const stdio: { close?: () => Promise<void> } = {};
-    const running = runningServer(undefined, async () => {
-      await stdio.close?.(); // aborts the calls in flight
-      await inFlight.settled({ logger });
-      await plugins.close();
-      await cluster.close();
-    });
+    const running = runningServer(
+      undefined,
+      async () => {
+        await stdio.close?.(); // aborts the calls in flight
+        await inFlight.settled({ logger });
+        await plugins.close();
+        await cluster.close();
+      },
+      { logger, inFlight },
+    );
     Object.assign(
       stdio,
       await serveStdio({
@@ -467,12 +492,16 @@ export async function startServe(
   if (worker && !worker.lead) {
     // Another worker of a --workers server: the lead handed over the credentials and printed the banner.
     worker.listening(server.url);
-    return runningServer(server.url, async () => {
-      await server.close();
-      await inFlight.settled({ logger });
-      await plugins.close();
-      await cluster.close();
-    });
+    return runningServer(
+      server.url,
+      async () => {
+        await server.close();
+        await inFlight.settled({ logger });
+        await plugins.close();
+        await cluster.close();
+      },
+      { logger, inFlight },
+    );
   }
   const pluginCredentials = plugins
     .credentials(server.url)
@@ -540,5 +569,5 @@ export async function startServe(
       style: io.style,
     }),
   );
-  return runningServer(server.url, stop);
+  return runningServer(server.url, stop, { logger, inFlight });
 }
