@@ -6,7 +6,7 @@
 import { chmodSync, closeSync, mkdirSync, openSync, readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { SentinelError } from '../core/index.ts';
+import { SentinelError } from '../core/light.ts';
 
 /** Absolute data directory from the flag value, the environment, or the default `~/.sentinel`. */
 export function resolveDataDir(flag?: string, env: NodeJS.ProcessEnv = process.env): string {
