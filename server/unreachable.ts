@@ -75,7 +75,11 @@ function serveFlags(url: string): string | undefined {
  */
 export function serverUnreachable(url: string, error: unknown, dataDir?: string): SentinelError {
   const code = socketCode(error);
-  const reason = code ? REASONS[code] : error instanceof Error ? error.message : String(error);
+  // undici says only "fetch failed"; its cause says why (e.g. "bad port" for a port fetch refuses).
+  const cause = (error as { cause?: unknown } | undefined)?.cause;
+  const detail =
+    error instanceof Error && error.message === 'fetch failed' && cause instanceof Error ? cause : error;
+  const reason = code ? REASONS[code] : detail instanceof Error ? detail.message : String(detail);
   const flags = serveFlags(url);
   const serve = `${sentinelCommand()} serve${flags ?? ''}${dataDir ? ` --data-dir ${dataDir}` : ''}`;
   const hint =

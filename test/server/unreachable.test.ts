@@ -48,6 +48,13 @@ describe('no server answers', () => {
     expect(serve('http://127.0.0.2:9000')).toBe('npx sentinel serve --host 127.0.0.2 --port 9000');
   });
 
+  it("says why fetch failed when undici's cause tells (port 1: a port fetch refuses to use)", async () => {
+    const error = await fetch('http://127.0.0.1:1/healthz').catch((e: unknown) => e);
+    expect(serverUnreachable('http://127.0.0.1:1', error).message).toMatch(
+      /^No Sentinel server answers at http:\/\/127\.0\.0\.1:1 \(bad port\)\. /,
+    );
+  });
+
   it.each([
     // Not this machine: a local `serve` would not answer there.
     ['another host', 'http://sentinel.example:7280'],
