@@ -252,18 +252,20 @@ export function registerApprovalsCommands(program: Command): void {
     const { DurationSchema, withLocalTimes } = await server();
     // A bare number was refused by parseDuration; the rest of the syntax is checked here.
     if (flags.window !== undefined && !DurationSchema.safeParse(flags.window).success) {
-      throw new SentinelError(
-        'invalid_input',
-        `--window '${flags.window}' must be a duration such as 15m or 1h.`,
-        {
-          field: '--window',
-        },
-      );
+      // `0s`, `0m`: a duration, but a window of nothing. The longest is the server's policy's to say.
+      const zero = /^\s*[+-]?0*\.?0*\s*[a-z]*\s*$/i.test(flags.window) && /0/.test(flags.window);
+      const rule = zero
+        ? "must be longer than zero, e.g. 15m, and at most the policy's max_window (1h by default; the request's rule may allow less)"
+        : 'must be a duration such as 15m or 1h';
+      throw new SentinelError('invalid_input', `--window '${flags.window}' ${rule}.`, { field: '--window' });
     }
     const client = await clientFor(flags);
-    await warnIfStale(client, id);
+    const current = await onRequest(id, flags, () => client.get(id));
+    // Only a pending request can be approved; a decided one's preview says nothing useful now (an
+    // executed request's "fails" because it ran): the server's refusal below is the whole answer.
+    if (current.status === 'pending') await warnIfStale(client, id);
     // Dangerous requests need the Deployment's name typed (or --confirm) before approving.
-    await confirmDangerousApproval(await onRequest(id, flags, () => client.get(id)), flags.confirm);
+    await confirmDangerousApproval(current, flags.confirm);
     const request = await onRequest(id, flags, () =>
       client.approve(id, flags.window ? { validity: { window: flags.window } } : {}),
     ).catch(async (error: unknown) => {

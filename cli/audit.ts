@@ -107,6 +107,7 @@ export function registerAuditCommands(program: Command): void {
     .action(async (options: { dataDir?: string; append?: string; webhook?: string }) => {
       const {
         appendCheckpoint,
+        checkAppendable,
         checkpointLine,
         dataDirCheckpoints,
         headCheckpoint,
@@ -114,6 +115,8 @@ export function registerAuditCommands(program: Command): void {
         sendCheckpoint,
       } = await import('../server/client.ts');
       const dataDir = resolveDataDir(options.dataDir);
+      // Before the data dir's own checkpoint file: a bad --append target changes nothing.
+      if (options.append !== undefined) checkAppendable(options.append, '--append');
       const log = openAuditLog(dataDir, { mustExist: true });
       let checkpoint;
       try {

@@ -117,7 +117,7 @@ export function timeoutOption(): Option {
 export function parseSeconds(value: string): number {
   const seconds = Number(value);
   if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600) {
-    throw new InvalidArgumentError('must be a number of seconds between 0 and 3600.');
+    throw new InvalidArgumentError('must be a number of seconds greater than 0 and at most 3600.');
   }
   return seconds;
 }

@@ -5,6 +5,7 @@ import cluster from 'node:cluster';
 import module from 'node:module';
 import type { Command } from 'commander';
 import type { EarlyServer, RunningServer } from '../server/index.ts';
+import { OUTPUT_CLOSED_EXIT_CODE, whenOutputCloses } from '../agent/light.ts';
 import { LOCAL_IDENTITY_NAME } from '../server/light.ts';
 import { collect, dataDirOption, tokensFileOption } from './options.ts';
 
@@ -89,12 +90,21 @@ function registerServe(program: Command): void {
       // not fall through to the default action and end the process before its cleanup.
       let server: RunningServer | undefined;
       let early: EarlyServer | undefined;
-      let stopping = false;
-      const stop = () => {
-        stopping = true;
-        void server?.close();
+      let stopping: string | undefined; // why: the signal, or 'output closed'
+      const stop = (reason: string) => {
+        stopping ??= reason;
+        void server?.close(reason);
       };
       for (const signal of STOP_SIGNALS) process.on(signal, stop);
+      // Output closed (`serve | head -1`, a log shipper gone): the logs would go nowhere, so stop as
+      // on SIGTERM (calls drained, files removed) and exit 141, which a supervisor sees as a failure
+      // (README "Exit codes"). stdio mode: stdout is the protocol; its client's end is stdin's.
+      let outputLost = false;
+      const lose = () => {
+        outputLost = true;
+        stop('output closed');
+      };
+      const unregisterOutput = options.stdio ? () => {} : whenOutputCloses(lose);
       try {
         // Bound before the server loads (issue 17: /healthz within 1 s): until the app is attached,
         // /healthz and /readyz answer 'starting' and other requests wait. A --workers worker binds
@@ -112,7 +122,8 @@ function registerServe(program: Command): void {
         const logStream = options.stdio ? process.stderr : process.stdout;
         const banner = palette(process.stderr);
         // A --workers worker whose primary went away (killed) stops too.
-        if (worker) process.once('disconnect', stop);
+        const orphaned = () => stop('primary disconnected');
+        if (worker) process.once('disconnect', orphaned);
         server = await startServe(
           options,
           {
@@ -121,13 +132,14 @@ function registerServe(program: Command): void {
             env: process.env,
             logs: logFormat(logStream, process.env),
             colors: colorsEnabled(logStream),
+            ...(!options.stdio && { onLogsClosed: lose }),
             ...(banner.enabled && {
               style: { strong: (text) => banner.paint('bold', text), warn: (text) => banner.warn(text) },
             }),
           },
           { ...(worker && { worker }), ...(early && { listener: early }) },
         );
-        if (stopping) void server.close();
+        if (stopping !== undefined) void server.close(stopping);
         // Started: give back what start-up alone needed (issue 17: idle RSS; server/serve-heap.ts).
         else
           setImmediate(() => {
@@ -136,12 +148,14 @@ function registerServe(program: Command): void {
             module.flushCompileCache?.();
           });
         await server.closed;
+        if (outputLost) process.exitCode = OUTPUT_CLOSED_EXIT_CODE;
         if (worker && process.connected) process.disconnect();
       } catch (error) {
         if (!server) await early?.close(); // start-up failed: the held requests get 503
         throw error;
       } finally {
         for (const signal of STOP_SIGNALS) process.off(signal, stop);
+        unregisterOutput();
         // A worker that failed to start (the port taken) leaves the cluster: its IPC channel would
         // keep it alive, and its primary waiting, forever. Through cluster.worker, so that the
         // process ends with its own exit code (a bare process.disconnect() makes it exit 0).

@@ -24,6 +24,7 @@ export {
 } from './render/index.ts';
 export {
   appendCheckpoint,
+  checkAppendable,
   checkpointLine,
   checkpointsFromOption,
   dataDirCheckpoints,

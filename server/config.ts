@@ -30,7 +30,7 @@ export function isLoopbackHost(host: string): boolean {
 }
 
 /**
- * Throws `SentinelError('refused')` when `host` is not loopback unless remote access was allowed
+ * Throws `SentinelError('invalid_input')` when `host` is not loopback unless remote access was allowed
  * with --allow-remote and at least one token can authenticate. The message names the risk.
  */
 export function checkBindAddress(host: string, allowRemote: boolean, hasTokens: boolean): void {
@@ -44,8 +44,9 @@ export function checkBindAddress(host: string, allowRemote: boolean, hasTokens: 
           `configure at least one token (SENTINEL_TOKEN, --token-file, or \`${sentinelCommand()} tokens add <name> --role caller\`)`,
         ]),
   ];
+  // A configuration error (exit 2, README "Exit codes"), said as a refusal.
   throw new SentinelError(
-    'refused',
+    'invalid_input',
     `Refusing to listen on ${host}: it is not a loopback address, so anyone who can reach this machine ` +
       'over the network could call tools that change your Kubernetes cluster (roll back, restart, scale) ' +
       'and read its logs. To serve remotely on purpose, ' +

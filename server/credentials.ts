@@ -4,7 +4,7 @@
  * value is shown only when stderr is an interactive terminal. Otherwise — stderr captured with the
  * JSON logs by a service manager, `2>&1 | tee`, CI — only the file's path is printed and logged.
  */
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Credential } from './plugins.ts';
@@ -14,6 +14,15 @@ export function writeSecret(file: string, value: string): void {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   writeFileSync(file, `${value}\n`, { mode: 0o600 });
   chmodSync(file, 0o600); // writeFileSync keeps the mode of an existing file
+}
+
+/** Whether `file` already holds exactly `value` (as `writeSecret` writes it) and is owner-only. */
+function holdsSecret(file: string, value: string): boolean {
+  try {
+    return (statSync(file).mode & 0o077) === 0 && readFileSync(file, 'utf8') === `${value}\n`;
+  } catch {
+    return false; // missing or unreadable: written anew
+  }
 }
 
 export interface HandOverOptions {
@@ -26,12 +35,18 @@ export interface HandOverOptions {
 /**
  * Writes every credential to `<dataDir>/<file>` (0600), logs each file's path (never the value), and
  * returns the banner lines for stderr: label, path and value on a terminal, label and path otherwise.
+ * A file already holding the value, owner-only (the `local` token kept across restarts), is left
+ * untouched, its mtime too, and logged as "credential kept".
  */
 export function handOverCredentials(credentials: readonly Credential[], options: HandOverOptions): string[] {
   return credentials.flatMap(({ label, value, file }) => {
     const path = join(options.dataDir, file);
-    writeSecret(path, value);
-    options.logger.info({ file: path }, `credential written: ${label}`);
+    if (holdsSecret(path, value)) {
+      options.logger.info({ file: path }, `credential kept: ${label}`);
+    } else {
+      writeSecret(path, value);
+      options.logger.info({ file: path }, `credential written: ${label}`);
+    }
     return options.terminal
       ? [`${label}, saved to ${path} (0600):`, value]
       : [`${label}: in ${path} (0600; not printed because stderr is not a terminal).`];

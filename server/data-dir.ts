@@ -3,14 +3,44 @@
  * `--data-dir`, else `SENTINEL_DATA_DIR`, else `~/.sentinel`. Every subcommand that touches state
  * takes the `--data-dir` option (cli/options.ts).
  */
-import { chmodSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync, readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { SentinelError } from '../core/light.ts';
 
 /** Absolute data directory from the flag value, the environment, or the default `~/.sentinel`. */
 export function resolveDataDir(flag?: string, env: NodeJS.ProcessEnv = process.env): string {
   const chosen = flag ?? (env.SENTINEL_DATA_DIR || undefined) ?? join(homedir(), '.sentinel');
   return resolve(chosen);
+}
+
+/**
+ * Throws `SentinelError('invalid_input')` naming `field` when `path` exists but is not a directory
+ * (`--data-dir /etc/passwd`), instead of the raw EEXIST/ENOTDIR of the first mkdir or write in it.
+ * A missing directory passes: it is created (0700) on first use.
+ */
+export function checkDataDir(path: string, field = '--data-dir'): void {
+  let isDirectory: boolean;
+  try {
+    isDirectory = statSync(path).isDirectory();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return;
+    if (code !== 'ENOTDIR') throw error;
+    isDirectory = false; // a parent is a file: `--data-dir /etc/passwd/x`
+  }
+  if (!isDirectory) {
+    throw new SentinelError('invalid_input', `${field} ${path} is not a directory.`, { field });
+  }
+}
+
+/**
+ * Creates `file` empty with mode 0600 when it does not exist (an existing file is left as it is),
+ * so that a database opened on it next is never readable by others, even for a moment, whatever the
+ * umask. SQLite gives its -wal/-shm files the mode of the database file.
+ */
+export function createPrivateFile(file: string): void {
+  closeSync(openSync(file, 'a', 0o600));
 }
 
 /** `<data-dir>/tokens.yaml`: identities and token hashes. */

@@ -8,7 +8,7 @@
  * until it is fixed (a revocation is never undone by a typo). Two identities sharing a token, or an
  * identity holding the startup token, make the file invalid: a token must name exactly one identity.
  */
-import { chmodSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import YAML from 'yaml';
 import { z } from 'zod';
@@ -323,17 +323,30 @@ function tokensFileView(options: IdentityStoreOptions, startup: StartupToken): T
   };
 }
 
-/** Writes `identities` to `tokensFile` (mode 0600), replacing it whole. */
+/**
+ * Writes `identities` to `tokensFile` (mode 0600), replacing it whole. Throws
+ * `SentinelError('invalid_input')` naming the file when it cannot be written (a read-only or
+ * special data dir such as /proc/1): nothing is changed then.
+ */
 function saveTokensFile(tokensFile: string, identities: IdentityRecord[]): void {
-  mkdirSync(dirname(tokensFile), { recursive: true, mode: 0o700 });
   const text =
     '# Sentinel identities: managed by `sentinel tokens add|list|revoke`. Token hashes only.\n' +
     YAML.stringify({ identities } satisfies TokensFile);
   // Write-then-rename: a reader (the running server) never sees a half-written file.
   const temporary = `${tokensFile}.${process.pid}.tmp`;
-  writeFileSync(temporary, text, { mode: 0o600 });
-  chmodSync(temporary, 0o600);
-  renameSync(temporary, tokensFile);
+  try {
+    mkdirSync(dirname(tokensFile), { recursive: true, mode: 0o700 });
+    writeFileSync(temporary, text, { mode: 0o600 });
+    chmodSync(temporary, 0o600);
+    renameSync(temporary, tokensFile);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw new SentinelError(
+      'invalid_input',
+      `Cannot write the tokens file ${tokensFile}: ${(error as Error).message}. Check --data-dir (or --tokens-file).`,
+      { field: '--data-dir', cause: error },
+    );
+  }
 }
 
 /**
@@ -395,6 +408,18 @@ function issueToken(
   return { identity: toIdentity(stored), token };
 }
 
+/**
+ * `invalid_input` for `tokens revoke local`: `local` is the startup token, not an identity of the
+ * file; as for `tokens add local`, the message points to rotate.
+ */
+function localNotRevocable(): SentinelError {
+  return new SentinelError(
+    'invalid_input',
+    `'${LOCAL_IDENTITY_NAME}' is the server's startup token, not an identity in the tokens file: \`${sentinelCommand()} tokens rotate ${LOCAL_IDENTITY_NAME}\` replaces it (a new token in <data-dir>/local.token; the old one stops working at once).`,
+    { field: 'name' },
+  );
+}
+
 /** `not_found` for an identity missing from `tokensFile`. */
 function noSuchIdentity(tokensFile: string, name: string): SentinelError {
   return new SentinelError(
@@ -447,7 +472,9 @@ export function createIdentityStore(options: IdentityStoreOptions): IdentityStor
     list: () => [...loaded()],
     revoke(name) {
       const identities = loaded();
-      if (!identities.some((identity) => identity.name === name)) throw noSuchIdentity(tokensFile, name);
+      if (!identities.some((identity) => identity.name === name)) {
+        throw name === LOCAL_IDENTITY_NAME ? localNotRevocable() : noSuchIdentity(tokensFile, name);
+      }
       saveTokensFile(
         tokensFile,
         identities.filter((identity) => identity.name !== name),

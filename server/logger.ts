@@ -24,6 +24,25 @@ export interface LoggerOptions {
   fd?: 1 | 2;
   /** Write here instead of `fd` (tests capture logs this way). */
   destination?: DestinationStream;
+  /** Called (once) when `fd`'s reader goes away (EPIPE): every later line is lost. */
+  onClosed?: () => void;
+}
+
+/**
+ * A synchronous pino destination on `fd`. pino drops every line after an EPIPE silently; `onClosed`
+ * is told (once), so that a server whose logs go nowhere can stop instead of running unseen.
+ */
+export function fdDestination(fd: 1 | 2, onClosed?: () => void): DestinationStream {
+  const destination = pino.destination({ fd, sync: true });
+  if (onClosed) {
+    let told = false;
+    destination.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE' || told) return;
+      told = true;
+      onClosed();
+    });
+  }
+  return destination;
 }
 
 /** The pino options of the server logger (level, redaction, sanitising hook), for `level`. */
@@ -70,7 +89,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   return skipRedactingPrimitives(
     pino(
       serverLoggerOptions(options.level ?? process.env.SENTINEL_LOG_LEVEL ?? 'info'),
-      options.destination ?? pino.destination({ fd: options.fd ?? 1, sync: true }),
+      options.destination ?? fdDestination(options.fd ?? 1, options.onClosed),
     ),
   );
 }

@@ -9,9 +9,9 @@
  * pino-pretty's own colours.
  */
 import type { DestinationStream } from 'pino';
-import pino from 'pino';
 import { SentinelError } from '../core/index.ts';
 import { sanitizeText } from '../tools/index.ts';
+import { fdDestination } from './logger.ts';
 
 /** `json`: pino's JSON lines; `pretty`: short lines for a person at a terminal. */
 export type LogFormat = 'json' | 'pretty';
@@ -44,6 +44,8 @@ export interface PrettyLogOptions {
   fd?: 1 | 2;
   /** Write here instead of `fd` (tests). */
   destination?: { write(text: string): unknown };
+  /** Called (once) when `fd`'s reader goes away (server/logger.ts `fdDestination`). */
+  onClosed?: () => void;
 }
 
 /** `value` with every string (and key) sanitized for a terminal, recursively. */
@@ -68,7 +70,7 @@ export async function prettyLogDestination(options: PrettyLogOptions): Promise<D
     ignore: 'pid,hostname,name',
     singleLine: true,
   });
-  const out = options.destination ?? pino.destination({ fd: options.fd ?? 1, sync: true });
+  const out = options.destination ?? fdDestination(options.fd ?? 1, options.onClosed);
   return {
     write(line: string) {
       let record: unknown;

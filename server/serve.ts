@@ -1,7 +1,7 @@
 /**
  * `sentinel serve`: resolves the options into a running server — over HTTP (default) or stdio.
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { SentinelError, sentinelCommand } from '../core/index.ts';
@@ -19,11 +19,17 @@ import { handOverCredentials } from './credentials.ts';
 import { allowedHostNames, checkBindAddress, isLoopbackHost, type ServeOptions } from './config.ts';
 import { readCacheMode } from './serve-options.ts';
 import { readCacheLog } from './read-cache-log.ts';
-import { defaultTokensFile, hardenDataDir, localTokenFile, resolveDataDir } from './data-dir.ts';
+import {
+  checkDataDir,
+  defaultTokensFile,
+  hardenDataDir,
+  localTokenFile,
+  resolveDataDir,
+} from './data-dir.ts';
 import { LOCAL_IDENTITY_NAME } from './identity.ts';
 import { createIdentityStore, type IdentityStore } from './identity-store.ts';
 import { serveStdio, requireIdentity } from './stdio.ts';
-import { trackInFlight } from './in-flight.ts';
+import { trackInFlight, type InFlightCalls } from './in-flight.ts';
 import { connectCluster, lazyCluster, type ClusterAccess } from './kube.ts';
 import { listen, type ListeningServer } from './listen.ts';
 import { listenError, readPem, type EarlyServer } from './serve-listen.ts';
@@ -68,6 +74,8 @@ export interface ServeIo {
   colors?: boolean;
   /** Styling of the banner on a terminal (the CLI's palette); default none. */
   style?: BannerStyle;
+  /** Called (once) when the log stream's reader goes away (EPIPE): later log lines are lost. */
+  onLogsClosed?: () => void;
 }
 
 /** How the banner is styled: its first line, and its warnings. Colour is never the only cue. */
@@ -106,8 +114,11 @@ export interface ServeExtensions {
 export interface RunningServer {
   /** `http(s)://host:port` of the HTTP server; undefined in stdio mode. */
   url: string | undefined;
-  /** Stops the server and the plugins. */
-  close(): Promise<void>;
+  /**
+   * Stops the server and the plugins, then logs "stopped" (info) with `reason` — the signal
+   * (`SIGTERM`), or why (`output closed`) — and how many calls were drained.
+   */
+  close(reason?: string): Promise<void>;
   /** Resolves when the server stops (stdio: when stdin closes). */
   closed: Promise<void>;
 }
@@ -139,6 +150,16 @@ function suppliedToken(
   return undefined;
 }
 
+/**
+ * Throws `SentinelError('invalid_input')` naming `flag` when the file it names does not exist. For
+ * --tokens-file: only the default tokens.yaml is created on first use; a typo in an explicit path
+ * would otherwise start a server with no approver at all.
+ */
+function requireExistingFile(path: string | undefined, flag: string): void {
+  if (path === undefined || existsSync(path)) return;
+  throw new SentinelError('invalid_input', `${flag} ${path} does not exist.`, { field: flag });
+}
+
 /** Warns (log and terminal) about identities that trust the harness's approval alone. */
 function warnUpstreamTrust(identities: IdentityStore, logger: Logger, io: ServeIo): void {
   const trusting = identities.list().filter((record) => record.trust_upstream_approval);
@@ -157,11 +178,29 @@ function warnUpstreamTrust(identities: IdentityStore, logger: Logger, io: ServeI
  * later tick, so a `close` re-entered from inside `stop` (a transport's close callback) gets the
  * same promise instead of stopping again.
  */
-function runningServer(url: string | undefined, stop: () => Promise<void>): RunningServer {
+function runningServer(
+  url: string | undefined,
+  stop: () => Promise<void>,
+  stopped: { logger: Logger; inFlight: InFlightCalls },
+): RunningServer {
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolveFn) => (resolveClosed = resolveFn));
   let closing: Promise<void> | undefined;
-  return { url, closed, close: () => (closing ??= Promise.resolve().then(stop).then(resolveClosed)) };
+  const close = async (reason: string | undefined) => {
+    const drained = stopped.inFlight.size;
+    await stop();
+    // A clean stop, told from a crash by this last line.
+    const why = reason === undefined ? {} : /^SIG[A-Z]+$/.test(reason) ? { signal: reason } : { reason };
+    stopped.logger.info({ ...why, drained_calls: drained }, 'stopped');
+  };
+  return {
+    url,
+    closed,
+    close: (reason) =>
+      (closing ??= Promise.resolve()
+        .then(() => close(reason))
+        .then(resolveClosed)),
+  };
 }
 
 /** SENTINEL_STORE_URL when set (an empty value means the default SQLite store). */
@@ -281,7 +320,7 @@ function serverCluster(
 
 /**
  * Starts `sentinel serve` as configured: over HTTP, or over stdio with `options.stdio`. Throws
- * `SentinelError`: `refused` for a non-loopback host without --allow-remote and a token;
+ * `SentinelError`: `invalid_input` for a non-loopback host without --allow-remote and a token;
  * `invalid_input` for unreadable token/TLS files or an invalid tokens.yaml (including two identities
  * sharing a token); `conflict` when the startup token is an identity's token; `not_found` for an
  * unknown --identity; `unavailable` when the address cannot be bound.
@@ -292,6 +331,10 @@ export async function startServe(
   extensions: ServeExtensions = {},
 ): Promise<RunningServer> {
   const dataDir = resolveDataDir(options.dataDir, io.env);
+  // Configuration errors before anything is written to the data dir (a failed start leaves nothing).
+  checkDataDir(dataDir);
+  requireExistingFile(options.tokensFile, '--tokens-file');
+  requireExistingFile(options.policy, '--policy');
   const admission = admissionLimits(options, io.env);
   const readCache = readCacheMode(options, io.env);
   const tokensFile =
@@ -301,8 +344,14 @@ export async function startServe(
   const logger =
     extensions.logger ??
     (io.logs === 'pretty'
-      ? createLogger({ destination: await prettyLogDestination({ colorize: io.colors === true, fd }) })
-      : createLogger({ fd }));
+      ? createLogger({
+          destination: await prettyLogDestination({
+            colorize: io.colors === true,
+            fd,
+            ...(io.onLogsClosed && { onClosed: io.onLogsClosed }),
+          }),
+        })
+      : createLogger({ fd, ...(io.onLogsClosed && { onClosed: io.onLogsClosed }) }));
   // Told once the lazy connection is made: a line for the person watching, like the banner's.
   const announces = !options.stdio && (extensions.worker === undefined || extensions.worker.lead);
   const cluster = serverCluster({ ...options, readCache }, extensions.kube, logger, (line) => {
@@ -373,12 +422,16 @@ export async function startServe(
 
   if (options.stdio) {
     const stdio: { close?: () => Promise<void> } = {};
-    const running = runningServer(undefined, async () => {
-      await stdio.close?.(); // aborts the calls in flight
-      await inFlight.settled({ logger });
-      await plugins.close();
-      await cluster.close();
-    });
+    const running = runningServer(
+      undefined,
+      async () => {
+        await stdio.close?.(); // aborts the calls in flight
+        await inFlight.settled({ logger });
+        await plugins.close();
+        await cluster.close();
+      },
+      { logger, inFlight },
+    );
     Object.assign(
       stdio,
       await serveStdio({
@@ -443,12 +496,16 @@ export async function startServe(
   if (worker && !worker.lead) {
     // Another worker of a --workers server: the lead handed over the credentials and printed the banner.
     worker.listening(server.url);
-    return runningServer(server.url, async () => {
-      await server.close();
-      await inFlight.settled({ logger });
-      await plugins.close();
-      await cluster.close();
-    });
+    return runningServer(
+      server.url,
+      async () => {
+        await server.close();
+        await inFlight.settled({ logger });
+        await plugins.close();
+        await cluster.close();
+      },
+      { logger, inFlight },
+    );
   }
   const pluginCredentials = plugins
     .credentials(server.url)
@@ -516,5 +573,5 @@ export async function startServe(
       style: io.style,
     }),
   );
-  return runningServer(server.url, stop);
+  return runningServer(server.url, stop, { logger, inFlight });
 }

@@ -37,24 +37,28 @@ export function isConnectionFailure(error: unknown): boolean {
 const SERVE_HOST = '127.0.0.1';
 const SERVE_PORT = '7070';
 
+/** Below this, a port needs privileges to bind: a URL there is a typo, not where to start `serve`. */
+const FIRST_UNPRIVILEGED_PORT = 1024;
+
 /**
  * The `serve` flags that make a server on this machine answer at `url`: `--port` when the port is
  * not 7070 (the scheme's default port when the URL has none), `--host` for a loopback address
- * other than 127.0.0.1/localhost. None for a non-loopback or unparsable URL: a `serve` here would
- * not answer there.
+ * other than 127.0.0.1/localhost. Undefined for a non-loopback or unparsable URL (a `serve` here
+ * would not answer there) and for a privileged port (`--server http://127.0.0.1:1`: a typo).
  */
-function serveFlags(url: string): string {
+function serveFlags(url: string): string | undefined {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    return '';
+    return undefined;
   }
   const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
   const lower = host.toLowerCase();
   const loopback = lower === 'localhost' || lower === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
-  if (!loopback) return '';
+  if (!loopback) return undefined;
   const port = parsed.port || (parsed.protocol === 'https:' ? '443' : '80');
+  if (Number(port) < FIRST_UNPRIVILEGED_PORT) return undefined;
   const hostFlag = lower === 'localhost' || host === SERVE_HOST ? '' : ` --host ${host}`;
   return `${hostFlag}${port === SERVE_PORT ? '' : ` --port ${port}`}`;
 }
@@ -65,17 +69,26 @@ function serveFlags(url: string): string {
  * "No Sentinel server answers at http://127.0.0.1:7070 (connection refused). Start one in another
  * terminal with `npx sentinel serve`, or point --server or SENTINEL_SERVER_URL at a running one."
  * `dataDir`, when the command was given one, is repeated in the `serve` command; so are `--port`
- * (and `--host`) when `url` is on this machine but not at serve's default 127.0.0.1:7070.
+ * (and `--host`) when `url` is on this machine but not at serve's default 127.0.0.1:7070. For a
+ * URL a local `serve` would not answer (another host, a privileged port) it asks instead:
+ * "Is a Sentinel server running at <url>? Check --server (or SENTINEL_SERVER_URL)."
  */
 export function serverUnreachable(url: string, error: unknown, dataDir?: string): SentinelError {
   const code = socketCode(error);
-  const reason = code ? REASONS[code] : error instanceof Error ? error.message : String(error);
-  const serve = `${sentinelCommand()} serve${serveFlags(url)}${dataDir ? ` --data-dir ${dataDir}` : ''}`;
-  return new SentinelError(
-    'unavailable',
-    `No Sentinel server answers at ${url} (${reason}). Start one in another terminal with \`${serve}\`, or point --server or SENTINEL_SERVER_URL at a running one.`,
-    { cause: error },
-  );
+  // undici says only "fetch failed"; its cause says why (e.g. "bad port" for a port fetch refuses).
+  const cause = (error as { cause?: unknown } | undefined)?.cause;
+  const detail =
+    error instanceof Error && error.message === 'fetch failed' && cause instanceof Error ? cause : error;
+  const reason = code ? REASONS[code] : detail instanceof Error ? detail.message : String(detail);
+  const flags = serveFlags(url);
+  const serve = `${sentinelCommand()} serve${flags ?? ''}${dataDir ? ` --data-dir ${dataDir}` : ''}`;
+  const hint =
+    flags === undefined
+      ? `Is a Sentinel server running at ${url}? Check --server (or SENTINEL_SERVER_URL).`
+      : `Start one in another terminal with \`${serve}\`, or point --server or SENTINEL_SERVER_URL at a running one.`;
+  return new SentinelError('unavailable', `No Sentinel server answers at ${url} (${reason}). ${hint}`, {
+    cause: error,
+  });
 }
 
 /**

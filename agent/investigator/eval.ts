@@ -182,10 +182,11 @@ export function scoreDetails(
   };
 }
 
-/** Scenario files (`*.yaml`) in `dir`, sorted. Throws `invalid_input` when the directory cannot be read. */
+/** Scenario files (`*.yaml`, `*.yml`) in `dir`, sorted. Throws `invalid_input` when the directory cannot be read or holds none. */
 export function scenarioFiles(dir: string): string[] {
+  let files: string[];
   try {
-    return readdirSync(dir)
+    files = readdirSync(dir)
       .filter((file) => file.endsWith('.yaml') || file.endsWith('.yml'))
       .sort()
       .map((file) => join(resolve(dir), file));
@@ -199,6 +200,13 @@ export function scenarioFiles(dir: string): string[] {
       },
     );
   }
+  // Scoring nothing would read as "0 of 0 correct", exit 0: a wrong directory is a usage error.
+  if (files.length === 0) {
+    throw new SentinelError('invalid_input', `--scenarios ${dir} has no scenario files (*.yaml, *.yml).`, {
+      field: '--scenarios',
+    });
+  }
+  return files;
 }
 
 export interface EvalOptions {

@@ -11,7 +11,7 @@
  * keeps elsewhere or POST it to a webhook. `sentinel audit verify` checks the log against the data
  * directory's checkpoints and any `--checkpoint <file|hash|seq:hash>`.
  */
-import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { z } from 'zod';
@@ -50,6 +50,26 @@ export function headCheckpoint(log: Pick<AuditLog, 'head'>, now: Date = new Date
 
 /** The checkpoint as one line of text (canonical JSON and a newline). */
 export const checkpointLine = (checkpoint: Checkpoint): string => `${canonicalJson(checkpoint)}\n`;
+
+/**
+ * Checks that `file` can be appended to (creating it empty, 0600, when missing) before anything is
+ * appended anywhere, so that a bad target never leaves the checkpoint half-applied. Throws
+ * `SentinelError('invalid_input')` naming `field` and the reason.
+ */
+export function checkAppendable(file: string, field: string): void {
+  try {
+    closeSync(openSync(file, 'a', 0o600));
+  } catch (error) {
+    throw new SentinelError(
+      'invalid_input',
+      `${field} ${file} cannot be written: ${(error as Error).message}.`,
+      {
+        field,
+        cause: error,
+      },
+    );
+  }
+}
 
 /** Appends `checkpoint` as one line to `file` (created 0600 when missing). */
 export function appendCheckpoint(file: string, checkpoint: Checkpoint): void {

@@ -30,6 +30,7 @@ export { auditEventListener, auditRejectionListener, auditSettledListener } from
 export { parseSince } from './since.ts';
 export {
   appendCheckpoint,
+  checkAppendable,
   CHECKPOINT_FILE,
   CheckpointSchema,
   checkpointLine,

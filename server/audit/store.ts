@@ -15,6 +15,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { SentinelError } from '../../core/index.ts';
+import { createPrivateFile } from '../data-dir.ts';
 import {
   GENESIS_HASH,
   verifyChain,
@@ -125,7 +126,10 @@ export function openAuditLog(dataDir: string, options: OpenAuditLogOptions = {})
   if (options.mustExist && !existsSync(file)) throw missingLog(dataDir);
   let db: DatabaseSync;
   try {
-    if (!options.mustExist) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    if (!options.mustExist) {
+      mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+      createPrivateFile(file);
+    }
     db = new DatabaseSync(file);
   } catch (error) {
     throw new SentinelError(

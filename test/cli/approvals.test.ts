@@ -317,7 +317,7 @@ describe('sentinel approvals, against a live server', () => {
     );
     const down = await runCli(['approvals', 'list', '--server', 'http://127.0.0.1:9', '--token', 'x']);
     expect(down.stderr).toMatch(
-      /^sentinel: No Sentinel server answers at http:\/\/127\.0\.0\.1:9 \(.*\)\. Start one in another terminal with `npx sentinel serve --port 9`/,
+      /^sentinel: No Sentinel server answers at http:\/\/127\.0\.0\.1:9 \(.*\)\. Is a Sentinel server running at http:\/\/127\.0\.0\.1:9\?/,
     );
     expect((await runCli(['approvals', 'list', '--server', 'ftp://x', '--token', 'x'])).stderr).toMatch(
       /is not an http\(s\) URL/,
@@ -364,6 +364,12 @@ describe('sentinel approvals approve --window on a request that already ran', ()
     expect(refused.stderr).toContain(
       `Approval request ${id} is already executed: there is nothing left to approve. Its outcome:\n  npx sentinel approvals show ${id} --server ${live.s.url} --token <your token>\n`,
     );
+    // Only a pending request gets the staleness check: an executed one's preview (replicas 3 → 0)
+    // "fails" now that it ran, which says nothing useful. Just the state line, exit 1.
+    const again = await cli(live.s.tokens.alice, 'approve', id, '--confirm', 'checkout');
+    expect(again.code).toBe(1);
+    expect(again.stderr).not.toContain('Warning');
+    expect(again.stderr).toMatch(/^sentinel: .*already executed; only a pending request can be decided/);
   });
 });
 

@@ -115,6 +115,22 @@ describe('sentinel audit export|verify', () => {
     expect(result.stderr).toContain("--since '12' has no unit");
   });
 
+  it('an --append file that cannot be written is refused first, naming --append: nothing is appended anywhere', async () => {
+    const refused = await runCli([
+      'audit',
+      'checkpoint',
+      '--append',
+      '/proc/nope/x.jsonl',
+      '--data-dir',
+      dir,
+    ]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/sentinel: --append \/proc\/nope\/x\.jsonl cannot be written: /);
+    expect(refused.stderr).not.toContain('unexpected error');
+    // Not half-applied: the data directory's own checkpoint file was not appended either.
+    expect(() => readFileSync(join(dir, CHECKPOINT_FILE))).toThrow(/ENOENT/);
+  });
+
   it('checkpoints the head, and a later verify against it detects a truncated or emptied log', async () => {
     const elsewhere = tempDataDir();
     const received: string[] = [];

@@ -39,3 +39,27 @@ describe('duration options without a unit', () => {
     }
   });
 });
+
+describe('out-of-range numbers say the real bound', () => {
+  it('--window 0s: must be longer than zero, and names the longest allowed (exit 2)', async () => {
+    const result = await runCli([
+      'approvals',
+      'approve',
+      'apr_0123456789abcdef',
+      '--window',
+      '0s',
+      '--server',
+      'http://127.0.0.1:9',
+    ]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("--window '0s' must be longer than zero");
+    expect(result.stderr).toContain("at most the policy's max_window (1h by default");
+  });
+
+  it('investigate --timeout 0: says 0 is refused (greater than 0, at most 3600)', async () => {
+    const result = await runCli(['investigate', 'x', '--timeout', '0']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('must be a number of seconds greater than 0 and at most 3600');
+    expect(result.stderr).not.toContain('between 0 and 3600');
+  });
+});

@@ -30,6 +30,23 @@ describe('exit codes', () => {
     expect(result.code).toBe(2);
   });
 
+  it.each([
+    [
+      'tokens add on a data dir that cannot be written',
+      ['tokens', 'add', 'x1', '--role', 'caller', '--data-dir', '/proc/1'],
+      /sentinel: Cannot write the tokens file \/proc\/1\/tokens\.yaml: /,
+    ],
+    [
+      'eval on a directory without scenarios',
+      ['eval', '--scenarios', '/etc'],
+      /sentinel: --scenarios \/etc has no scenario files/,
+    ],
+  ])('exits 2 for %s, naming it: no "unexpected error"', async (_what, args, message) => {
+    const result = await runCli(args);
+    expect(result.stderr).toMatch(message);
+    expect(result.code).toBe(2);
+  });
+
   it('suggests the command for a typo', async () => {
     const result = await runCli(['investigat']);
     expect(result.stderr).toContain('investigate');

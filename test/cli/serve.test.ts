@@ -187,10 +187,13 @@ describe('sentinel serve on loopback', () => {
     },
   );
 
-  it('stops cleanly on SIGTERM', async () => {
+  it('stops cleanly on SIGTERM, with one info line saying so: the signal and the calls drained', async () => {
     child.kill('SIGTERM');
     const code = await new Promise((resolve) => child.once('exit', resolve));
     expect(code).toBe(0);
+    // A clean stop is told from a crash by its last log line.
+    const last = JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
+    expect(last).toMatchObject({ level: 30, msg: 'stopped', signal: 'SIGTERM', drained_calls: 0 });
   });
 });
 

@@ -6,6 +6,21 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.ts';
 import { tempDataDir } from '../helpers/server.ts';
 
+describe('sentinel tokens revoke local', () => {
+  it('points at `tokens rotate local`: local is the startup token, not an identity in tokens.yaml', async () => {
+    const data = tempDataDir();
+    try {
+      const result = await runCli(['tokens', 'revoke', 'local', '--data-dir', data.dir]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(
+        "'local' is the server's startup token, not an identity in the tokens file: `npx sentinel tokens rotate local` replaces it",
+      );
+    } finally {
+      data.cleanup();
+    }
+  });
+});
+
 describe('sentinel tokens add of a reserved or existing name', () => {
   it('local and an existing identity: a usage error with the rotate command meant', async () => {
     const data = tempDataDir();

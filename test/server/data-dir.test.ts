@@ -7,6 +7,8 @@ import { chmodSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import pino from 'pino';
 import { hardenDataDir } from '../../server/data-dir.ts';
+import { openAuditLog } from '../../server/audit/index.ts';
+import { openDatabase } from '../../server/gate/store/sqlite-schema.ts';
 import { parseServeOptions } from '../../server/config.ts';
 import { startServe, type RunningServer } from '../../server/serve.ts';
 import { tempDataDir } from '../helpers/server.ts';
@@ -99,5 +101,23 @@ describe('sentinel serve and the data dir', () => {
     stderr = '';
     await start();
     expect(stderr).not.toContain('Warning:');
+  });
+});
+
+describe('the databases of the data dir are private from their creation', () => {
+  let temp: ReturnType<typeof tempDataDir>;
+  beforeEach(() => (temp = tempDataDir()));
+  afterEach(() => temp.cleanup());
+
+  // A start that fails after opening them (a bad policy) never reaches hardenDataDir: the files
+  // must not depend on it (nor on the umask, 022 here: SQLite alone would create them 0644).
+  it('openAuditLog and openDatabase create their files 0600, journals included', () => {
+    openAuditLog(temp.dir).close();
+    const db = openDatabase(join(temp.dir, 'sessions.sqlite'));
+    db.exec('CREATE TABLE t (x)');
+    const files = readdirSync(temp.dir).filter((name) => /\.sqlite/.test(name));
+    expect(files).toEqual(expect.arrayContaining(['audit.sqlite', 'sessions.sqlite', 'sessions.sqlite-wal']));
+    for (const name of files) expect([name, modeOf(join(temp.dir, name))]).toEqual([name, 0o600]);
+    db.close();
   });
 });

@@ -87,8 +87,9 @@ describe('bindEarly', () => {
       code: 'invalid_input',
       field: '--port',
     });
+    // A configuration error (exit 2), like every other refused option.
     await expect(bindEarly(options({ host: '0.0.0.0' }))).rejects.toMatchObject({
-      code: 'refused',
+      code: 'invalid_input',
       field: '--host',
     });
   });

@@ -44,11 +44,30 @@ describe('no server answers', () => {
     expect(serve('http://localhost:7070/mcp')).toBe('npx sentinel serve');
     expect(serve('http://127.0.0.1:7280')).toBe('npx sentinel serve --port 7280');
     expect(serve('http://localhost:7280/mcp')).toBe('npx sentinel serve --port 7280');
-    expect(serve('http://127.0.0.1')).toBe('npx sentinel serve --port 80');
     expect(serve('http://[::1]:7070')).toBe('npx sentinel serve --host ::1');
     expect(serve('http://127.0.0.2:9000')).toBe('npx sentinel serve --host 127.0.0.2 --port 9000');
-    // Not this machine: a local `serve` would not answer there; the hint stays general.
-    expect(serve('http://sentinel.example:7280')).toBe('npx sentinel serve');
+  });
+
+  it("says why fetch failed when undici's cause tells (port 1: a port fetch refuses to use)", async () => {
+    const error = await fetch('http://127.0.0.1:1/healthz').catch((e: unknown) => e);
+    expect(serverUnreachable('http://127.0.0.1:1', error).message).toMatch(
+      /^No Sentinel server answers at http:\/\/127\.0\.0\.1:1 \(bad port\)\. /,
+    );
+  });
+
+  it.each([
+    // Not this machine: a local `serve` would not answer there.
+    ['another host', 'http://sentinel.example:7280'],
+    // A privileged port (`freeze status --server http://127.0.0.1:1`): a typo, not where to start one.
+    ['a privileged port', 'http://127.0.0.1:1'],
+    ['the scheme’s default port (80)', 'http://127.0.0.1'],
+  ])('suggests no `serve` command for %s: asks whether a server runs there', (_what, url) => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    const { message } = serverUnreachable(url, refused);
+    expect(message).not.toContain('sentinel serve');
+    expect(message).toBe(
+      `No Sentinel server answers at ${url} (connection refused). Is a Sentinel server running at ${url}? Check --server (or SENTINEL_SERVER_URL).`,
+    );
   });
 
   it.each([

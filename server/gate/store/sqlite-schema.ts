@@ -6,6 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
+import { createPrivateFile } from '../../data-dir.ts';
 import { APPROVAL_REQUESTS_V1, columnDefinitions, EXECUTION_COURSE_V1 } from './ddl.ts';
 
 export type Row = Record<string, SQLInputValue>;
@@ -100,7 +101,10 @@ export function transactionOf(db: DatabaseSync): Transaction {
 
 /** Opens `file` (`':memory:'` for tests) with the store's pragmas, creating its directory. */
 export function openDatabase(file: string): DatabaseSync {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  if (file !== ':memory:') {
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    createPrivateFile(file);
+  }
   const db = new DatabaseSync(file);
   db.exec('PRAGMA journal_mode = WAL');
   db.exec('PRAGMA synchronous = NORMAL');
