@@ -73,7 +73,7 @@ const crashLoop = {
   fate: { kind: 'crashLoop', runSeconds: 2, logs: ['{"level":"fatal","msg":"invalid configuration"}'] },
 };
 
-/** Answers y/N questions from a script; records what was asked. */
+/** Answers questions (y/N, a Deployment's name, a reason) from a script; records what was asked. */
 function scriptedPrompter(answers: (string | undefined)[]): ApprovalPrompter & { asked: string[] } {
   const asked: string[] = [];
   return {
@@ -111,6 +111,8 @@ describe('local investigator against the simulator', { timeout: 240_000 }, () =>
       pollMs: 50,
       verifyWaitSeconds: 5,
       clusterNow: () => running.sim.clock.now(),
+      // The simulator: `yes` approves its rollbacks without --confirm (test/cli covers --confirm).
+      simulated: true,
       ...extra,
     });
     return { ...result, progress: progress.text() };
@@ -207,7 +209,11 @@ describe('local investigator against the simulator', { timeout: 240_000 }, () =>
     const prompter = scriptedPrompter(['n', 'try a config fix first']);
     const { report, progress } = await investigate({ prompter });
 
-    expect(prompter.asked).toEqual(['Approve this call?', 'Reason for declining (Enter for none): ']);
+    // A rollback asks for the Deployment's name (as `approvals approve`); "n" declines it.
+    expect(prompter.asked).toEqual([
+      expect.stringMatching(/\nType 'checkout' to approve apr_[0-9a-f]{16} \(Enter or n declines\): $/),
+      'Reason for declining (Enter for none): ',
+    ]);
     expect(progress).toContain('Roll back Deployment shop/checkout from revision 3');
     expect(report.action).toMatchObject({
       kind: 'rollback',
@@ -412,7 +418,7 @@ describe('local investigator against the simulator', { timeout: 240_000 }, () =>
     expect(second.progress).toContain(hint);
 
     // The printed hint: resume that investigation with --ask-again; the human is asked anew.
-    const prompter = scriptedPrompter(['y']);
+    const prompter = scriptedPrompter(['checkout']);
     const again = await investigate({
       resume: second.investigation.id,
       askAgain: true,
