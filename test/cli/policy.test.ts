@@ -183,6 +183,28 @@ describe('sentinel freeze', () => {
     await requestFreeze({ server: s.url, token: s.tokens.root }, { frozen: false });
   });
 
+  it('a second freeze on says it was already frozen, by whom and since when; status says where it is stored', async () => {
+    const env = { ...process.env, SENTINEL_TOKEN: s.tokens.root, TZ: 'UTC' };
+    const first = await requestFreeze(
+      { server: s.url, token: s.tokens.root },
+      { frozen: true, reason: 'window' },
+    );
+    const again = await run(process.execPath, [BIN, 'freeze', 'on', '--reason', 'again', '--server', s.url], {
+      env,
+    });
+    expect(again.stdout).toMatch(
+      /^Changes were already FROZEN since \d{4}-\d\d-\d\d \d\d:\d\d UTC \(.+\) by root: window\n/,
+    );
+    expect(again.stdout).toContain('Reason changed to: again');
+    const status = await requestFreeze({ server: s.url, token: s.tokens.root }, undefined);
+    expect(status).toMatchObject({ frozen: true, reason: 'again', by: 'root', since: first.since });
+    const shown = await run(process.execPath, [BIN, 'freeze', 'status', '--server', s.url], { env });
+    expect(shown.stdout).toMatch(
+      /\nStored in \S+sentinel\.db: it applies to every Sentinel server on that data directory/,
+    );
+    await requestFreeze({ server: s.url, token: s.tokens.root }, { frozen: false });
+  });
+
   it('says what to do when the server does not accept the token', async () => {
     await expect(
       requestFreeze({ server: s.url, token: 'not-a-token-of-this-server' }, undefined),
