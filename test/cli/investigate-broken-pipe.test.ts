@@ -82,7 +82,13 @@ describe('sentinel investigate with its output closed early', () => {
 
   it('`| true` (stdout closed before anything is written, stderr open): runs to its outcome; the exit status is that outcome', async () => {
     incident = await startIncident('bad-image-rollout');
-    const { child: running, exited } = investigate(['--yes', '--confirm', 'checkout', '--settle-seconds', '0']);
+    const { child: running, exited } = investigate([
+      '--yes',
+      '--confirm',
+      'checkout',
+      '--settle-seconds',
+      '0',
+    ]);
     running.stdout!.destroy();
     let stderr = '';
     running.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));

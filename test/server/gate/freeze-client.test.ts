@@ -29,7 +29,7 @@ describe('formatFreeze', () => {
     );
     expect(text).toBe(
       'Changes were already FROZEN since 2026-12-02 08:40 UTC (30m ago) by root: DB migration\n' +
-        'Reason changed to: again (the freeze keeps its since time; `sentinel freeze off` lifts it).\n' +
+        'Reason changed to: again (the freeze keeps its since time).\n' +
         'Write and destructive calls are denied; reads and dry runs continue.\n',
     );
     const same = formatFreeze(
