@@ -10,6 +10,7 @@ import {
   runLocalInvestigation,
   type LocalInvestigationOptions,
 } from '../../../agent/investigator/session.ts';
+import { openInvestigationStore } from '../../../agent/investigator/store.ts';
 import { renderMarkdown } from '../../../agent/investigator/report.ts';
 import { succeeded } from '../../../agent/investigator/investigate-local.ts';
 import { runCli } from '../../helpers/cli.ts';
@@ -202,6 +203,28 @@ describe('local investigator against the simulator', { timeout: 240_000 }, () =>
     });
     expect(report.summary).toContain('last usage 127Mi of its 128Mi limit');
     expect(report.action).toMatchObject({ kind: 'rollback', status: 'executed' });
+  });
+
+  it('--yes without --confirm stops before approving the rollback (exit 2), resumable with --confirm checkout', async () => {
+    incident = await startIncident('bad-image-rollout');
+    // Not the embedded simulator's exemption: as against a real cluster.
+    const refused = await investigate({ yes: true, simulated: false, settleSeconds: 0 }).catch(
+      (error: unknown) => error,
+    );
+    expect(refused).toMatchObject({ code: 'invalid_input', field: '--confirm' });
+    expect((refused as Error).message).toContain('--yes approves it only with --confirm checkout');
+    expect(incident.mutations()).toEqual([]);
+    const store = openInvestigationStore(incident.dataDir);
+    const saved = store.load(store.list()[0]!);
+    expect(saved.status).toBe('awaiting_approval');
+    const resumed = await investigate({
+      resume: saved.id,
+      yes: true,
+      confirm: ['checkout'],
+      simulated: false,
+      settleSeconds: 0,
+    });
+    expect(resumed.report.action).toMatchObject({ kind: 'rollback', status: 'executed' });
   });
 
   it('asks at the terminal, and a "no" changes nothing and is reported as declined', async () => {
