@@ -145,7 +145,7 @@ async function decideHere(
   if (mode.kind === 'wait') return undefined;
   try {
     if (mode.kind === 'auto-approve') {
-      refuseUnconfirmed(request, mode);
+      refuseUnconfirmed(request, mode, options.investigationId);
       progress.write('Approving (--yes).\n');
       return await approvals.approve(request.id);
     }
@@ -203,6 +203,7 @@ async function decideHere(
 function refuseUnconfirmed(
   request: ApprovalRequest,
   mode: { confirm?: readonly string[]; simulated?: boolean },
+  investigationId: string | undefined,
 ): void {
   const confirmation = confirmationFor(request);
   if (!confirmation || mode.simulated) return;
@@ -213,7 +214,7 @@ function refuseUnconfirmed(
     : '';
   throw new SentinelError(
     'invalid_input',
-    `Approval request ${request.id} is dangerous: --yes approves it only with --confirm ${expected} (the Deployment's name)${given}, as \`${sentinelCommand()} approvals approve --confirm\` needs. Nothing was approved; it stays pending. ${effect}`,
+    `Approval request ${request.id} is dangerous: --yes approves it only with --confirm ${expected} (the Deployment's name)${given}, as \`${sentinelCommand()} approvals approve --confirm\` needs. Nothing was approved; it stays pending${investigationId ? `: resume with \`${sentinelCommand()} investigate --resume ${investigationId} --yes --confirm ${expected}\`` : ''}. ${effect}`,
     { field: '--confirm' },
   );
 }

@@ -356,6 +356,15 @@ describe('waitForDecision on a dangerous request (the rule of `approvals approve
     expect(error).toMatchObject({ code: 'invalid_input', field: '--confirm' });
     expect((error as Error).message).toContain('--yes approves it only with --confirm checkout');
     expect((error as Error).message).toContain('Nothing was approved; it stays pending.');
+    const named = await waitForDecision('apr_0123456789abcdef', {
+      approvals: api,
+      mode: { kind: 'auto-approve' },
+      progress: capture(),
+      investigationId: 'inv_0123456789abcdef',
+    }).catch((caught: unknown) => caught);
+    expect((named as Error).message).toContain(
+      'it stays pending: resume with `npx sentinel investigate --resume inv_0123456789abcdef --yes --confirm checkout`.',
+    );
     expect(calls).toEqual([]);
     const wrong = await waitForDecision('apr_0123456789abcdef', {
       approvals: api,
