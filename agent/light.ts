@@ -15,3 +15,9 @@ export { sentinelCommand } from '../core/light.ts';
 export { HARNESS_IDENTITY } from './harness/names.ts';
 export { terminalPrompter, type ApprovalPrompter, type PromptOptions } from './harness/prompter.ts';
 export { guardTerminalOutput } from './terminal-guard.ts';
+export {
+  askTypedConfirmation,
+  quotedAnswer,
+  type TypedAnswer,
+  type TypedConfirmation,
+} from './typed-confirmation.ts';

@@ -5,19 +5,17 @@
  * (stdin not a TTY: a script, a pipe) `--confirm <name>` must carry it, so no stray `yes` piped in
  * approves a rollback or a scale to 0. Requests that need no confirmation pass untouched.
  */
-import { terminalPrompter } from '../agent/light.ts';
+import { askTypedConfirmation, quotedAnswer, terminalPrompter } from '../agent/light.ts';
 import { SentinelError } from '../core/light.ts';
-import { sanitizeText } from '../tools/light.ts';
 import type { ApprovalRequest } from '../server/client.ts';
-
-/** Untrusted text (typed, pasted, given as an option) quoted for a message: escapes shown, not obeyed. */
-const quoted = (text: string) => `'${sanitizeText(text)}'`;
 
 /**
  * Resolves when `request` may be approved: it needs no confirmation, `confirm` (the `--confirm`
  * value) is its expected text, or — with no `--confirm` and stdin a terminal — the approver typed
- * it at the question written to stderr. A request no longer pending passes (the server refuses it). Throws `invalid_input` (field `--confirm`, exit 2) saying
- * what to type and what approving does; nothing has been approved then.
+ * it at the question written to stderr (agent/typed-confirmation.ts, the question the local
+ * investigator asks too). A request no longer pending passes (the server refuses it). Throws
+ * `invalid_input` (field `--confirm`, exit 2) saying what to type and what approving does; nothing
+ * has been approved then.
  */
 export async function confirmDangerousApproval(
   request: ApprovalRequest,
@@ -33,7 +31,7 @@ export async function confirmDangerousApproval(
     new SentinelError('invalid_input', `${why}: nothing was approved. ${effect}`, { field: '--confirm' });
   if (confirm !== undefined) {
     if (confirm.trim() === expected) return;
-    throw refuse(`--confirm ${quoted(confirm)} is not '${expected}'`);
+    throw refuse(`--confirm ${quotedAnswer(confirm)} is not '${expected}'`);
   }
   if (input.isTTY !== true) {
     throw new SentinelError(
@@ -44,9 +42,9 @@ export async function confirmDangerousApproval(
   }
   const prompter = terminalPrompter(input, process.stderr);
   try {
-    const answer = await prompter.ask(`${effect}\nType '${expected}' to approve ${request.id}: `);
-    if (answer === undefined) throw refuse('No name typed (input ended)');
-    if (answer.trim() !== expected) throw refuse(`${quoted(answer)} is not '${expected}'`);
+    const answer = await askTypedConfirmation(prompter, request.id, confirmation);
+    if (answer.kind === 'ended') throw refuse('No name typed (input ended)');
+    if (answer.kind === 'wrong') throw refuse(`${quotedAnswer(answer.answer)} is not '${expected}'`);
   } finally {
     prompter.close();
   }

@@ -82,12 +82,27 @@ export function registerInvestigateCommand(program: Command): void {
       ),
     )
     .addOption(dataDirOption())
-    .option('-y, --yes', 'approve every proposed call without asking (scripted runs)')
+    .option(
+      '-y, --yes',
+      'approve every proposed call without asking (scripted runs); the local investigator approves a dangerous one (rollback, restart, scale) only with --confirm <name>',
+    )
+    .option(
+      '--confirm <name>',
+      'with --yes (local investigator): the Deployment a dangerous call may be approved for, as `approvals approve --confirm` (repeatable)',
+      (name: string, names: string[] = []) => [...names, name],
+    )
     .addOption(timeoutOption());
   addLocalInvestigateOptions(command).action(
     async (typed: string | undefined, options: InvestigateCliOptions, self: Command) => {
       const { harness } = options;
       refuseSymptomWithResume(typed, options);
+      if (options.confirm && !options.yes) {
+        throw new SentinelError(
+          'invalid_input',
+          '--confirm names the Deployment --yes may approve a dangerous call for: add --yes, or drop --confirm to be asked at the terminal.',
+          { field: '--confirm' },
+        );
+      }
       // A pasted ESC or BEL (`\x1b[2J`) is kept visible as text, for the agent, the saved
       // investigation and the report file alike: no later echo or `cat` can clear the screen.
       const symptom = typed === undefined ? undefined : sanitizeText(typed, { multiline: true });

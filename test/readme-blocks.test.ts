@@ -169,7 +169,7 @@ const EXPECTATIONS: Record<string, (ran: Ran) => void> = {
     expect(ran.stdout).toContain('CrashLoopBackOff');
   },
   'npx sentinel investigate "checkout returns 502" -n shop': (ran) => {
-    // "uses that server; asks you y/N, then verifies": the server started above, approved, resolved.
+    // "uses that server; you type checkout to approve, then it verifies": the server started above, approved, resolved.
     expect(ran.status, `${ran.stderr}\n${ran.stdout}`).toBe(0);
     expect(ran.stderr).toContain(seen.simServer);
     expect(`${ran.stdout}\n${ran.stderr}`).toMatch(/roll(ed)? back/i);

@@ -8,6 +8,7 @@ import { sentinelCommand } from '../../core/index.ts';
 import { resolveDataDir } from '../../server/index.ts';
 import type { ReadCacheMode } from '../../tools/index.ts';
 import type { ApprovalPrompter } from '../harness/prompter.ts';
+import { isTypedConfirmationQuestion } from '../typed-confirmation.ts';
 import { investigateLocally, type CommandIo } from './investigate-local.ts';
 import type { Report } from './report.ts';
 import { startSimulatedIncident } from './simulated-incident.ts';
@@ -76,7 +77,7 @@ export async function runDemo(options: DemoOptions, io: CommandIo): Promise<Repo
         options.yes
           ? 'With --yes, the proposed remediation is approved without asking.'
           : interactive
-            ? 'You will be asked to approve any change before it runs.'
+            ? "You will be asked to approve any change before it runs (a rollback, restart or scale: type the Deployment's name to approve it)."
             : options.wait
               ? `No terminal to ask at (--wait): approve or deny on the approvals page, or with \`${sentinelCommand()} approvals\`.`
               : `No terminal to ask at (stdin is not one): the proposed change will be declined, so nothing changes. \`${sentinelCommand()} demo --yes\` approves it; \`--wait\` waits for a decision on the approvals page.`,
@@ -106,6 +107,8 @@ export async function runDemo(options: DemoOptions, io: CommandIo): Promise<Repo
       {
         clusterNow: () => sim.clock.now(),
         pollMs: 500,
+        // --yes approves the simulator's rollback without --confirm; at a terminal the name is typed.
+        simulated: true,
         // The demo's cluster and data directory end with it: there is nothing to resume later.
         onStart: (started) =>
           say(`Investigation ${started.id}: "${started.symptom}" in namespace ${namespace}.`),
@@ -144,8 +147,11 @@ function decliningPrompter(progress: NodeJS.WritableStream): ApprovalPrompter {
       progress.write(`${question}\nDeclined: no terminal to answer at.\n`);
       return false;
     },
-    async ask() {
-      return NO_TERMINAL_REASON;
+    async ask(question) {
+      // A rollback's "Type 'checkout' to approve": declined (Enter), as the y/N question is.
+      if (!isTypedConfirmationQuestion(question)) return NO_TERMINAL_REASON;
+      progress.write(`${question}\nDeclined: no terminal to answer at.\n`);
+      return '';
     },
     close() {},
   };

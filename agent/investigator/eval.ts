@@ -277,6 +277,8 @@ async function evaluateRun(
       token: server.token,
       dataDir,
       yes: true,
+      // The scenario's own simulator: its rollbacks are approved without a typed name.
+      simulated: true,
       progress: options.progress ?? new Writable({ write: (_chunk, _encoding, done) => done() }),
       pollMs: 200,
       clusterNow: () => sim.clock.now(),

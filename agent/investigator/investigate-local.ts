@@ -26,6 +26,8 @@ export interface LocalInvestigateCliOptions {
   kubeconfig?: string | undefined;
   context?: string | undefined;
   yes?: boolean | undefined;
+  /** `--confirm <name>` (repeatable): with `yes`, the Deployments a dangerous call may be approved for. */
+  confirm?: readonly string[] | undefined;
   json?: boolean | undefined;
   /**
    * `--format`: `summary` (a few lines and where the full report is), `markdown` or `json`.
@@ -131,6 +133,7 @@ export async function investigateLocally(
       kubeconfig: options.kubeconfig,
       context: options.context,
       yes: options.yes,
+      confirm: options.confirm,
       resume: options.resume,
       askAgain: options.askAgain,
       ...(options.settleSeconds !== undefined && { settleSeconds: options.settleSeconds }),

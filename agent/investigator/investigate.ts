@@ -101,8 +101,9 @@ export interface InvestigatorContext {
 
 /**
  * Runs or resumes `investigation` until it is `done` or `failed` (saved either way), and returns
- * it. Throws only when it cannot go on and must not be marked failed: the server is unreachable, or
- * the wait for a decision was interrupted (the record stays `awaiting_approval`, resumable).
+ * it. Throws only when it cannot go on and must not be marked failed: the server is unreachable, the
+ * wait for a decision was interrupted, or `--yes` met a dangerous request without `--confirm` (the
+ * record stays `awaiting_approval`, resumable).
  */
 export async function runInvestigation(
   investigation: Investigation,
@@ -119,7 +120,10 @@ export async function runInvestigation(
     inv.status = 'done';
   } catch (error) {
     const failure = toSentinelError(error);
-    if (failure.code === 'unavailable' || failure.code === 'timeout') {
+    // `--yes` refused a dangerous request for want of `--confirm <name>`: nothing was approved, the
+    // request stays pending, and a resume with the name goes on — a usage error, not a failure.
+    const unconfirmed = failure.code === 'invalid_input' && failure.field === '--confirm';
+    if (failure.code === 'unavailable' || failure.code === 'timeout' || unconfirmed) {
       inv.status = inv.pending_approval_ids.length > 0 ? 'awaiting_approval' : 'running';
       save();
       throw failure;

@@ -43,8 +43,15 @@ export interface LocalInvestigationOptions {
   context?: string | undefined;
   /** A cluster connection for the in-process server (tests, the demo). */
   kube?: KubeConnection;
-  /** Approve every request at once. */
+  /** Approve every request at once (a dangerous one only as `confirm` or `simulated` allow). */
   yes?: boolean | undefined;
+  /** `--confirm`: the Deployment names `yes` may approve a dangerous request for (rollback, restart, scale). */
+  confirm?: readonly string[] | undefined;
+  /**
+   * The cluster is the embedded simulator (`sentinel demo`, `sentinel eval`): `yes` approves a
+   * dangerous request without `confirm`, since nothing real can change.
+   */
+  simulated?: boolean | undefined;
   /** Continue this investigation. */
   resume?: string | undefined;
   /** Ask the approvers again for a call an earlier human denial answers (instead of stopping there). */
@@ -218,7 +225,11 @@ export async function runLocalInvestigation(
       }),
     });
     const mode: DecisionMode = options.yes
-      ? { kind: 'auto-approve' }
+      ? {
+          kind: 'auto-approve',
+          ...(options.confirm && { confirm: options.confirm }),
+          ...(options.simulated && { simulated: true }),
+        }
       : human && options.prompter
         ? { kind: 'prompt', prompter: options.prompter }
         : { kind: 'wait' };

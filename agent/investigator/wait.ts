@@ -1,7 +1,10 @@
 /**
  * Waiting for a human's decision on an approval request: a client-side loop that polls
  * `GET /approvals/{id}` (never a blocking tool call). When the user at the terminal can approve, it
- * shows the rendered request and asks y/N (or approves at once with `--yes`), deciding through the
+ * shows the rendered request and asks y/N — for a dangerous request (a destructive tool, a scale to
+ * 0) the Deployment's name typed instead, as `sentinel approvals approve` and the approvals page ask
+ * (agent/typed-confirmation.ts) — or approves at once with `--yes` (a dangerous request only with
+ * `--confirm <name>`, as `approvals approve --confirm` off a terminal), deciding through the
  * approvals API with the user's token; otherwise it shows the request id and waits for a decision
  * made elsewhere (approvals page, `sentinel approvals`), with a spinner on stderr when it is a
  * terminal (a plain line otherwise).
@@ -10,15 +13,25 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import yoctoSpinner from 'yocto-spinner';
 import { oneLine } from '../../tools/index.ts';
 import { SentinelError, sentinelCommand } from '../../core/index.ts';
-import { type ApprovalRequest, type ApprovalsClient, renderApprovalText } from '../../server/index.ts';
+import {
+  type ApprovalRequest,
+  type ApprovalsClient,
+  confirmationFor,
+  renderApprovalText,
+} from '../../server/index.ts';
 import { unguarded } from '../terminal-guard.ts';
+import { askTypedConfirmation, quotedAnswer } from '../typed-confirmation.ts';
 import { colorsEnabled, palette } from '../colors.ts';
 import type { ApprovalPrompter } from '../harness/prompter.ts';
 
 /** How the human decides. */
 export type DecisionMode =
-  /** Approve every request at once (`--yes`, scripted runs). */
-  | { kind: 'auto-approve' }
+  /**
+   * Approve at once (`--yes`, scripted runs). A dangerous request only when `confirm` (`--confirm`)
+   * names its Deployment, or `simulated` (the demo's and eval's embedded simulator, where nothing
+   * real can change); otherwise nothing is approved and the wait throws `invalid_input`.
+   */
+  | { kind: 'auto-approve'; confirm?: readonly string[]; simulated?: boolean }
   /** Ask y/N at the terminal. */
   | { kind: 'prompt'; prompter: ApprovalPrompter }
   /** Someone decides elsewhere; just wait. */
@@ -132,6 +145,7 @@ async function decideHere(
   if (mode.kind === 'wait') return undefined;
   try {
     if (mode.kind === 'auto-approve') {
+      refuseUnconfirmed(request, mode, options.investigationId);
       progress.write('Approving (--yes).\n');
       return await approvals.approve(request.id);
     }
@@ -143,7 +157,7 @@ async function decideHere(
     // A question pushed out of sight by "server lost … is back" is asked again below those lines.
     const elsewhere = decidedElsewhere(request.id, options, withdraw.signal, () => mode.prompter.repeat?.());
     const answer = await Promise.race([
-      mode.prompter.confirm(p.paint('bold', 'Approve this call?'), { signal: withdraw.signal }),
+      askApproval(request, mode.prompter, progress, withdraw.signal, p.paint('bold', 'Approve this call?')),
       elsewhere,
     ]);
     withdraw.abort();
@@ -178,6 +192,61 @@ async function decideHere(
       return undefined;
     }
     throw error;
+  }
+}
+
+/**
+ * Throws `invalid_input` (field `--confirm`, exit 2) when `--yes` meets a dangerous request whose
+ * Deployment `--confirm` does not name (and the cluster is not the embedded simulator): `--yes`
+ * alone is the blind "y" a typed name exists to stop. Nothing is approved; the request stays pending.
+ */
+function refuseUnconfirmed(
+  request: ApprovalRequest,
+  mode: { confirm?: readonly string[]; simulated?: boolean },
+  investigationId: string | undefined,
+): void {
+  const confirmation = confirmationFor(request);
+  if (!confirmation || mode.simulated) return;
+  const { expected, effect } = confirmation;
+  if (mode.confirm?.some((name) => name.trim() === expected)) return;
+  const given = mode.confirm?.length
+    ? ` (--confirm ${mode.confirm.map(quotedAnswer).join(', ')} is not it)`
+    : '';
+  throw new SentinelError(
+    'invalid_input',
+    `Approval request ${request.id} is dangerous: --yes approves it only with --confirm ${expected} (the Deployment's name)${given}, as \`${sentinelCommand()} approvals approve --confirm\` needs. Nothing was approved; it stays pending${investigationId ? `: resume with \`${sentinelCommand()} investigate --resume ${investigationId} --yes --confirm ${expected}\`` : ''}. ${effect}`,
+    { field: '--confirm' },
+  );
+}
+
+/**
+ * The question at the terminal: y/N, or for a dangerous request the Deployment's name typed
+ * (Enter or n declines; a wrong name is said and asked again). True approves, false declines,
+ * undefined when input ended or `signal` withdrew the question.
+ */
+async function askApproval(
+  request: ApprovalRequest,
+  prompter: ApprovalPrompter,
+  progress: NodeJS.WritableStream,
+  signal: AbortSignal,
+  question: string,
+): Promise<boolean | undefined> {
+  const confirmation = confirmationFor(request);
+  if (!confirmation) return prompter.confirm(question, { signal });
+  for (;;) {
+    const answer = await askTypedConfirmation(prompter, request.id, confirmation, {
+      signal,
+      declinable: true,
+    });
+    if (answer.kind === 'typed') return true;
+    if (answer.kind === 'declined') return false;
+    if (answer.kind === 'ended') {
+      if (!signal.aborted) progress.write('\nNo name typed (input ended): nothing was approved.\n');
+      return undefined;
+    }
+    progress.write(
+      `${quotedAnswer(answer.answer.trim())} is not '${confirmation.expected}': nothing was approved. Type it exactly, or Enter to decline.\n`,
+    );
   }
 }
 

@@ -415,6 +415,15 @@ export const FreezeStateSchema = z.object({
   reason: z.string().nullable(),
   by: z.string().nullable(),
   since: TimestampSchema.nullable(),
+  /**
+   * Where the freeze is kept: the SQLite store's path, or `postgresql`. Every server on that store
+   * (one data directory, or one database) shares the one freeze, whichever server was asked.
+   */
+  store: z.string().optional(),
+  /** On `POST /freeze` that found changes frozen already: that freeze (it keeps its `by` and `since`). */
+  previous: z
+    .object({ reason: z.string().nullable(), by: z.string().nullable(), since: TimestampSchema.nullable() })
+    .optional(),
 });
 export type FreezeState = z.infer<typeof FreezeStateSchema>;
 

@@ -91,6 +91,11 @@ export interface ApprovalsOptions {
   identitiesReadable?: () => boolean;
   /** The cluster this server talks to (recorded on created requests); a promise while it connects. */
   cluster?: () => ClusterIdentity | undefined | Promise<ClusterIdentity | undefined>;
+  /**
+   * Where the store keeps the freeze, told with every freeze state (`store`): the SQLite file's path,
+   * or `postgresql`. Every server on that store shares one freeze.
+   */
+  storeLocation?: string;
 }
 
 export { deciderRight };
@@ -644,9 +649,30 @@ async function setFreeze(
     );
   }
   const { core } = ctx;
-  const state = await core.options.store.setFreeze(frozen, reason, who.name, core.now());
-  core.options.logger?.warn({ frozen, reason, by: who.name }, frozen ? 'changes frozen' : 'changes unfrozen');
-  return state;
+  const current = await core.options.store.getFreeze();
+  // Already frozen: one freeze goes on, so it keeps who froze it and since when; only the reason
+  // changes, and the answer says what it was (`previous`) rather than replacing it silently.
+  const previous =
+    frozen && current.frozen ? { reason: current.reason, by: current.by, since: current.since } : undefined;
+  const state = previous
+    ? await core.options.store.setFreeze(
+        true,
+        reason,
+        previous.by ?? who.name,
+        previous.since === null ? core.now() : new Date(previous.since),
+      )
+    : await core.options.store.setFreeze(frozen, reason, who.name, core.now());
+  core.options.logger?.warn(
+    { frozen, reason, by: who.name, ...(previous && { previous }) },
+    previous ? 'change freeze reason changed' : frozen ? 'changes frozen' : 'changes unfrozen',
+  );
+  return { ...withStore(ctx, state), ...(previous && { previous }) };
+}
+
+/** `state` with where the store keeps it (`ApprovalsOptions.storeLocation`), when known. */
+function withStore(ctx: Ctx, state: FreezeState): FreezeState {
+  const location = ctx.options.storeLocation;
+  return location === undefined ? state : { ...state, store: location };
 }
 
 /** The approvals service over the gate's store, policy and registry (see `ApprovalsService`). */
@@ -677,7 +703,7 @@ export function createApprovalsService(core: GateCore, options: ApprovalsOptions
     create: async (who, body) => (await createOnce(ctx, who, body)).answer,
     createOnce: (who, body) => createOnce(ctx, who, body),
     sweep: () => expire(ctx),
-    getFreeze: () => core.options.store.getFreeze(),
+    getFreeze: async () => withStore(ctx, await core.options.store.getFreeze()),
     setFreeze: (who, frozen, reason) => setFreeze(ctx, who, frozen, reason),
   };
 }

@@ -80,7 +80,24 @@ export async function requestFreeze(
  * alongside (`localTime`, as `tokens list`; `options` fix the clock and zone for tests).
  */
 export function formatFreeze(state: FreezeState, options: LocalTimeOptions = {}): string {
-  return state.frozen
-    ? `Changes are FROZEN since ${state.since === null ? 'an unknown time' : localTime(state.since, options)} by ${state.by}: ${state.reason}\nWrite and destructive calls are denied; reads and dry runs continue.\n`
-    : 'Changes are not frozen.\n';
+  const since = (at: string | null) => (at === null ? 'an unknown time' : localTime(at, options));
+  const { previous } = state;
+  const head = !state.frozen
+    ? 'Changes are not frozen.\n'
+    : previous
+      ? `Changes were already FROZEN since ${since(previous.since)} by ${previous.by}: ${previous.reason}\n${
+          previous.reason === state.reason
+            ? 'Reason unchanged.'
+            : `Reason changed to: ${state.reason} (the freeze keeps its since time).`
+        }\nWrite and destructive calls are denied; reads and dry runs continue.\n`
+      : `Changes are FROZEN since ${since(state.since)} by ${state.by}: ${state.reason}\nWrite and destructive calls are denied; reads and dry runs continue.\n`;
+  return `${head}${storeLine(state.store)}`;
+}
+
+/** Where the freeze is kept, and so which servers it applies to (none said for an older server). */
+function storeLine(store: string | undefined): string {
+  if (store === undefined) return '';
+  return store === 'postgresql'
+    ? 'Stored in the PostgreSQL store: it applies to every Sentinel server using that store, whichever --server was named.\n'
+    : `Stored in ${store}: it applies to every Sentinel server on that data directory, whichever --server was named.\n`;
 }

@@ -4,6 +4,7 @@
  * SQLite store in the data directory, settles executions a crashed server left behind, and adds the
  * `tools/call` middleware and the approvals API (behind bearer authentication).
  */
+import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Tool, KubeReader } from '../../tools/index.ts';
 import type { ClusterAccess } from '../kube.ts';
@@ -22,7 +23,7 @@ import { credentialOf } from '../identity.ts';
 import type { IdentityStore } from '../identity-store.ts';
 import { createGate, type PreviewFn } from './index.ts';
 import { DEFAULT_POLICY_PATH, loadPolicyFile } from './policy/load.ts';
-import { openSqliteStore } from './store/sqlite.ts';
+import { openSqliteStore, STORE_FILE } from './store/sqlite.ts';
 import type { ApprovalStore } from './store/types.ts';
 import { createUpstreamVerifier } from './upstream.ts';
 import { APPROVAL_EVENT_TYPES, type ApprovalEvent } from './events.ts';
@@ -172,6 +173,8 @@ export const gatePlugin: ServerPlugin = async (context) => {
   let baseUrl: string | undefined;
   const gate = createGate({
     approvalsUrl: () => baseUrl,
+    // Said by `freeze status`: the freeze is the store's, so every server on it is frozen together.
+    storeLocation: context.storeUrl === undefined ? join(context.dataDir, STORE_FILE) : 'postgresql',
     trustedAtStart: trustedIdentities(context.identities),
     registry,
     policy: loaded.policy,

@@ -25,6 +25,10 @@ describe('exit codes', () => {
     ],
     ['a mistyped tool in policy test', ['policy', 'test', '--tool', 'scale_deploymnt']],
     ['an unknown role', ['tokens', 'add', 'bob', '--role', 'root', '--data-dir', data.dir]],
+    [
+      'investigate --confirm without --yes (it names what --yes may approve)',
+      ['investigate', 'x', '--confirm', 'checkout', '--data-dir', data.dir],
+    ],
   ])('exits 2 for %s', async (_what, args) => {
     const result = await runCli(args);
     expect(result.code).toBe(2);

@@ -62,7 +62,7 @@ describe('sentinel investigate with its output closed early', () => {
     // `2>&1 | head -3`: read the first lines, then close both pipes.
     ['`2>&1 | head -3` (closed after its first lines)', [], 'first-line'],
     // `2>&1 | true`: closed before anything is written; even --yes approves and runs nothing.
-    ['`2>&1 | true` (closed before anything is written)', ['--yes'], 'at-once'],
+    ['`2>&1 | true` (closed before anything is written)', ['--yes', '--confirm', 'checkout'], 'at-once'],
   ] as const)(
     '%s: stops at a safe point, leaves the investigation resumable and exits 141',
     async (_what, flags, when) => {
@@ -82,7 +82,13 @@ describe('sentinel investigate with its output closed early', () => {
 
   it('`| true` (stdout closed before anything is written, stderr open): runs to its outcome; the exit status is that outcome', async () => {
     incident = await startIncident('bad-image-rollout');
-    const { child: running, exited } = investigate(['--yes', '--settle-seconds', '0']);
+    const { child: running, exited } = investigate([
+      '--yes',
+      '--confirm',
+      'checkout',
+      '--settle-seconds',
+      '0',
+    ]);
     running.stdout!.destroy();
     let stderr = '';
     running.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));

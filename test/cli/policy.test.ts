@@ -164,7 +164,10 @@ describe('sentinel freeze', () => {
     const { stdout } = await run(process.execPath, [BIN, 'freeze', 'off', '--server', s.url], {
       env: { ...process.env, SENTINEL_TOKEN: s.tokens.root },
     });
-    expect(stdout).toBe('Changes are not frozen.\n');
+    // Lifted for every server on the store, which the last line names.
+    expect(stdout).toMatch(
+      /^Changes are not frozen\.\nStored in \S+sentinel\.db: it applies to every Sentinel server on that data directory/,
+    );
     expect((await requestFreeze({ server: s.url, token: s.tokens.agent }, undefined)).frozen).toBe(false);
   });
 
@@ -180,6 +183,28 @@ describe('sentinel freeze', () => {
       );
       expect(stdout).not.toMatch(/\d\dT\d\d:\d\d/);
     }
+    await requestFreeze({ server: s.url, token: s.tokens.root }, { frozen: false });
+  });
+
+  it('a second freeze on says it was already frozen, by whom and since when; status says where it is stored', async () => {
+    const env = { ...process.env, SENTINEL_TOKEN: s.tokens.root, TZ: 'UTC' };
+    const first = await requestFreeze(
+      { server: s.url, token: s.tokens.root },
+      { frozen: true, reason: 'window' },
+    );
+    const again = await run(process.execPath, [BIN, 'freeze', 'on', '--reason', 'again', '--server', s.url], {
+      env,
+    });
+    expect(again.stdout).toMatch(
+      /^Changes were already FROZEN since \d{4}-\d\d-\d\d \d\d:\d\d UTC \(.+\) by root: window\n/,
+    );
+    expect(again.stdout).toContain('Reason changed to: again');
+    const status = await requestFreeze({ server: s.url, token: s.tokens.root }, undefined);
+    expect(status).toMatchObject({ frozen: true, reason: 'again', by: 'root', since: first.since });
+    const shown = await run(process.execPath, [BIN, 'freeze', 'status', '--server', s.url], { env });
+    expect(shown.stdout).toMatch(
+      /\nStored in \S+sentinel\.db: it applies to every Sentinel server on that data directory/,
+    );
     await requestFreeze({ server: s.url, token: s.tokens.root }, { frozen: false });
   });
 

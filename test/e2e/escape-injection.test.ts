@@ -132,6 +132,7 @@ describe('terminal escapes from the cluster (issue 13, finding 1)', { timeout: 2
         token: incident.server.token,
         dataDir: incident.dataDir,
         yes: true,
+        confirm: ['checkout'],
       },
       { stdout, stderr, interactive: false },
     );

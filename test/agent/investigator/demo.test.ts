@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_DEMO_SCENARIO, DemoInterrupted, runDemo } from '../../../agent/investigator/demo.ts';
 import { runCli } from '../../helpers/cli.ts';
+import { terminalPrompter } from '../../../agent/harness/prompter.ts';
 
 const SENTINEL = fileURLToPath(new URL('../../../bin/sentinel.js', import.meta.url));
 
@@ -88,6 +89,34 @@ describe('sentinel demo', { timeout: 240_000 }, () => {
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
+  });
+
+  it('on a terminal, "y" does not approve the rollback: typing the Deployment name does (as `approvals approve`)', async () => {
+    const input = new PassThrough();
+    let text = '';
+    const stderr = new Writable({
+      write(chunk, _encoding, done) {
+        text += String(chunk);
+        done();
+      },
+    });
+    // Typed ahead: the prompter buffers lines, so "y" answers the first question, "checkout" the next.
+    input.write('y\ncheckout\n');
+    const report = await runDemo(
+      { scenario: DEFAULT_DEMO_SCENARIO, yes: false, timeScale: 60 },
+      {
+        stdout: new Writable({ write: (_chunk, _encoding, done) => done() }),
+        stderr,
+        interactive: true,
+        prompter: terminalPrompter(input, stderr),
+      },
+    );
+    expect(text).toContain("type the Deployment's name to approve it");
+    expect(text).toContain("Type 'checkout' to approve apr_");
+    expect(text).not.toContain('Approve this call? [y/N]');
+    expect(text).toContain("'y' is not 'checkout': nothing was approved.");
+    expect(report.action).toMatchObject({ kind: 'rollback', status: 'executed', decided_by: 'local' });
+    expect(report.verification).toMatchObject({ healthy: true });
   });
 
   it('Ctrl-C while it waits for approval: removes everything, exits 130, offers no resume', async () => {

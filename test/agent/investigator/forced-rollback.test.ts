@@ -16,7 +16,7 @@ import { openInvestigationStore } from '../../../agent/investigator/store.ts';
 import type { Pod, StatefulSet } from '../../../deploy/sim/types.ts';
 import { capture, startIncident, type Incident } from '../../helpers/incident.ts';
 
-/** Answers y/N questions from a script. */
+/** Answers the questions from a script (a rollback or Pod deletion asks for its name typed). */
 function scripted(answers: string[]): ApprovalPrompter {
   return {
     async ask() {
@@ -63,7 +63,7 @@ describe('StatefulSet forced rollback', { timeout: 240_000 }, () => {
 
   it('after the approved rollback, deletes the stuck Pod on its own approval and verifies the set healthy', async () => {
     incident = await startIncident('statefulset-bad-rollout');
-    const { report, investigation, progress } = await investigate(scripted(['y', 'y']));
+    const { report, investigation, progress } = await investigate(scripted(['postgres', 'postgres-2']));
 
     expect(report.action).toMatchObject({
       call: {
@@ -129,7 +129,7 @@ describe('StatefulSet forced rollback', { timeout: 240_000 }, () => {
 
   it('a "no" to the Pod deletion deletes nothing and leaves the rollout reported not healthy', async () => {
     incident = await startIncident('statefulset-bad-rollout');
-    const { report } = await investigate(scripted(['y', 'n', 'the data needs checking first']));
+    const { report } = await investigate(scripted(['postgres', 'n', 'the data needs checking first']));
 
     expect(report.action.status).toBe('executed');
     expect(report.follow_ups).toMatchObject([
@@ -159,13 +159,14 @@ describe('StatefulSet forced rollback', { timeout: 240_000 }, () => {
     let asked = 0;
     // Approve the rollback; at the deletion's question, stop waiting (Ctrl-C).
     const prompter: ApprovalPrompter = {
+      // Both are dangerous: each asks for its name typed.
       async ask() {
+        asked += 1;
+        if (asked === 1) return 'postgres';
+        stop.abort();
         return undefined;
       },
       async confirm() {
-        asked += 1;
-        if (asked === 1) return true;
-        stop.abort();
         return undefined;
       },
       close() {},
@@ -179,7 +180,7 @@ describe('StatefulSet forced rollback', { timeout: 240_000 }, () => {
     ]);
     expect(incident.mutations().map((m) => m.verb)).toEqual(['patch']);
 
-    const { report } = await investigate(undefined, { resume: saved.id, yes: true });
+    const { report } = await investigate(undefined, { resume: saved.id, yes: true, simulated: true });
     expect(report.follow_ups).toMatchObject([{ status: 'executed', arguments: { name: 'postgres-2' } }]);
     expect(report.verification).toMatchObject({ healthy: true, state: 'complete' });
     // The rollback ran once before the stop, the deletion once after it.

@@ -10,6 +10,7 @@ import {
   runLocalInvestigation,
   type LocalInvestigationOptions,
 } from '../../../agent/investigator/session.ts';
+import { openInvestigationStore } from '../../../agent/investigator/store.ts';
 import { renderMarkdown } from '../../../agent/investigator/report.ts';
 import { succeeded } from '../../../agent/investigator/investigate-local.ts';
 import { runCli } from '../../helpers/cli.ts';
@@ -73,7 +74,7 @@ const crashLoop = {
   fate: { kind: 'crashLoop', runSeconds: 2, logs: ['{"level":"fatal","msg":"invalid configuration"}'] },
 };
 
-/** Answers y/N questions from a script; records what was asked. */
+/** Answers questions (y/N, a Deployment's name, a reason) from a script; records what was asked. */
 function scriptedPrompter(answers: (string | undefined)[]): ApprovalPrompter & { asked: string[] } {
   const asked: string[] = [];
   return {
@@ -111,6 +112,8 @@ describe('local investigator against the simulator', { timeout: 240_000 }, () =>
       pollMs: 50,
       verifyWaitSeconds: 5,
       clusterNow: () => running.sim.clock.now(),
+      // The simulator: `yes` approves its rollbacks without --confirm (test/cli covers --confirm).
+      simulated: true,
       ...extra,
     });
     return { ...result, progress: progress.text() };
@@ -202,12 +205,38 @@ describe('local investigator against the simulator', { timeout: 240_000 }, () =>
     expect(report.action).toMatchObject({ kind: 'rollback', status: 'executed' });
   });
 
+  it('--yes without --confirm stops before approving the rollback (exit 2), resumable with --confirm checkout', async () => {
+    incident = await startIncident('bad-image-rollout');
+    // Not the embedded simulator's exemption: as against a real cluster.
+    const refused = await investigate({ yes: true, simulated: false, settleSeconds: 0 }).catch(
+      (error: unknown) => error,
+    );
+    expect(refused).toMatchObject({ code: 'invalid_input', field: '--confirm' });
+    expect((refused as Error).message).toContain('--yes approves it only with --confirm checkout');
+    expect(incident.mutations()).toEqual([]);
+    const store = openInvestigationStore(incident.dataDir);
+    const saved = store.load(store.list()[0]!);
+    expect(saved.status).toBe('awaiting_approval');
+    const resumed = await investigate({
+      resume: saved.id,
+      yes: true,
+      confirm: ['checkout'],
+      simulated: false,
+      settleSeconds: 0,
+    });
+    expect(resumed.report.action).toMatchObject({ kind: 'rollback', status: 'executed' });
+  });
+
   it('asks at the terminal, and a "no" changes nothing and is reported as declined', async () => {
     incident = await startIncident('bad-image-rollout');
     const prompter = scriptedPrompter(['n', 'try a config fix first']);
     const { report, progress } = await investigate({ prompter });
 
-    expect(prompter.asked).toEqual(['Approve this call?', 'Reason for declining (Enter for none): ']);
+    // A rollback asks for the Deployment's name (as `approvals approve`); "n" declines it.
+    expect(prompter.asked).toEqual([
+      expect.stringMatching(/\nType 'checkout' to approve apr_[0-9a-f]{16} \(Enter or n declines\): $/),
+      'Reason for declining (Enter for none): ',
+    ]);
     expect(progress).toContain('Roll back Deployment shop/checkout from revision 3');
     expect(report.action).toMatchObject({
       kind: 'rollback',
@@ -412,7 +441,7 @@ describe('local investigator against the simulator', { timeout: 240_000 }, () =>
     expect(second.progress).toContain(hint);
 
     // The printed hint: resume that investigation with --ask-again; the human is asked anew.
-    const prompter = scriptedPrompter(['y']);
+    const prompter = scriptedPrompter(['checkout']);
     const again = await investigate({
       resume: second.investigation.id,
       askAgain: true,

@@ -27,6 +27,7 @@ describe('the report for people: summary on a terminal, Markdown otherwise', { t
         token: incident.server.token,
         dataDir: incident.dataDir,
         yes: true,
+        confirm: ['checkout'],
         settleSeconds: 0,
       },
       { stdout: terminal, stderr: capture(), interactive: false },

@@ -76,6 +76,7 @@ describe('Kubernetes requests of one investigation', { timeout: 120_000 }, () =>
         token: server.token,
         dataDir: dir,
         yes: true,
+        confirm: ['checkout'],
         pollMs: 50,
         verifyWaitSeconds: 5,
         settleSeconds: 30,

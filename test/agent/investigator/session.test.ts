@@ -360,6 +360,7 @@ describe('local investigations across processes', { timeout: 240_000 }, () => {
         server: `${incident.server.url}/mcp`,
         dataDir: incident.dataDir,
         yes: true,
+        confirm: ['checkout'],
         progress: capture(),
       }),
     ).rejects.toMatchObject({ code: 'invalid_input', field: 'token' });
@@ -375,6 +376,7 @@ describe('local investigations across processes', { timeout: 240_000 }, () => {
       token,
       dataDir: incident.dataDir,
       yes: true,
+      confirm: ['checkout'],
       progress: capture(),
     });
     expect(investigation.status).toBe('failed');

@@ -6,7 +6,7 @@ import type { ApprovalsClient } from '../../../server/approvals-client.ts';
 
 type ApprovalsApi = Pick<ApprovalsClient, 'get' | 'approve' | 'deny'>;
 import type { ApprovalRequest } from '../../../server/gate/approval-request.ts';
-import { approvalFixture } from '../../helpers/approvals.ts';
+import { approvalFixture, FIXTURES } from '../../helpers/approvals.ts';
 import { SentinelError } from '../../../core/index.ts';
 import { capture } from '../../helpers/incident.ts';
 
@@ -93,8 +93,13 @@ describe('waitForDecision at a y/N prompt, the server lost and back', () => {
   it('asks the y/N question again once the server is back, and takes the answer typed after it', async () => {
     let reads = 0;
     let approved = false;
+    // A write tool: the y/N question (a dangerous one asks for the name, tested below).
     const pending = () =>
-      approvalFixture({ status: 'pending', expires_at: new Date(Date.now() + 60_000).toISOString() });
+      approvalFixture({
+        ...(FIXTURES.pause_rollout as Partial<ApprovalRequest>),
+        status: 'pending',
+        expires_at: new Date(Date.now() + 60_000).toISOString(),
+      });
     const api: ApprovalsApi = {
       get: () => {
         reads++;
@@ -259,5 +264,131 @@ describe('waitForDecision on a terminal with colours off', () => {
     }
     expect(progress.text()).not.toContain('\u001b');
     expect(progress.text()).toContain('Approval request apr_0123456789abcdef: approved\n');
+  });
+});
+
+describe('waitForDecision on a dangerous request (the rule of `approvals approve` and the page)', () => {
+  /** A pending request of `fixture`; approve/deny recorded. */
+  function recorded(fixture: ApprovalRequest = approvalFixture()) {
+    const calls: string[] = [];
+    const pending = {
+      ...fixture,
+      status: 'pending' as const,
+      expires_at: new Date(Date.now() + 60_000).toISOString(),
+    };
+    const api: ApprovalsApi = {
+      get: () => Promise.resolve(structuredClone(pending)),
+      approve: (id) => {
+        calls.push(`approve ${id}`);
+        return Promise.resolve({ ...pending, status: 'approved' });
+      },
+      deny: (id, reason) => {
+        calls.push(`deny ${id}: ${reason}`);
+        return Promise.resolve({ ...pending, status: 'denied' });
+      },
+    };
+    return { api, calls };
+  }
+
+  it('at a terminal, "y" does not approve a rollback: the Deployment name typed does', async () => {
+    const { api, calls } = recorded();
+    const input = new PassThrough();
+    const stderr = capture();
+    const decided = waitForDecision('apr_0123456789abcdef', {
+      approvals: api,
+      mode: { kind: 'prompt', prompter: terminalPrompter(input, stderr) },
+      progress: stderr,
+      pollMs: 60_000,
+    });
+    input.write('y\n');
+    while (!stderr.text().includes("is not 'checkout'")) await new Promise((tick) => setTimeout(tick, 5));
+    expect(calls).toEqual([]);
+    expect(stderr.text()).toContain(
+      "Type 'checkout' to approve apr_0123456789abcdef (Enter or n declines): ",
+    );
+    expect(stderr.text()).not.toContain('[y/N]');
+    expect(stderr.text()).toContain("'y' is not 'checkout': nothing was approved.");
+    input.write('checkout\n');
+    expect((await decided).status).toBe('approved');
+    expect(calls).toEqual(['approve apr_0123456789abcdef']);
+  });
+
+  it('at a terminal, Enter declines a rollback and asks the reason, as "n" does at y/N', async () => {
+    const { api, calls } = recorded();
+    const input = new PassThrough();
+    const stderr = capture();
+    input.write('\nfix forward\n');
+    const decided = await waitForDecision('apr_0123456789abcdef', {
+      approvals: api,
+      mode: { kind: 'prompt', prompter: terminalPrompter(input, stderr) },
+      progress: stderr,
+      pollMs: 60_000,
+    });
+    expect(decided.status).toBe('denied');
+    expect(calls).toEqual(['deny apr_0123456789abcdef: fix forward']);
+  });
+
+  it('a write tool (pause) is still a y/N question', async () => {
+    const { api, calls } = recorded(approvalFixture(FIXTURES.pause_rollout as Partial<ApprovalRequest>));
+    const input = new PassThrough();
+    const stderr = capture();
+    input.write('y\n');
+    const decided = await waitForDecision('apr_0123456789abcdef', {
+      approvals: api,
+      mode: { kind: 'prompt', prompter: terminalPrompter(input, stderr) },
+      progress: stderr,
+      pollMs: 60_000,
+    });
+    expect(decided.status).toBe('approved');
+    expect(stderr.text()).toContain('[y/N]');
+    expect(calls).toHaveLength(1);
+  });
+
+  it('--yes alone refuses a rollback (exit 2, field --confirm) and approves nothing', async () => {
+    const { api, calls } = recorded();
+    const error = await waitForDecision('apr_0123456789abcdef', {
+      approvals: api,
+      mode: { kind: 'auto-approve' },
+      progress: capture(),
+      pollMs: 60_000,
+    }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(SentinelError);
+    expect(error).toMatchObject({ code: 'invalid_input', field: '--confirm' });
+    expect((error as Error).message).toContain('--yes approves it only with --confirm checkout');
+    expect((error as Error).message).toContain('Nothing was approved; it stays pending.');
+    const named = await waitForDecision('apr_0123456789abcdef', {
+      approvals: api,
+      mode: { kind: 'auto-approve' },
+      progress: capture(),
+      investigationId: 'inv_0123456789abcdef',
+    }).catch((caught: unknown) => caught);
+    expect((named as Error).message).toContain(
+      'it stays pending: resume with `npx sentinel investigate --resume inv_0123456789abcdef --yes --confirm checkout`.',
+    );
+    expect(calls).toEqual([]);
+    const wrong = await waitForDecision('apr_0123456789abcdef', {
+      approvals: api,
+      mode: { kind: 'auto-approve', confirm: ['payments'] },
+      progress: capture(),
+    }).catch((caught: unknown) => caught);
+    expect((wrong as Error).message).toContain("(--confirm 'payments' is not it)");
+    expect(calls).toEqual([]);
+  });
+
+  it('--yes --confirm <the name> approves it, and so does --yes on the embedded simulator', async () => {
+    const named = recorded();
+    await waitForDecision('apr_0123456789abcdef', {
+      approvals: named.api,
+      mode: { kind: 'auto-approve', confirm: ['checkout'] },
+      progress: capture(),
+    });
+    expect(named.calls).toEqual(['approve apr_0123456789abcdef']);
+    const simulated = recorded();
+    await waitForDecision('apr_0123456789abcdef', {
+      approvals: simulated.api,
+      mode: { kind: 'auto-approve', simulated: true },
+      progress: capture(),
+    });
+    expect(simulated.calls).toEqual(['approve apr_0123456789abcdef']);
   });
 });

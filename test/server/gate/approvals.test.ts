@@ -275,6 +275,33 @@ describe('approvals: what changed since the preview (check)', () => {
     ]);
   });
 
+  it('a second freeze on keeps who froze and since when, changes the reason, and says what it was', async () => {
+    p = createTestPipeline();
+    const first = await p.gate.approvals.setFreeze(identities.root!, true, 'Black Friday');
+    expect(first).toMatchObject({
+      frozen: true,
+      by: 'root',
+      reason: 'Black Friday',
+      since: '2025-01-31T02:10:00.000Z',
+    });
+    expect(first.previous).toBeUndefined();
+    p.clock.advance(60_000);
+    const again = await p.gate.approvals.setFreeze(identities.root!, true, 'again');
+    expect(again).toMatchObject({
+      frozen: true,
+      reason: 'again',
+      by: 'root',
+      since: '2025-01-31T02:10:00.000Z',
+      previous: { reason: 'Black Friday', by: 'root', since: '2025-01-31T02:10:00.000Z' },
+    });
+    expect((await p.gate.approvals.getFreeze()).since).toBe('2025-01-31T02:10:00.000Z');
+    // Off, then on again: a new freeze with its own since.
+    await p.gate.approvals.setFreeze(identities.root!, false, null);
+    const fresh = await p.gate.approvals.setFreeze(identities.root!, true, 'new');
+    expect(fresh.since).toBe('2025-01-31T02:11:00.000Z');
+    expect(fresh.previous).toBeUndefined();
+  });
+
   it('names an unknown request', async () => {
     p = createTestPipeline();
     await expect(p.gate.approvals.check('apr_0000000000000000')).rejects.toMatchObject({ code: 'not_found' });
