@@ -252,7 +252,12 @@ describe('bin/sentinel.js under a Node older than 22.20', () => {
     expect(calls).toContain(`${join(root, 'bin/sentinel.js')} investigate`);
   });
 
-  it('passes a signal sent to the launcher alone on to the child, which ends its own way', async () => {
+  /**
+   * `sentinel demo --wait` started through the launcher under the older Node, with its stderr read
+   * (`stderr()`); `waiting` resolves once the demo waits for a decision, `exited` with the
+   * launcher's code, `stderrClosed` when every holder of the pipe (the child too) has exited.
+   */
+  function demoUnderLauncher() {
     const { root, olderNode } = scratchClone();
     const [node, ...flags] = olderNode;
     const launcher = spawn(
@@ -271,41 +276,30 @@ describe('bin/sentinel.js under a Node older than 22.20', () => {
       }),
     );
     const exited = new Promise<number | null>((resolve) => launcher.once('exit', (code) => resolve(code)));
+    const stderrClosed = new Promise<void>((resolve) => launcher.stderr.once('close', () => resolve()));
+    return { root, launcher, waiting, exited, stderrClosed, stderr: () => stderr };
+  }
+
+  it('passes a signal sent to the launcher alone on to the child, which ends its own way', async () => {
+    const { launcher, waiting, exited, stderr } = demoUnderLauncher();
     await Promise.race([waiting, exited]);
     launcher.kill('SIGINT');
-    expect(await exited, stderr).toBe(130);
-    expect(stderr).toContain('Demo stopped. Nothing is left behind');
+    expect(await exited, stderr()).toBe(130);
+    expect(stderr()).toContain('Demo stopped. Nothing is left behind');
   });
 
   it('when the launcher is SIGKILLed, the child it re-executed stops its own way instead of living on', async () => {
-    const { root, olderNode } = scratchClone();
-    const [node, ...flags] = olderNode;
-    const launcher = spawn(
-      node!,
-      [...flags, join(root, 'bin/sentinel.js'), 'demo', '--wait', '--time-scale', '60'],
-      {
-        env: { ...process.env, SENTINEL_NODE_REEXEC: undefined },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      },
-    );
-    let stderr = '';
-    const waiting = new Promise<void>((resolve) =>
-      launcher.stderr.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-        if (stderr.includes('Waiting for a decision')) resolve();
-      }),
-    );
-    // The child shares the launcher's stderr pipe: it closes only when the child has exited too.
-    const childGone = new Promise<void>((resolve) => launcher.stderr.once('close', () => resolve()));
+    const { root, launcher, waiting, stderrClosed, stderr } = demoUnderLauncher();
     await waiting;
     launcher.kill('SIGKILL');
     try {
-      await childGone;
+      // The child shares the launcher's stderr pipe: it closes only when the child has exited too.
+      await stderrClosed;
     } finally {
-      // Without the fix the child lives on, orphaned: end it so the test run does not leak it.
+      // Were the child to live on, orphaned, end it so the test run does not leak it.
       await run('pkill', ['-f', join(root, 'bin/sentinel.js')]).catch(() => undefined);
     }
-    expect(stderr).toContain('Demo stopped. Nothing is left behind');
+    expect(stderr()).toContain('Demo stopped. Nothing is left behind');
   });
 
   it('stops, instead of looping, when the Node it re-executed under still reports too old', async () => {
