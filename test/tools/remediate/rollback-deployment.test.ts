@@ -301,13 +301,28 @@ describe('rollback_deployment', () => {
     'Operation cannot be fulfilled on deployments.apps "checkout": the object has been modified; please apply your changes to the latest version and try again',
   );
 
-  it('retries a 409 when only the status moved, with the new resourceVersion (RetryOnConflict)', async () => {
+  it.each([
+    [
+      'only the status moved, with the new resourceVersion (RetryOnConflict)',
+      // the controller updated the status meanwhile: resourceVersion moves, generation and spec do not
+      (d: Deployment) => {
+        d.metadata!.resourceVersion = '1250';
+        d.status = { ...d.status, replicas: 4, updatedReplicas: 2 };
+      },
+      '1250',
+    ],
+    [
+      'an autoscaler scaled meanwhile (replicas and generation moved, template not)',
+      (d: Deployment) => {
+        d.metadata!.resourceVersion = '1260';
+        d.metadata!.generation = 5;
+        d.spec!.replicas = 6;
+      },
+      '1260',
+    ],
+  ] as const)('retries a 409 when %s', async (_case, change, resourceVersion) => {
     const { dep, sets } = history([5, 6, 7], 7);
-    // the controller updated the status meanwhile: resourceVersion moves, generation and spec do not
-    const statusMoved = edit(dep, (d) => {
-      d.metadata!.resourceVersion = '1250';
-      d.status = { ...d.status, replicas: 4, updatedReplicas: 2 };
-    });
+    const moved = edit(dep, change);
     const preconditions: unknown[] = [];
     const precondition = (body: unknown) => {
       preconditions.push((body as { path: string; value: unknown }[]).at(-1));
@@ -315,10 +330,10 @@ describe('rollback_deployment', () => {
     };
     const expectedTemplate = podTemplate('checkout', ['shop/checkout:2.4.0']);
     const scope = mockObserve(dep, sets).patch(PATH, precondition).query(true).reply(409, CONFLICT);
-    const again = mockObserve(statusMoved, sets)
+    const again = mockObserve(moved, sets)
       .patch(PATH, precondition)
       .query({ fieldManager: 'sentinel' })
-      .reply(200, patched(statusMoved, expectedTemplate));
+      .reply(200, patched(moved, expectedTemplate));
     const output = await callTool(
       rollbackDeployment,
       { namespace: 'shop', name: 'checkout' },
@@ -328,37 +343,8 @@ describe('rollback_deployment', () => {
     again.done();
     expect(preconditions).toEqual([
       { op: 'replace', path: '/metadata/resourceVersion', value: '1234' },
-      { op: 'replace', path: '/metadata/resourceVersion', value: '1250' },
+      { op: 'replace', path: '/metadata/resourceVersion', value: resourceVersion },
     ]);
-    expect(structured(output)).toMatchObject({ status: 'applied', new_revision: 8 });
-  });
-
-  it('retries a 409 when an autoscaler scaled meanwhile (replicas and generation moved, template not)', async () => {
-    const { dep, sets } = history([5, 6, 7], 7);
-    const scaled = edit(dep, (d) => {
-      d.metadata!.resourceVersion = '1260';
-      d.metadata!.generation = 5;
-      d.spec!.replicas = 6;
-    });
-    const sent: unknown[] = [];
-    const precondition = (body: unknown) => {
-      sent.push((body as { path: string; value: unknown }[]).at(-1));
-      return true;
-    };
-    const expectedTemplate = podTemplate('checkout', ['shop/checkout:2.4.0']);
-    const scope = mockObserve(dep, sets).patch(PATH, precondition).query(true).reply(409, CONFLICT);
-    const again = mockObserve(scaled, sets)
-      .patch(PATH, precondition)
-      .query({ fieldManager: 'sentinel' })
-      .reply(200, patched(scaled, expectedTemplate));
-    const output = await callTool(
-      rollbackDeployment,
-      { namespace: 'shop', name: 'checkout' },
-      executeContext(api.cluster),
-    );
-    scope.done();
-    again.done();
-    expect(sent.at(-1)).toEqual({ op: 'replace', path: '/metadata/resourceVersion', value: '1260' });
     expect(structured(output)).toMatchObject({ status: 'applied', new_revision: 8 });
   });
 
