@@ -11,16 +11,22 @@
  */
 import { Pool } from 'undici';
 
-export interface LoadOptions {
+/** The one request a load sends again and again, and for how long (shared by bench/wrk-load.ts). */
+export interface LoadRequest {
   /** Origin, e.g. `http://127.0.0.1:8080`. */
   url: string;
   path: string;
   /** Request headers (content-type, accept, authorization, …), sent as given. */
   headers: Record<string, string>;
-  /** The request body, serialised once. */
+  /** The request body, serialised once and sent as is on every request. */
   body: string;
+  /** Run time, seconds. */
   seconds: number;
+  /** Keep-alive connections, each one request at a time. */
   concurrency: number;
+}
+
+export interface LoadOptions extends LoadRequest {
   /** Judge every n-th answer whole (1: every answer). */
   sampleEvery: number;
   /** Whether a whole answer (status, body text) is a success. */

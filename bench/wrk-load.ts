@@ -15,23 +15,18 @@ import { spawn } from 'node:child_process';
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { LoadRequest } from './load-generator.ts';
 
 const SCRIPT = fileURLToPath(new URL('./wrk-post.lua', import.meta.url));
 
-export interface WrkOptions {
+/**
+ * `LoadRequest`'s fields as there, except: `headers` may hold no newline in a name or value,
+ * `seconds` is rounded to whole seconds (at least 1: wrk takes no fractions), and one wrk thread
+ * drives all `concurrency` connections.
+ */
+export interface WrkOptions extends LoadRequest {
   /** Path of the wrk executable (`findWrk`). */
   wrk: string;
-  /** Origin, e.g. `http://127.0.0.1:8080`. */
-  url: string;
-  path: string;
-  /** Request headers, sent as given (no newline in a name or value). */
-  headers: Record<string, string>;
-  /** The request body, sent as is on every request. */
-  body: string;
-  /** Run time, rounded to whole seconds (at least 1): wrk takes no fractions. */
-  seconds: number;
-  /** Keep-alive connections, each one request at a time (one wrk thread drives them all). */
-  concurrency: number;
   /** Bytes every successful answer's body contains (default `"result":`). */
   marker?: string;
 }
