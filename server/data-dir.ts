@@ -5,7 +5,7 @@
  */
 import { chmodSync, closeSync, mkdirSync, openSync, readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { SentinelError } from '../core/light.ts';
 
 /** Absolute data directory from the flag value, the environment, or the default `~/.sentinel`. */
@@ -16,8 +16,9 @@ export function resolveDataDir(flag?: string, env: NodeJS.ProcessEnv = process.e
 
 /**
  * Throws `SentinelError('invalid_input')` naming `field` when `path` exists but is not a directory
- * (`--data-dir /etc/passwd`), instead of the raw EEXIST/ENOTDIR of the first mkdir or write in it.
- * A missing directory passes: it is created (0700) on first use.
+ * (`--data-dir /etc/passwd`), instead of the raw EEXIST/ENOTDIR of the first mkdir or write in it,
+ * or when a missing `path` cannot be created (`--data-dir /proc/nope`): a missing one is created
+ * here (0700, `makeDirectory`).
  */
 export function checkDataDir(path: string, field = '--data-dir'): void {
   let isDirectory: boolean;
@@ -25,7 +26,7 @@ export function checkDataDir(path: string, field = '--data-dir'): void {
     isDirectory = statSync(path).isDirectory();
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return;
+    if (code === 'ENOENT') return makeDirectory(path, field);
     if (code !== 'ENOTDIR') throw error;
     isDirectory = false; // a parent is a file: `--data-dir /etc/passwd/x`
   }
@@ -63,6 +64,37 @@ export interface TightenedPath {
 /** Files Sentinel keeps in the data dir: tokens, login links, YAML, SQLite databases and their journals. */
 const STATE_FILE = /\.(token|url|yaml|db|sqlite)(-wal|-shm|-journal)?$/;
 
+/**
+ * `mkdir -p` with mode 0700, one level at a time. Not `mkdirSync(…, { recursive: true })`: Node's
+ * loops for ever (a core at 100 %) where mkdir answers ENOENT under a parent that exists, as in
+ * `/proc`. Throws `SentinelError('invalid_input')` naming `field`, the directory and the reason.
+ */
+export function makeDirectory(path: string, field = '--data-dir'): void {
+  const missing: string[] = [];
+  for (let dir = resolve(path); ; dir = dirname(dir)) {
+    try {
+      statSync(dir);
+      break;
+    } catch {
+      missing.unshift(dir);
+      if (dirname(dir) === dir) break;
+    }
+  }
+  for (const dir of missing) {
+    try {
+      mkdirSync(dir, { mode: 0o700 });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') continue; // another process made it meanwhile
+      throw new SentinelError(
+        'invalid_input',
+        `${field} ${path} cannot be created: mkdir ${dir} failed (${code ?? (error as Error).message}).`,
+        { field, cause: error },
+      );
+    }
+  }
+}
+
 const octal = (mode: number) => `0${(mode & 0o777).toString(8)}`;
 
 /**
@@ -73,7 +105,7 @@ const octal = (mode: number) => `0${(mode & 0o777).toString(8)}`;
  * as the data dir). Returns what was tightened (empty when everything was private already).
  */
 export function hardenDataDir(dataDir: string): TightenedPath[] {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  makeDirectory(dataDir);
   const uid = process.getuid?.();
   const tightened: TightenedPath[] = [];
   const tighten = (path: string, private_: number) => {

@@ -55,6 +55,15 @@ describe('sentinel serve refuses a configuration error before touching the data 
     expect(result.stderr).not.toContain('unexpected error');
   });
 
+  it('--data-dir that cannot be created (under /proc): named, exit 2, no spinning mkdir', async () => {
+    // Node's recursive mkdir loops for ever there (ENOENT under a parent that exists).
+    const result = await serve(['--data-dir', '/proc/sentinel-nope/data']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      /^sentinel: --data-dir \/proc\/sentinel-nope\/data cannot be created: mkdir \/proc\/sentinel-nope failed \(ENOENT\)/,
+    );
+  });
+
   it('--host 0.0.0.0 without --allow-remote is a configuration error', async () => {
     const result = await serve(['--host', '0.0.0.0', '--data-dir', dataDir()]);
     expect(result.code).toBe(2);
