@@ -4,7 +4,7 @@
  * value is shown only when stderr is an interactive terminal. Otherwise — stderr captured with the
  * JSON logs by a service manager, `2>&1 | tee`, CI — only the file's path is printed and logged.
  */
-import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Credential } from './plugins.ts';
@@ -22,6 +22,18 @@ function holdsSecret(file: string, value: string): boolean {
     return (statSync(file).mode & 0o077) === 0 && readFileSync(file, 'utf8') === `${value}\n`;
   } catch {
     return false; // missing or unreadable: written anew
+  }
+}
+
+/**
+ * Removes `file` when it still holds `value` as `writeSecret` wrote it (a server's own login link at
+ * its stop); a file another process has since rewritten is left alone. Best effort: never throws.
+ */
+export function removeSecretIfHeld(file: string, value: string): void {
+  try {
+    if (holdsSecret(file, value)) rmSync(file, { force: true });
+  } catch {
+    // gone already, or the directory is read-only: nothing to hand over either way
   }
 }
 

@@ -15,7 +15,7 @@ import {
 } from '../tools/index.ts';
 import { createServerApp } from './app.ts';
 import { createApprovalsHub } from './gate/events.ts';
-import { handOverCredentials } from './credentials.ts';
+import { handOverCredentials, removeSecretIfHeld } from './credentials.ts';
 import { allowedHostNames, checkBindAddress, isLoopbackHost, type ServeOptions } from './config.ts';
 import { readCacheMode } from './serve-options.ts';
 import { readCacheLog } from './read-cache-log.ts';
@@ -515,9 +515,13 @@ export async function startServe(
   let unregister = () => {};
   const stop = async () => {
     unregister();
-    // This server's own login link is useless once it stops (the shared one is the data dir's).
-    if (!shared)
-      for (const credential of pluginCredentials) rmSync(join(dataDir, credential.file), { force: true });
+    // This server's login link is useless once it stops: its own file goes; the data dir's shared
+    // login-link.url goes too while it still holds this server's link.
+    for (const credential of pluginCredentials) {
+      const file = join(dataDir, credential.file);
+      if (shared) removeSecretIfHeld(file, credential.value);
+      else rmSync(file, { force: true });
+    }
     await server.close(); // closes the connections, which aborts the calls in flight
     await inFlight.settled({ logger });
     await plugins.close();

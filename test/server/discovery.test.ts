@@ -74,7 +74,9 @@ describe('token discovery with several servers on one data directory', () => {
     expect(existsSync(join(data.dir, 'servers', `${secondPort}.login-link.url`))).toBe(false);
     expect(runningServers(data.dir).map((entry) => entry.url)).toEqual([first.url]);
 
+    // The first server's own login link, in the data dir's login-link.url, goes with it too.
     await first.close();
+    expect(existsSync(join(data.dir, 'login-link.url'))).toBe(false);
     const restarted = await start();
     expect(localToken()).toBe(token);
     expect(await status(restarted.url!, token)).toBe(200);
