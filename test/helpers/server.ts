@@ -4,7 +4,7 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
@@ -163,4 +163,23 @@ export function rawRequest(
     request.on('error', reject);
     request.end(options.body);
   });
+}
+
+/**
+ * Writes `<dir>/kubeconfig` whose one context (`name`) points at a plain-HTTP API server on
+ * 127.0.0.1:`port` with a dummy bearer token (for a `sentinel serve` process in a test); returns its path.
+ */
+export function writeLoopbackKubeconfig(dir: string, port: number, name = 'c'): string {
+  const file = join(dir, 'kubeconfig');
+  writeFileSync(
+    file,
+    `apiVersion: v1
+kind: Config
+clusters: [{ name: ${name}, cluster: { server: "http://127.0.0.1:${port}", insecure-skip-tls-verify: true } }]
+users: [{ name: u, user: { token: "t" } }]
+contexts: [{ name: ${name}, context: { cluster: ${name}, user: u } }]
+current-context: ${name}
+`,
+  );
+  return file;
 }

@@ -7,12 +7,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { once } from 'node:events';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { tempDataDir } from '../helpers/server.ts';
+import { tempDataDir, writeLoopbackKubeconfig } from '../helpers/server.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/sentinel.js', import.meta.url));
 
@@ -38,17 +36,7 @@ describe('sentinel serve --stdio, stdin ended right after the requests', { timeo
     cluster.listen(0, '127.0.0.1');
     await once(cluster, 'listening');
     const port = (cluster.address() as { port: number }).port;
-    kubeconfig = join(data.dir, 'kubeconfig');
-    writeFileSync(
-      kubeconfig,
-      `apiVersion: v1
-kind: Config
-clusters: [{ name: c, cluster: { server: "http://127.0.0.1:${port}", insecure-skip-tls-verify: true } }]
-users: [{ name: u, user: { token: "t" } }]
-contexts: [{ name: c, context: { cluster: c, user: u } }]
-current-context: c
-`,
-    );
+    kubeconfig = writeLoopbackKubeconfig(data.dir, port);
   });
   afterAll(() => {
     cluster.close();

@@ -7,13 +7,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { once } from 'node:events';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openAuditLog } from '../../server/audit/index.ts';
-import { tempDataDir } from '../helpers/server.ts';
+import { tempDataDir, writeLoopbackKubeconfig } from '../helpers/server.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/sentinel.js', import.meta.url));
 
@@ -32,17 +30,7 @@ describe('sentinel serve --stdio with a call in flight when stdin closes', { tim
     blackHole.listen(0, '127.0.0.1');
     await once(blackHole, 'listening');
     const port = (blackHole.address() as { port: number }).port;
-    kubeconfig = join(data.dir, 'kubeconfig');
-    writeFileSync(
-      kubeconfig,
-      `apiVersion: v1
-kind: Config
-clusters: [{ name: hole, cluster: { server: "http://127.0.0.1:${port}", insecure-skip-tls-verify: true } }]
-users: [{ name: nobody, user: { token: "t" } }]
-contexts: [{ name: hole, context: { cluster: hole, user: nobody } }]
-current-context: hole
-`,
-    );
+    kubeconfig = writeLoopbackKubeconfig(data.dir, port, 'hole');
   });
   afterAll(() => {
     for (const socket of sockets) socket.destroy();
