@@ -10,13 +10,15 @@
  * others; it writes the one discovery file of the server (its own pid, the lead's URL and files),
  * relays approval events between the workers (so the approvals page of each shows the others'
  * decisions) and their metrics (so `/metrics` on any worker sums all of them: workers-metrics.ts),
- * replaces a worker that dies, and stops them all on SIGINT/SIGTERM.
+ * replaces a worker that dies, and stops them all on SIGINT/SIGTERM. With a worker per core, each
+ * collects garbage on its own main thread (`--single-threaded-gc`, worker-gc.ts).
  *
  * Messages between primary and workers carry `sentinel` as their tag (`WorkerMessage`).
  */
 import cluster, { type Worker } from 'node:cluster';
 import { registerServer, type ServerEntry } from './discovery.ts';
 import type { EventBridge, RemoteEventNote } from './postgres/events.ts';
+import { workerExecArgv } from './worker-gc.ts';
 import { createMetricsRelay, type MetricsMessage } from './workers-metrics.ts';
 
 /** Environment variable telling a worker its role: `lead` (the first) or `follower`. */
@@ -129,6 +131,8 @@ export async function runWorkers(options: {
     void fork('follower');
   };
 
+  // One worker per core leaves V8's GC helper threads no idle core: each worker collects on its own.
+  cluster.setupPrimary({ execArgv: workerExecArgv(count) });
   const onSignal = () => stop(0);
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);

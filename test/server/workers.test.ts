@@ -8,6 +8,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +16,7 @@ import { startSimulator, type MutationRecord, type Simulator } from '../../deplo
 import { openAuditLog } from '../../server/audit/store.ts';
 import { PendingResultMetaSchema } from '../../server/gate/index.ts';
 import { createIdentityStore } from '../../server/identity-store.ts';
+import { SINGLE_THREADED_GC_FLAG } from '../../server/worker-gc.ts';
 import { connectClient, mcpHeaders, rawRequest, tempDataDir } from '../helpers/server.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/sentinel.js', import.meta.url));
@@ -103,6 +105,12 @@ describe('sentinel serve --workers 2 on the SQLite store', () => {
         expect(entry).toMatchObject({ url: server.url, pid: server.child.pid, kind: 'serve' });
         expect(server.stderr().match(/Sentinel MCP server listening on/g)).toHaveLength(1);
         expect(server.stderr()).toMatch(/Workers: 2 processes share this port/);
+        // Two workers on a machine of at most two cores: each collects garbage on its own main thread.
+        const workerPids = /All 2 workers listening \(pids (\d+), (\d+);/.exec(server.stderr())!.slice(1);
+        for (const pid of workerPids) {
+          const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+          expect(argv.includes(SINGLE_THREADED_GC_FLAG), argv.join(' ')).toBe(availableParallelism() <= 2);
+        }
 
         const agent = await connectClient(server.url, agentToken);
         clients.push(agent);
