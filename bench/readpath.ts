@@ -73,6 +73,7 @@ import { createIdentityStore } from '../server/index.ts';
 import type { TestPostgres } from '../test/helpers/postgres.ts';
 import { startBenchNamespace } from './bench-namespace.ts';
 import { runLoad } from './load-generator.ts';
+import { MAIN_THREAD } from './proc-usage.ts';
 import { findWrk, runWrk } from './wrk-load.ts';
 import { roundOrder, type RowOrder } from './round-order.ts';
 import { tsCacheExecArgv } from './ts-cache-argv.ts';
@@ -877,21 +878,24 @@ async function main(): Promise<void> {
             `${name} ${median(of(workersRow).map((r) => r.cpuByProcess[name] ?? 0)).toFixed(2)} (preempted ${preempted(workersRow, name)}/request)`,
         )
         .join(', ');
-      // If RPS is CPU-bound: one worker is held by its one core (1000 / S1), N workers by the cores
-      // they share with the generator (cores × 1000 / (SN + L)), so N/1 = cores × S1 / (SN + L).
-      const bound = (cores * one.cpu) / (many.cpu + many.loadCpu);
+      // N workers are held by the cores they share with the generator: at most cores × 1000 / (SN + L)
+      // RPS, so at most cores × 1000 / ((SN + L) × R1) times one worker's R1. One worker is not held to
+      // one core: V8's helper threads take part of another (its main thread's share is shown).
+      const main = median(of(gd).map((r) => r.cpuByProcess[MAIN_THREAD] ?? 0));
+      const allowed = (cores: number, cpu: number) => (cores * 1000) / ((cpu + many.loadCpu) * one.rps);
+      const bound = allowed(cores, many.cpu);
       lines.push(
-        `--workers ${WORKERS} (serve options ${JSON.stringify(SERVE_OPTIONS)}${SERVE_OPTIONS.readCache === 'watch' ? ': read cache on, the simulator barely in the loop' : ': every read goes to the simulator, in this process'}) per process (server CPU ms/request): ${byProcess}; CPU-bound ratio cores×S1/(SN+L) = ${cores}×${one.cpu.toFixed(2)}/(${many.cpu.toFixed(2)}+${many.loadCpu.toFixed(2)}) = x${bound.toFixed(2)}; one worker preempted ${preempted(gd, 'server')}/request`,
+        `--workers ${WORKERS} (serve options ${JSON.stringify(SERVE_OPTIONS)}${SERVE_OPTIONS.readCache === 'watch' ? ': read cache on, the simulator barely in the loop' : ': every read goes to the simulator, in this process'}) per process (server CPU ms/request): ${byProcess}; one worker ${one.cpu.toFixed(2)}, of it its main thread ${main.toFixed(2)} (${((one.cpu * one.rps) / 1000).toFixed(2)} cores busy at ${one.rps.toFixed(0)} RPS); CPU-bound ratio cores×1000/((SN+L)×R1) = ${cores}×1000/((${many.cpu.toFixed(2)}+${many.loadCpu.toFixed(2)})×${one.rps.toFixed(0)}) = x${bound.toFixed(2)}; one worker preempted ${preempted(gd, 'server')}/request`,
       );
       // Best case: N workers each spending one worker's CPU per request (no contention at all).
-      const bestCase = (cores * one.cpu) / (one.cpu + many.loadCpu);
+      const bestCase = allowed(cores, one.cpu);
       lines.push(
         `--workers ${WORKERS}: load generator + simulator ${many.loadCpu.toFixed(2)} ms/request on the same ${cores} cores (ceiling ${ceiling.toFixed(0)} RPS); even with no extra CPU per request on ${WORKERS} workers the cores allow x${bestCase.toFixed(2)} one worker, measured CPU-bound x${bound.toFixed(2)}: x${TARGETS.workersVsOne} is ${bestCase >= TARGETS.workersVsOne ? 'within reach' : 'out of reach on this machine with the generator and simulator beside the server'}`,
       );
       // Other users of the machine take cores from N workers, seldom from one (it needs one core).
       const left = cores - many.otherCores;
       lines.push(
-        `--workers ${WORKERS}: other processes kept ${many.otherCores.toFixed(2)} of ${cores} cores busy during its rows (${one.otherCores.toFixed(2)} during one worker's)${left < cores - 0.25 ? `: with ${left.toFixed(2)} cores left the cores allow at most x${((left * one.cpu) / (many.cpu + many.loadCpu)).toFixed(2)}; measure on an idle machine` : ''}`,
+        `--workers ${WORKERS}: other processes kept ${many.otherCores.toFixed(2)} of ${cores} cores busy during its rows (${one.otherCores.toFixed(2)} during one worker's)${left < cores - 0.25 ? `: with ${left.toFixed(2)} cores left the cores allow at most x${allowed(left, many.cpu).toFixed(2)}; measure on an idle machine` : ''}`,
       );
     }
     if (sentinelPg && ran('get_deployment (PostgreSQL)', gd)) {

@@ -21,42 +21,17 @@
  * `<file>-worker<id>.cpuprofile`, and answers `{ type: 'profiled', file, files }`.
  */
 import cluster from 'node:cluster';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
+import { MAIN_THREAD, mainThreadCpuMicros, preemptions, procUsage } from './proc-usage.ts';
 
 type Kind = 'http-echo' | 'sdk-echo' | 'sentinel' | 'sentinel-off';
 const kind = process.argv[2] as Kind;
 
 function send(message: Record<string, unknown>): void {
   process.send?.(message);
-}
-
-/**
- * Times the main (JavaScript) thread of process `pid` was preempted: its involuntary context
- * switches (`nonvoluntary_ctxt_switches` of /proc/<pid>/status; 0 where /proc is missing).
- */
-function preemptions(pid: number): number {
-  try {
-    return Number(
-      /nonvoluntary_ctxt_switches:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0,
-    );
-  } catch {
-    return 0;
-  }
-}
-
-/** CPU µs and RSS bytes of process `pid` (Linux /proc; clock ticks at 100 Hz). */
-function procUsage(pid: number): { cpuMicros: number; rss: number } {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const rssPages = Number(readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ')[1]);
-    return { cpuMicros: (Number(fields[11]) + Number(fields[12])) * 10_000, rss: rssPages * 4096 };
-  } catch {
-    return { cpuMicros: 0, rss: 0 };
-  }
 }
 
 const serveOptions = JSON.parse(process.env.BENCH_SERVE_OPTIONS ?? '{}') as Record<string, unknown>;
@@ -153,6 +128,10 @@ if (!cluster.isWorker) {
           preempted: preemptions(process.pid),
         },
         ...tree.map(({ name, cpuMicros, preempted }) => ({ name, cpuMicros, preempted })),
+        // The main thread alone (one server): what holds one process to one core.
+        ...(workers > 1
+          ? []
+          : [{ name: MAIN_THREAD, cpuMicros: mainThreadCpuMicros(process.pid), preempted: 0 }]),
       ],
     });
   });
