@@ -32,8 +32,8 @@
  * cluster from test/helpers/postgres.ts, when its binaries exist; `BENCH_POSTGRES=0` skips) against
  * SQLite. A workers target's CPU and RSS are its whole process tree's. To measure the workers
  * ratio of the server itself, keep the load off the cores: wrk as the generator and the read cache
- * on (`BENCH_SERVE_OPTIONS='{"readCache":"watch"}'`, said so in the workers lines), so the
- * simulator in this process is barely in the loop, on an idle machine (the `others` column).
+ * on (the default; said so in the workers lines), so the simulator in this process is barely in the
+ * loop, on an idle machine (the `others` column).
  *
  * Hooks: `BENCH_SERVE_OPTIONS` (JSON merged into the `sentinel serve` options, e.g.
  * `{"workers":2}` or `{"store":"postgres://…"}` once those options exist) runs the Sentinel rows on
@@ -885,7 +885,7 @@ async function main(): Promise<void> {
       const allowed = (cores: number, cpu: number) => (cores * 1000) / ((cpu + many.loadCpu) * one.rps);
       const bound = allowed(cores, many.cpu);
       lines.push(
-        `--workers ${WORKERS} (serve options ${JSON.stringify(SERVE_OPTIONS)}${SERVE_OPTIONS.readCache === 'watch' ? ': read cache on, the simulator barely in the loop' : ': every read goes to the simulator, in this process'}) per process (server CPU ms/request): ${byProcess}; one worker ${one.cpu.toFixed(2)}, of it its main thread ${main.toFixed(2)} (${((one.cpu * one.rps) / 1000).toFixed(2)} cores busy at ${one.rps.toFixed(0)} RPS); CPU-bound ratio cores×1000/((SN+L)×R1) = ${cores}×1000/((${many.cpu.toFixed(2)}+${many.loadCpu.toFixed(2)})×${one.rps.toFixed(0)}) = x${bound.toFixed(2)}; one worker preempted ${preempted(gd, 'server')}/request`,
+        `--workers ${WORKERS} (serve options ${JSON.stringify(SERVE_OPTIONS)}${SERVE_OPTIONS.readCache !== 'off' ? ': read cache on, the simulator barely in the loop' : ': every read goes to the simulator, in this process'}) per process (server CPU ms/request): ${byProcess}; one worker ${one.cpu.toFixed(2)}, of it its main thread ${main.toFixed(2)} (${((one.cpu * one.rps) / 1000).toFixed(2)} cores busy at ${one.rps.toFixed(0)} RPS); CPU-bound ratio cores×1000/((SN+L)×R1) = ${cores}×1000/((${many.cpu.toFixed(2)}+${many.loadCpu.toFixed(2)})×${one.rps.toFixed(0)}) = x${bound.toFixed(2)}; one worker preempted ${preempted(gd, 'server')}/request`,
       );
       // Best case: N workers each spending one worker's CPU per request (no contention at all).
       const bestCase = allowed(cores, one.cpu);
