@@ -52,7 +52,7 @@ function registerServe(program: Command): void {
     )
     .option(
       '--workers <n>',
-      "processes serving the one port (node:cluster) on the shared store; 'auto' = one per core",
+      "processes serving the one port (node:cluster) on the shared store, at most two per core; 'auto' = one per core",
       '1',
     )
     .option(

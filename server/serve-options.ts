@@ -17,6 +17,13 @@ export const READ_CACHE_ENV = 'SENTINEL_READ_CACHE';
 export const DEFAULT_READ_CACHE: ReadCacheMode = 'watch';
 
 /** Flags of `sentinel serve`, as commander delivers them (camelCase). */
+/**
+ * Most `--workers` a server may start: two per core. Each worker is a whole server process (~100 MB);
+ * beyond the cores they only compete for them, and an unbounded count forked until the machine
+ * stopped answering (`--workers 1000000`).
+ */
+export const MAX_WORKERS = 2 * availableParallelism();
+
 export const ServeOptionsSchema = z.strictObject({
   /** Address to bind. Default 127.0.0.1 (loopback). */
   host: z.string().min(1, 'must not be empty').default('127.0.0.1'),
@@ -67,8 +74,8 @@ export const ServeOptionsSchema = z.strictObject({
     .min(0, 'must be 0 or more')
     .optional(),
   /**
-   * Processes serving HTTP on the one port (node:cluster): a whole number >= 1, or `auto` for one
-   * per core (`os.availableParallelism()`). Default 1 (no cluster).
+   * Processes serving HTTP on the one port (node:cluster): a whole number from 1 to `MAX_WORKERS`
+   * (two per core), or `auto` for one per core (`os.availableParallelism()`). Default 1 (no cluster).
    */
   workers: z
     .union([z.number(), z.string()])
@@ -78,7 +85,8 @@ export const ServeOptionsSchema = z.strictObject({
       z
         .number({ error: "must be a whole number or 'auto'" })
         .int("must be a whole number or 'auto'")
-        .min(1, "must be at least 1 (or 'auto')"),
+        .min(1, "must be at least 1 (or 'auto')")
+        .max(MAX_WORKERS, `must be at most ${MAX_WORKERS} (two per core; more only compete for the cores)`),
     ),
   /**
    * `watch`: read tools answer Deployments, ReplicaSets, Pods and HorizontalPodAutoscalers from a

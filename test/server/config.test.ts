@@ -59,6 +59,12 @@ describe('serve options', () => {
     [{ workers: 'many' }, "--workers: must be a whole number or 'auto'."],
     [{ workers: '0' }, "--workers: must be at least 1 (or 'auto')."],
     [{ workers: '1.5' }, "--workers: must be a whole number or 'auto'."],
+    // A million workers forked a million processes (a new user's try): the machine stopped answering.
+    [
+      { workers: '1000000' },
+      `--workers: must be at most ${2 * availableParallelism()} (two per core; more only compete for the cores).`,
+    ],
+    [{ workers: String(2 * availableParallelism() + 1) }, /--workers: must be at most/],
     [{ workers: '2', stdio: true, identity: 'local' }, /--workers applies only over HTTP/],
   ])('rejects %j naming the flag', (raw, message) => {
     expect(() => parseServeOptions(raw)).toThrow(message);
