@@ -42,14 +42,22 @@ export function capBytes(text: string, maxBytes: number, keep: 'head' | 'tail' =
     const newline = kept.indexOf('\n');
     if (newline >= 0 && newline < kept.length - 1) kept = kept.slice(newline + 1);
   } else {
-    kept = buffer
-      .subarray(0, maxBytes)
-      .toString('utf8')
-      .replace(/\uFFFD+$/, '');
+    kept = withoutTrailingReplacements(buffer.subarray(0, maxBytes).toString('utf8'));
     const newline = kept.lastIndexOf('\n');
     if (newline > 0) kept = kept.slice(0, newline + 1);
   }
   return { text: kept, cutBytes: buffer.length - byteLength(kept) };
+}
+
+/**
+ * `text` without the U+FFFD at its end (a character split by the cut decodes to them). A loop, not
+ * `/\uFFFD+$/`: that retries from every U+FFFD of a run not at the end, quadratic on hostile text
+ * (32,000 took 873 ms, 4x as many 16x as long; now 0.6 ms).
+ */
+function withoutTrailingReplacements(text: string): string {
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 0xfffd) end -= 1;
+  return text.slice(0, end);
 }
 
 /**

@@ -9,6 +9,7 @@ import type { KubeOperation } from './operations.ts';
 import { apiPath } from './paths.ts';
 import { WatchExpiredError, type ListWatch, type WatchEvent } from './reflector.ts';
 import { isAlreadySafe, markAlreadySafe, parseFromCluster } from './sanitize.ts';
+import { streamLines } from './stream-lines.ts';
 import type { KubeTransport } from './transport.ts';
 import type { JsonObject } from './types.ts';
 
@@ -81,19 +82,7 @@ export function createListWatch(options: ListWatchOptions): ListWatch {
 
 /** The newline-delimited JSON events of a watch answer, each parsed as it completes. */
 async function* events(body: AsyncIterable<Buffer>): AsyncGenerator<WatchEvent> {
-  const decoder = new TextDecoder();
-  let pending = '';
-  for await (const chunk of body) {
-    pending += decoder.decode(chunk, { stream: true });
-    let end: number;
-    while ((end = pending.indexOf('\n')) >= 0) {
-      const line = pending.slice(0, end).trim();
-      pending = pending.slice(end + 1);
-      if (line) yield toEvent(line);
-    }
-  }
-  const rest = (pending + decoder.decode()).trim();
-  if (rest) yield toEvent(rest);
+  for await (const line of streamLines(body)) yield toEvent(line);
 }
 
 function toEvent(line: string): WatchEvent {

@@ -16,6 +16,37 @@ import {
   type WorkloadKind,
 } from './context.ts';
 
+/** From `://` of a URL: the host after any user info. */
+const AFTER_SCHEME = /:\/\/(?:[^@\s/]*@)?([a-z0-9.-]+)/gi;
+const SCHEME_CHAR = /[a-z0-9+.-]/i;
+const LETTER = /[a-z]/i;
+
+/**
+ * The hosts of the URLs in `text`, as `/[a-z][a-z0-9+.-]*:\/\/(?:[^@\s/]*@)?([a-z0-9.-]+)/gi` finds
+ * them. Matched from `://`, the scheme checked behind it back to where the previous URL ended: that
+ * expression started at every letter and rescanned a long run of `a.b.c…` from each, quadratic on a
+ * hostile log line (32,000 characters took 0.56 s, 4x as many 16x as long; now 0.7 ms).
+ */
+function urlHosts(text: string): string[] {
+  const hosts: string[] = [];
+  let from = 0;
+  AFTER_SCHEME.lastIndex = 0;
+  for (let m = AFTER_SCHEME.exec(text); m; m = AFTER_SCHEME.exec(text)) {
+    if (hasScheme(text, from, m.index)) {
+      hosts.push(m[1]!);
+      from = AFTER_SCHEME.lastIndex;
+    } else AFTER_SCHEME.lastIndex = m.index + 1;
+  }
+  return hosts;
+}
+
+/** Whether `text` before `end` (from `from` on) ends with a scheme: a letter, then scheme characters. */
+function hasScheme(text: string, from: number, end: number): boolean {
+  for (let i = end - 1; i >= from && SCHEME_CHAR.test(text[i]!); i -= 1)
+    if (LETTER.test(text[i]!)) return true;
+  return false;
+}
+
 /** Hosts a log or event line names: `host:port`, `scheme://host`, first DNS label only, no IPs. */
 export function namedHosts(text: string): string[] {
   const hosts = new Set<string>();
@@ -24,7 +55,7 @@ export function namedHosts(text: string): string[] {
     if (label && !/^\d+$/.test(label) && label !== 'localhost') hosts.add(label);
   };
   // `postgres://checkout@db:5432/shop`: the host follows the user info.
-  for (const m of text.matchAll(/[a-z][a-z0-9+.-]*:\/\/(?:[^@\s/]*@)?([a-z0-9.-]+)/gi)) add(m[1]);
+  for (const host of urlHosts(text)) add(host);
   for (const m of text.matchAll(/(?<![\w/.-])([a-z][a-z0-9-]*(?:\.[a-z0-9-]+)*):\d{2,5}\b/gi)) add(m[1]);
   return [...hosts];
 }

@@ -2,6 +2,7 @@
  * The dependency class follows a host to a Service and the Service's selector to the workload
  * behind it (any of Deployment, StatefulSet, DaemonSet), not the host's name to a workload's.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { PodView, RevisionView, ServiceView } from '../../../../agent/investigator/evidence.ts';
 import {
@@ -128,6 +129,45 @@ describe('hosts a victim names', () => {
     expect(namedHosts('postgres://checkout@db:5432/shop')).toEqual(['db']);
     expect(namedHosts('dial redis://:secret@cache.shop.svc:6379')).toEqual(['cache']);
     expect(suspectHosts(victim)).toEqual(['db']);
+  });
+});
+
+describe('hosts a victim names, in hostile log lines', () => {
+  // The URL pattern started at every letter and rescanned a long run of `a.b.c…` from each: quadratic,
+  // 32,000 characters took 0.56 s, so this 2 MB line would take half an hour. Linear now, it takes
+  // milliseconds; the generous timeout is for a loaded machine.
+  it('finds the URL after a long dotted token', { timeout: 120_000 }, () => {
+    expect(namedHosts(`${'a.'.repeat(1_000_000)} https://db`)).toEqual(['db']);
+  });
+
+  /** The function as it was (its URL expression quadratic on a long run of scheme characters). */
+  const before = (text: string): string[] => {
+    const hosts = new Set<string>();
+    const add = (host: string | undefined) => {
+      const label = host?.toLowerCase().split('.')[0];
+      if (label && !/^\d+$/.test(label) && label !== 'localhost') hosts.add(label);
+    };
+    for (const m of text.matchAll(/[a-z][a-z0-9+.-]*:\/\/(?:[^@\s/]*@)?([a-z0-9.-]+)/gi)) add(m[1]);
+    for (const m of text.matchAll(/(?<![\w/.-])([a-z][a-z0-9-]*(?:\.[a-z0-9-]+)*):\d{2,5}\b/gi)) add(m[1]);
+    return [...hosts];
+  };
+  const pieces = ['a', 'B', '1', '+', '.', '-', '_', ':', '/', '//', '://', '@', ' ', ':5432', 'db', 'x.y'];
+  const text = fc
+    .array(
+      fc.oneof(
+        { arbitrary: fc.constantFrom(...pieces), weight: 4 },
+        { arbitrary: fc.string({ maxLength: 2 }), weight: 1 },
+      ),
+      { maxLength: 24, size: 'max' },
+    )
+    .map((parts) => parts.join(''));
+  it('gives what the expressions gave, for any text', () => {
+    fc.assert(
+      fc.property(text, (value) => {
+        expect(namedHosts(value)).toEqual(before(value));
+      }),
+      { numRuns: 10_000 },
+    );
   });
 });
 

@@ -3,8 +3,10 @@
  * (401/403), a pull secret that does not exist, one a revision removed — each named in `facts`, the
  * change that caused it rolled back, an unchanged template refused.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decide } from '../../../../agent/investigator/playbook.ts';
+import { missingPullSecrets } from '../../../../agent/investigator/playbook/image-pull.ts';
 import type { RevisionView } from '../../../../agent/investigator/evidence.ts';
 import { event, healthy, NOW, pod, rev, sourced, suspect } from '../../../helpers/playbook.ts';
 
@@ -107,5 +109,42 @@ describe('image pull class: by cause', () => {
     expect(decision).toMatchObject({ action: 'refused', refusal: 'pull-unauthorized' });
     expect(decision.facts).toMatchObject({ failure: 'pull_unauthorized', registry_status: 401 });
     expect(decision.explanation).toContain('image pull secret');
+  });
+});
+
+describe('missingPullSecrets', () => {
+  const PREFIX = 'Unable to retrieve some image pull secrets (';
+  it('gives the names the kubelet lists, or undefined', () => {
+    expect(missingPullSecrets(`${PREFIX}ghcr-creds, other); attempting to pull`)).toBe('ghcr-creds, other');
+    expect(missingPullSecrets(`${PREFIX}ghcr-creds`)).toBeUndefined();
+    expect(missingPullSecrets('Back-off pulling image')).toBeUndefined();
+  });
+
+  // The expression scanned to the end of the message from each prefix with no `)` after it:
+  // quadratic, 128,000 characters took 0.33 s, so these 1.9 MB would take over a minute. Linear
+  // now, it takes milliseconds; the generous timeout is for a loaded machine.
+  it('reads a hostile event message of many prefixes and no ")"', { timeout: 120_000 }, () => {
+    expect(missingPullSecrets(PREFIX.repeat(45_000))).toBeUndefined();
+    expect(missingPullSecrets(`${PREFIX.repeat(45_000)})`)).toBe(PREFIX.repeat(44_999));
+  });
+
+  /** The expression it replaces (quadratic on many prefixes with no `)` after them). */
+  const MISSING_SECRETS = /Unable to retrieve some image pull secrets \(([^)]*)\)/;
+  const message = fc
+    .array(
+      fc.oneof(
+        { arbitrary: fc.constantFrom(PREFIX, PREFIX.slice(0, -1), '(', ')', 'a', ', ', '\n'), weight: 4 },
+        { arbitrary: fc.string({ maxLength: 2 }), weight: 1 },
+      ),
+      { maxLength: 12, size: 'max' },
+    )
+    .map((parts) => parts.join(''));
+  it('gives what the expression gave, for any message', () => {
+    fc.assert(
+      fc.property(message, (value) => {
+        expect(missingPullSecrets(value)).toBe(MISSING_SECRETS.exec(value)?.[1]);
+      }),
+      { numRuns: 10_000 },
+    );
   });
 });
