@@ -2,8 +2,9 @@
  * The typed confirmation a dangerous approval needs at a terminal: the approver types the
  * Deployment's name (what `confirmationFor` in server/ui/confirmation.ts expects, the rule the
  * approvals page and its router enforce). One question for every place a human approves at a
- * terminal — `sentinel approvals approve`, and the local investigator's (`investigate`, `demo`)
- * approval prompt — so a reflex "y" never approves a rollback anywhere.
+ * terminal — `sentinel approvals approve`, the local investigator's (`investigate`, `demo`) and
+ * harness mode's (`investigate --harness`) approval prompts — so a reflex "y" never approves a
+ * rollback anywhere.
  */
 import { sanitizeText } from '../tools/light.ts';
 import type { ApprovalPrompter, PromptOptions } from './harness/prompter.ts';
