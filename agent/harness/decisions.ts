@@ -412,13 +412,21 @@ function unconfirmedError(
   );
   const names = [...new Set([...confirmed, ...unconfirmed.map(({ confirmation }) => confirmation.expected)])];
   const resume = resumeCommand
-    ? `: resume with \`${resumeCommand} --yes ${names.map((name) => `--confirm ${name}`).join(' ')}\``
+    ? `: resume with \`${resumeCommand} --yes ${names.map((name) => `--confirm ${shellWord(name)}`).join(' ')}\``
     : '';
   return new SentinelError(
     'invalid_input',
     `${refusals.join(' ')} Nothing was approved or sent to the harness; the ${pending === 1 ? 'call stays' : `${pending} pending calls stay`} pending${resume}.`,
     { field: '--confirm' },
   );
+}
+
+/**
+ * `text` as one shell word, for a command the engineer may paste: the name comes from the model's
+ * arguments, so anything but a plain name (`checkout`, `web-1.v2`) is single-quoted.
+ */
+function shellWord(text: string): string {
+  return /^[\w.-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
 }
 
 /**
