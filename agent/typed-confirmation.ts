@@ -2,8 +2,9 @@
  * The typed confirmation a dangerous approval needs at a terminal: the approver types the
  * Deployment's name (what `confirmationFor` in server/ui/confirmation.ts expects, the rule the
  * approvals page and its router enforce). One question for every place a human approves at a
- * terminal — `sentinel approvals approve`, and the local investigator's (`investigate`, `demo`)
- * approval prompt — so a reflex "y" never approves a rollback anywhere.
+ * terminal — `sentinel approvals approve`, the local investigator's (`investigate`, `demo`) and
+ * harness mode's (`investigate --harness`) approval prompts — so a reflex "y" never approves a
+ * rollback anywhere.
  */
 import { sanitizeText } from '../tools/light.ts';
 import type { ApprovalPrompter, PromptOptions } from './harness/prompter.ts';
@@ -26,6 +27,16 @@ export type TypedAnswer =
 
 /** Untrusted text (typed, pasted, given as an option) quoted for a message: escapes shown, not obeyed. */
 export const quotedAnswer = (text: string) => `'${sanitizeText(text)}'`;
+
+/** Whether one of `names` (`--confirm` values, trimmed) is the text `confirmation` expects. */
+export function confirmedBy(names: readonly string[] | undefined, confirmation: TypedConfirmation): boolean {
+  return names?.some((name) => name.trim() === confirmation.expected) ?? false;
+}
+
+/** " (--confirm 'a', 'b' is not it)" for the `--confirm` names given, '' for none. */
+export function notConfirmedBy(names: readonly string[] | undefined): string {
+  return names?.length ? ` (--confirm ${names.map(quotedAnswer).join(', ')} is not it)` : '';
+}
 
 /**
  * Whether `question` is the one `askTypedConfirmation` asks (for a prompter that answers without a
@@ -57,4 +68,35 @@ export async function askTypedConfirmation(
   if (word === expected) return { kind: 'typed' };
   if (options.declinable && ['', 'n', 'no'].includes(word.toLowerCase())) return { kind: 'declined' };
   return { kind: 'wrong', answer };
+}
+
+/**
+ * The whole typed question of a dangerous approval, as every terminal that can decide asks it (the
+ * local investigator, harness mode): asks `confirmation.expected` for request `id` until it is
+ * typed (true) or declined with Enter, n or no (false); a wrong name is said through `say` and
+ * asked again. Undefined when input ended (said) or `signal` withdrew the question (not said: the
+ * withdrawer says why). `say` gets one line at a time, without its newline.
+ */
+export async function askTypedApproval(
+  prompter: Pick<ApprovalPrompter, 'ask'>,
+  id: string,
+  confirmation: TypedConfirmation,
+  options: PromptOptions & { say: (line: string) => void },
+): Promise<boolean | undefined> {
+  const { signal, say } = options;
+  for (;;) {
+    const answer = await askTypedConfirmation(prompter, id, confirmation, {
+      ...(signal && { signal }),
+      declinable: true,
+    });
+    if (answer.kind === 'typed') return true;
+    if (answer.kind === 'declined') return false;
+    if (answer.kind === 'ended') {
+      if (!signal?.aborted) say('\nNo name typed (input ended): nothing was approved.');
+      return undefined;
+    }
+    say(
+      `${quotedAnswer(answer.answer.trim())} is not '${confirmation.expected}': nothing was approved. Type it exactly, or Enter to decline.`,
+    );
+  }
 }

@@ -84,11 +84,11 @@ export function registerInvestigateCommand(program: Command): void {
     .addOption(dataDirOption())
     .option(
       '-y, --yes',
-      'approve every proposed call without asking (scripted runs); the local investigator approves a dangerous one (rollback, restart, scale) only with --confirm <name>',
+      'approve every proposed call without asking (scripted runs); a dangerous one (rollback, restart, scale) only with --confirm <name>, else nothing is approved (exit 2)',
     )
     .option(
       '--confirm <name>',
-      'with --yes (local investigator): the Deployment a dangerous call may be approved for, as `approvals approve --confirm` (repeatable)',
+      'with --yes: the Deployment a dangerous call may be approved for, as `approvals approve --confirm` (repeatable)',
       (name: string, names: string[] = []) => [...names, name],
     )
     .addOption(timeoutOption());

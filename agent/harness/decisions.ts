@@ -8,13 +8,21 @@
  * at the server; only then is the approval turn built. A grant the server refuses turns that "yes" into a deny whose reason says
  * why, so the harness never runs a call the server would hold, and every pending call is still
  * resolved in one batch (a live harness rejects partial batches with 422).
+ *
+ * A dangerous Sentinel call (a destructive tool, a scale to 0: `confirmationFor`, the approvals
+ * page's rule) is asked as the local investigator asks it: the Deployment's name typed, not y/N;
+ * `--yes` approves one only when `--confirm` names it, else nothing of the batch is granted or sent
+ * and `invalid_input` is thrown. The risk is the Sentinel server's (the request it holds, else its
+ * tools/list), never the model's; when the server cannot say, the call is taken as dangerous.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { toSentinelError } from '../../core/index.ts';
+import { SentinelError, sentinelCommand, toSentinelError } from '../../core/index.ts';
+import { confirmationFor, type Confirmation } from '../../server/index.ts';
+import { askTypedApproval, confirmedBy, notConfirmedBy } from '../typed-confirmation.ts';
 import type { LedgerEntry, SessionLedger } from './ledger.ts';
 import type { PendingCall } from './pending.ts';
 import type { ApprovalPrompter } from './prompter.ts';
-import { callFacts, type PendingCallRenderer } from './render.ts';
+import { callFacts, previewSummary, type PendingCallRenderer } from './render.ts';
 import type { ApprovalDecision, CreateTurnRequest } from '../../trueforge/index.ts';
 import type { ClientRef, HeldCall, PreviewLike, ServerAnswer, ServerGrantClient } from './server-grants.ts';
 
@@ -25,8 +33,18 @@ export interface DecisionOptions {
   grants: ServerGrantClient;
   renderer: PendingCallRenderer;
   prompter: ApprovalPrompter;
-  /** Approve every call without asking (`--yes`, for scripted runs). */
+  /**
+   * Approve every call without asking (`--yes`, for scripted runs); a dangerous Sentinel call only
+   * when `confirm` names its Deployment.
+   */
   autoApprove: boolean;
+  /** With `autoApprove` (`--confirm`, repeatable): the Deployments a dangerous call may be approved for. */
+  confirm?: readonly string[] | undefined;
+  /**
+   * The command that continues this session (`sentinel investigate --harness <url> --resume-session
+   * <id>`), named when `--yes` refuses a dangerous call.
+   */
+  resumeCommand?: string | undefined;
   /** Name of Sentinel's MCP connector in the harness; calls to it need a server-side grant. */
   connectorName: string;
   /** Progress and questions' context, one line at a time (stderr). */
@@ -71,7 +89,9 @@ interface Known {
  * the ledger. A call the ledger or the server (by `client_ref`) already has a decision for is shown
  * as "already approved by alice 12 min ago (request apr_…)" and that decision is sent again.
  * Returns undefined, having granted nothing, when input ends before every call is answered (the
- * calls stay pending in the harness).
+ * calls stay pending in the harness). Throws `SentinelError('invalid_input')` (field `--confirm`),
+ * having granted and recorded nothing, when `autoApprove` meets a dangerous Sentinel call whose
+ * Deployment `confirm` does not name.
  */
 export async function decidePendingCalls(
   calls: readonly PendingCall[],
@@ -89,6 +109,9 @@ export async function decidePendingCalls(
     known?: Known;
     ended?: HeldCall;
   }[] = [];
+  /** `--yes`: the dangerous calls `--confirm` does not name, and the names it confirmed. */
+  const unconfirmed: ({ call: PendingCall } & Dangerous)[] = [];
+  const confirmed: string[] = [];
   for (const call of calls) {
     const ref = options.refOf?.(call);
     const known = await knownDecision(call, ref, options);
@@ -103,19 +126,36 @@ export async function decidePendingCalls(
       continue;
     }
     if (options.autoApprove) {
-      log('  approved (--yes)');
+      // Nothing is put up for the page: the server's tools/list says what needs --confirm.
+      const dangerous = await dangerOf(call, undefined, preview, options);
+      if (dangerous && !confirmedBy(options.confirm, dangerous.confirmation)) {
+        log(`  not approved: --yes needs --confirm ${dangerous.confirmation.expected} for this call`);
+        unconfirmed.push({ call, ...dangerous });
+        continue;
+      }
+      if (dangerous) confirmed.push(dangerous.confirmation.expected);
+      log(`  approved (--yes${dangerous ? ` --confirm ${dangerous.confirmation.expected}` : ''})`);
       answers.push({ call, question, ref, preview });
       continue;
     }
     const held = await holdOnServer(call, ref, options);
-    const answer = held?.status === 'pending' ? await confirmWhileHeld(held, options) : undefined;
-    const ended = held?.status === 'pending' ? answer?.elsewhere : held;
-    if (ended) {
-      log(`  ${describeEnded(ended)}`);
-      answers.push({ call, question, ref, ended });
+    const ended = held && held.status !== 'pending' ? held : undefined;
+    const dangerous = ended ? undefined : await dangerOf(call, held, preview, options);
+    const ask = (signal?: AbortSignal) =>
+      dangerous
+        ? askTypedApproval(options.prompter, dangerous.id, dangerous.confirmation, {
+            ...(signal && { signal }),
+            say: log,
+          })
+        : options.prompter.confirm('Allow?', signal ? { signal } : {});
+    const answer = held?.status === 'pending' ? await confirmWhileHeld(held, ask, options) : undefined;
+    const elsewhere = ended ?? answer?.elsewhere;
+    if (elsewhere) {
+      log(`  ${describeEnded(elsewhere)}`);
+      answers.push({ call, question, ref, ended: elsewhere });
       continue;
     }
-    const allow = answer ? answer.allow : await options.prompter.confirm('Allow?');
+    const allow = answer ? answer.allow : await ask();
     if (allow === undefined) return undefined;
     if (allow) {
       answers.push({ call, question, ref, preview });
@@ -124,6 +164,8 @@ export async function decidePendingCalls(
     const reason = await options.prompter.ask('Reason, shown to the agent (optional): ');
     answers.push({ call, question, ref, deny: reason?.trim() || DEFAULT_DENY_REASON });
   }
+  // Every answer is in before any grant: one refused call leaves the whole batch untouched.
+  if (unconfirmed.length > 0) throw unconfirmedError(unconfirmed, confirmed, calls.length, options);
   const decisions: Decision[] = [];
   const ledgered: Record<string, LedgerEntry> = {};
   for (const { call, question, ref, preview, deny, known, ended } of answers) {
@@ -178,17 +220,18 @@ async function holdOnServer(
 }
 
 /**
- * Asks y/N while watching the held request: the terminal's answer (`allow`, undefined when input
- * ended), or the request once it is no longer pending (`elsewhere`: decided on the page or with
- * `approvals`, expired, cancelled) — then the question is withdrawn and a line typed late answers
- * nothing.
+ * Asks (`ask`: y/N, or the typed name) while watching the held request: the terminal's answer
+ * (`allow`, undefined when input ended), or the request once it is no longer pending (`elsewhere`:
+ * decided on the page or with `approvals`, expired, cancelled) — then the question is withdrawn and
+ * a line typed late answers nothing.
  */
 async function confirmWhileHeld(
   held: HeldCall,
+  ask: (signal: AbortSignal) => Promise<boolean | undefined>,
   options: DecisionOptions,
 ): Promise<{ allow?: boolean | undefined; elsewhere?: HeldCall }> {
   const withdraw = new AbortController();
-  const asking = options.prompter.confirm('Allow?', { signal: withdraw.signal });
+  const asking = ask(withdraw.signal);
   const answer = await Promise.race([
     asking.then((allow) => ({ allow })),
     watchHeld(held.id, options, withdraw.signal).then((elsewhere) => ({ elsewhere })),
@@ -305,6 +348,85 @@ function fromKnown(known: Known): Decided {
         deniedId: known.requestId ?? undefined,
         earlier: true,
       };
+}
+
+/** What a dangerous call needs typed, and the id its question names (the held request, else the call). */
+interface Dangerous {
+  id: string;
+  confirmation: Confirmation;
+}
+
+/**
+ * Whether approving `call` needs its Deployment's name, by `confirmationFor` (the approvals page's
+ * rule) over what the Sentinel server says: the request it holds for the call, else the tool's risk
+ * in its tools/list. Fails closed: a server that cannot be asked, or publishes no risk for the tool,
+ * makes the call dangerous (said). Undefined for calls not to Sentinel, or whose arguments are not
+ * an object (the server cannot grant those: they are denied).
+ */
+async function dangerOf(
+  call: PendingCall,
+  held: HeldCall | undefined,
+  preview: PreviewLike | undefined,
+  { grants, connectorName, log }: DecisionOptions,
+): Promise<Dangerous | undefined> {
+  if (!isSentinelCall(call, connectorName) || !call.arguments) return undefined;
+  if (held) return held.confirmation && { id: held.id, confirmation: held.confirmation };
+  const risk = await grants.risk(call.toolName).then(
+    (risk) => {
+      if (!risk) log(`  (the Sentinel server publishes no risk for ${call.toolName}: taken as dangerous)`);
+      return risk;
+    },
+    (error: unknown) => {
+      log(
+        `  (could not learn the risk of ${call.toolName} from the Sentinel server (${toSentinelError(error).message}): taken as dangerous)`,
+      );
+      return undefined;
+    },
+  );
+  const confirmation = confirmationFor({
+    id: call.toolCallId,
+    tool: call.toolName,
+    risk: risk ?? 'destructive',
+    arguments: call.arguments,
+    preview: previewSummary(preview),
+  });
+  return confirmation && { id: call.toolCallId, confirmation };
+}
+
+/**
+ * `invalid_input` (field `--confirm`, exit 2) for `--yes` meeting dangerous calls `--confirm` does
+ * not name, as the local investigator's `--yes` refuses one: `--yes` alone is the blind "y" a typed
+ * name exists to stop. Says each call, its effect, and the command that resumes with the names
+ * (`confirmed`: those `--confirm` already gave for other calls of the batch).
+ */
+function unconfirmedError(
+  unconfirmed: readonly ({ call: PendingCall } & Dangerous)[],
+  confirmed: readonly string[],
+  pending: number,
+  { confirm, resumeCommand }: DecisionOptions,
+): SentinelError {
+  const given = notConfirmedBy(confirm);
+  const refusals = unconfirmed.map(
+    ({ call, confirmation: { expected, effect } }) =>
+      `Tool call ${call.toolCallId} (${call.toolName}) is dangerous: --yes approves it only with --confirm ${expected} (the Deployment's name)${given}, as \`${sentinelCommand()} approvals approve --confirm\` needs. ${effect}`,
+  );
+  const names = [...new Set([...confirmed, ...unconfirmed.map(({ confirmation }) => confirmation.expected)])];
+  const resume = resumeCommand
+    ? `: resume with \`${resumeCommand} --yes ${names.map((name) => `--confirm ${shellWord(name)}`).join(' ')}\``
+    : '';
+  return new SentinelError(
+    'invalid_input',
+    `${refusals.join(' ')} Nothing was approved or sent to the harness; the ${pending === 1 ? 'call stays' : `${pending} pending calls stay`} pending${resume}.`,
+    { field: '--confirm' },
+  );
+}
+
+/**
+ * `text` as one shell word, for a command the engineer may paste: the name comes from the model's
+ * arguments, so anything but a plain name (`checkout`, `web-1.v2`) is single-quoted.
+ */
+function shellWord(text: string): string {
+  return /^[\w.-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
 }
 
 /**

@@ -18,6 +18,8 @@ export interface HarnessInvestigateCliOptions extends HarnessConnectionOptions {
   dataDir?: string | undefined;
   resumeSession?: string | undefined;
   yes?: boolean | undefined;
+  /** With `yes`: the Deployments a dangerous call may be approved for (`--confirm`, repeatable). */
+  confirm?: readonly string[] | undefined;
 }
 
 /**
@@ -48,6 +50,7 @@ export async function investigateWithHarness(
       symptom,
       resumeSessionId: options.resumeSession,
       autoApprove: options.yes ?? false,
+      confirm: options.confirm,
       dataDir: resolveDataDir(options.dataDir),
     });
   } finally {

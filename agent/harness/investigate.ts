@@ -35,8 +35,14 @@ export interface HarnessInvestigationOptions {
   symptom?: string | undefined;
   /** Continue this session instead of starting one. */
   resumeSessionId?: string | undefined;
-  /** Approve every pending call without asking (`--yes`). */
+  /**
+   * Approve every pending call without asking (`--yes`); a dangerous Sentinel call (destructive, a
+   * scale to 0) only when `confirm` names its Deployment, else nothing of the batch is approved and
+   * the run throws `invalid_input` (field `--confirm`), the calls still pending in the harness.
+   */
   autoApprove?: boolean;
+  /** With `autoApprove` (`--confirm`, repeatable): the Deployments a dangerous call may be approved for. */
+  confirm?: readonly string[] | undefined;
   /** Agent to open the session on. Default `sentinel`. */
   agentName?: string;
   /** Sentinel's connector name in the harness. Default `sentinel`. */
@@ -65,7 +71,8 @@ export interface HarnessInvestigationResult {
 
 /**
  * Runs (or resumes) the investigation to its end. Throws `SentinelError`: `invalid_input` without a
- * symptom or session, `not_found` for an unknown session or one with no turns, `unavailable` when a
+ * symptom or session, or (field `--confirm`) when `autoApprove` meets a dangerous call `confirm`
+ * does not name, `not_found` for an unknown session or one with no turns, `unavailable` when a
  * turn fails in the harness, and the harness's own errors (400/422 with its message).
  */
 export async function runHarnessInvestigation(
@@ -98,6 +105,8 @@ export async function runHarnessInvestigation(
       renderer: options.renderer ?? defaultCallRenderer,
       prompter: options.prompter,
       autoApprove: options.autoApprove ?? false,
+      confirm: options.confirm,
+      resumeCommand: `${sentinelCommand()} investigate --harness ${harnessUrl} --resume-session ${sessionId}`,
       connectorName: options.connectorName ?? SENTINEL_MCP_SERVER_NAME,
       log,
       ledger,

@@ -10,6 +10,7 @@ import {
   describeClientRef,
   type ClientRef,
   approvalSentence,
+  type ApprovalRequest,
   describeChange,
   describeToolCall,
   describeWarning,
@@ -45,18 +46,22 @@ export const defaultCallRenderer: PendingCallRenderer = {
         details: [],
       };
     }
-    const structured = preview?.structured ?? {};
-    const summary = typeof structured.summary === 'string' ? structured.summary : undefined;
-    const sentence = summary
-      ? approvalSentence({
-          tool: call.toolName,
-          arguments: call.arguments,
-          preview: { summary, changes: [], warnings: [], effect: null, text: '' },
-        })
+    const summarized = previewSummary(preview);
+    const sentence = summarized
+      ? approvalSentence({ tool: call.toolName, arguments: call.arguments, preview: summarized })
       : describeToolCall(call.toolName, call.arguments);
     return { question: `${sentence.replace(/[.?]$/, '')}?`, details: preview ? details(preview) : [] };
   },
 };
+
+/**
+ * The dry run's one-line summary (`structuredContent.summary`) as an approval request's preview, for
+ * the server's sentences about a call (`approvalSentence`, `confirmationFor`); null without one.
+ */
+export function previewSummary(preview: PreviewLike | undefined): ApprovalRequest['preview'] {
+  const summary = preview?.structured?.summary;
+  return typeof summary === 'string' ? { summary, changes: [], warnings: [], effect: null, text: '' } : null;
+}
 
 /**
  * The lines every approval prompt ends with, whatever the renderer: the tool and its arguments — as

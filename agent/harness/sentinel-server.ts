@@ -14,8 +14,10 @@ import {
   clientRefKey,
   type ApprovalNotRequired,
   type ApprovalRequest,
+  confirmationFor,
   matchedArguments,
 } from '../../server/index.ts';
+import type { Risk } from '../../tools/index.ts';
 import { canonicalJson, SentinelError } from '../../core/index.ts';
 import { HARNESS_IDENTITY } from './names.ts';
 import type {
@@ -54,7 +56,7 @@ export class SentinelServerClient implements ServerGrantClient {
   private readonly token: string;
   private readonly requester: string;
   private readonly timeoutMs: number;
-  private mcp: Promise<{ client: Client; dryRunTools: Set<string> }> | undefined;
+  private mcp: Promise<McpConnection> | undefined;
 
   /** Throws `SentinelError('invalid_input')` naming `--server` for a URL that is not http(s). */
   constructor(options: SentinelServerOptions) {
@@ -141,6 +143,7 @@ export class SentinelServerClient implements ServerGrantClient {
       status: request.status,
       answer: request.decision ? serverAnswer(request) : undefined,
       pageUrl: `${serverBaseUrl(this.mcpUrl.href)}/ui/approvals`,
+      confirmation: confirmationFor(request),
     };
   }
 
@@ -199,13 +202,17 @@ export class SentinelServerClient implements ServerGrantClient {
     return { text, structured };
   }
 
+  async risk(tool: string): Promise<Risk | undefined> {
+    return (await this.connect()).risks.get(tool);
+  }
+
   async close(): Promise<void> {
     const mcp = this.mcp;
     this.mcp = undefined;
     if (mcp) await (await mcp.catch(() => undefined))?.client.close();
   }
 
-  private connect(): Promise<{ client: Client; dryRunTools: Set<string> }> {
+  private connect(): Promise<McpConnection> {
     this.mcp ??= (async () => {
       const client = new Client({ name: 'sentinel-cli', version: '1' });
       const transport = new StreamableHTTPClientTransport(this.mcpUrl, {
@@ -219,7 +226,13 @@ export class SentinelServerClient implements ServerGrantClient {
             .filter((tool) => Object.hasOwn(tool.inputSchema.properties ?? {}, 'dry_run'))
             .map((tool) => tool.name),
         );
-        return { client, dryRunTools };
+        const risks = new Map(
+          tools.flatMap((tool) => {
+            const risk = riskOf(tool.annotations);
+            return risk ? [[tool.name, risk] as const] : [];
+          }),
+        );
+        return { client, dryRunTools, risks };
       } catch (error) {
         await client.close().catch(() => undefined);
         throw unreachable(this.mcpUrl, error);
@@ -228,6 +241,26 @@ export class SentinelServerClient implements ServerGrantClient {
     this.mcp.catch(() => (this.mcp = undefined));
     return this.mcp;
   }
+}
+
+/** The MCP session, with what tools/list said: the tools that take `dry_run`, and each tool's risk. */
+interface McpConnection {
+  client: Client;
+  dryRunTools: Set<string>;
+  risks: Map<string, Risk>;
+}
+
+/**
+ * A tool's risk from its annotations, the inverse of `annotationsFor` (tools/define-tool.ts); only
+ * the booleans count, as the harness's selectors read them. Undefined without those hints.
+ */
+function riskOf(
+  annotations: { readOnlyHint?: unknown; destructiveHint?: unknown } | undefined,
+): Risk | undefined {
+  if (annotations?.destructiveHint === true) return 'destructive';
+  if (annotations?.readOnlyHint === true) return 'read';
+  if (annotations?.readOnlyHint === false) return 'write';
+  return undefined;
 }
 
 function unreachable(url: URL, error: unknown): SentinelError {

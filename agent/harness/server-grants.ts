@@ -5,7 +5,8 @@
  * this grant is what lets the harness's identical call through, once.
  */
 
-import type { ClientRef } from '../../server/index.ts';
+import type { ClientRef, Confirmation } from '../../server/index.ts';
+import type { Risk } from '../../tools/index.ts';
 
 export type { ClientRef };
 
@@ -67,6 +68,12 @@ export interface HeldCall {
   answer?: ServerAnswer | undefined;
   /** Where approvers decide it: the server's approvals page. */
   pageUrl: string;
+  /**
+   * What approving it needs typed (a dangerous request: destructive, or a scale to 0), by the rule
+   * the approvals page enforces (`confirmationFor` of the request as the server holds it);
+   * undefined when y/N is enough.
+   */
+  confirmation?: Confirmation | undefined;
 }
 
 export interface ServerGrantClient {
@@ -108,6 +115,13 @@ export interface ServerGrantClient {
    * run. Throws `SentinelError` when the server cannot be reached.
    */
   preview(call: SentinelToolCall): Promise<PreviewLike | undefined>;
+  /**
+   * The tool's risk as the server publishes it in its tools/list annotations (`destructiveHint`
+   * true: destructive; `readOnlyHint` true: read; `readOnlyHint` false: write); undefined for a tool
+   * it does not list or lists without those hints. Throws `SentinelError` when the server cannot be
+   * reached.
+   */
+  risk(tool: string): Promise<Risk | undefined>;
   /** Releases connections. */
   close(): Promise<void>;
 }

@@ -20,7 +20,7 @@ import {
   renderApprovalText,
 } from '../../server/index.ts';
 import { unguarded } from '../terminal-guard.ts';
-import { askTypedConfirmation, quotedAnswer } from '../typed-confirmation.ts';
+import { askTypedApproval, confirmedBy, notConfirmedBy } from '../typed-confirmation.ts';
 import { colorsEnabled, palette } from '../colors.ts';
 import type { ApprovalPrompter } from '../harness/prompter.ts';
 
@@ -207,11 +207,9 @@ function refuseUnconfirmed(
 ): void {
   const confirmation = confirmationFor(request);
   if (!confirmation || mode.simulated) return;
+  if (confirmedBy(mode.confirm, confirmation)) return;
   const { expected, effect } = confirmation;
-  if (mode.confirm?.some((name) => name.trim() === expected)) return;
-  const given = mode.confirm?.length
-    ? ` (--confirm ${mode.confirm.map(quotedAnswer).join(', ')} is not it)`
-    : '';
+  const given = notConfirmedBy(mode.confirm);
   throw new SentinelError(
     'invalid_input',
     `Approval request ${request.id} is dangerous: --yes approves it only with --confirm ${expected} (the Deployment's name)${given}, as \`${sentinelCommand()} approvals approve --confirm\` needs. Nothing was approved; it stays pending${investigationId ? `: resume with \`${sentinelCommand()} investigate --resume ${investigationId} --yes --confirm ${expected}\`` : ''}. ${effect}`,
@@ -233,21 +231,10 @@ async function askApproval(
 ): Promise<boolean | undefined> {
   const confirmation = confirmationFor(request);
   if (!confirmation) return prompter.confirm(question, { signal });
-  for (;;) {
-    const answer = await askTypedConfirmation(prompter, request.id, confirmation, {
-      signal,
-      declinable: true,
-    });
-    if (answer.kind === 'typed') return true;
-    if (answer.kind === 'declined') return false;
-    if (answer.kind === 'ended') {
-      if (!signal.aborted) progress.write('\nNo name typed (input ended): nothing was approved.\n');
-      return undefined;
-    }
-    progress.write(
-      `${quotedAnswer(answer.answer.trim())} is not '${confirmation.expected}': nothing was approved. Type it exactly, or Enter to decline.\n`,
-    );
-  }
+  return askTypedApproval(prompter, request.id, confirmation, {
+    signal,
+    say: (line) => progress.write(`${line}\n`),
+  });
 }
 
 /** The interrupted wait (Ctrl-C, SIGTERM, a closed output): `timeout`, the request still pending. */

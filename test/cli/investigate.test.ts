@@ -55,7 +55,7 @@ describe('sentinel investigate --harness (command line)', () => {
     harness.script(proposeRollback, finish);
     vi.stubEnv('SENTINEL_HARNESS_URL', harness.url);
     vi.stubEnv('SENTINEL_TOKEN', APPROVER_TOKEN);
-    await investigate('checkout returns 502', '--server', sentinel.url, '--yes');
+    await investigate('checkout returns 502', '--server', sentinel.url, '--yes', '--confirm', 'checkout');
 
     expect(process.exitCode).toBeUndefined();
     expect(output.out).toBe('Revision 7 crashes; rolling back.\nCheckout is healthy.\n');
@@ -102,6 +102,30 @@ describe('sentinel investigate --harness (command line)', () => {
     ]);
   });
 
+  it('--yes without --confirm refuses a rollback: exit 2, nothing granted or sent, the call still pending', async () => {
+    harness.script(proposeRollback);
+    const approvalsBefore = sentinel.approvals.length;
+    const turnsBefore = harness.turnBodies().length;
+    await investigate(
+      'checkout returns 502',
+      '--harness',
+      harness.url,
+      '--server',
+      sentinel.url,
+      '--token',
+      APPROVER_TOKEN,
+      '--yes',
+    );
+    expect(process.exitCode).toBe(2);
+    const session = [...harness.sessions.values()].at(-1)!;
+    expect(output.err.trim().split('\n').at(-1)).toBe(
+      `sentinel: Tool call call_rb (rollback_deployment) is dangerous: --yes approves it only with --confirm checkout (the Deployment's name), as \`npx sentinel approvals approve --confirm\` needs. Roll back Deployment shop/checkout from revision 7 (checkout:2.4.1) to revision 6 (checkout:2.4.0). Nothing was approved or sent to the harness; the call stays pending: resume with \`npx sentinel investigate --harness ${harness.url} --resume-session ${session.id} --yes --confirm checkout\`.`,
+    );
+    expect(sentinel.approvals).toHaveLength(approvalsBefore);
+    expect(harness.turnBodies()).toHaveLength(turnsBefore + 1); // the first turn only
+    expect(session.turns.at(-1)!.pending.map((p) => p.toolCallId)).toEqual(['call_rb']);
+  });
+
   it('prints a harness rejection (422) as one line, without a stack, and exits non-zero', async () => {
     const drifted = await new FakeTrueForge({
       hiddenPending: [{ threadId: 'main', toolCallId: 'call_ghost' }],
@@ -118,6 +142,8 @@ describe('sentinel investigate --harness (command line)', () => {
         '--token',
         APPROVER_TOKEN,
         '--yes',
+        '--confirm',
+        'checkout',
       );
       expect(output.err.trim().split('\n').at(-1)).toBe(
         'sentinel: TrueForge harness answered 422 to POST /api/v1/sessions/session-1/turns: Send batch must resolve all pending tool calls (approve or deny each). Missing: call_ghost. The harness still waits for a decision on every pending tool call of the paused turn. Answer again with: npx sentinel investigate --resume-session session-1 (grants apr_0000000000000002 on the Sentinel server stay unused and are reused).',
@@ -146,6 +172,8 @@ describe('sentinel investigate --harness (command line)', () => {
         '--data-dir',
         dataDir,
         '--yes',
+        '--confirm',
+        'checkout',
       );
       expect(process.exitCode).toBeUndefined();
       expect(sentinel.approvals.slice(approvalsBefore).map((a) => a.authorization)).toEqual([

@@ -23,6 +23,9 @@ import {
 
 export const APPROVER_TOKEN = 'approver-token';
 
+/** The annotations the real server derives from risk `destructive` (tools/define-tool.ts). */
+const DESTRUCTIVE = { readOnlyHint: false, destructiveHint: true };
+
 /** Starts the stand-in on 127.0.0.1 and an ephemeral port; `url` is its MCP endpoint. */
 export async function startSentinelStandIn(timeline?: string[]) {
   const toolCalls: { name: string; args: Record<string, unknown>; authorization: string | undefined }[] = [];
@@ -40,6 +43,7 @@ export async function startSentinelStandIn(timeline?: string[]) {
     server.registerTool(
       'rollback_deployment',
       {
+        annotations: DESTRUCTIVE,
         inputSchema: {
           namespace: z.string(),
           name: z.string(),
@@ -64,7 +68,7 @@ export async function startSentinelStandIn(timeline?: string[]) {
     );
     server.registerTool(
       'restart_service',
-      { inputSchema: { namespace: z.string(), name: z.string() } },
+      { annotations: DESTRUCTIVE, inputSchema: { namespace: z.string(), name: z.string() } },
       async (args) => {
         toolCalls.push({ name: 'restart_service', args, authorization: req.headers.authorization });
         return { content: [{ type: 'text', text: 'restarted' }] };
@@ -72,7 +76,7 @@ export async function startSentinelStandIn(timeline?: string[]) {
     );
     server.registerTool(
       'scale_deployment',
-      { inputSchema: { replicas: z.number(), dry_run: z.boolean().optional() } },
+      { annotations: DESTRUCTIVE, inputSchema: { replicas: z.number(), dry_run: z.boolean().optional() } },
       async () => ({
         content: [{ type: 'text', text: 'replicas must be at most 50' }],
         isError: true,

@@ -89,8 +89,13 @@ describe('harness mode end to end (server gate, production tools, simulator)', (
       '--data-dir',
       data.dir,
       '--yes',
+      '--confirm',
+      'checkout',
     ]);
     expect(process.exitCode).toBeUndefined();
+    // The rollback's risk came from the server's tools/list (destructive): --confirm named it.
+    expect(output.err).toContain('approved (--yes --confirm checkout)');
+    expect(output.err).not.toContain('taken as dangerous');
 
     // The human was asked about exactly what the server would do, resolved against the cluster.
     expect(output.err).toMatch(

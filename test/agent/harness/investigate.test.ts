@@ -5,14 +5,7 @@ import {
   runHarnessInvestigation,
   type HarnessInvestigationOptions,
 } from '../../../agent/harness/investigate.ts';
-import type { ApprovalPrompter } from '../../../agent/harness/prompter.ts';
 import type { ApprovalDecision } from '../../../trueforge/schemas.ts';
-import type {
-  ClientRef,
-  PreviewLike,
-  SentinelToolCall,
-  ServerGrantClient,
-} from '../../../agent/harness/server-grants.ts';
 import { SentinelError } from '../../../tools/errors.ts';
 import {
   FakeTrueForge,
@@ -20,12 +13,16 @@ import {
   type Step,
   type TurnScript,
 } from '../../helpers/fake-trueforge.ts';
+import { RecordingGrants, scriptedPrompter } from '../../helpers/recording-grants.ts';
 
 const ROLLBACK = { namespace: 'shop', name: 'checkout', reason: 'bad image in revision 7' };
 const SCALE = { namespace: 'shop', name: 'cart', replicas: 4 };
 const ROLLBACK_QUESTION =
   'Roll back Deployment shop/checkout from revision 7 (checkout:2.4.1) to revision 6 (checkout:2.4.0)?';
 const SCALE_QUESTION = 'Scale Deployment shop/cart from 2 to 4 replicas?';
+/** The typed-name questions of the two dangerous calls (no request held on the page: the call id). */
+const TYPE_CHECKOUT = `${ROLLBACK_QUESTION.replace(/\?$/, '.')}\nType 'checkout' to approve call_rb (Enter or n declines): `;
+const TYPE_CART = `${SCALE_QUESTION.replace(/\?$/, '.')}\nType 'cart' to approve call_sc (Enter or n declines): `;
 
 /** The model investigates, then proposes two remediations in one message: one approval event. */
 const proposeTwo: TurnScript = () => [
@@ -63,100 +60,6 @@ function decision(toolCallId: string, approval: ApprovalDecision, threadId = 'ma
   return { type: 'user.tool_approval', thread_id: threadId, tool_call_id: toolCallId, approval };
 }
 
-class RecordingGrants implements ServerGrantClient {
-  readonly preapproved: SentinelToolCall[] = [];
-  readonly previewed: SentinelToolCall[] = [];
-  private readonly timeline: string[];
-  private readonly refuse: ((call: SentinelToolCall) => string | undefined) | undefined;
-
-  constructor(timeline: string[], refuse?: (call: SentinelToolCall) => string | undefined) {
-    this.timeline = timeline;
-    this.refuse = refuse;
-  }
-
-  async preapprove(call: SentinelToolCall) {
-    this.timeline.push(`grant ${call.tool}`);
-    const refusal = this.refuse?.(call);
-    if (refusal) throw new SentinelError('forbidden', refusal);
-    this.preapproved.push(call);
-    return { id: `apr_${this.preapproved.length}` };
-  }
-
-  readonly denied: { call: SentinelToolCall; reason: string; ref: ClientRef }[] = [];
-
-  async recordDenial(call: SentinelToolCall, reason: string, ref: ClientRef) {
-    this.timeline.push(`deny ${call.tool}`);
-    this.denied.push({ call, reason, ref });
-    return {
-      id: `apr_d${this.denied.length}`,
-      decision: 'deny' as const,
-      by: 'alice',
-      at: new Date().toISOString(),
-      status: 'denied',
-      reason,
-      existing: false,
-    };
-  }
-
-  async answerFor(): Promise<undefined> {
-    return undefined;
-  }
-
-  /** This stand-in server puts nothing up for the page: the terminal alone decides. */
-  async hold(): Promise<undefined> {
-    return undefined;
-  }
-
-  async held(id: string): Promise<never> {
-    throw new SentinelError('not_found', `no held request ${id}`);
-  }
-
-  async preview(call: SentinelToolCall): Promise<PreviewLike | undefined> {
-    this.previewed.push(call);
-    if (call.tool === 'rollback_deployment') {
-      return {
-        text: 'Deployment shop/checkout: revision 7 → 6\ncontainer checkout: image registry.example/shop/checkout:2.4.1 → registry.example/shop/checkout:2.4.0',
-        structured: {
-          tool: 'rollback_deployment',
-          status: 'preview',
-          summary:
-            'Roll back Deployment shop/checkout from revision 7 (checkout:2.4.1) to revision 6 (checkout:2.4.0)',
-        },
-      };
-    }
-    if (call.tool === 'scale_deployment')
-      return {
-        text: 'replicas 2 → 4',
-        structured: {
-          tool: 'scale_deployment',
-          status: 'preview',
-          summary: 'Scale Deployment shop/cart from 2 to 4 replicas',
-        },
-      };
-    return undefined;
-  }
-
-  async close() {}
-}
-
-/** Answers y/N questions and reason questions from a list; undefined once the list runs out (end of input). */
-function scriptedPrompter(answers: string[]): ApprovalPrompter & { asked: string[] } {
-  const asked: string[] = [];
-  const next = async (question: string) => {
-    asked.push(question);
-    return answers.shift();
-  };
-  return {
-    asked,
-    ask: next,
-    confirm: async (question) => {
-      const answer = await next(question);
-      return answer === undefined ? undefined : answer === 'y';
-    },
-    close: () => undefined,
-  };
-}
-
 describe('sentinel investigate in harness mode (fake TrueForge)', () => {
   let harness: FakeTrueForge;
   let timeline: string[];
@@ -191,11 +94,11 @@ describe('sentinel investigate in harness mode (fake TrueForge)', () => {
   it('renders both calls of one approval event, grants them on the server first, then sends one approval turn', async () => {
     harness.script(proposeTwo, finish);
     const grants = new RecordingGrants(timeline);
-    const prompter = scriptedPrompter(['y', 'y']);
+    const prompter = scriptedPrompter(['checkout', 'cart']);
     const result = await runHarnessInvestigation(options({ grants, prompter }));
 
     expect(result.status).toBe('done');
-    expect(prompter.asked).toEqual(['Allow?', 'Allow?']);
+    expect(prompter.asked).toEqual([TYPE_CHECKOUT, TYPE_CART]);
     expect(stderr).toContain(`\n${ROLLBACK_QUESTION}\n    Deployment shop/checkout: revision 7 → 6\n`);
     expect(stderr).toContain(`\n${SCALE_QUESTION}\n    replicas 2 → 4\n`);
     expect(grants.previewed).toEqual([
@@ -247,10 +150,10 @@ describe('sentinel investigate in harness mode (fake TrueForge)', () => {
   it('sends a deny with the human reason and grants only the allowed call', async () => {
     harness.script(proposeTwo, finish);
     const grants = new RecordingGrants(timeline);
-    const prompter = scriptedPrompter(['n', 'scaling will not fix a crash', 'y']);
+    const prompter = scriptedPrompter(['n', 'scaling will not fix a crash', 'cart']);
     await runHarnessInvestigation(options({ grants, prompter }));
 
-    expect(prompter.asked).toEqual(['Allow?', 'Reason, shown to the agent (optional): ', 'Allow?']);
+    expect(prompter.asked).toEqual([TYPE_CHECKOUT, 'Reason, shown to the agent (optional): ', TYPE_CART]);
     expect(grants.preapproved).toEqual([{ tool: 'scale_deployment', arguments: SCALE }]);
     expect(harness.turnBodies()[1]!.input).toEqual([
       decision('call_rb', { status: 'deny', reason: 'scaling will not fix a crash' }),
@@ -277,25 +180,31 @@ describe('sentinel investigate in harness mode (fake TrueForge)', () => {
     );
   });
 
-  it('approves everything with --yes, without asking', async () => {
+  it('approves everything with --yes --confirm naming each dangerous call, without asking', async () => {
     harness.script(proposeTwo, finish);
     const prompter = scriptedPrompter([]);
     const grants = new RecordingGrants(timeline);
-    const result = await runHarnessInvestigation(options({ grants, prompter, autoApprove: true }));
+    const result = await runHarnessInvestigation(
+      options({ grants, prompter, autoApprove: true, confirm: ['checkout', 'cart'] }),
+    );
     expect(prompter.asked).toEqual([]);
     expect(grants.preapproved).toHaveLength(2);
     expect(result.decisions.every((d) => d.approval.status === 'allow')).toBe(true);
-    expect(stderr).toContain('approved (--yes)');
+    expect(stderr).toContain('approved (--yes --confirm checkout)');
+    expect(stderr).toContain('approved (--yes --confirm cart)');
   });
 
   it('turns a grant the server refuses into a deny that says why, still resolving every call in one turn', async () => {
     harness.script(proposeTwo, finish);
-    const grants = new RecordingGrants(timeline, (call) =>
-      call.tool === 'rollback_deployment'
-        ? "policy rule 'freeze' denies rollback_deployment in shop"
-        : undefined,
+    const grants = new RecordingGrants(timeline, {
+      refuse: (call) =>
+        call.tool === 'rollback_deployment'
+          ? "policy rule 'freeze' denies rollback_deployment in shop"
+          : undefined,
+    });
+    const result = await runHarnessInvestigation(
+      options({ grants, prompter: scriptedPrompter(['checkout', 'cart']) }),
     );
-    const result = await runHarnessInvestigation(options({ grants, prompter: scriptedPrompter(['y', 'y']) }));
     expect(result.status).toBe('done');
     expect(harness.turnBodies()[1]!.input).toEqual([
       decision('call_rb', {
@@ -334,7 +243,7 @@ describe('sentinel investigate in harness mode (fake TrueForge)', () => {
       finish,
     );
     const grants = new RecordingGrants(timeline);
-    await runHarnessInvestigation(options({ grants, prompter: scriptedPrompter(['y']) }));
+    await runHarnessInvestigation(options({ grants, prompter: scriptedPrompter(['checkout']) }));
     expect(stderr).toContain('[sub-1] subagent thread started: rollout fixer');
     expect(stderr).toContain(
       '\n[sub-1] Restart the Pods of shop/checkout (rolling restart, as `kubectl rollout restart`)?\n    no preview: restart_service has no dry run\n',
@@ -350,7 +259,7 @@ describe('sentinel investigate in harness mode (fake TrueForge)', () => {
     harness.script(proposeTwo, finish);
     const firstGrants = new RecordingGrants(timeline);
     const first = await runHarnessInvestigation(
-      options({ grants: firstGrants, prompter: scriptedPrompter(['y']) }),
+      options({ grants: firstGrants, prompter: scriptedPrompter(['checkout']) }),
     );
     expect(first.status).toBe('pending');
     expect(firstGrants.preapproved).toEqual([]);
@@ -364,7 +273,7 @@ describe('sentinel investigate in harness mode (fake TrueForge)', () => {
     const resumed = await runHarnessInvestigation(
       options({
         grants,
-        prompter: scriptedPrompter(['y', 'n', '']),
+        prompter: scriptedPrompter(['checkout', 'n', '']),
         symptom: undefined,
         resumeSessionId: first.sessionId,
       }),
@@ -394,7 +303,9 @@ describe('sentinel investigate in harness mode (fake TrueForge)', () => {
     await start({ dropStreamAfter: 5 }); // turn.created, mcp.initialize, a base message, two deltas: then the socket dies
     harness.script(proposeTwo, finish);
     const grants = new RecordingGrants(timeline);
-    const result = await runHarnessInvestigation(options({ grants, prompter: scriptedPrompter(['y', 'y']) }));
+    const result = await runHarnessInvestigation(
+      options({ grants, prompter: scriptedPrompter(['checkout', 'cart']) }),
+    );
 
     expect(result.status).toBe('done');
     const reads = harness.requests
@@ -424,7 +335,7 @@ describe('sentinel investigate in harness mode (fake TrueForge)', () => {
     await start({ hiddenPending: [{ threadId: 'main', toolCallId: 'call_hidden' }] });
     harness.script(proposeTwo);
     const grants = new RecordingGrants(timeline);
-    const prompter = scriptedPrompter(['y', 'y']);
+    const prompter = scriptedPrompter(['checkout', 'cart']);
     const rejected = await runHarnessInvestigation(options({ grants, prompter })).catch(
       (e: unknown) => e as SentinelError,
     );

@@ -1,10 +1,10 @@
 /**
- * Harness mode, terminal and page in step: while `investigate --harness` asks y/N about a paused
+ * Harness mode, terminal and page in step: while `investigate --harness` asks about a paused
  * call, the call is also a pending approval request on the Sentinel server; when an approver decides
  * it there (the page, or `approvals approve|deny` from another terminal — both go through the same
  * approvals API), the prompt is withdrawn, the CLI says who decided, and the harness hears that
  * decision. Real pieces: the Sentinel server over the simulator, the real terminal prompter reading
- * a stdin that never answers (a late "y" is typed after the decision), the faithful fake TrueForge.
+ * a stdin that never answers (a late name is typed after the decision), the faithful fake TrueForge.
  */
 import { PassThrough } from 'node:stream';
 import { join } from 'node:path';
@@ -79,7 +79,7 @@ describe('harness mode: a decision on the page releases the terminal prompt', ()
 
   /**
    * Runs `investigate --harness` with alice's token and a stdin nobody types into; once the call is
-   * pending on the server, `decide` decides it as another approver would, then a late "y" is typed.
+   * pending on the server, `decide` decides it as another approver would, then a late name is typed.
    */
   async function investigateWhileDecidedElsewhere(callId: string, decide: (id: string) => Promise<void>) {
     const stdin = new PassThrough();
@@ -105,7 +105,7 @@ describe('harness mode: a decision on the page releases the terminal prompt', ()
     await decide(held.id);
     try {
       const result = await run;
-      stdin.write('y\n'); // typed after the prompt was withdrawn: answers nothing
+      stdin.write('checkout\n'); // typed after the prompt was withdrawn: answers nothing
       return { result, stderr, stdout, id: held.id };
     } finally {
       prompter.close();
@@ -125,7 +125,8 @@ describe('harness mode: a decision on the page releases the terminal prompt', ()
         expect(approved.status).toBe(200);
       },
     );
-    expect(stderr).toContain('Allow? [y/N] \n');
+    // A rollback is dangerous: the question is the Deployment's name, withdrawn (its line ended).
+    expect(stderr).toContain(`\nType 'checkout' to approve ${id} (Enter or n declines): \n`);
     expect(stderr).toContain(
       `approved on the page by root (approval request ${id}); the prompt is withdrawn`,
     );

@@ -70,6 +70,23 @@ describe('SentinelServerClient', () => {
     }
   });
 
+  it("reads each tool's risk from its tools/list annotations, and what a held request needs typed", async () => {
+    const client = new SentinelServerClient({ url, token: APPROVER_TOKEN });
+    try {
+      expect(await client.risk('rollback_deployment')).toBe('destructive');
+      // Listed without hints, or not listed: the server does not say (the caller fails closed).
+      expect(await client.risk('not_a_tool')).toBeUndefined();
+      const ref = { harness_url: 'http://h', session_id: 's', turn_id: 't', tool_call_id: 'call_risk' };
+      const held = await client.hold(
+        { tool: 'rollback_deployment', arguments: { namespace: 'shop', name: 'checkout' } },
+        ref,
+      );
+      expect(held).toMatchObject({ status: 'pending', confirmation: { expected: 'checkout' } });
+    } finally {
+      await client.close();
+    }
+  });
+
   it("quotes the server's refusal", async () => {
     const client = new SentinelServerClient({ url, token: APPROVER_TOKEN });
     const error = await client

@@ -50,6 +50,8 @@ const proposeScale: TurnScript = () => [
   { kind: 'approval', callIds: ['call_scale_deployment_12'] },
 ];
 const conclude: TurnScript = () => [{ kind: 'message', text: 'Checkout is recovering.' }];
+/** The typed-name question of a dangerous call on Deployment checkout, held on the page as apr_…. */
+const typeCheckout = expect.stringMatching(/\nType 'checkout' to approve apr_\w+ \(Enter or n declines\): $/);
 
 /** Answers from a list; undefined once it runs out (input ended: the process stops at the prompt). */
 function prompter(answers: string[]): ApprovalPrompter & { asked: string[] } {
@@ -117,6 +119,7 @@ describe('harness sessions: one decision per model call, at most one execution',
   async function cli(options: {
     answers?: string[];
     yes?: boolean;
+    confirm?: string[];
     resume?: string;
     symptom?: string;
     dataDir: string;
@@ -138,6 +141,7 @@ describe('harness sessions: one decision per model call, at most one execution',
         symptom: options.symptom,
         resumeSessionId: options.resume,
         autoApprove: options.yes ?? false,
+        confirm: options.confirm,
         dataDir: options.dataDir,
       });
       return { result, stderr, stdout, asked: ask.asked };
@@ -207,8 +211,9 @@ describe('harness sessions: one decision per model call, at most one execution',
 
     // Resume after the kill: the same question, answered yes; turn 2 pauses on the scale; killed.
     harness.script(proposeScale);
-    const resumed1 = await cli({ resume: sessionId, answers: ['y'], dataDir: ledgerA });
-    expect(resumed1.asked).toEqual(['Allow?', 'Allow?']); // the rollback, then the scale (input ends)
+    const resumed1 = await cli({ resume: sessionId, answers: ['checkout'], dataDir: ledgerA });
+    // The rollback, then the scale (input ends): each dangerous, so the Deployment's name is asked.
+    expect(resumed1.asked).toEqual([typeCheckout, typeCheckout]);
     expect(resumed1.result.status).toBe('pending');
     // Every prompt shows tool, resolved arguments, sentence, preview, cluster and harness reference.
     expect(resumed1.stderr).toMatch(
@@ -233,7 +238,7 @@ describe('harness sessions: one decision per model call, at most one execution',
       dataDir: ledgerA,
     });
     expect(resumed2.result.status).toBe('done');
-    expect(resumed2.asked).toEqual(['Allow?', 'Reason, shown to the agent (optional): ']);
+    expect(resumed2.asked).toEqual([typeCheckout, 'Reason, shown to the agent (optional): ']);
     expect(resumed2.stderr).not.toContain('Roll back Deployment');
     expect(resumed2.stderr).toMatch(
       /declined; recorded at the Sentinel server as approval request apr_\w+ \(denied by alice\)/,
@@ -343,8 +348,8 @@ describe('harness sessions: one decision per model call, at most one execution',
     // Two processes, two data directories, the same paused turn, both answering yes at once.
     harness.script(conclude); // one answer is taken
     const both = await Promise.allSettled([
-      cli({ resume: session, yes: true, dataDir: tempDataDir().dir }),
-      cli({ resume: session, yes: true, dataDir: tempDataDir().dir }),
+      cli({ resume: session, yes: true, confirm: ['checkout'], dataDir: tempDataDir().dir }),
+      cli({ resume: session, yes: true, confirm: ['checkout'], dataDir: tempDataDir().dir }),
     ]);
     // The harness takes the first answer and refuses the second (it chains to the last turn, never
     // naming the answered one: no replay, defect 1); the process refused follows the turn taken.
@@ -406,9 +411,15 @@ describe('harness sessions: one decision per model call, at most one execution',
     // the harness; process A, on another machine, finds B's grant and answers the harness first.
     const slow = new HeldTurnsClient(harness.url);
     harness.script(conclude);
-    const b = cli({ resume: session, yes: true, dataDir: tempDataDir().dir, client: slow });
+    const b = cli({
+      resume: session,
+      yes: true,
+      confirm: ['checkout'],
+      dataDir: tempDataDir().dir,
+      client: slow,
+    });
     await slow.reached;
-    const a = await cli({ resume: session, yes: true, dataDir: tempDataDir().dir });
+    const a = await cli({ resume: session, yes: true, confirm: ['checkout'], dataDir: tempDataDir().dir });
     expect(a.result.status).toBe('done');
     slow.release();
     const late = await b;
