@@ -10,7 +10,8 @@
  * others; it writes the one discovery file of the server (its own pid, the lead's URL and files),
  * relays approval events between the workers (so the approvals page of each shows the others'
  * decisions) and their metrics (so `/metrics` on any worker sums all of them: workers-metrics.ts),
- * replaces a worker that dies, and stops them all on SIGINT/SIGTERM. With a worker per core, each
+ * replaces a worker that dies, and stops them all on SIGINT/SIGTERM (also while they are starting;
+ * a second signal kills the ones still stopping). With a worker per core, each
  * collects garbage on its own main thread (`--single-threaded-gc`, worker-gc.ts).
  *
  * Messages between primary and workers carry `sentinel` as their tag (`WorkerMessage`).
@@ -83,16 +84,24 @@ export async function runWorkers(options: {
     for (const worker of workers) worker.process.kill('SIGTERM');
     maybeDone();
   };
+  // A second SIGINT/SIGTERM while stopping: the workers that have not stopped yet are killed.
+  const kill = () => {
+    for (const worker of workers) worker.process.kill('SIGKILL');
+  };
 
   /** Forks one worker; resolves when it listens, or with undefined when it exits before that. */
   const fork = (role: 'lead' | 'follower'): Promise<WorkerMessage | undefined> =>
     new Promise((resolve) => {
+      // Stopping (a signal while the lead was starting): no new worker would ever be told to stop.
+      if (stopping) return resolve(undefined);
       const worker = cluster.fork({ [WORKER_ROLE_ENV]: role, [WORKER_COUNT_ENV]: String(count) });
       workers.add(worker);
       let listening = false;
       worker.on('message', (message: unknown) => {
         if (!isWorkerMessage(message)) return;
         if (message.sentinel === 'listening') {
+          // Told to stop before its message came: it is stopping, not serving.
+          if (stopping) return;
           listening = true;
           metrics.listening(worker);
           resolve(message);
@@ -133,13 +142,13 @@ export async function runWorkers(options: {
 
   // One worker per core leaves V8's GC helper threads no idle core: each worker collects on its own.
   cluster.setupPrimary({ execArgv: workerExecArgv(count) });
-  const onSignal = () => stop(0);
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  process.once('SIGHUP', onSignal);
+  const onSignal = () => (stopping ? kill() : stop(0));
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  process.on('SIGHUP', onSignal);
   try {
     const lead = await fork('lead');
-    if (!lead || lead.sentinel !== 'listening') {
+    if (!lead || lead.sentinel !== 'listening' || stopping) {
       // The lead printed why (bad flag, policy, port in use); its exit code is the server's.
       stop(startFailure ?? 1);
       return await done;
@@ -147,7 +156,7 @@ export async function runWorkers(options: {
     if (lead.entry) unregister = registerServer(dataDir, { ...lead.entry, pid: process.pid });
     const followers = await Promise.all(Array.from({ length: count - 1 }, () => fork('follower')));
     if (followers.some((started) => started === undefined)) {
-      io.stderr('A worker exited while starting; stopping the server.\n');
+      if (!stopping) io.stderr('A worker exited while starting; stopping the server.\n');
       stop(1);
     } else {
       const pids = [...workers].map((worker) => worker.process.pid).join(', ');

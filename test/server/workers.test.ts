@@ -163,6 +163,40 @@ describe('sentinel serve --workers 2 on the SQLite store', () => {
   );
 
   it(
+    'stops on SIGTERM while its workers are still starting: no worker left running, no discovery file',
+    { timeout: 120_000 },
+    async () => {
+      const dir = join(data.dir, 'stop-while-starting');
+      const env = { ...process.env };
+      delete env.SENTINEL_TOKEN;
+      delete env.SENTINEL_STORE_URL;
+      const child = spawn(
+        process.execPath,
+        [BIN, 'serve', '--port', '0', '--workers', '4', '--data-dir', dir, '--kubeconfig', kubeconfig],
+        { env, stdio: ['ignore', 'ignore', 'pipe'] },
+      );
+      children.push(child);
+      let stderr = '';
+      child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      // The lead's banner: the primary is forking the other three now (a new user's SIGTERM here
+      // left them serving on, with the discovery file naming the stopped lead's port).
+      while (!/Sentinel MCP server listening on/.test(stderr)) {
+        if (child.exitCode !== null) throw new Error(`serve exited ${child.exitCode}: ${stderr}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+      expect(child.exitCode, stderr).toBe(0);
+      // Workers exit after the primary has seen them go; give a straggler the time to be reaped.
+      for (let i = 0; i < 100 && processesNaming(dir).length > 0; i += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(processesNaming(dir)).toEqual([]);
+      expect(readdirServers(dir)).toEqual([]);
+    },
+  );
+
+  it(
     'answers /metrics on every worker with the counters summed over both workers',
     { timeout: 300_000 },
     async () => {
@@ -219,6 +253,22 @@ describe('sentinel serve --workers 2 on the SQLite store', () => {
     },
   );
 });
+
+/** Pids of live processes whose command line names `dataDir` (Linux /proc). */
+function processesNaming(dataDir: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      const state = /^State:\s+(\S)/m.exec(readFileSync(`/proc/${entry}/status`, 'utf8'))?.[1];
+      if (cmdline.split('\0').includes(dataDir) && state !== 'Z') pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
 
 /** The discovery files of `dataDir` (`servers/<port>.json`), parsed. */
 function readdirServers(dataDir: string): Record<string, unknown>[] {
