@@ -8,6 +8,7 @@
  * until it is fixed (a revocation is never undone by a typo). Two identities sharing a token, or an
  * identity holding the startup token, make the file invalid: a token must name exactly one identity.
  */
+import { withTokensFileLock } from './tokens-file-lock.ts';
 import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import YAML from 'yaml';
@@ -444,48 +445,11 @@ export function createIdentityStore(options: IdentityStoreOptions): IdentityStor
     if (error) throw error;
     return file.records();
   };
+  const changes = lockedChanges(tokensFile, loaded);
   return {
     tokensFile,
-    add(input) {
-      let record: ReturnType<typeof newIdentityRecord>;
-      try {
-        record = newIdentityRecord(input);
-      } catch (error) {
-        // A refused name close to one that exists ('Alice' for 'alice') names it.
-        const near = didYouMean(
-          input.name,
-          loaded().map((existing) => existing.name),
-        );
-        if (!(error instanceof SentinelError) || !near) throw error;
-        throw new SentinelError(error.code, `${error.message}${near}`, { field: 'name', cause: error });
-      }
-      const identities = loaded();
-      if (identities.some((existing) => existing.name === input.name)) {
-        throw new SentinelError(
-          'conflict',
-          `Identity '${input.name}' already exists. Did you mean \`${sentinelCommand()} tokens rotate ${input.name}\` (a new token, the old one stops working)? To change its roles, revoke it first (\`${sentinelCommand()} tokens revoke ${input.name}\`) and add it again.`,
-          { field: 'name' },
-        );
-      }
-      return issueToken(tokensFile, identities, record);
-    },
+    ...changes,
     list: () => [...loaded()],
-    revoke(name) {
-      const identities = loaded();
-      if (!identities.some((identity) => identity.name === name)) {
-        throw name === LOCAL_IDENTITY_NAME ? localNotRevocable() : noSuchIdentity(tokensFile, name);
-      }
-      saveTokensFile(
-        tokensFile,
-        identities.filter((identity) => identity.name !== name),
-      );
-    },
-    rotate(name) {
-      const identities = loaded();
-      const record = identities.find((identity) => identity.name === name);
-      if (!record) throw noSuchIdentity(tokensFile, name);
-      return issueToken(tokensFile, identities, record);
-    },
     get(name) {
       if (name === LOCAL_IDENTITY_NAME) return startup.local();
       file.refresh();
@@ -511,5 +475,60 @@ export function createIdentityStore(options: IdentityStoreOptions): IdentityStor
       file.refresh();
       return startup.hash() !== undefined || (!file.loadError() && file.records().length > 0);
     },
+  };
+}
+
+/**
+ * `add`, `revoke` and `rotate` of the identity store on `tokensFile` (`loaded`: its records as they
+ * are now, read again when the file changed). Each reads the file and writes it back whole, so each
+ * runs under `withTokensFileLock`: a change made meanwhile by another process is never overwritten.
+ */
+function lockedChanges(
+  tokensFile: string,
+  loaded: () => IdentityRecord[],
+): Pick<IdentityStore, 'add' | 'revoke' | 'rotate'> {
+  const addRecord = (input: NewIdentity): { identity: Identity; token: string } => {
+    let record: ReturnType<typeof newIdentityRecord>;
+    try {
+      record = newIdentityRecord(input);
+    } catch (error) {
+      // A refused name close to one that exists ('Alice' for 'alice') names it.
+      const near = didYouMean(
+        input.name,
+        loaded().map((existing) => existing.name),
+      );
+      if (!(error instanceof SentinelError) || !near) throw error;
+      throw new SentinelError(error.code, `${error.message}${near}`, { field: 'name', cause: error });
+    }
+    const identities = loaded();
+    if (identities.some((existing) => existing.name === input.name)) {
+      throw new SentinelError(
+        'conflict',
+        `Identity '${input.name}' already exists. Did you mean \`${sentinelCommand()} tokens rotate ${input.name}\` (a new token, the old one stops working)? To change its roles, revoke it first (\`${sentinelCommand()} tokens revoke ${input.name}\`) and add it again.`,
+        { field: 'name' },
+      );
+    }
+    return issueToken(tokensFile, identities, record);
+  };
+  const revokeRecord = (name: string): void => {
+    const identities = loaded();
+    if (!identities.some((identity) => identity.name === name)) {
+      throw name === LOCAL_IDENTITY_NAME ? localNotRevocable() : noSuchIdentity(tokensFile, name);
+    }
+    saveTokensFile(
+      tokensFile,
+      identities.filter((identity) => identity.name !== name),
+    );
+  };
+  const rotateRecord = (name: string): { identity: Identity; token: string } => {
+    const identities = loaded();
+    const record = identities.find((identity) => identity.name === name);
+    if (!record) throw noSuchIdentity(tokensFile, name);
+    return issueToken(tokensFile, identities, record);
+  };
+  return {
+    add: (input) => withTokensFileLock(tokensFile, () => addRecord(input)),
+    revoke: (name) => withTokensFileLock(tokensFile, () => revokeRecord(name)),
+    rotate: (name) => withTokensFileLock(tokensFile, () => rotateRecord(name)),
   };
 }
