@@ -2,7 +2,7 @@
  * `sentinel freeze on|off|status`: the change freeze on a running server (admin token).
  */
 import { Option, type Command } from 'commander';
-import { dataDirOption, serverUrlOption, useDiscoveredServer } from './options.ts';
+import { dataDirOption, parseReason, serverUrlOption, useDiscoveredServer } from './options.ts';
 
 /** The client side of the server module, loaded when a subcommand runs (not for `--help`). */
 const client = () => import('../server/client.ts');
@@ -38,7 +38,7 @@ export function registerFreezeCommands(program: Command): void {
     );
   useDiscoveredServer(freeze.command('on'), 'base')
     .description('Deny every write/destructive call with the given reason until `sentinel freeze off`.')
-    .requiredOption('--reason <text>', 'why changes are frozen; shown to every caller')
+    .requiredOption('--reason <text>', 'why changes are frozen; shown to every caller', parseReason)
     .addOption(serverOption())
     .addOption(tokenOption())
     .addOption(dataDirOption())

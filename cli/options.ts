@@ -143,15 +143,30 @@ export function parsePort(value: string): number {
   return Number(value);
 }
 
-/** Parses `--time-scale`: a number > 0 (used by `sentinel sim`, `demo` and `eval`). */
+/** Parses `--time-scale`: a number > 0, at most `MAX_TIME_SCALE` (used by `sentinel sim`, `demo` and `eval`). */
 export function parseTimeScale(value: string): number {
   const number = Number(value);
-  if (value.trim() === '' || !Number.isFinite(number) || number <= 0) {
+  if (value.trim() === '' || !Number.isFinite(number) || number <= 0 || number > MAX_TIME_SCALE) {
     throw new InvalidArgumentError(
-      'must be a number > 0 (1 = real time, 60 = a simulated minute per second).',
+      `must be a number > 0 and at most ${MAX_TIME_SCALE} (1 = real time, 60 = a simulated minute per second, ${MAX_TIME_SCALE} = an hour).`,
     );
   }
   return number;
+}
+
+/**
+ * Fastest simulated clock: an hour per real second. A million simulated seconds per second kept
+ * the simulator's controllers catching up for ever, a core spinning and SIGTERM never handled.
+ */
+const MAX_TIME_SCALE = 3600;
+
+/**
+ * `--reason <text>` that must say something (a space is nothing): the text every caller is told.
+ * Throws commander's `InvalidArgumentError` (exit 2) for a blank one.
+ */
+export function parseReason(value: string): string {
+  if (value.trim() === '') throw new InvalidArgumentError('must not be empty: every caller is told why.');
+  return value;
 }
 
 /**

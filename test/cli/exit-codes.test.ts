@@ -40,6 +40,18 @@ describe('exit codes', () => {
       ['tokens', 'add', 'x1', '--role', 'caller', '--data-dir', '/proc/1'],
       /sentinel: Cannot write the tokens file \/proc\/1\/tokens\.yaml: /,
     ],
+    // A million simulated seconds per second spun a core for ever, deaf to SIGTERM (a new user's try).
+    [
+      'a --time-scale beyond an hour per second',
+      ['sim', '--scenario', 'healthy', '--time-scale', '1000000'],
+      /--time-scale.*must be a number > 0 and at most 3600/,
+    ],
+    // Exit 3 ("cannot reach the server") made a script think the server was down.
+    [
+      'freeze on with an empty reason',
+      ['freeze', 'on', '--reason', ' ', '--server', 'http://127.0.0.1:9', '--token', 'x'.repeat(20)],
+      /--reason.*must not be empty/,
+    ],
     [
       'eval on a directory without scenarios',
       ['eval', '--scenarios', '/etc'],
