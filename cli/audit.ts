@@ -102,7 +102,7 @@ export function registerAuditCommands(program: Command): void {
       '--append <file>',
       'also append the checkpoint line to this file (kept outside the data directory)',
     )
-    .option('--webhook <url>', 'also POST the checkpoint as JSON to this URL')
+    .option('--webhook <url>', 'also POST the checkpoint as JSON to this http(s) URL (not link-local)')
     .addOption(dataDirOption())
     .action(async (options: { dataDir?: string; append?: string; webhook?: string }) => {
       const {
@@ -113,10 +113,12 @@ export function registerAuditCommands(program: Command): void {
         headCheckpoint,
         openAuditLog,
         sendCheckpoint,
+        checkWebhookUrl,
       } = await import('../server/client.ts');
       const dataDir = resolveDataDir(options.dataDir);
       // Before the data dir's own checkpoint file: a bad --append target changes nothing.
       if (options.append !== undefined) checkAppendable(options.append, '--append');
+      if (options.webhook !== undefined) checkWebhookUrl(options.webhook, '--webhook');
       const log = openAuditLog(dataDir, { mustExist: true });
       let checkpoint;
       try {

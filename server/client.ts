@@ -32,5 +32,6 @@ export {
   sendCheckpoint,
 } from './audit/checkpoint.ts';
 export type { CheckpointRef } from './audit/record.ts';
+export { checkWebhookUrl } from './webhook-url.ts';
 export { parseSince } from './audit/since.ts';
 export { openAuditLog } from './audit/store.ts';

@@ -9,6 +9,7 @@
  * identity holding the startup token, make the file invalid: a token must name exactly one identity.
  */
 import { withTokensFileLock } from './tokens-file-lock.ts';
+import { WebhookUrlSchema } from './webhook-url.ts';
 import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import YAML from 'yaml';
@@ -67,24 +68,9 @@ export const IdentityRecordSchema = z.strictObject({
   /** Where the harness approvals of a `trust_upstream_approval` identity are verified. */
   upstream_harness: UpstreamHarnessSchema.optional(),
   /** Where approval requests routed to this identity are announced (http or https URL). */
-  webhook: z
-    .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
-    .refine((url) => !URL.canParse(url) || !isLinkLocal(new URL(url).hostname), {
-      message:
-        'must not be a link-local address (169.254.0.0/16, fe80::/10: where cloud metadata services answer)',
-    })
-    .optional(),
+  webhook: WebhookUrlSchema.optional(),
 });
 export type IdentityRecord = z.infer<typeof IdentityRecordSchema>;
-
-/**
- * Whether a URL's hostname is a literal link-local address (IPv4 169.254.0.0/16, IPv6 fe80::/10,
- * brackets included as `URL.hostname` gives them). A webhook there would post approval requests to
- * the host's cloud metadata service (169.254.169.254); names are not resolved here.
- */
-function isLinkLocal(hostname: string): boolean {
-  return /^169\.254\.\d+\.\d+$/.test(hostname) || /^\[fe[89ab][0-9a-f]:/i.test(hostname);
-}
 
 export const TokensFileSchema = z
   .strictObject({ identities: z.array(IdentityRecordSchema).default([]) })

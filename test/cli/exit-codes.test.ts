@@ -52,6 +52,12 @@ describe('exit codes', () => {
       ['freeze', 'on', '--reason', ' ', '--server', 'http://127.0.0.1:9', '--token', 'x'.repeat(20)],
       /--reason.*must not be empty/,
     ],
+    // As `tokens add --webhook` refuses it: a post to the cloud metadata service.
+    [
+      'audit checkpoint --webhook to a link-local address',
+      ['audit', 'checkpoint', '--webhook', 'http://169.254.169.254/', '--data-dir', data.dir],
+      /sentinel: --webhook: must not be a link-local address/,
+    ],
     [
       'eval on a directory without scenarios',
       ['eval', '--scenarios', '/etc'],
