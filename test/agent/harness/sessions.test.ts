@@ -16,7 +16,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../../cli/program.ts';
 import { TrueForgeClient } from '../../../trueforge/client.ts';
 import { runHarnessInvestigation } from '../../../agent/harness/investigate.ts';
-import type { ApprovalPrompter } from '../../../agent/harness/prompter.ts';
 import { SentinelServerClient } from '../../../agent/harness/sentinel-server.ts';
 import { startSimulator, type Simulator } from '../../../deploy/sim/index.ts';
 import { openAuditLog } from '../../../server/audit/index.ts';
@@ -25,6 +24,7 @@ import { allTools } from '../../../tools/index.ts';
 import { connectKube } from '../../../tools/kube/connect.ts';
 import { captureProcessOutput } from '../../helpers/capture-output.ts';
 import { FakeTrueForge, type TurnScript } from '../../helpers/fake-trueforge.ts';
+import { scriptedPrompter } from '../../helpers/recording-grants.ts';
 import { tempDataDir } from '../../helpers/server.ts';
 import { startGateServer, type GateServer } from '../../server/gate/fixtures/serve.ts';
 
@@ -53,23 +53,6 @@ const conclude: TurnScript = () => [{ kind: 'message', text: 'Checkout is recove
 /** The typed-name question of a dangerous call on Deployment checkout, held on the page as apr_…. */
 const typeCheckout = expect.stringMatching(/\nType 'checkout' to approve apr_\w+ \(Enter or n declines\): $/);
 
-/** Answers from a list; undefined once it runs out (input ended: the process stops at the prompt). */
-function prompter(answers: string[]): ApprovalPrompter & { asked: string[] } {
-  const asked: string[] = [];
-  const next = async (question: string) => {
-    asked.push(question);
-    return answers.shift();
-  };
-  return {
-    asked,
-    ask: next,
-    confirm: async (question) => {
-      const answer = await next(question);
-      return answer === undefined ? undefined : answer === 'y';
-    },
-    close: () => undefined,
-  };
-}
 
 /**
  * A harness client whose turn answers wait until `release()`: `reached` settles when the CLI is about
@@ -127,7 +110,7 @@ describe('harness sessions: one decision per model call, at most one execution',
   }) {
     let stderr = '';
     let stdout = '';
-    const ask = prompter(options.answers ?? []);
+    const ask = scriptedPrompter(options.answers ?? []);
     const grants = new SentinelServerClient({ url: `${server.url}/mcp`, token: server.tokens.alice });
     try {
       const result = await runHarnessInvestigation({
