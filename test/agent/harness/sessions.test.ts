@@ -53,7 +53,6 @@ const conclude: TurnScript = () => [{ kind: 'message', text: 'Checkout is recove
 /** The typed-name question of a dangerous call on Deployment checkout, held on the page as apr_…. */
 const typeCheckout = expect.stringMatching(/\nType 'checkout' to approve apr_\w+ \(Enter or n declines\): $/);
 
-
 /**
  * A harness client whose turn answers wait until `release()`: `reached` settles when the CLI is about
  * to answer, so a test can let another process answer the same paused turn first.
